@@ -1,0 +1,14 @@
+"""sitehost's public API: everything a plugin author imports comes from here."""
+
+import pluggy
+
+from .registry import MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
+from .rest.response import RestError, RestResponse, forbidden
+from .users import ANONYMOUS, AnonymousUser
+
+hookimpl = pluggy.HookimplMarker("sitehost")
+
+__all__ = [
+    "ANONYMOUS", "AnonymousUser", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RestError",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "forbidden", "hookimpl",
+]

@@ -1,0 +1,413 @@
+"""create_app(settings) -> App, a WSGI application built from the enabled plugins.
+
+Each App has its own plugin manager, registry and database engine (no module globals),
+so tests and the CLI build as many differently configured apps as they need.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import logging
+from typing import Any
+from urllib.parse import parse_qsl
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import bottle
+from sqlalchemy import MetaData, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from .config import ConfigError, Settings, load_settings
+from .db import Database
+from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
+from .registry import Registry, Route, StartupError
+from .rest.response import RestError
+from .rest.server import RestServer, encode_json
+from .state import define_host_tables
+
+log = logging.getLogger("sitehost")
+
+REGISTRATION_HOOKS = (
+    ("register_namespaces", "add_namespace"),
+    ("register_statuses", "statuses"),
+    ("register_post_types", "post_types"),
+    ("register_taxonomies", "taxonomies"),
+    ("register_meta", "meta"),
+    ("register_capabilities", "capabilities"),
+    ("register_schemas", "schemas"),
+    ("register_routes", "add_route"),
+    ("register_pages", "pages"),
+    ("register_authentication", "authentication"),
+)
+
+HTML_SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; "
+                               "frame-ancestors 'self'; form-action 'self' https: http://127.0.0.1:* http://localhost:*",
+    "X-Frame-Options": "SAMEORIGIN",
+}
+
+
+class App:
+    """One site: settings, plugins, registry, database and the WSGI entry point."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.pm, self.plugin_records = build_plugin_manager(settings)
+        self.hook = self.pm.hook
+        self.db = Database(settings.resolved_database_url())
+        self.registry = self._build_registry_until_stable()
+        self.db.create_tables()
+        self._start_plugins()
+        self.rest = RestServer(self)
+        self.bottle = self._build_bottle()
+        self._closed = False
+
+    # --- plugins -------------------------------------------------------------------------
+
+    @property
+    def enabled_plugins(self) -> list[PluginRecord]:
+        return [record for record in self.plugin_records if record.loaded]
+
+    def plugin(self, name: str) -> PluginRecord | None:
+        for record in self.plugin_records:
+            if record.name == name:
+                return record
+        return None
+
+    def plugin_config(self, name: str) -> dict[str, Any]:
+        """The `[plugins.NAME]` table of sitehost.toml (empty when absent)."""
+        return self.settings.plugin_config(name)
+
+    def _ordered_hook_owners(self) -> list[str]:
+        essential = [name for name, _plugin in self.pm.list_name_plugin() if name.startswith("host.")]
+        return essential + [record.name for record in self.plugin_records if record.loaded]
+
+    def _build_registry_until_stable(self) -> Registry:
+        """Build the registry; a plugin whose registration fails is left out and we try again."""
+        while True:
+            try:
+                return self._build_registry()
+            except _PluginFailure as failure:
+                record = self.plugin(failure.plugin)
+                if record is None:  # a host-internal plugin failed: that is a bug, not a bad plugin
+                    raise failure.error from failure.error
+                unload(record, failure.reason, self.pm)
+                apply_requirements(self.plugin_records, self.pm)
+
+    def _build_registry(self) -> Registry:
+        registry = Registry(self.settings.rest_prefix)
+        metadata = MetaData()
+        self.host_tables = define_host_tables(metadata)
+        implementations = self._implementations_by_plugin()
+        registry.add_route(Route("", "", "GET", self._root_index, args={"context": {"default": "view"}}), "host", True)
+        for owner in self._ordered_hook_owners():
+            impls = implementations.get(owner, {})
+            try:
+                before = set(metadata.tables)
+                if "register_tables" in impls:
+                    impls["register_tables"](metadata=metadata)
+                for hook_name, target in REGISTRATION_HOOKS:
+                    if hook_name not in impls:
+                        continue
+                    result = _call(impls[hook_name], app=self)
+                    if result:
+                        self._merge(registry, owner, target, result)
+            except Exception as error:  # any failure in one plugin's registration
+                for name in set(metadata.tables) - before:
+                    metadata.remove(metadata.tables[name])
+                reason = f"registration failed: {error}" if isinstance(error, StartupError) else \
+                    f"registration failed: {type(error).__name__}: {error}"
+                raise _PluginFailure(owner, reason, error) from error
+        self.db.metadata = metadata
+        return registry
+
+    def _implementations_by_plugin(self) -> dict[str, dict[str, Any]]:
+        names = ["register_tables"] + [hook_name for hook_name, _target in REGISTRATION_HOOKS]
+        result: dict[str, dict[str, Any]] = {}
+        for hook_name in names:
+            for implementation in getattr(self.pm.hook, hook_name).get_hookimpls():
+                result.setdefault(implementation.plugin_name, {})[hook_name] = implementation
+        return result
+
+    def _merge(self, registry: Registry, owner: str, target: str, result: Any) -> None:
+        if target == "add_namespace":
+            for namespace in result:
+                registry.add_namespace(namespace, owner)
+                registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args={
+                    "namespace": {"default": namespace.name}, "context": {"default": "view"}}), owner)
+        elif target == "add_route":
+            for route in result:
+                registry.add_route(route, owner)
+        elif target in ("statuses", "post_types", "taxonomies"):
+            table = getattr(registry, target)
+            for item in result:
+                if item.name in table:
+                    raise StartupError(f"{target[:-1].replace('_', ' ')} {item.name!r} registered by "
+                                       f"{table[item.name][1]!r} and {owner!r}")
+                table[item.name] = (item, owner)
+        elif target == "meta":
+            registry.meta.extend((meta, owner) for meta in result)
+        elif target == "capabilities":
+            for capability, roles in result.items():
+                registry.capabilities.setdefault(capability, set()).update(roles)
+        elif target == "schemas":
+            for name, schema in result.items():
+                if name in registry.schemas:
+                    raise StartupError(f"schema {name!r} registered by {registry.schemas[name][1]!r} and {owner!r}")
+                registry.schemas[name] = (schema, owner)
+        elif target == "pages":
+            registry.pages.extend((page, owner) for page in result)
+        elif target == "authentication":
+            registry.authentication.update(result)
+
+    def _start_plugins(self) -> None:
+        for owner in self._ordered_hook_owners():
+            for implementation in self.pm.hook.startup.get_hookimpls():
+                if implementation.plugin_name != owner:
+                    continue
+                try:
+                    _call(implementation, app=self)
+                except Exception as error:
+                    record = self.plugin(owner)
+                    if record is None:
+                        raise
+                    log.error("plugin %s failed to start", owner, exc_info=error)
+                    unload(record, f"startup failed: {error}", self.pm)
+                    apply_requirements(self.plugin_records, self.pm)
+                    self.registry = self._build_registry_until_stable()
+                    self.db.create_tables()
+        for record in self.plugin_records:
+            record.namespaces = self.registry.plugin_namespaces(record.name) if record.loaded else []
+
+    def install_site(self, demo: bool = False) -> list[str]:
+        """First start of an empty database: plugins' set-up and, with `demo`, sample content.
+
+        Runs once per database (recorded in `site_state`); several processes starting
+        together are serialised by the write transaction and the primary key.
+        """
+        site_state = self.host_tables["site_state"]
+        lines: list[str] = []
+        try:
+            with self.db.session(write=True) as session, session.begin():
+                done = session.execute(select(site_state.c.value).where(site_state.c.key == "installed")).first()
+                if done is not None:
+                    return []
+                for owner in self._ordered_hook_owners():
+                    for implementation in self.pm.hook.site_installed.get_hookimpls():
+                        if implementation.plugin_name == owner:
+                            lines.extend(_call(implementation, app=self, session=session) or [])
+                if demo:
+                    for owner in self._ordered_hook_owners():
+                        for implementation in self.pm.hook.demo_content.get_hookimpls():
+                            if implementation.plugin_name == owner:
+                                _call(implementation, app=self, session=session)
+                    lines.append("demo content written")
+                session.execute(insert(site_state).values(
+                    key="installed", value=datetime.datetime.now(datetime.timezone.utc).isoformat()))
+        except IntegrityError:  # another process installed the site at the same moment
+            return []
+        return lines
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.hook.shutdown(app=self)
+        self.db.dispose()
+
+    # --- site facts ----------------------------------------------------------------------
+
+    def site_url(self, environ: dict | None = None) -> str:
+        configured = self.settings.site.get("url")
+        if configured:
+            return configured.rstrip("/")
+        environ = environ or {}
+        scheme = environ.get("HTTP_X_FORWARDED_PROTO") if self.settings.extra.get("trust_proxy") else None
+        scheme = scheme or environ.get("wsgi.url_scheme", "http")
+        host = environ.get("HTTP_HOST")
+        if host and scheme == "http" and host.endswith(":80"):
+            host = host[:-3]
+        elif host and scheme == "https" and host.endswith(":443"):
+            host = host[:-4]
+        if not host:
+            host = environ.get("SERVER_NAME", "localhost")
+            port = environ.get("SERVER_PORT", "80")
+            if (scheme, port) not in (("http", "80"), ("https", "443")):
+                host = f"{host}:{port}"
+        return f"{scheme}://{host}"
+
+    def rest_base_url(self, environ: dict | None = None) -> str:
+        return self.site_url(environ) + self.settings.rest_prefix
+
+    def timezone(self) -> datetime.tzinfo:
+        name = self.settings.site.get("timezone_string") or "UTC"
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(f"[site] timezone_string {name!r} is not a known IANA time zone") from None
+
+    def gmt_offset(self) -> float | int:
+        offset = datetime.datetime.now(self.timezone()).utcoffset() or datetime.timedelta(0)
+        hours = offset.total_seconds() / 3600
+        return int(hours) if hours.is_integer() else hours
+
+    # --- discovery -----------------------------------------------------------------------
+
+    def _root_index(self, request) -> dict[str, Any]:
+        help_context = request.params.get("context") == "help"
+        key = ("root", request.base_url, help_context, self.gmt_offset())
+        return self.registry.cached_document(key, lambda: self._build_root(request, help_context))
+
+    def _build_root(self, request, help_context: bool) -> dict[str, Any]:
+        site = self.settings.site
+        site_url = request.base_url[: -len(self.settings.rest_prefix)] if self.settings.rest_prefix else request.base_url
+        authentication = self.registry.authentication or []
+        return {
+            "name": site.get("name", ""),
+            "description": site.get("description", ""),
+            "url": site_url,
+            "home": (site.get("home") or site_url).rstrip("/"),
+            "gmt_offset": self.gmt_offset(),
+            "timezone_string": site.get("timezone_string", ""),
+            "page_for_posts": int(site.get("page_for_posts") or 0),
+            "page_on_front": int(site.get("page_on_front") or 0),
+            "show_on_front": site.get("show_on_front", "posts"),
+            "namespaces": list(self.registry.namespaces),
+            "authentication": _resolve_urls(authentication, site_url, request.base_url),
+            "routes": self.registry.routes_map(request.base_url, help_context=help_context),
+            "site_logo": int(site.get("site_logo") or 0),
+            "site_icon": int(site.get("site_icon") or 0),
+            "site_icon_url": site.get("site_icon_url", ""),
+        }
+
+    def _namespace_index(self, request) -> dict[str, Any]:
+        namespace = request.params.get("namespace")
+        if namespace not in self.registry.namespaces:
+            raise RestError("rest_invalid_namespace", "The specified namespace could not be found.", 404)
+        help_context = request.params.get("context") == "help"
+        key = ("namespace", namespace, request.base_url, help_context)
+        return self.registry.cached_document(key, lambda: {
+            "namespace": namespace,
+            "routes": self.registry.routes_map(request.base_url, namespace, help_context),
+            "_links": {"up": [{"href": request.base_url + "/"}]},
+        })
+
+    # --- WSGI ----------------------------------------------------------------------------
+
+    def __call__(self, environ, start_response):
+        route_path = self._rest_route_path(environ)
+        if route_path is None:
+            return self.bottle(environ, start_response)
+        if isinstance(route_path, RestError):
+            body = encode_json(route_path.to_body())
+            start_response("400 Bad Request", [("Content-Type", "application/json; charset=UTF-8"),
+                                               ("Content-Length", str(len(body)))])
+            return [body]
+        status, headers, body = self.rest.handle(environ, route_path)
+        start_response(status, headers)
+        return body
+
+    def _rest_route_path(self, environ):
+        raw = environ.get("PATH_INFO") or "/"
+        prefix = self.settings.rest_prefix
+        if raw == prefix or raw.startswith(prefix + "/"):
+            path = raw[len(prefix):]
+        elif raw in ("/", "/index.php") and "rest_route" in environ.get("QUERY_STRING", ""):
+            pairs = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True)
+            values = [value for key, value in pairs if key == "rest_route"]
+            if any(key.startswith("rest_route[") for key, _value in pairs):
+                return RestError("rest_path_invalid_type", "The REST route parameter must be a string.", 400)
+            if not values:
+                return None
+            path = values[-1]
+        else:
+            return None
+        path = path.encode("latin-1", "replace").decode("utf-8", "replace") if raw is not path else path
+        path = "/" + path.lstrip("/") if path else "/"
+        return path.rstrip("/") or "/"
+
+    def _build_bottle(self) -> bottle.Bottle:
+        web = bottle.Bottle(catchall=True)
+        app = self
+
+        @web.hook("after_request")
+        def discovery_headers():
+            response = bottle.response
+            link = f'<{app.rest_base_url(bottle.request.environ)}/>; rel="https://api.w.org/"'
+            existing = response.headers.get("Link")
+            response.headers["Link"] = f"{existing}, {link}" if existing else link
+            for name, value in HTML_SECURITY_HEADERS.items():
+                response.headers.setdefault(name, value)
+
+        @web.route("/", method=["GET", "HEAD"])
+        @web.route("/index.php", method=["GET", "HEAD"])
+        def home():
+            return app.render_html_page(app.settings.site.get("name", ""),
+                                        f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
+
+        for page, owner in self.registry.pages:
+            web.route(page.path, method=list(page.methods), callback=_page_callback(app, page),
+                      name=page.name or None)
+
+        @web.error(404)
+        def not_found(_error):
+            bottle.response.content_type = "text/html; charset=UTF-8"
+            return app.render_html_page("Page not found", "<p>The page you asked for does not exist.</p>")
+
+        @web.error(500)
+        def server_error(error):
+            log.error("unexpected error on an HTML page: %s", getattr(error, "exception", error),
+                      exc_info=getattr(error, "exception", None))
+            bottle.response.content_type = "text/html; charset=UTF-8"
+            return app.render_html_page("Something went wrong", "<p>The server could not complete the request.</p>")
+
+        return web
+
+    def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
+        """A minimal, valid HTML page that carries the REST discovery link."""
+        rest_root = self.rest_base_url(bottle.request.environ) + "/"
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)} | {html.escape(self.settings.site.get('name', ''))}</title>"
+            f"<link rel=\"https://api.w.org/\" href=\"{html.escape(rest_root)}\">{head_html}</head>"
+            f"<body><main><h1>{html.escape(title)}</h1>{body_html}</main></body></html>\n"
+        )
+
+
+class _PluginFailure(Exception):
+    def __init__(self, plugin: str, reason: str, error: Exception):
+        super().__init__(reason)
+        self.plugin = plugin
+        self.reason = reason
+        self.error = error
+
+
+def _call(implementation, **kwargs):
+    return implementation.function(**{name: kwargs[name] for name in implementation.argnames})
+
+
+def _page_callback(app: App, page):
+    def callback(**url_params):
+        return page.handler(app, bottle.request, **url_params)
+    return callback
+
+
+def _resolve_urls(value: Any, site_url: str, rest_url: str) -> Any:
+    """Registered authentication blocks may use {site_url} and {rest_url} placeholders."""
+    if isinstance(value, dict):
+        return {key: _resolve_urls(item, site_url, rest_url) for key, item in value.items()}
+    if isinstance(value, str):
+        return value.replace("{site_url}", site_url).replace("{rest_url}", rest_url)
+    return value
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> App:
+    """Build the WSGI app; `overrides` replace single settings (database_url=..., disabled=[...])."""
+    if settings is None:
+        settings = load_settings(**overrides)
+    else:
+        for key, value in overrides.items():
+            setattr(settings, key, value)
+    return App(settings)

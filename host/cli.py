@@ -1,0 +1,216 @@
+"""The `sitehost` command line: serve, init, plugins, routes (plugins may add commands)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from .config import ConfigError, load_settings, read_config_file, write_config_file
+from .plugins import build_plugin_manager, discover
+
+
+def _settings(ctx: click.Context):
+    try:
+        return load_settings(ctx.obj.get("config"))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+
+
+def _create_app(ctx: click.Context):
+    from .app import create_app
+
+    try:
+        return create_app(_settings(ctx))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+
+
+class SitehostGroup(click.Group):
+    """Adds the commands plugins register through `register_commands` when help or a command is asked for."""
+
+    _plugin_commands_loaded = False
+
+    def _load_plugin_commands(self) -> None:
+        if self._plugin_commands_loaded:
+            return
+        self._plugin_commands_loaded = True
+        try:
+            settings = load_settings()
+            manager, _records = build_plugin_manager(settings)
+            manager.hook.register_commands(cli=self)
+        except Exception as error:  # a broken plugin must not break the operator's tools
+            click.echo(f"warning: plugin commands not loaded: {error}", err=True)
+
+    def list_commands(self, ctx):
+        self._load_plugin_commands()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx, name):
+        command = super().get_command(ctx, name)
+        if command is None:
+            self._load_plugin_commands()
+            command = super().get_command(ctx, name)
+        return command
+
+
+@click.group(cls=SitehostGroup)
+@click.option("--config", type=click.Path(dir_okay=False), default=None,
+              help="Path of sitehost.toml (default: ./sitehost.toml or $SITEHOST_CONFIG).")
+@click.pass_context
+def main(ctx: click.Context, config: str | None) -> None:
+    """sitehost: the REST interface of a school website, built from plugins."""
+    ctx.ensure_object(dict)
+    ctx.obj["config"] = config
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=int, help="Port to listen on (0 picks a free one).")
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Worker threads.")
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
+    """Start the site with waitress (creates the database on first start)."""
+    import waitress
+
+    app = _create_app(ctx)
+    for line in app.install_site(demo=True):
+        click.echo(line)
+    server = waitress.create_server(app, host=host, port=port, threads=threads, ident="sitehost")
+    actual_port = server.effective_port
+    click.echo(f"sitehost serving on http://{host}:{actual_port}{app.settings.rest_prefix}/ "
+               f"(database: {app.db.url.render_as_string(hide_password=True)})", err=False)
+    sys.stdout.flush()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.close()
+
+
+@main.command()
+@click.option("--demo", is_flag=True, help="Fill a new site with realistic sample content.")
+@click.pass_context
+def init(ctx: click.Context, demo: bool) -> None:
+    """Create the database tables of every enabled plugin (and the first administrator)."""
+    app = _create_app(ctx)
+    for line in app.install_site(demo=demo):
+        click.echo(line)
+    click.echo(f"database ready: {app.db.url.render_as_string(hide_password=True)}")
+    app.close()
+
+
+@main.command()
+@click.option("--namespace", default=None, help="Only this namespace.")
+@click.pass_context
+def routes(ctx: click.Context, namespace: str | None) -> None:
+    """List every REST route with its methods."""
+    app = _create_app(ctx)
+    for path, route in app.registry.ordered_routes():
+        if namespace and route.namespace != namespace:
+            continue
+        methods = ", ".join(method for endpoint in route.endpoints for method in endpoint.methods)
+        click.echo(f"{methods:<32} {path}")
+    app.close()
+
+
+@main.group()
+def plugins() -> None:
+    """List, enable and disable plugins (changes take effect at the next start)."""
+
+
+@plugins.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def plugins_list(ctx: click.Context, as_json: bool) -> None:
+    """Name, version, enabled, source, namespaces and hooks of every plugin."""
+    app = _create_app(ctx)
+    rows = [record.as_dict() for record in app.plugin_records]
+    app.close()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    click.echo(f"{'name':<16} {'version':<10} {'enabled':<8} {'source':<8} {'state':<9} namespaces")
+    for row in rows:
+        click.echo(f"{row['name']:<16} {row['version']:<10} {'yes' if row['enabled'] else 'no':<8} "
+                   f"{row['source']:<8} {row['state']:<9} {', '.join(row['namespaces'])}")
+        if row["error"]:
+            click.echo(f"{'':<16} reason: {row['error']}")
+        if row["hooks"]:
+            click.echo(f"{'':<16} hooks: {', '.join(row['hooks'])}")
+
+
+def _config_path(ctx: click.Context) -> Path:
+    settings = _settings(ctx)
+    return Path(settings.config_file)
+
+
+def _edit_disabled(ctx: click.Context, name: str, disable: bool) -> None:
+    settings = _settings(ctx)
+    settings.disabled = []  # see every plugin, enabled or not
+    records = {record.name: record for record in discover(settings)}
+    if name not in records:
+        known = ", ".join(sorted(records)) or "none"
+        raise click.ClickException(f"no plugin named {name!r} (installed: {known})")
+    path = _config_path(ctx)
+    data = read_config_file(path)
+    table = data.setdefault("plugins", {})
+    disabled = [item for item in table.get("disabled", []) if item != name]
+    currently_disabled = set(table.get("disabled", []))
+    requirements = _requirements(settings)
+    if disable:
+        dependents = sorted(other for other, needs in requirements.items()
+                            if name in needs and other not in currently_disabled and other != name)
+        if dependents:
+            raise click.ClickException(
+                f"cannot disable {name}: {', '.join(dependents)} require{'s' if len(dependents) == 1 else ''} it; "
+                f"disable {'it' if len(dependents) == 1 else 'them'} first")
+        disabled.append(name)
+    else:
+        missing = sorted(need for need in requirements.get(name, ()) if need in currently_disabled or need not in records)
+        if missing:
+            raise click.ClickException(f"cannot enable {name}: it requires {', '.join(missing)}, "
+                                       f"which {'is' if len(missing) == 1 else 'are'} disabled or not installed")
+    table["disabled"] = disabled
+    write_config_file(path, data)
+    click.echo(f"{name} {'disabled' if disable else 'enabled'} in {path} (takes effect at the next start)")
+
+
+def _requirements(settings) -> dict[str, tuple[str, ...]]:
+    """Every installed plugin's requirements (imports each plugin module to read PLUGIN)."""
+    from .registry import PluginInfo
+    from .plugins import _import
+
+    result = {}
+    for record in discover(settings):
+        try:
+            info = getattr(_import(record), "PLUGIN", None)
+        except Exception:
+            continue
+        result[record.name] = tuple(info.requires) if isinstance(info, PluginInfo) else ()
+    return result
+
+
+@plugins.command("enable")
+@click.argument("name")
+@click.pass_context
+def plugins_enable(ctx: click.Context, name: str) -> None:
+    """Enable plugin NAME in sitehost.toml."""
+    _edit_disabled(ctx, name, disable=False)
+
+
+@plugins.command("disable")
+@click.argument("name")
+@click.pass_context
+def plugins_disable(ctx: click.Context, name: str) -> None:
+    """Disable plugin NAME in sitehost.toml (its data stays in the database)."""
+    _edit_disabled(ctx, name, disable=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,135 @@
+"""Settings: sitehost.toml, then SITEHOST_* environment variables, then explicit overrides.
+
+Later sources win. A Settings object is plain data; create_app() reads it and never
+looks at the environment again, so tests can build any number of differently
+configured apps in one process.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+DEFAULT_CONFIG_FILE = "sitehost.toml"
+
+DEFAULT_SITE = {
+    "name": "Riverside School",
+    "description": "News, events and learning at Riverside School",
+    "url": "",  # empty: derived from each request's Host header
+    "home": "",
+    "timezone_string": "UTC",
+    "page_for_posts": 0,
+    "page_on_front": 0,
+    "show_on_front": "posts",
+}
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message says which setting and why."""
+
+
+@dataclass
+class Settings:
+    """Everything create_app() needs to know, in one place."""
+
+    database_url: str = ""
+    rest_prefix: str = "/wp-json"
+    site: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SITE))
+    disabled: list[str] = field(default_factory=list)
+    # Plugins to load explicitly (module objects or import paths) besides built-ins and
+    # entry points; tests and one-off setups use it.
+    extra_plugins: list[Any] = field(default_factory=list)
+    # Load only these built-ins / entry points (None = all). Tests use it to build small apps.
+    only_plugins: list[str] | None = None
+    load_entry_points: bool = True
+    plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
+    uploads_dir: str = "uploads"
+    max_body_bytes: int = 32 * 1024 * 1024
+    max_json_depth: int = 64
+    cors_origins: list[str] = field(default_factory=list)
+    trace_plugins: bool = False
+    config_file: str | None = None
+    # Anything else from sitehost.toml, kept for subsystems that read their own table.
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def plugin_config(self, name: str) -> dict[str, Any]:
+        return self.plugins.get(name, {})
+
+    def resolved_database_url(self) -> str:
+        return self.database_url or "sqlite:///sitehost.db"
+
+
+_SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins"}
+
+
+def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, str] | None = None,
+                  **overrides: Any) -> Settings:
+    """Build Settings from the TOML file, the environment and keyword overrides."""
+    env = os.environ if env is None else env
+    path = Path(config_file or env.get("SITEHOST_CONFIG") or DEFAULT_CONFIG_FILE)
+    data = read_config_file(path)
+    settings = Settings(config_file=str(path))
+    _apply_file(settings, data)
+    _apply_env(settings, env)
+    for key, value in overrides.items():
+        if not hasattr(settings, key):
+            raise ConfigError(f"unknown setting {key!r}")
+        setattr(settings, key, value)
+    return settings
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from error
+
+
+def write_config_file(path: Path, data: dict[str, Any]) -> None:
+    """Write the TOML file atomically so a crash never leaves half a config behind."""
+    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary.write_text(tomli_w.dumps(data), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _apply_file(settings: Settings, data: dict[str, Any]) -> None:
+    data = copy.deepcopy(data)
+    for key in _SIMPLE_KEYS:
+        if key in data:
+            setattr(settings, key, data.pop(key))
+    site = data.pop("site", {})
+    if not isinstance(site, dict):
+        raise ConfigError("[site] must be a table")
+    settings.site.update(site)
+    plugins = data.pop("plugins", {})
+    if not isinstance(plugins, dict):
+        raise ConfigError("[plugins] must be a table")
+    disabled = plugins.pop("disabled", [])
+    if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
+        raise ConfigError("[plugins] disabled must be a list of plugin names")
+    settings.disabled = list(disabled)
+    settings.plugins = {name: table for name, table in plugins.items() if isinstance(table, dict)}
+    settings.extra = data
+
+
+def _apply_env(settings: Settings, env: dict[str, str]) -> None:
+    if env.get("SITEHOST_DATABASE_URL"):
+        settings.database_url = env["SITEHOST_DATABASE_URL"]
+    if env.get("SITEHOST_UPLOADS_DIR"):
+        settings.uploads_dir = env["SITEHOST_UPLOADS_DIR"]
+    if "SITEHOST_DISABLE" in env:
+        # For one run: replaces the file's list, so `SITEHOST_DISABLE=` enables everything.
+        settings.disabled = [name.strip() for name in env["SITEHOST_DISABLE"].split(",") if name.strip()]
+    if env.get("SITEHOST_NO_ENTRY_POINTS") == "1":
+        settings.load_entry_points = False
+    if env.get("SITEHOST_TRACE_PLUGINS") == "1":
+        settings.trace_plugins = True

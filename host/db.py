@@ -1,0 +1,76 @@
+"""The database: one SQLAlchemy engine per app, tables of the enabled plugins, sessions.
+
+SQLite (the default) runs in WAL mode with foreign keys and a busy timeout, and write
+requests take the write lock up front (BEGIN IMMEDIATE) so that concurrent writers
+queue on the busy timeout instead of failing with "database is locked" when a read
+transaction tries to upgrade. PostgreSQL and others are used as they come.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from sqlalchemy import MetaData, create_engine, event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
+
+log = logging.getLogger("sitehost.db")
+
+SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+class Database:
+    """Engine, metadata and session factories of one app."""
+
+    def __init__(self, url: str, echo: bool = False):
+        self.url = make_url(url)
+        self.metadata = MetaData()
+        self.is_sqlite = self.url.get_backend_name() == "sqlite"
+        if self.is_sqlite:
+            database = self.url.database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = create_engine(
+                self.url, echo=echo,
+                connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+                # A small pool per thread is cheapest for SQLite files; :memory: needs one connection.
+                poolclass=None if database and database != ":memory:" else NullPool,
+            )
+            _configure_sqlite(self.engine)
+        else:
+            self.engine = create_engine(self.url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+        self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
+        write_engine = self.engine.execution_options(sitehost_write=True) if self.is_sqlite else self.engine
+        self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
+
+    def session(self, write: bool = False) -> Session:
+        """A new session; `write` sessions on SQLite begin with BEGIN IMMEDIATE."""
+        return (self._write_sessions if write else self._read_sessions)()
+
+    def create_tables(self) -> None:
+        self.metadata.create_all(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection, _record):
+        # Let SQLAlchemy's "begin" event decide how transactions start.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection):
+        if connection.get_execution_options().get("sitehost_write"):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            connection.exec_driver_sql("BEGIN")

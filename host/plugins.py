@@ -1,0 +1,230 @@
+"""The plugin manager: built-ins, entry points, the enabled set and requirements.
+
+Loading order is fixed: the host's own essential plugins, then built-ins in the order of
+`plugins.BUILTIN`, then third-party entry points sorted by name, then plugins passed
+explicitly. A plugin that fails to import, register or start is recorded with its
+reason and left out; the site starts without it (and without plugins that require it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import logging
+import sys
+import traceback
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .registry import PluginInfo
+
+log = logging.getLogger("sitehost.plugins")
+
+PROJECT = "sitehost"
+ENTRY_POINT_GROUP = "sitehost"
+
+# The host's own hook implementations; always loaded, never listed as disableable.
+ESSENTIAL = {"host.defaults": "host.defaults"}
+
+
+@dataclass
+class PluginRecord:
+    """One row of `sitehost plugins list`."""
+
+    name: str
+    source: str  # builtin | package | explicit
+    version: str = "0"
+    description: str = ""
+    requires: tuple[str, ...] = ()
+    enabled: bool = True
+    loaded: bool = False
+    error: str = ""
+    module: Any = None
+    distribution: str = ""
+    namespaces: list[str] = field(default_factory=list)
+    hooks: list[str] = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        if not self.enabled:
+            return "disabled"
+        return "enabled" if self.loaded else "failed"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "version": self.version, "source": self.source, "enabled": self.enabled,
+            "state": self.state, "error": self.error or None, "requires": list(self.requires),
+            "description": self.description, "namespaces": self.namespaces, "hooks": self.hooks,
+        }
+
+
+def builtin_plugins() -> dict[str, str]:
+    """The built-in plugin table; the only thing the host imports from plugins/."""
+    from plugins import BUILTIN
+
+    return dict(BUILTIN)
+
+
+def discover(settings) -> list[PluginRecord]:
+    """Every plugin the settings can see, enabled or not, without importing disabled ones."""
+    disabled = set(settings.disabled)
+    only = set(settings.only_plugins) if settings.only_plugins is not None else None
+    records: list[PluginRecord] = []
+    seen: set[str] = set()
+
+    def wanted(name: str) -> bool:
+        return only is None or name in only
+
+    for name, module_path in builtin_plugins().items():
+        if not wanted(name):
+            continue
+        record = PluginRecord(name=name, source="builtin", enabled=name not in disabled)
+        record.module = module_path
+        records.append(record)
+        seen.add(name)
+    if settings.load_entry_points:
+        for entry_point in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+            if entry_point.name in seen or not wanted(entry_point.name):
+                continue
+            record = PluginRecord(name=entry_point.name, source="package", enabled=entry_point.name not in disabled)
+            record.module = entry_point
+            record.distribution = entry_point.dist.name if entry_point.dist else ""
+            if entry_point.dist:
+                record.version = entry_point.dist.version
+            records.append(record)
+            seen.add(entry_point.name)
+    for plugin in settings.extra_plugins:
+        module = importlib.import_module(plugin) if isinstance(plugin, str) else plugin
+        info = getattr(module, "PLUGIN", None)
+        name = info.name if isinstance(info, PluginInfo) else getattr(module, "__name__", repr(module))
+        if name in seen:
+            continue
+        record = PluginRecord(name=name, source="explicit", enabled=name not in disabled)
+        record.module = module
+        records.append(record)
+        seen.add(name)
+    return records
+
+
+def _import(record: PluginRecord) -> ModuleType:
+    target = record.module
+    if isinstance(target, str):
+        return importlib.import_module(target)
+    if isinstance(target, importlib.metadata.EntryPoint):
+        return target.load()
+    return target
+
+
+def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRecord]]:
+    """Import and register every enabled plugin whose requirements are met."""
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(hookspecs)
+    for name, module_path in ESSENTIAL.items():
+        manager.register(importlib.import_module(module_path), name=name)
+    records = discover(settings)
+    for record in records:
+        if not record.enabled:
+            manager.set_blocked(record.name)
+            continue
+        try:
+            module = _import(record)
+        except Exception as error:  # a broken third-party package must not stop the site
+            record.error = f"import failed: {type(error).__name__}: {error}"
+            log.error("plugin %s failed to import:\n%s", record.name, traceback.format_exc())
+            continue
+        record.module = module
+        info = getattr(module, "PLUGIN", None)
+        if isinstance(info, PluginInfo):
+            if info.name != record.name:
+                record.error = f"declares the name {info.name!r} but is installed as {record.name!r}"
+                continue
+            if record.source != "package" or record.version == "0":
+                record.version = info.version
+            record.requires = tuple(info.requires)
+            record.description = info.description
+        record.loaded = True
+    apply_requirements(records)
+    for record in records:
+        if not record.loaded:
+            continue
+        try:
+            manager.register(record.module, name=record.name)
+        except Exception as error:
+            record.loaded = False
+            record.error = f"register failed: {type(error).__name__}: {error}"
+            log.error("plugin %s failed to register: %s", record.name, error)
+    apply_requirements(records, manager)
+    for record in records:
+        if record.loaded:
+            record.hooks = sorted(impl_name for impl_name in _hook_names(manager, record.module))
+    if settings.trace_plugins:
+        enable_tracing(manager)
+    return manager, records
+
+
+def apply_requirements(records: list[PluginRecord], manager: pluggy.PluginManager | None = None) -> None:
+    """Leave out plugins whose requirements are disabled or failed, until nothing changes."""
+    by_name = {record.name: record for record in records}
+    changed = True
+    while changed:
+        changed = False
+        for record in records:
+            if not record.loaded:
+                continue
+            for requirement in record.requires:
+                needed = by_name.get(requirement)
+                if needed is not None and needed.loaded:
+                    continue
+                if needed is None:
+                    reason = "is not installed"
+                elif not needed.enabled:
+                    reason = "is disabled"
+                else:
+                    reason = "failed to load"
+                unload(record, f"requires {requirement}, which {reason}", manager)
+                changed = True
+                break
+
+
+def unload(record: PluginRecord, reason: str, manager: pluggy.PluginManager | None = None) -> None:
+    record.loaded = False
+    record.error = reason
+    log.error("plugin %s left out: %s", record.name, reason)
+    if manager is not None and manager.has_plugin(record.name):
+        manager.unregister(name=record.name)
+
+
+def _hook_names(manager: pluggy.PluginManager, module) -> list[str]:
+    callers = manager.get_hookcallers(module) or []
+    return [caller.name for caller in callers]
+
+
+def enable_tracing(manager: pluggy.PluginManager) -> None:
+    """SITEHOST_TRACE_PLUGINS=1: log every hook call and its result to stderr."""
+
+    def before(hook_name, hook_impls, kwargs):
+        names = ", ".join(impl.plugin_name for impl in hook_impls)
+        print(f"[sitehost trace] {hook_name}({', '.join(sorted(kwargs))}) -> {names}", file=sys.stderr)
+
+    def after(outcome, hook_name, hook_impls, kwargs):
+        exception = outcome.exception
+        if exception is not None:
+            print(f"[sitehost trace] {hook_name} raised {exception!r}", file=sys.stderr)
+
+    manager.add_hookcall_monitoring(before, after)
+
+
+def call_per_plugin(manager: pluggy.PluginManager, hook_name: str, **kwargs):
+    """Call one hook's implementations one by one, yielding (plugin_name, result).
+
+    pluggy does not say which plugin returned what; registration needs to know, to
+    report collisions and failures by plugin name. Order: registration order.
+    """
+    caller = getattr(manager.hook, hook_name)
+    for implementation in caller.get_hookimpls():  # registration order (pluggy *calls* them LIFO)
+        arguments = {name: kwargs[name] for name in implementation.argnames}
+        yield implementation.plugin_name, implementation.function(**arguments)

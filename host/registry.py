@@ -1,0 +1,338 @@
+"""What enabled plugins registered, merged in a fixed order, and the discovery documents.
+
+Plugins return small frozen dataclasses from their registration hooks; the registry
+checks them (a namespace has one owner, a route lives in a registered namespace, patterns
+compile), compiles the route table, and builds the root and namespace indexes once per
+base URL rather than once per request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .rest.schemas import args_from_schema, item_schema
+
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+class StartupError(Exception):
+    """A plugin cannot start with this configuration; the message says why."""
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """A plugin's identity, declared as `PLUGIN = PluginInfo(...)` in its module."""
+
+    name: str
+    version: str = "0"
+    requires: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """A versioned REST namespace such as `core/v2`."""
+
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Route:
+    """One REST endpoint: a pattern in a namespace, its methods and its handler.
+
+    `pattern` is relative to the namespace (`/posts/(?P<id>[\\d]+)`; "" for the namespace
+    itself) and uses Python named groups. `args` is a marshmallow Schema (class or
+    instance), a dict of marshmallow fields, or a dict of ready JSON-Schema arg dicts.
+    `partial_args` strips defaults and `required` (update endpoints). `permission` is a
+    callable(request) returning True, False or raising RestError; None means public.
+    `schema` is the resource shape shown in help context and OPTIONS.
+    """
+
+    namespace: str
+    pattern: str
+    methods: Any
+    handler: Callable
+    args: Any = None
+    partial_args: bool = False
+    permission: Callable | None = None
+    allow_batch: bool = False
+    schema: Any = None
+    title: str = ""
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Status:
+    """A content status. `public` items are readable by anyone; `internal` ones are never listed."""
+
+    name: str
+    label: str = ""
+    public: bool = False
+    protected: bool = False
+    private: bool = False
+    internal: bool = False
+    writable: bool = True  # part of the write enum of post types that take it
+    post_types: tuple[str, ...] = ()  # empty: every type
+
+
+@dataclass(frozen=True)
+class PostType:
+    """A content type stored by the content plugin (post, page, events, courses ...)."""
+
+    name: str
+    label: str = ""
+    rest_base: str = ""
+    hierarchical: bool = False
+    capability_type: str = "post"
+    supports: tuple[str, ...] = ("title", "editor", "author", "excerpt", "revisions")
+    taxonomies: tuple[str, ...] = ()
+    public: bool = True
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    """A term vocabulary (category, post_tag, event categories ...)."""
+
+    name: str
+    label: str = ""
+    rest_base: str = ""
+    hierarchical: bool = False
+    object_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class MetaKey:
+    """A typed meta key shown under `meta` of an object type, with its JSON-Schema."""
+
+    object_type: str
+    key: str
+    schema: dict = field(default_factory=lambda: {"type": "string", "default": ""})
+    context: tuple[str, ...] = ("view", "edit")
+    revisions: bool = False
+
+
+@dataclass(frozen=True)
+class Page:
+    """An HTML page outside the REST root: a Bottle path, its methods and a handler(request)."""
+
+    path: str
+    methods: tuple[str, ...]
+    handler: Callable
+    name: str = ""
+
+
+@dataclass
+class Endpoint:
+    methods: tuple[str, ...]
+    handler: Callable
+    args: dict[str, dict[str, Any]]
+    permission: Callable | None
+    allow_batch: bool
+    plugin: str
+    hidden: bool = False
+    required: tuple[str, ...] = ()
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CompiledRoute:
+    path: str  # full pattern: "/core/v2/posts/(?P<id>[\d]+)"
+    namespace: str
+    regex: re.Pattern
+    endpoints: list[Endpoint]
+    schema: Any = None
+    title: str = ""
+    has_variables: bool = False
+
+    def endpoint_for(self, method: str) -> Endpoint | None:
+        for endpoint in self.endpoints:
+            if method in endpoint.methods:
+                return endpoint
+        if method == "HEAD":
+            return self.endpoint_for("GET")
+        return None
+
+
+def normalize_methods(methods: Any) -> tuple[str, ...]:
+    if isinstance(methods, str):
+        methods = [part.strip() for part in methods.split(",")]
+    result = tuple(method.upper() for method in methods if method)
+    if not result:
+        raise ValueError("a route needs at least one method")
+    return result
+
+
+def compile_args(route: Route) -> dict[str, dict[str, Any]]:
+    raw = route.args
+    if raw is None:
+        return {}
+    if isinstance(raw, dict) and raw and all(isinstance(value, dict) for value in raw.values()):
+        args = {name: dict(value) for name, value in raw.items()}
+        for value in args.values():
+            if route.partial_args:
+                value.pop("default", None)
+                value["required"] = False
+            value.setdefault("required", False)
+        return args
+    return args_from_schema(raw, partial=route.partial_args)
+
+
+class Registry:
+    """Everything the enabled plugins registered, in plugin order."""
+
+    def __init__(self, rest_prefix: str):
+        self.rest_prefix = rest_prefix
+        self.namespaces: dict[str, tuple[Namespace, str]] = {}
+        self.routes: dict[str, CompiledRoute] = {}
+        self.statuses: dict[str, tuple[Status, str]] = {}
+        self.post_types: dict[str, tuple[PostType, str]] = {}
+        self.taxonomies: dict[str, tuple[Taxonomy, str]] = {}
+        self.meta: list[tuple[MetaKey, str]] = []
+        self.schemas: dict[str, tuple[Any, str]] = {}
+        self.capabilities: dict[str, set[str]] = {}
+        self.pages: list[tuple[Page, str]] = []
+        self.authentication: dict[str, Any] = {}
+        self._routes_by_namespace: dict[str, list[CompiledRoute]] = {}
+        self._global_routes: list[CompiledRoute] = []
+        self._index_cache: dict[tuple, dict] = {}
+
+    # --- adding --------------------------------------------------------------------------
+
+    def add_namespace(self, namespace: Namespace, plugin: str) -> None:
+        if namespace.name in self.namespaces:
+            owner = self.namespaces[namespace.name][1]
+            raise StartupError(f"namespace {namespace.name!r} registered by {owner!r} and {plugin!r}")
+        self.namespaces[namespace.name] = (namespace, plugin)
+
+    def add_route(self, route: Route, plugin: str, host_route: bool = False) -> None:
+        if not host_route and route.namespace not in self.namespaces:
+            raise StartupError(f"route {route.pattern!r} of {plugin!r} is in unregistered namespace {route.namespace!r}")
+        pattern = route.pattern
+        if pattern and not pattern.startswith("/"):
+            pattern = "/" + pattern
+        full = ("/" + route.namespace if route.namespace else "") + pattern
+        full = full or "/"
+        try:
+            regex = re.compile("^" + full + "$", re.IGNORECASE)
+        except re.error as error:
+            raise StartupError(f"route {full!r} of {plugin!r} does not compile: {error}") from error
+        args = compile_args(route)
+        endpoint = Endpoint(
+            methods=normalize_methods(route.methods), handler=route.handler, args=args,
+            permission=route.permission, allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden,
+            required=tuple(name for name, arg in args.items() if arg.get("required")),
+            defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
+        )
+        compiled = self.routes.get(full)
+        if compiled is None:
+            compiled = CompiledRoute(full, route.namespace, regex, [], route.schema, route.title,
+                                     has_variables="(?P<" in full)
+            self.routes[full] = compiled
+            if route.namespace and not host_route:
+                self._routes_by_namespace.setdefault(route.namespace, []).append(compiled)
+            else:
+                self._global_routes.append(compiled)
+        compiled.endpoints.append(endpoint)
+        if route.schema is not None and compiled.schema is None:
+            compiled.schema = route.schema
+            compiled.title = route.title
+
+    # --- queries -------------------------------------------------------------------------
+
+    def candidate_routes(self, path: str) -> list[CompiledRoute]:
+        """Routes to try for `path`: those of every namespace the path starts with, else all."""
+        lowered = path.lower().lstrip("/") + "/"
+        found: list[CompiledRoute] = []
+        for name, routes in self._routes_by_namespace.items():
+            if lowered.startswith(name.lower() + "/"):
+                found.extend(routes)
+        if found:
+            return found
+        everything = list(self._global_routes)
+        for routes in self._routes_by_namespace.values():
+            everything.extend(routes)
+        return everything
+
+    def match(self, path: str, method: str):
+        """Return (route, endpoint, url_params) for the first route and endpoint that fit."""
+        for route in self.candidate_routes(path):
+            found = route.regex.match(path)
+            if not found:
+                continue
+            endpoint = route.endpoint_for(method)
+            if endpoint is not None:
+                return route, endpoint, {k: v for k, v in found.groupdict().items() if v is not None}
+        return None
+
+    def first_route_for(self, path: str):
+        for route in self.candidate_routes(path):
+            if route.regex.match(path):
+                return route
+        return None
+
+    def status_names(self, post_type: str | None = None, writable_only: bool = False) -> list[str]:
+        names = []
+        for status, _plugin in self.statuses.values():
+            if writable_only and not status.writable:
+                continue
+            if post_type and status.post_types and post_type not in status.post_types:
+                continue
+            names.append(status.name)
+        return names
+
+    def meta_keys(self, object_type: str) -> list[MetaKey]:
+        return [meta for meta, _plugin in self.meta if meta.object_type == object_type]
+
+    def plugin_namespaces(self, plugin: str) -> list[str]:
+        return [name for name, (_ns, owner) in self.namespaces.items() if owner == plugin]
+
+    # --- discovery documents -------------------------------------------------------------
+
+    def describe_route(self, route: CompiledRoute, base_url: str, help_context: bool = False) -> dict[str, Any] | None:
+        endpoints = [endpoint for endpoint in route.endpoints if not endpoint.hidden]
+        if not endpoints:
+            return None
+        methods: list[str] = []
+        described = []
+        for endpoint in endpoints:
+            methods.extend(endpoint.methods)
+            entry: dict[str, Any] = {"methods": list(endpoint.methods)}
+            if endpoint.allow_batch:
+                entry["allow_batch"] = {"v1": True}
+            entry["args"] = endpoint.args if endpoint.args else []
+            described.append(entry)
+        descriptor: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": described}
+        if help_context and route.schema is not None:
+            descriptor["schema"] = item_schema(route.schema, route.title or route.path.rsplit("/", 1)[-1])
+        if not route.has_variables:
+            descriptor["_links"] = {"self": [{"href": base_url + route.path}]}
+        return descriptor
+
+    def routes_map(self, base_url: str, namespace: str | None = None, help_context: bool = False) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for path, route in self.ordered_routes():
+            if namespace is not None and route.namespace != namespace:
+                continue
+            descriptor = self.describe_route(route, base_url, help_context)
+            if descriptor is not None:
+                result[path] = descriptor
+        return result
+
+    def ordered_routes(self):
+        """Registration order: global routes (/ and batch) first, then each namespace's index and routes."""
+        for route in self._global_routes:
+            yield route.path, route
+        for routes in self._routes_by_namespace.values():
+            for route in routes:
+                yield route.path, route
+
+    def cached_document(self, key: tuple, build: Callable[[], dict]) -> dict:
+        """Discovery documents are built once per registry and base URL, not per request."""
+        document = self._index_cache.get(key)
+        if document is None:
+            document = build()
+            self._index_cache[key] = document
+        return document

@@ -1,0 +1,137 @@
+"""The REST request as handlers see it: merged, validated params, the user, a DB session."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+from urllib.parse import parse_qsl
+
+from ..users import ANONYMOUS
+
+_BRACKETS = re.compile(r"\[([^\]]*)\]")
+
+
+def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    """Query strings the PHP way: a[]=1&a[]=2 is a list, a[k]=v an object, a=1&a=2 keeps the last."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        bracket = key.find("[")
+        if bracket <= 0 or not key.endswith("]"):
+            result[key] = value
+            continue
+        _assign(result, [key[:bracket], *_BRACKETS.findall(key[bracket:])], value)
+    return result
+
+
+def _assign(container: Any, keys: list[str], value: str) -> None:
+    key = keys[0]
+    if len(keys) == 1:
+        if key == "":
+            container.append(value)
+        else:
+            container[key] = value
+        return
+    wants_list = keys[1] == ""
+    if key == "":
+        child: Any = [] if wants_list else {}
+        container.append(child)
+    else:
+        child = container.get(key)
+        if wants_list and not isinstance(child, list):
+            child = []
+            container[key] = child
+        elif not wants_list and not isinstance(child, dict):
+            child = {str(index): item for index, item in enumerate(child)} if isinstance(child, list) else {}
+            container[key] = child
+    _assign(child, keys[1:], value)
+
+
+class RestRequest:
+    """One request to a REST route, external or internal (embeds, batch items)."""
+
+    def __init__(self, app, method: str, path: str, query_pairs: list[tuple[str, str]],
+                 headers: dict[str, str], body: bytes = b"", environ: dict | None = None,
+                 base_url: str = "", remote_addr: str = "", internal: bool = False):
+        self.app = app
+        self.method = method
+        self.path = path
+        self.route_path = path
+        self.query_pairs = query_pairs
+        self.query = parse_query(query_pairs)
+        self.headers = headers  # lower-case names
+        self.body = body
+        self.environ = environ or {}
+        self.base_url = base_url  # REST root without trailing slash
+        self.remote_addr = remote_addr
+        self.internal = internal
+        self.json: Any = None
+        self.form: dict[str, Any] = {}
+        self.files: dict[str, Any] = {}
+        self.url_params: dict[str, str] = {}
+        self.params: dict[str, Any] = {}
+        self.user = ANONYMOUS
+        self.route = None
+        self.endpoint = None
+        self.application_password = None
+        self.permitted: bool | None = None
+        self._session = None
+        self._after_commit: list[Callable[[], None]] = []
+
+    # --- headers and params --------------------------------------------------------------
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.headers.get(name.lower().replace("_", "-"), default)
+
+    @property
+    def content_type(self) -> str:
+        return (self.header("content-type") or "").split(";", 1)[0].strip().lower()
+
+    def has_param(self, name: str) -> bool:
+        """Whether the caller sent `name` at all (a JSON null counts as sent)."""
+        if isinstance(self.json, dict) and name in self.json:
+            return True
+        return name in self.form or name in self.query or name in self.url_params
+
+    def raw_param(self, name: str) -> Any:
+        """The caller's value before validation: JSON > form > query > path (null falls through)."""
+        for source in (self.json if isinstance(self.json, dict) else None, self.form, self.query, self.url_params):
+            if source and source.get(name) is not None:
+                return source[name]
+        return None
+
+    # --- URLs ----------------------------------------------------------------------------
+
+    def url_for_route(self, route_path: str) -> str:
+        return self.base_url + route_path
+
+    @property
+    def rest_url(self) -> str:
+        return self.base_url + "/"
+
+    # --- database ------------------------------------------------------------------------
+
+    @property
+    def session(self):
+        """The request's SQLAlchemy session: one transaction per request, opened on first use."""
+        if self._session is None:
+            self._session = self.app.db.session(write=self.method not in ("GET", "HEAD", "OPTIONS"))
+        return self._session
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` once the request's transaction has committed (events, cache purges)."""
+        self._after_commit.append(callback)
+
+    def finish(self, success: bool) -> None:
+        session, self._session = self._session, None
+        callbacks, self._after_commit = self._after_commit, []
+        if session is not None:
+            try:
+                if success:
+                    session.commit()
+                else:
+                    session.rollback()
+            finally:
+                session.close()
+        if success:
+            for callback in callbacks:
+                callback()

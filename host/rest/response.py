@@ -1,0 +1,88 @@
+"""What handlers return (data or a RestResponse) and what they raise (RestError)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+from urllib.parse import urlencode
+
+
+class RestError(Exception):
+    """An error in the interface's shape: {"code", "message", "data": {"status", ...}}.
+
+    Raise it anywhere in a handler or permission check. `status` is the HTTP status;
+    `data` adds fields beside `status` (for example `params` and `details`).
+    """
+
+    def __init__(self, code: str, message: str, status: int = 500, data: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.data = dict(data or {})
+        self.headers = dict(headers or {})
+
+    def to_body(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "data": {"status": self.status, **self.data}}
+
+    def __repr__(self) -> str:
+        return f"RestError({self.code!r}, status={self.status})"
+
+
+def forbidden(user, code: str = "rest_forbidden", message: str = "Sorry, you are not allowed to do that.") -> RestError:
+    """A permission denial: 401 for an anonymous caller, 403 for a signed-in one."""
+    return RestError(code, message, 403 if user.is_authenticated else 401)
+
+
+class RestResponse:
+    """A handler's answer when plain data is not enough: a status, headers, or no body."""
+
+    __slots__ = ("data", "status", "headers")
+
+    def __init__(self, data: Any = None, status: int = 200, headers: dict[str, str] | None = None):
+        self.data = data
+        self.status = status
+        self.headers = dict(headers or {})
+
+    @classmethod
+    def created(cls, data: Any, location: str) -> "RestResponse":
+        return cls(data, 201, {"Location": location})
+
+    @classmethod
+    def collection(cls, request, items: list, total: int, per_page: int | None, page: int = 1) -> "RestResponse":
+        """A page of a collection with X-WP-Total, X-WP-TotalPages and a prev/next Link header."""
+        response = cls(items)
+        set_pagination_headers(request, response.headers, total, per_page, page)
+        return response
+
+
+def set_pagination_headers(request, headers: dict[str, str], total: int, per_page: int | None, page: int) -> None:
+    total_pages = math.ceil(total / per_page) if per_page else (1 if total else 0)
+    headers["X-WP-Total"] = str(total)
+    headers["X-WP-TotalPages"] = str(total_pages)
+    links = []
+    base = request.url_for_route(request.route_path)
+    query = [(key, value) for key, value in request.query_pairs if key != "rest_route"]
+    if page > 1:
+        previous = min(page - 1, total_pages) if total_pages else 1
+        links.append(f'<{_with_page(base, query, previous)}>; rel="prev"')
+    if page < total_pages:
+        links.append(f'<{_with_page(base, query, page + 1)}>; rel="next"')
+    if links:
+        headers["Link"] = ", ".join(links)
+
+
+def _with_page(base: str, query: list[tuple[str, str]], page: int) -> str:
+    pairs, replaced = [], False
+    for key, value in query:
+        if key == "page":
+            if not replaced:
+                pairs.append(("page", str(page)))
+                replaced = True
+            continue
+        pairs.append((key, value))
+    if not replaced:
+        pairs.append(("page", str(page)))
+    separator = "&" if "?" in base else "?"
+    return base + separator + urlencode(pairs)

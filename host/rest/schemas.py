@@ -1,0 +1,117 @@
+"""marshmallow -> JSON Schema, once, for discovery `args`, validation and OpenAPI alike.
+
+apispec's converter does the field mapping (types, formats, enum from OneOf, bounds from
+Range, items, nullable). On top of it we inline nested schemas (discovery shows
+`properties`, not `$ref`) and keep the marshmallow field metadata that the interface uses:
+`description`, `context`, `readonly`, explicit `type`, `default` and `format` overrides.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from marshmallow import Schema, fields
+
+# The JSON-Schema keywords an arg keeps in the discovery documents, in this order.
+ARG_KEYWORDS = (
+    "title", "description", "default", "type", "format", "enum", "items", "properties",
+    "additionalProperties", "patternProperties", "minProperties", "maxProperties", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "pattern", "minItems", "maxItems", "uniqueItems", "anyOf", "oneOf",
+)
+_METADATA_OVERRIDES = ("type", "default", "format", "description", "title", "enum", "pattern",
+                       "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "anyOf", "oneOf",
+                       "additionalProperties", "properties", "items", "minLength", "maxLength")
+
+
+@lru_cache(maxsize=1)
+def _converter():
+    plugin = MarshmallowPlugin()
+    APISpec("sitehost", "1", "3.1.0", plugins=[plugin])
+    return plugin.converter
+
+
+def schema_instance(schema: Any) -> Schema | None:
+    if schema is None:
+        return None
+    if isinstance(schema, Schema):
+        return schema
+    if isinstance(schema, type) and issubclass(schema, Schema):
+        return schema()
+    if isinstance(schema, dict):
+        return Schema.from_dict(schema)()
+    raise TypeError(f"expected a marshmallow Schema, got {schema!r}")
+
+
+def field_to_json_schema(field: fields.Field) -> dict[str, Any]:
+    """One marshmallow field as a JSON-Schema dict (nested schemas inlined)."""
+    if isinstance(field, fields.Nested):
+        nested = schema_instance(field.schema)
+        result = {"type": "object", "properties": schema_properties(nested)}
+        required = [name for name, sub in nested.fields.items() if sub.required]
+        if required:
+            result["required"] = required
+        if field.many:
+            result = {"type": "array", "items": result}
+    elif isinstance(field, fields.List):
+        result = {"type": "array", "items": field_to_json_schema(field.inner)}
+        result.update({key: value for key, value in _converter().field2property(field).items()
+                       if key not in ("items", "type")})
+    else:
+        result = dict(_converter().field2property(field))
+        if isinstance(field, fields.Dict) and result.get("additionalProperties") == {}:
+            result.pop("additionalProperties")
+    result.pop("readOnly", None)
+    result.pop("writeOnly", None)
+    if "default" in result and callable(getattr(field, "load_default", None)):
+        result.pop("default")
+    for key in _METADATA_OVERRIDES:
+        if key in field.metadata:
+            result[key] = field.metadata[key]
+    if "context" in field.metadata:
+        result["context"] = list(field.metadata["context"])
+    if field.metadata.get("readonly") or field.dump_only:
+        result["readonly"] = True
+    return result
+
+
+def schema_properties(schema: Schema) -> dict[str, dict[str, Any]]:
+    return {field.data_key or name: field_to_json_schema(field) for name, field in schema.fields.items()}
+
+
+def args_from_schema(schema: Any, partial: bool = False) -> dict[str, dict[str, Any]]:
+    """Route args: name -> JSON-Schema dict with `required` (bool) last.
+
+    Read-only fields are not args. With `partial` (update endpoints) defaults and
+    `required` are stripped, so absent fields stay untouched.
+    """
+    instance = schema_instance(schema)
+    if instance is None:
+        return {}
+    args: dict[str, dict[str, Any]] = {}
+    for name, field in instance.fields.items():
+        if field.dump_only or field.metadata.get("readonly"):
+            continue
+        json_schema = field_to_json_schema(field)
+        arg = {key: json_schema[key] for key in ARG_KEYWORDS if key in json_schema}
+        if partial:
+            arg.pop("default", None)
+            arg["required"] = False
+        else:
+            arg["required"] = bool(field.required)
+        args[field.data_key or name] = arg
+    return args
+
+
+def item_schema(schema: Any, title: str) -> dict[str, Any]:
+    """A resource shape as the `schema` shown in help context and OPTIONS."""
+    instance = schema_instance(schema)
+    return {
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "title": title,
+        "type": "object",
+        "properties": schema_properties(instance),
+    }

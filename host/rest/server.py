@@ -1,0 +1,480 @@
+"""The REST request pipeline.
+
+authenticate -> match route (404 rest_no_route) -> parse body (400 rest_invalid_json)
+-> required params -> validate and sanitize from args -> permission (401/403) -> handler
+-> Allow header, _fields, _embed, _envelope -> JSON. Handlers return data or a
+RestResponse and raise RestError; they never format errors or common headers by hand.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import logging
+import re
+import uuid
+from typing import Any
+from urllib.parse import parse_qsl
+
+from .request import RestRequest, parse_query
+from .response import RestError, RestResponse, forbidden
+from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
+from .validation import ParamError, sanitize_value, validate_value
+
+log = logging.getLogger("sitehost.rest")
+
+JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
+_JSONP_CALLBACK = re.compile(r"^[\w.]+$")
+_JSON_TYPE = re.compile(r"^application/([\w!#$&.+^-]+\+)?json(\+oembed)?$")
+GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
+NO_CACHE_HEADERS = {
+    "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
+    "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
+}
+STATUS_TEXT = {
+    200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 207: "Multi-Status",
+    301: "Moved Permanently", 302: "Found", 304: "Not Modified", 400: "Bad Request", 401: "Unauthorized",
+    403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 410: "Gone",
+    412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long", 415: "Unsupported Media Type",
+    429: "Too Many Requests", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+    501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+}
+MAX_QUERY_BYTES = 16 * 1024
+
+
+def json_default(value: Any) -> Any:
+    if isinstance(value, (datetime.datetime, datetime.date)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, (uuid.UUID,)):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def encode_json(data: Any, pretty: bool = False) -> bytes:
+    if pretty:
+        return json.dumps(data, default=json_default, ensure_ascii=False, indent=4).encode("utf-8")
+    return json.dumps(data, default=json_default, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class _Outcome:
+    """The result of running one request through routing and the handler."""
+
+    __slots__ = ("status", "headers", "data", "route", "is_error")
+
+    def __init__(self, status: int, headers: dict[str, str], data: Any, route=None, is_error: bool = False):
+        self.status = status
+        self.headers = headers
+        self.data = data
+        self.route = route
+        self.is_error = is_error
+
+
+def error_outcome(error: RestError, route=None) -> _Outcome:
+    return _Outcome(error.status, dict(error.headers), error.to_body(), route, True)
+
+
+class RestServer:
+    """Serves the REST root of one app."""
+
+    def __init__(self, app):
+        self.app = app
+        self.registry = app.registry
+        self.hook = app.pm.hook
+
+    # --- WSGI edge -----------------------------------------------------------------------
+
+    def handle(self, environ: dict, route_path: str) -> tuple[str, list[tuple[str, str]], list[bytes]]:
+        """Answer one HTTP request whose REST route path is `route_path`."""
+        try:
+            status, headers, body = self._handle(environ, route_path)
+        except Exception:  # the pipeline itself failed: still answer in the interface's shape
+            log.exception("unexpected failure in the REST pipeline")
+            error = RestError("internal_server_error", "The server encountered an unexpected error.", 500)
+            status, headers, body = 500, {"Content-Type": JSON_CONTENT_TYPE}, encode_json(error.to_body())
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            body = b""
+        header_list = [(name, str(value)) for name, value in headers.items()]
+        header_list.append(("Content-Length", str(len(body))))
+        return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [body]
+
+    def _handle(self, environ: dict, route_path: str):
+        query_string = environ.get("QUERY_STRING", "")
+        headers = self.base_headers(environ)
+        if len(query_string) > MAX_QUERY_BYTES:
+            error = RestError("rest_query_too_long", "The query string is too long.", 414)
+            return self._finish_error(error, headers)
+        pairs = parse_qsl(query_string, keep_blank_values=True)
+        method = environ.get("REQUEST_METHOD", "GET").upper()
+        override = [value for key, value in pairs if key == "_method"]
+        if override:
+            method = override[-1].upper()
+        elif environ.get("HTTP_X_HTTP_METHOD_OVERRIDE"):
+            method = environ["HTTP_X_HTTP_METHOD_OVERRIDE"].upper()
+            headers.update(NO_CACHE_HEADERS)  # WordPress adds these for 4xx; harmless on all
+        request_headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items()
+                           if key.startswith("HTTP_")}
+        if environ.get("CONTENT_TYPE"):
+            request_headers["content-type"] = environ["CONTENT_TYPE"]
+        if environ.get("CONTENT_LENGTH"):
+            request_headers["content-length"] = environ["CONTENT_LENGTH"]
+        request = RestRequest(
+            self.app, method, route_path, pairs, request_headers, environ=environ,
+            base_url=self.app.rest_base_url(environ), remote_addr=environ.get("REMOTE_ADDR", ""),
+        )
+        try:
+            body = self._read_body(environ)
+        except RestError as error:
+            return self._finish_error(error, headers)
+        request.body = body
+        try:
+            user = self.hook.authenticate(app=self.app, request=request)
+        except RestError as error:
+            return self._finish_error(error, headers)
+        if user is not None:
+            request.user = user
+        if request.user.is_authenticated:
+            headers.update(NO_CACHE_HEADERS)
+        cacheable = method == "GET" and not request.user.is_authenticated
+        if cacheable:
+            cached = self.hook.cached_response(app=self.app, request=request)
+            if cached is not None:
+                status, cached_headers, cached_body = cached
+                headers.update(cached_headers)
+                return status, headers, cached_body
+        if method == "OPTIONS":
+            outcome = self._options(request)
+        else:
+            outcome = self.run(request)
+        status, response_headers, body = self._render(request, outcome, headers)
+        if cacheable:
+            self.hook.store_response(app=self.app, request=request, status=status, headers=response_headers, body=body)
+        return status, response_headers, body
+
+    def _finish_error(self, error: RestError, headers: dict[str, str]):
+        headers.update(error.headers)
+        return error.status, headers, encode_json(error.to_body())
+
+    def base_headers(self, environ: dict) -> dict[str, str]:
+        headers = {
+            "Content-Type": JSON_CONTENT_TYPE,
+            "X-Robots-Tag": "noindex",
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "strict-origin-when-cross-origin",
+            "Access-Control-Expose-Headers": "X-WP-Total, X-WP-TotalPages, Link",
+            "Access-Control-Allow-Headers": "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type",
+        }
+        origin = environ.get("HTTP_ORIGIN")
+        if origin and origin in self.app.settings.cors_origins:
+            headers["Access-Control-Allow-Origin"] = origin
+            headers["Access-Control-Allow-Methods"] = "OPTIONS, GET, POST, PUT, PATCH, DELETE"
+            headers["Access-Control-Allow-Credentials"] = "true"
+            headers["Vary"] = "Origin"
+        return headers
+
+    def _read_body(self, environ: dict) -> bytes:
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            raise RestError("rest_invalid_content_length", "The Content-Length header is not a number.", 400) from None
+        limit = self.app.settings.max_body_bytes
+        if length > limit:
+            raise RestError("rest_request_too_large", f"The request body is larger than the limit of {limit} bytes.", 413)
+        if length <= 0:
+            return b""
+        body = environ["wsgi.input"].read(length)
+        return body
+
+    # --- routing and dispatch ------------------------------------------------------------
+
+    def run(self, request: RestRequest) -> _Outcome:
+        """Match, validate, check permission and call the handler for `request`."""
+        matched = self.registry.match(request.path, request.method)
+        if matched is None:
+            outcome = error_outcome(RestError("rest_no_route", "No route was found matching the URL and request method.", 404))
+            self.hook.request_finished(app=self.app, request=request, status=outcome.status)
+            return outcome
+        route, endpoint, url_params = matched
+        request.route, request.endpoint, request.url_params = route, endpoint, url_params
+        try:
+            self._parse_body(request)
+            request.params = self._prepare_params(request, endpoint)
+            self._check_permission(request, endpoint)
+            result = endpoint.handler(request)
+            if isinstance(result, RestResponse):
+                outcome = _Outcome(result.status, dict(result.headers), result.data, route)
+            else:
+                outcome = _Outcome(200, {}, result, route)
+            request.finish(success=True)
+        except RestError as error:
+            request.finish(success=False)
+            outcome = error_outcome(error, route)
+        except Exception as exception:
+            request.finish(success=False)
+            outcome = self._unexpected(request, exception, route)
+        self.hook.request_finished(app=self.app, request=request, status=outcome.status)
+        allowed = self.allowed_methods(request, route)
+        if allowed:
+            outcome.headers.setdefault("Allow", ", ".join(allowed))
+        return outcome
+
+    def _unexpected(self, request: RestRequest, exception: Exception, route) -> _Outcome:
+        answer = self.hook.handle_exception(app=self.app, request=request, exception=exception)
+        if isinstance(answer, RestResponse):
+            return _Outcome(answer.status, dict(answer.headers), answer.data, route, answer.status >= 400)
+        log.error("unexpected error in %s %s", request.method, request.path, exc_info=exception)
+        return error_outcome(RestError("internal_server_error", "The server encountered an unexpected error.", 500), route)
+
+    def _parse_body(self, request: RestRequest) -> None:
+        body = request.body
+        content_type = request.content_type
+        if body and _JSON_TYPE.match(content_type):
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RestError("rest_invalid_json", "Invalid JSON body passed.", 400,
+                                {"json_error_code": 5, "json_error_message": "Malformed UTF-8 characters"}) from None
+            if text.strip():
+                try:
+                    request.json = json.loads(text)
+                except RecursionError:
+                    raise RestError("rest_invalid_json", "Invalid JSON body passed.", 400,
+                                    {"json_error_code": 1, "json_error_message": "Maximum stack depth exceeded"}) from None
+                except ValueError:
+                    raise RestError("rest_invalid_json", "Invalid JSON body passed.", 400,
+                                    {"json_error_code": 4, "json_error_message": "Syntax error"}) from None
+                if _depth(request.json) > self.app.settings.max_json_depth:
+                    raise RestError("rest_invalid_json", "Invalid JSON body passed.", 400,
+                                    {"json_error_code": 1, "json_error_message": "Maximum stack depth exceeded"})
+        elif request.method in ("POST", "PUT", "PATCH", "DELETE"):
+            if content_type == "multipart/form-data" and request.method == "POST":
+                request.form, request.files = parse_multipart(request)
+            elif body and content_type in ("", "application/x-www-form-urlencoded"):
+                try:
+                    text = body.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise RestError("rest_invalid_body", "The request body is not valid UTF-8.", 400) from None
+                request.form = parse_query(parse_qsl(text, keep_blank_values=True))
+
+    def _prepare_params(self, request: RestRequest, endpoint) -> dict[str, Any]:
+        params: dict[str, Any] = dict(endpoint.defaults)
+        sources = [request.url_params, request.query, request.form]
+        if isinstance(request.json, dict):
+            sources.append(request.json)
+        for source in sources:
+            for key, value in source.items():
+                if value is not None:
+                    params[key] = value
+        for name in GLOBAL_PARAMS:
+            params.pop(name, None)
+        params.pop("rest_route", None)
+        missing = [name for name in endpoint.required if params.get(name) is None]
+        if missing:
+            raise RestError("rest_missing_callback_param", f"Missing parameter(s): {', '.join(missing)}", 400,
+                            {"params": missing})
+        invalid: dict[str, str] = {}
+        details: dict[str, Any] = {}
+        for name, arg in endpoint.args.items():
+            if name not in params:
+                continue
+            try:
+                validate_value(params[name], arg, name)
+            except ParamError as error:
+                invalid[name] = error.message
+                details[name] = {"code": error.code, "message": error.message, "data": error.data}
+        if invalid:
+            raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", 400,
+                            {"params": invalid, "details": details})
+        for name, arg in endpoint.args.items():
+            if name in params:
+                params[name] = sanitize_value(params[name], arg)
+        return params
+
+    def _check_permission(self, request: RestRequest, endpoint) -> None:
+        if endpoint.permission is None:
+            request.permitted = True
+            return
+        verdict = endpoint.permission(request)
+        request.permitted = verdict is True
+        if verdict is True:
+            return
+        if isinstance(verdict, RestError):
+            raise verdict
+        raise forbidden(request.user)
+
+    def allowed_methods(self, request: RestRequest, route) -> list[str]:
+        """Methods of `route` the caller may use, for the Allow header."""
+        allowed: list[str] = []
+        for endpoint in route.endpoints:
+            if endpoint.permission is None:
+                permitted = True
+            elif endpoint is request.endpoint and request.permitted is not None:
+                permitted = request.permitted
+            else:
+                try:
+                    permitted = endpoint.permission(request) is True
+                except RestError:
+                    permitted = False
+                except Exception:
+                    log.exception("permission check failed while building the Allow header")
+                    permitted = False
+            if permitted:
+                allowed.extend(method for method in endpoint.methods if method not in allowed)
+        return allowed
+
+    def _options(self, request: RestRequest) -> _Outcome:
+        route = self.registry.first_route_for(request.path)
+        if route is None:
+            return _Outcome(200, {}, [])
+        descriptor = self.registry.describe_route(route, request.base_url, help_context=True) or []
+        outcome = _Outcome(200, {}, descriptor, route)
+        request.route = route
+        allowed = self.allowed_methods(request, route)
+        if allowed:
+            outcome.headers["Allow"] = ", ".join(allowed)
+        return outcome
+
+    # --- internal requests (embeds, batch) -----------------------------------------------
+
+    def dispatch_internal(self, parent: RestRequest, method: str, path: str, pairs: list[tuple[str, str]],
+                          body: Any = None, headers: dict[str, str] | None = None, for_embed: bool = False):
+        """Run a sub-request as the parent's user; return (status, headers, data with links)."""
+        request = RestRequest(self.app, method, path, pairs, {k.lower(): v for k, v in (headers or {}).items()},
+                              base_url=parent.base_url, remote_addr=parent.remote_addr, internal=True,
+                              environ=parent.environ)
+        request.user = parent.user
+        request.application_password = parent.application_password
+        if isinstance(body, dict):
+            request.form = body
+        if for_embed:
+            matched = self.registry.match(path, method)
+            if matched is not None:
+                per_page = matched[1].args.get("per_page")
+                if per_page and "per_page" not in request.query and "maximum" in per_page:
+                    request.query["per_page"] = str(per_page["maximum"])
+        outcome = self.run(request)
+        data = self._shape(request, outcome, embed=False)
+        return outcome.status, outcome.headers, data
+
+    # --- shaping and encoding ------------------------------------------------------------
+
+    def _shape(self, request: RestRequest, outcome: _Outcome, embed: bool = True) -> Any:
+        data = outcome.data
+        if outcome.is_error or outcome.status >= 400:
+            return data
+        fields_value = request.query.get("_fields")
+        names = parse_names(fields_value) if fields_value is not None else []
+        embed_value = request.query.get("_embed") if embed else None
+        wants_embed = embed and "_embed" in request.query
+        tree = fields_tree(names) if names else None
+        if tree is not None:
+            keep_links = "_links" in tree or "_embedded" in tree
+            if wants_embed and "_embedded" not in tree:
+                wants_embed = False
+        else:
+            keep_links = True
+        items = data if isinstance(data, list) else [data]
+        if wants_embed:
+            wanted = set(parse_names(embed_value)) - {"1", "true"} if embed_value not in (None, "", "1", "true") else None
+            fetched: dict = {}
+            items = [dict(item) if isinstance(item, dict) else item for item in items]
+            for item in items:
+                if isinstance(item, dict):
+                    embed_links(self, request, item, wanted or None, fetched)
+            data = items if isinstance(data, list) else items[0]
+        if tree is not None:
+            data = filter_fields(data, tree)
+        if isinstance(data, (dict, list)):
+            data = _finish_links(data, keep_links)
+        return data
+
+    def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
+        data = self._shape(request, outcome)
+        status = outcome.status
+        response_headers = dict(headers)
+        response_headers.update(outcome.headers)
+        if "Link" not in outcome.headers:
+            response_headers["Link"] = f'<{request.base_url}/>; rel="https://api.w.org/"'
+        if "_envelope" in request.query:
+            envelope_headers = dict(outcome.headers)
+            data = {"body": data, "status": status, "headers": envelope_headers}
+            for name in envelope_headers:
+                response_headers.pop(name, None)
+            response_headers["Link"] = f'<{request.base_url}/>; rel="https://api.w.org/"'
+            status = 200
+        self.hook.response_headers(app=self.app, request=request, response=response_headers)
+        if status == 204 or (data is None and not outcome.is_error):
+            response_headers.pop("Content-Type", None)
+            return status, response_headers, b""
+        try:
+            body = encode_json(data, pretty="_pretty" in request.query)
+        except (TypeError, ValueError):
+            log.exception("response of %s %s is not JSON-encodable", request.method, request.path)
+            error = RestError("rest_encode_error", "The response could not be encoded as JSON.", 500)
+            return 500, response_headers, encode_json(error.to_body())
+        callback = request.query.get("_jsonp")
+        if callback is not None:
+            if not isinstance(callback, str) or not _JSONP_CALLBACK.match(callback):
+                error_body = {"code": "rest_callback_invalid", "message": "Invalid JSONP callback function."}
+                return 400, response_headers, encode_json(error_body)
+            response_headers["Content-Type"] = "application/javascript; charset=UTF-8"
+            body = b"/**/" + callback.encode() + b"(" + body + b")"
+        return status, response_headers, body
+
+
+def _finish_links(data: Any, keep_links: bool) -> Any:
+    """Compact `_links` rels (wp: curies), or drop them when `_fields` did not ask for them."""
+    if isinstance(data, list):
+        return [_finish_links(item, keep_links) if isinstance(item, dict) else item for item in data]
+    if not isinstance(data, dict) or "_links" not in data:
+        return data
+    data = dict(data)
+    links = data.pop("_links")
+    embedded = data.pop("_embedded", None)
+    if keep_links and isinstance(links, dict):
+        data["_links"] = compact_links(links)
+    if embedded is not None:
+        data["_embedded"] = embedded
+    return data
+
+
+def _depth(value: Any, limit: int = 10_000) -> int:
+    """Nesting depth of parsed JSON, iteratively (deep input must not exhaust the stack)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def parse_multipart(request: RestRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+    """multipart/form-data through Bottle's parser: form fields and uploaded files."""
+    import io
+
+    import bottle
+
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "CONTENT_TYPE": request.header("content-type") or "",
+        "CONTENT_LENGTH": str(len(request.body)),
+        "wsgi.input": io.BytesIO(request.body),
+    }
+    parsed = bottle.BaseRequest(environ)
+    try:
+        forms = parsed.forms
+        files = parsed.files
+    except Exception:
+        raise RestError("rest_invalid_multipart", "The multipart body could not be parsed.", 400) from None
+    form = parse_query([(key, value) for key, value in forms.allitems()])
+    uploads = {key: value for key, value in files.allitems()}
+    return form, uploads

@@ -1,0 +1,3 @@
+"""Built-in plugins, in load order: {plugin name: module}. The name is also the folder name."""
+
+BUILTIN: dict[str, str] = {}
