@@ -23,6 +23,7 @@ from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unl
 from .registry import Registry, Route, StartupError
 from .rest.response import RestError
 from .rest.server import RestServer, encode_json
+from .auth.models import define_auth_tables
 from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
@@ -100,6 +101,7 @@ class App:
         registry = Registry(self.settings.rest_prefix)
         metadata = MetaData()
         self.host_tables = define_host_tables(metadata)
+        self.auth_tables = define_auth_tables(metadata)
         implementations = self._implementations_by_plugin()
         registry.add_route(Route("", "", "GET", self._root_index, args={"context": {"default": "view"}}), "host", True)
         for owner in self._ordered_hook_owners():
@@ -107,7 +109,7 @@ class App:
             try:
                 before = set(metadata.tables)
                 if "register_tables" in impls:
-                    impls["register_tables"](metadata=metadata)
+                    _call(impls["register_tables"], metadata=metadata)
                 for hook_name, target in REGISTRATION_HOOKS:
                     if hook_name not in impls:
                         continue

@@ -145,6 +145,17 @@ def handle_exception(app, request, exception):
     """
 
 
+@hookspec(firstresult=True)
+def map_meta_capability(app, user, capability, args):
+    """Map a meta capability on an object to the primitive capabilities it needs.
+
+    `args` is the tuple passed to `user.can(capability, *args)` (for example the post
+    dict for "edit_post"). Return a list of primitive capabilities, all of which the user
+    must hold (["do_not_allow"] refuses everyone), or None when the capability is not
+    yours: it is then checked as a primitive capability. firstresult.
+    """
+
+
 @hookspec
 def response_headers(app, request, response):
     """Add or change headers on a finished REST `response` before it is sent.

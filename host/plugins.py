@@ -28,7 +28,7 @@ PROJECT = "sitehost"
 ENTRY_POINT_GROUP = "sitehost"
 
 # The host's own hook implementations; always loaded, never listed as disableable.
-ESSENTIAL = {"host.defaults": "host.defaults"}
+ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth"}
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""Tables of users, application passwords and sign-in attempts."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger, Column, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
+)
+
+
+def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
+    users = Table(
+        "users", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("login", String(60), nullable=False, unique=True),
+        Column("email", String(100), nullable=False, unique=True),
+        Column("display_name", String(250), nullable=False, default=""),
+        Column("slug", String(60), nullable=False, default=""),
+        Column("url", String(200), nullable=False, default=""),
+        Column("description", Text, nullable=False, default=""),
+        Column("first_name", String(100), nullable=False, default=""),
+        Column("last_name", String(100), nullable=False, default=""),
+        Column("roles", String(200), nullable=False, default="subscriber"),  # comma-separated
+        Column("password_hash", String(255), nullable=False, default=""),
+        Column("registered", DateTime, nullable=False),
+    )
+    application_passwords = Table(
+        "application_passwords", metadata,
+        Column("uuid", String(36), primary_key=True),
+        Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("app_id", String(36), nullable=False, default=""),
+        Column("name", String(200), nullable=False),
+        Column("password_hash", String(100), nullable=False),
+        Column("created", DateTime, nullable=False),
+        Column("last_used", DateTime, nullable=True),
+        Column("last_ip", String(45), nullable=True),
+    )
+    sign_in_failures = Table(
+        "sign_in_failures", metadata,
+        Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+        Column("scope", String(10), nullable=False),  # "login" or "ip"
+        Column("subject", String(200), nullable=False),
+        Column("failed_at", DateTime, nullable=False),
+        Index("ix_sign_in_failures_subject", "scope", "subject", "failed_at"),
+    )
+    return {"users": users, "application_passwords": application_passwords, "sign_in_failures": sign_in_failures}

@@ -1,0 +1,172 @@
+"""pytest fixtures for sitehost and for plugin authors (registered through `pytest11`).
+
+    def test_menu(make_app):
+        app = make_app(plugins=["lunch"])
+        response = app.client.get("/wp-json/lunch/v1/menu", status=200)
+
+Every app gets a fresh database: an SQLite file in a temporary folder, or, when
+SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
+dropped afterwards. Users of each role come with working application passwords.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
+
+
+@dataclass
+class TestUser:
+    """A user created for a test, with an application password that works right away."""
+
+    __test__ = False  # not a test class, despite the name
+
+    id: int
+    login: str
+    email: str
+    role: str
+    password: str  # login password
+    app_password: str  # display form, "abcd EFGH ..."
+
+    @property
+    def authorization(self) -> str:
+        token = base64.b64encode(f"{self.login}:{self.app_password}".encode()).decode()
+        return f"Basic {token}"
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": self.authorization}
+
+
+def create_test_user(app, role: str, login: str | None = None, email: str | None = None,
+                     password: str = "correct horse battery staple") -> TestUser:
+    """Create a user of `role` with an application password, through the host's user API."""
+    from host.auth import users as user_service
+
+    login = login or f"{role}-{uuid.uuid4().hex[:6]}"
+    email = email or f"{login}@school.test"
+    with app.db.session(write=True) as session, session.begin():
+        user = user_service.create_user(app, session, login, email, role, password)
+        app_password, _record = user_service.create_application_password(app, session, user.id, "tests")
+    return TestUser(user.id, login, email, role, password, app_password)
+
+
+def assert_rest_error(response, code: str, status: int) -> dict:
+    """Assert the interface's error shape: {"code", "message", "data": {"status"}}; returns the body."""
+    body = response.json
+    assert response.status_int == status, f"expected HTTP {status}, got {response.status_int}: {body}"
+    assert body["code"] == code, f"expected code {code!r}, got {body['code']!r}: {body}"
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["data"]["status"] == status
+    return body
+
+
+class _PostgresSchemas:
+    """One throwaway schema per app on a PostgreSQL server, so tests never share tables."""
+
+    def __init__(self, url: str):
+        from sqlalchemy import create_engine
+
+        self.url = url
+        self.admin = create_engine(url, isolation_level="AUTOCOMMIT")
+        self.schemas: list[str] = []
+
+    def new_url(self) -> str:
+        from sqlalchemy import text
+        from sqlalchemy.engine import make_url
+
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with self.admin.connect() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{name}"'))
+        self.schemas.append(name)
+        url = make_url(self.url)
+        query = dict(url.query)
+        query["options"] = f"-csearch_path={name}"
+        return url.set(query=query).render_as_string(hide_password=False)
+
+    def drop_all(self) -> None:
+        from sqlalchemy import text
+
+        with self.admin.connect() as connection:
+            for name in self.schemas:
+                connection.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+        self.schemas.clear()
+        self.admin.dispose()
+
+
+def _database_urls(tmp_path_factory):
+    server = os.environ.get("SITEHOST_TEST_DATABASE_URL", "")
+    if server.startswith("postgresql"):
+        schemas = _PostgresSchemas(server)
+        return schemas.new_url, schemas.drop_all
+    folder = tmp_path_factory.mktemp("sitehost-db")
+    counter = iter(range(1_000_000))
+    return (lambda: f"sqlite:///{folder}/site-{next(counter)}.db"), (lambda: None)
+
+
+@pytest.fixture
+def make_app(tmp_path_factory, tmp_path):
+    """Build apps with a chosen plugin set and a fresh database each time.
+
+    make_app(plugins=None, disabled=(), config=None, **settings) -> App with `.client`
+    (a WebTest TestApp). `plugins`: None for every built-in and installed plugin, or a
+    list of plugin names and/or plugin modules to load alone. `config`: the
+    `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...).
+    """
+    from webtest import TestApp
+
+    from host.app import create_app
+    from host.config import Settings
+
+    new_url, cleanup = _database_urls(tmp_path_factory)
+    apps = []
+
+    def build(plugins=None, disabled=(), config=None, **settings_overrides: Any):
+        settings = Settings(database_url=new_url(), uploads_dir=str(tmp_path / f"uploads-{len(apps)}"))
+        settings.disabled = list(disabled)
+        settings.plugins = dict(config or {})
+        settings.load_entry_points = True
+        if plugins is not None:
+            names = [plugin for plugin in plugins if isinstance(plugin, str)]
+            modules = [plugin for plugin in plugins if not isinstance(plugin, str)]
+            settings.only_plugins = names + [getattr(getattr(module, "PLUGIN", None), "name", "") for module in modules]
+            settings.extra_plugins = modules
+        for key, value in settings_overrides.items():
+            if key == "site":
+                settings.site.update(value)
+            else:
+                setattr(settings, key, value)
+        app = create_app(settings)
+        app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.close()
+    cleanup()
+
+
+@pytest.fixture
+def app(make_app):
+    """An app with every built-in and installed plugin enabled."""
+    return make_app()
+
+
+@pytest.fixture
+def client(app):
+    """A WebTest client of `app`; requests go through the real WSGI pipeline."""
+    return app.client
+
+
+@pytest.fixture
+def users(app):
+    """One TestUser per role in `app`: users["editor"].headers authenticates as the editor."""
+    return {role: create_test_user(app, role) for role in ROLES}

@@ -1,0 +1,43 @@
+"""Shared fixtures of sitehost's own suite (the plugin-author fixtures come from host.testing)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE_SOURCE = Path(__file__).parent / "example_plugin"
+
+
+def install_entry_point_plugin(folder: Path, distribution: str, version: str, name: str, module: str) -> Path:
+    """Make `module` an installed distribution with a `sitehost` entry point, the way pip would.
+
+    Writes a `.dist-info` folder beside the package's source so that importlib.metadata
+    (and so sitehost's plugin discovery) finds it once `folder` is on sys.path.
+    """
+    dist_info = folder / f"{distribution.replace('-', '_')}-{version}.dist-info"
+    dist_info.mkdir(parents=True, exist_ok=True)
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n")
+    (dist_info / "entry_points.txt").write_text(f"[sitehost]\n{name} = {module}\n")
+    return folder
+
+
+@pytest.fixture
+def example_plugin(tmp_path, monkeypatch):
+    """The example plugin installed as the package `sitehost-example` (entry point `example`)."""
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    install_entry_point_plugin(site, "sitehost-example", "1.2.3", "example", "sitehost_example")
+    monkeypatch.syspath_prepend(str(EXAMPLE_SOURCE))
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    yield {"site_packages": site, "source": EXAMPLE_SOURCE}
+    sys.modules.pop("sitehost_example", None)
+
+
+@pytest.fixture
+def example_app(make_app, example_plugin):
+    """An app with only the example plugin, loaded through its entry point."""
+    return make_app(plugins=["example"])

@@ -1,0 +1,149 @@
+"""A minimal third-party plugin used by the kernel tests (not shipped).
+
+It serves `example/v1` with a list route and an item route over a table of its own,
+a create route that needs a capability, and a route that exercises every argument type
+the validator knows. Tests install it through a real `sitehost` entry point.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from marshmallow import Schema, fields, validate
+from sqlalchemy import Column, DateTime, Integer, String, Table, func, insert, select
+
+from host import Namespace, PluginInfo, RestError, RestResponse, Route, Status, hookimpl
+
+PLUGIN = PluginInfo(name="example", version="1.2.3", description="Notes, to prove the kernel end to end")
+NAMESPACE = "example/v1"
+
+
+class NoteListArgs(Schema):
+    context = fields.String(load_default="view", validate=validate.OneOf(["view", "embed", "edit"]),
+                            metadata={"description": "Scope under which the request is made."})
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={"description": "Current page."})
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
+                              metadata={"description": "Maximum number of items to return."})
+    order = fields.String(load_default="desc", validate=validate.OneOf(["asc", "desc"]))
+    include = fields.List(fields.Integer(), metadata={"default": []})
+
+
+class NoteSchema(Schema):
+    id = fields.Integer(dump_only=True, metadata={"description": "Unique identifier.", "context": ["view", "edit"]})
+    title = fields.String(required=True, validate=validate.Length(min=1, max=80),
+                          metadata={"description": "Title of the note.", "context": ["view", "edit"]})
+    status = fields.String(load_default="draft", metadata={"description": "Status.", "context": ["view", "edit"]})
+
+
+class KitchenSinkArgs(Schema):
+    count = fields.Integer(validate=validate.Range(min=2, max=5))
+    ratio = fields.Float()
+    flag = fields.Boolean()
+    tags = fields.List(fields.String(), validate=validate.Length(max=3))
+    ids = fields.List(fields.Integer(), metadata={"uniqueItems": True})
+    color = fields.String(validate=validate.OneOf(["red", "green", "blue"]))
+    when = fields.DateTime()
+    email = fields.Email()
+    key = fields.UUID()
+    code = fields.String(validate=validate.Length(equal=12))
+    point = fields.Nested(Schema.from_dict({"x": fields.Integer(required=True), "y": fields.Integer()}))
+    maybe = fields.Raw(metadata={"type": ["integer", "null"]})
+    needed = fields.String(required=True)
+    source = fields.String(load_default="default")
+
+
+def notes_table(request) -> Table:
+    """This app's table (each app has its own MetaData, so no module global holds it)."""
+    return request.app.db.metadata.tables["example_notes"]
+
+
+def define_notes_table(metadata):
+    return Table(
+        "example_notes", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("title", String(80), nullable=False),
+        Column("status", String(20), nullable=False),
+        Column("created", DateTime, nullable=False),
+    )
+
+
+def _note(request, row) -> dict:
+    base = request.base_url + f"/{NAMESPACE}/notes"
+    return {
+        "id": row.id, "title": row.title, "status": row.status,
+        "_links": {
+            "self": [{"href": f"{base}/{row.id}"}],
+            "collection": [{"href": base}],
+            "https://api.w.org/related": [{"embeddable": True, "href": f"{base}/{row.id}"}],
+        },
+    }
+
+
+def list_notes(request):
+    table = notes_table(request)
+    params = request.params
+    query = select(table)
+    count = select(func.count()).select_from(table)
+    if params.get("include"):
+        query = query.where(table.c.id.in_(params["include"]))
+        count = count.where(table.c.id.in_(params["include"]))
+    order = table.c.id.asc() if params["order"] == "asc" else table.c.id.desc()
+    rows = request.session.execute(query.order_by(order).limit(params["per_page"])
+                                   .offset((params["page"] - 1) * params["per_page"])).all()
+    total = request.session.execute(count).scalar_one()
+    return RestResponse.collection(request, [_note(request, row) for row in rows], total,
+                                   params["per_page"], params["page"])
+
+
+def get_note(request):
+    table = notes_table(request)
+    row = request.session.execute(select(table).where(table.c.id == int(request.params["id"]))).first()
+    if row is None:
+        raise RestError("example_note_not_found", "No note has that id.", 404)
+    return _note(request, row)
+
+
+def create_note(request):
+    table = notes_table(request)
+    values = {"title": request.params["title"], "status": request.params["status"],
+              "created": datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)}
+    note_id = request.session.execute(insert(table).values(**values)).inserted_primary_key[0]
+    if request.params["title"] == "explode after insert":
+        raise RuntimeError("secret internal detail")
+    row = request.session.execute(select(table).where(table.c.id == note_id)).first()
+    return RestResponse.created(_note(request, row), f"{request.base_url}/{NAMESPACE}/notes/{note_id}")
+
+
+def can_write(request):
+    return request.user.can("edit_posts")
+
+
+def echo(request):
+    return {"params": request.params, "method": request.method}
+
+
+@hookimpl
+def register_tables(metadata):
+    define_notes_table(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(NAMESPACE, description=PLUGIN.description)]
+
+
+@hookimpl
+def register_statuses():
+    return [Status("example-archived", "Archived", post_types=("note",))]
+
+
+@hookimpl
+def register_routes():
+    return [
+        Route(NAMESPACE, "/notes", "GET", list_notes, args=NoteListArgs, schema=NoteSchema, title="note"),
+        Route(NAMESPACE, "/notes", "POST", create_note, args=NoteSchema, permission=can_write, allow_batch=True),
+        Route(NAMESPACE, r"/notes/(?P<id>[\d]+)", "GET", get_note,
+              args={"id": fields.Integer(metadata={"description": "Unique identifier."})}, schema=NoteSchema),
+        Route(NAMESPACE, "/echo", "GET, POST, PUT, PATCH, DELETE", echo, args=KitchenSinkArgs),
+        Route(NAMESPACE, r"/echo/(?P<source>[\w-]+)", "GET, POST", echo, args={"source": {"type": "string"}}),
+    ]
