@@ -1,3 +1,5 @@
 """Built-in plugins, in load order: {plugin name: module}. The name is also the folder name."""
 
-BUILTIN: dict[str, str] = {}
+BUILTIN: dict[str, str] = {
+    "core": "plugins.core",
+}
