@@ -80,9 +80,10 @@ def embed_links(server, request, item: dict, wanted: set[str] | None, fetched: d
     if not isinstance(links, dict):
         return
     embedded: dict = {}
-    for rel, entries in links.items():
-        if rel == "curies" or not isinstance(entries, list):
+    for raw_rel, entries in links.items():
+        if raw_rel == "curies" or not isinstance(entries, list):
             continue
+        rel = "wp:" + raw_rel[len(CURIE_PREFIX):] if raw_rel.startswith(CURIE_PREFIX) else raw_rel
         if wanted is not None and rel not in wanted:
             continue
         results = []
