@@ -50,10 +50,11 @@ def field_to_json_schema(field: fields.Field) -> dict[str, Any]:
     """One marshmallow field as a JSON-Schema dict (nested schemas inlined)."""
     if isinstance(field, fields.Nested):
         nested = schema_instance(field.schema)
-        result = {"type": "object", "properties": schema_properties(nested)}
-        required = [name for name, sub in nested.fields.items() if sub.required]
-        if required:
-            result["required"] = required
+        properties = schema_properties(nested)
+        for name, sub in nested.fields.items():
+            if sub.required:  # per-property form, so it survives inside a top-level arg
+                properties[sub.data_key or name]["required"] = True
+        result = {"type": "object", "properties": properties}
         if field.many:
             result = {"type": "array", "items": result}
     elif isinstance(field, fields.List):

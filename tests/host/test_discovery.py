@@ -75,7 +75,8 @@ def test_args_are_derived_from_the_marshmallow_schema(example_app):
     assert echo["when"]["format"] == "date-time"
     assert echo["email"]["format"] == "email"
     assert echo["key"]["format"] == "uuid"
-    assert echo["point"] == {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+    assert echo["point"] == {"type": "object", "properties": {"x": {"type": "integer", "required": True},
+                                                                  "y": {"type": "integer"}},
                              "required": False}
     assert echo["maybe"]["type"] == ["integer", "null"]
     assert echo["needed"]["required"] is True
