@@ -25,6 +25,19 @@ def install_entry_point_plugin(folder: Path, distribution: str, version: str, na
 
 
 @pytest.fixture
+def install_plugin(monkeypatch):
+    """install_plugin(folder, distribution, version, name, module): put a plugin package on sys.path as installed."""
+
+    def install(folder: Path, distribution: str, version: str, name: str, module: str) -> Path:
+        install_entry_point_plugin(folder, distribution, version, name, module)
+        monkeypatch.syspath_prepend(str(folder))
+        importlib.invalidate_caches()
+        return folder
+
+    yield install
+
+
+@pytest.fixture
 def example_plugin(tmp_path, monkeypatch):
     """The example plugin installed as the package `sitehost-example` (entry point `example`)."""
     site = tmp_path / "site-packages"

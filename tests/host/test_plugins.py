@@ -1,0 +1,186 @@
+"""Plugin manager: built-ins, entry points, the enabled set, requirements and failures."""
+
+import json
+import sys
+import types
+
+import pytest
+from click.testing import CliRunner
+
+from host import Namespace, PluginInfo, Route, StartupError, hookimpl
+from host.cli import main
+from host.config import load_settings
+from host.testing import assert_rest_error
+
+
+def make_plugin(name, requires=(), namespace=None, routes=True, register_error=None, startup_error=None):
+    """A tiny plugin module built in the test."""
+    module = types.ModuleType(f"plugin_{name}")
+    module.PLUGIN = PluginInfo(name=name, version="9.9", requires=tuple(requires))
+    namespace = namespace or f"{name}/v1"
+
+    @hookimpl
+    def register_namespaces():
+        return [Namespace(namespace)]
+
+    @hookimpl
+    def register_routes():
+        if register_error:
+            raise RuntimeError(register_error)
+        return [Route(namespace, "/ping", "GET", lambda request: {"pong": name})] if routes else []
+
+    module.register_namespaces = register_namespaces
+    module.register_routes = register_routes
+    if startup_error:
+        @hookimpl
+        def startup(app):
+            raise StartupError(startup_error)
+        module.startup = startup
+    return module
+
+
+def test_entry_point_plugin_is_loaded_with_its_distribution_version(example_app):
+    record = example_app.plugin("example")
+    assert record.source == "package"
+    assert record.version == "1.2.3"
+    assert record.loaded and record.enabled
+    assert record.namespaces == ["example/v1"]
+    assert "register_routes" in record.hooks
+
+
+def test_builtin_plugins_are_listed_as_builtin(app):
+    record = app.plugin("core")
+    assert record.source == "builtin"
+    assert record.loaded
+
+
+def test_plugin_that_fails_to_import_is_reported_and_the_site_starts(make_app, tmp_path, install_plugin):
+    site = tmp_path / "broken"
+    (site / "sitehost_broken").mkdir(parents=True)
+    (site / "sitehost_broken" / "__init__.py").write_text("raise ImportError('missing dependency frobnicate')\n")
+    install_plugin(site, "sitehost-broken", "0.1", "broken", "sitehost_broken")
+    app = make_app(plugins=["broken", "core"])
+    record = app.plugin("broken")
+    assert not record.loaded
+    assert record.state == "failed"
+    assert "missing dependency frobnicate" in record.error
+    assert app.client.get("/wp-json/").status_int == 200
+    sys.modules.pop("sitehost_broken", None)
+
+
+def test_plugin_whose_registration_fails_is_left_out(make_app):
+    good = make_plugin("good")
+    bad = make_plugin("bad", register_error="database schema mismatch")
+    app = make_app(plugins=[good, bad])
+    assert app.plugin("bad").state == "failed"
+    assert "database schema mismatch" in app.plugin("bad").error
+    namespaces = app.client.get("/wp-json/").json["namespaces"]
+    assert namespaces == ["good/v1"]
+    assert app.client.get("/wp-json/good/v1/ping").json == {"pong": "good"}
+    assert_rest_error(app.client.get("/wp-json/bad/v1/ping", status=404), "rest_no_route", 404)
+
+
+def test_two_plugins_claiming_one_namespace_names_both(make_app):
+    first = make_plugin("first", namespace="shared/v1")
+    second = make_plugin("second", namespace="shared/v1")
+    app = make_app(plugins=[first, second])
+    assert app.plugin("first").loaded
+    assert app.plugin("second").error == "registration failed: namespace 'shared/v1' registered by 'first' and 'second'"
+
+
+def test_plugin_requiring_a_disabled_plugin_is_left_out_with_the_reason(make_app):
+    base = make_plugin("base")
+    addon = make_plugin("addon", requires=["base"])
+    app = make_app(plugins=[base, addon], disabled=["base"])
+    assert app.plugin("base").state == "disabled"
+    assert app.plugin("addon").state == "failed"
+    assert app.plugin("addon").error == "requires base, which is disabled"
+    assert app.client.get("/wp-json/").json["namespaces"] == []
+
+
+def test_plugin_requiring_a_missing_plugin(make_app):
+    addon = make_plugin("lonely", requires=["nowhere"])
+    app = make_app(plugins=[addon])
+    assert app.plugin("lonely").error == "requires nowhere, which is not installed"
+
+
+def test_plugin_whose_startup_fails_is_removed_with_its_dependents(make_app):
+    base = make_plugin("base", startup_error="[plugins.base] api_key is missing")
+    addon = make_plugin("addon", requires=["base"])
+    other = make_plugin("other")
+    app = make_app(plugins=[base, addon, other])
+    assert app.plugin("base").error == "startup failed: [plugins.base] api_key is missing"
+    assert app.plugin("addon").error == "requires base, which failed to load"
+    assert app.client.get("/wp-json/").json["namespaces"] == ["other/v1"]
+
+
+def test_sitehost_disable_overrides_the_file_for_one_run(tmp_path):
+    config = tmp_path / "sitehost.toml"
+    config.write_text('[plugins]\ndisabled = ["calendar"]\n')
+    assert load_settings(config, env={}).disabled == ["calendar"]
+    assert load_settings(config, env={"SITEHOST_DISABLE": "lms, forms"}).disabled == ["lms", "forms"]
+    assert load_settings(config, env={"SITEHOST_DISABLE": ""}).disabled == []
+
+
+def test_disabling_through_settings_blocks_the_entry_point(make_app, example_plugin):
+    app = make_app(plugins=["example"], disabled=["example"])
+    assert app.plugin("example").state == "disabled"
+    assert "sitehost_example" not in sys.modules or not app.pm.has_plugin("example")
+
+
+# --- the operator's commands ------------------------------------------------------------
+
+@pytest.fixture
+def site_config(tmp_path, example_plugin):
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path}/cli.db"\n')
+    return config
+
+
+def run(config, *args, env=None):
+    result = CliRunner().invoke(main, ["--config", str(config), *args], env=env or {}, catch_exceptions=False)
+    return result
+
+
+def test_plugins_list_shows_every_plugin(site_config):
+    result = run(site_config, "plugins", "list")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split()[:5] == ["name", "version", "enabled", "source", "state"]
+    example_line = next(line for line in lines if line.startswith("example "))
+    assert example_line.split()[:6] == ["example", "1.2.3", "yes", "package", "enabled", "example/v1"]
+    assert any(line.startswith("core ") and "builtin" in line for line in lines)
+
+
+def test_plugins_list_json(site_config):
+    result = run(site_config, "plugins", "list", "--json")
+    rows = {row["name"]: row for row in json.loads(result.output)}
+    assert rows["example"]["version"] == "1.2.3"
+    assert rows["example"]["namespaces"] == ["example/v1"]
+    assert rows["example"]["source"] == "package"
+    assert rows["example"]["enabled"] is True
+    assert "register_namespaces" in rows["example"]["hooks"]
+
+
+def test_plugins_disable_and_enable_edit_the_config_file(site_config):
+    result = run(site_config, "plugins", "disable", "example")
+    assert result.exit_code == 0, result.output
+    assert 'disabled = [\n    "example",\n]' in site_config.read_text() or '"example"' in site_config.read_text()
+    rows = {row["name"]: row for row in json.loads(run(site_config, "plugins", "list", "--json").output)}
+    assert rows["example"]["enabled"] is False and rows["example"]["state"] == "disabled"
+    assert run(site_config, "plugins", "enable", "example").exit_code == 0
+    rows = {row["name"]: row for row in json.loads(run(site_config, "plugins", "list", "--json").output)}
+    assert rows["example"]["enabled"] is True
+    assert "database_url" in site_config.read_text()  # the rest of the file is kept
+
+
+def test_plugins_enable_unknown_name(site_config):
+    result = run(site_config, "plugins", "enable", "nonesuch")
+    assert result.exit_code != 0
+    assert "no plugin named 'nonesuch'" in result.output
+
+
+def test_routes_command_lists_routes(site_config):
+    result = run(site_config, "routes", "--namespace", "example/v1")
+    assert result.exit_code == 0
+    assert any(line.endswith("/example/v1/notes") and line.startswith("GET, POST") for line in result.output.splitlines())
