@@ -1,0 +1,104 @@
+"""A real `sitehost serve` process on a free loopback port, spoken to over a socket."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+
+def start_server(config: Path, env: dict | None = None, extra_args=()):
+    """Start `sitehost serve --port 0` and return (process, base_url) once it listens."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0", "--threads", "2", *extra_args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
+        cwd=config.parent,
+    )
+    deadline = time.monotonic() + 60
+    output = []
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        output.append(line)
+        if "sitehost serving on " in line:
+            url = line.split("sitehost serving on ", 1)[1].split()[0]
+            return process, url.rstrip("/"), output
+    process.kill()
+    raise AssertionError("server did not start:\n" + "".join(output))
+
+
+def stop_server(process):
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def served_site(tmp_path, example_plugin):
+    config = tmp_path / "sitehost.toml"
+    database = tmp_path / "site.db"
+    config.write_text(f'database_url = "sqlite:///{database}"\n[site]\nname = "Served School"\n')
+    pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"]),
+                                  os.environ.get("PYTHONPATH", "")])
+    process, base_url, output = start_server(config, env={"PYTHONPATH": pythonpath})
+    yield {"process": process, "rest": base_url, "database": database, "output": output}
+    stop_server(process)
+
+
+def fetch(url, data=None, headers=None, method=None):
+    request = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read() or b"null")
+
+
+def test_serve_answers_over_a_real_socket_and_creates_the_database(served_site):
+    status, headers, body = fetch(served_site["rest"] + "/")
+    assert status == 200
+    assert headers["Content-Type"] == "application/json; charset=UTF-8"
+    assert body["name"] == "Served School"
+    assert "example/v1" in body["namespaces"]
+    assert served_site["database"].exists()
+    with sqlite3.connect(served_site["database"]) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"example_notes", "users", "site_state"} <= tables
+
+
+def test_serve_routes_errors_and_json_over_the_socket(served_site):
+    status, _headers, body = fetch(served_site["rest"] + "/example/v1/notes?per_page=500")
+    assert status == 400
+    assert body["code"] == "rest_invalid_param"
+    assert "per_page" in body["data"]["params"]
+    status, _headers, body = fetch(served_site["rest"] + "/example/v1/echo", data=b"{oops",
+                                   headers={"Content-Type": "application/json"}, method="POST")
+    assert (status, body["code"]) == (400, "rest_invalid_json")
+    status, _headers, body = fetch(served_site["rest"] + "/nothing/here")
+    assert (status, body["code"]) == (404, "rest_no_route")
+
+
+def test_serve_without_a_plugin_drops_its_namespace(tmp_path, example_plugin):
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path}/other.db"\n')
+    pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"])])
+    process, base_url, _output = start_server(config, env={"PYTHONPATH": pythonpath, "SITEHOST_DISABLE": "example"})
+    try:
+        status, _headers, body = fetch(base_url + "/")
+        assert "example/v1" not in body["namespaces"]
+        status, _headers, body = fetch(base_url + "/example/v1/notes")
+        assert (status, body["code"]) == (404, "rest_no_route")
+    finally:
+        stop_server(process)
