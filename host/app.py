@@ -21,6 +21,7 @@ from .config import ConfigError, Settings, load_settings
 from .db import Database
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
 from .registry import Registry, Route, StartupError
+from .rest.batch import BATCH_ARGS, handle_batch
 from .rest.response import RestError
 from .rest.server import RestServer, encode_json
 from .auth.models import define_auth_tables
@@ -104,6 +105,7 @@ class App:
         self.auth_tables = define_auth_tables(metadata)
         implementations = self._implementations_by_plugin()
         registry.add_route(Route("", "", "GET", self._root_index, args={"context": {"default": "view"}}), "host", True)
+        registry.add_route(Route("", "/batch/v1", "POST", handle_batch, args=BATCH_ARGS), "host", True)
         for owner in self._ordered_hook_owners():
             impls = implementations.get(owner, {})
             try:

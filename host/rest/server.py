@@ -202,7 +202,7 @@ class RestServer:
         request.route, request.endpoint, request.url_params = route, endpoint, url_params
         try:
             self._parse_body(request)
-            request.params = self._prepare_params(request, endpoint)
+            request.params = self.prepare_params(request, endpoint)
             self._check_permission(request, endpoint)
             result = endpoint.handler(request)
             if isinstance(result, RestResponse):
@@ -260,7 +260,7 @@ class RestServer:
                     raise RestError("rest_invalid_body", "The request body is not valid UTF-8.", 400) from None
                 request.form = parse_query(parse_qsl(text, keep_blank_values=True))
 
-    def _prepare_params(self, request: RestRequest, endpoint) -> dict[str, Any]:
+    def prepare_params(self, request: RestRequest, endpoint) -> dict[str, Any]:
         params: dict[str, Any] = dict(endpoint.defaults)
         sources = [request.url_params, request.query, request.form]
         if isinstance(request.json, dict):
@@ -340,6 +340,11 @@ class RestServer:
 
     # --- internal requests (embeds, batch) -----------------------------------------------
 
+    def run_and_shape(self, request: RestRequest) -> tuple[int, dict[str, str], Any]:
+        """Run an internal request and return (status, headers, data) as a client would see them."""
+        outcome = self.run(request)
+        return outcome.status, outcome.headers, self._shape(request, outcome, embed=False)
+
     def dispatch_internal(self, parent: RestRequest, method: str, path: str, pairs: list[tuple[str, str]],
                           body: Any = None, headers: dict[str, str] | None = None, for_embed: bool = False):
         """Run a sub-request as the parent's user; return (status, headers, data with links)."""
@@ -356,9 +361,7 @@ class RestServer:
                 per_page = matched[1].args.get("per_page")
                 if per_page and "per_page" not in request.query and "maximum" in per_page:
                     request.query["per_page"] = str(per_page["maximum"])
-        outcome = self.run(request)
-        data = self._shape(request, outcome, embed=False)
-        return outcome.status, outcome.headers, data
+        return self.run_and_shape(request)
 
     # --- shaping and encoding ------------------------------------------------------------
 

@@ -43,8 +43,10 @@ def test_authentication_block_advertises_application_passwords(example_app):
 
 def test_route_descriptors_carry_namespace_methods_endpoints_and_links(example_app):
     routes = example_app.client.get("/wp-json/").json["routes"]
-    assert list(routes) == ["/", "/example/v1", "/example/v1/notes", "/example/v1/notes/(?P<id>[\\d]+)",
-                            "/example/v1/echo", "/example/v1/echo/(?P<source>[\\w-]+)"]
+    assert list(routes) == ["/", "/batch/v1", "/example/v1", "/example/v1/notes", "/example/v1/notes/(?P<id>[\\d]+)",
+                            "/example/v1/echo", "/example/v1/echo/(?P<source>[\\w-]+)",
+                            "/example/v1/notes/(?P<id>[\\d]+)/preview", "/example/v1/feedback",
+                            "/example/v1/oembed-providers"]
     notes = routes["/example/v1/notes"]
     assert notes["namespace"] == "example/v1"
     assert notes["methods"] == ["GET", "POST"]
@@ -95,7 +97,9 @@ def test_namespace_index_lists_only_its_routes(example_app):
     body = response.json
     assert body["namespace"] == "example/v1"
     assert set(body["routes"]) == {"/example/v1", "/example/v1/notes", "/example/v1/notes/(?P<id>[\\d]+)",
-                                   "/example/v1/echo", "/example/v1/echo/(?P<source>[\\w-]+)"}
+                                   "/example/v1/echo", "/example/v1/echo/(?P<source>[\\w-]+)",
+                                   "/example/v1/notes/(?P<id>[\\d]+)/preview", "/example/v1/feedback",
+                                   "/example/v1/oembed-providers"}
     assert body["_links"] == {"up": [{"href": "http://school.test/wp-json/"}]}
 
 
@@ -131,7 +135,7 @@ def test_disabled_plugin_vanishes_from_discovery_and_routing(make_app, example_p
     app = make_app(plugins=["example"], disabled=["example"])
     body = app.client.get("/wp-json/").json
     assert body["namespaces"] == []
-    assert list(body["routes"]) == ["/"]
+    assert list(body["routes"]) == ["/", "/batch/v1"]
     assert_rest_error(app.client.get("/wp-json/example/v1/notes", status=404), "rest_no_route", 404)
     assert_rest_error(app.client.get("/wp-json/example/v1", status=404), "rest_no_route", 404)
 

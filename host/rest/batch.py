@@ -1,0 +1,89 @@
+"""batch/v1: several write requests in one call (REST conventions reference, section 7).
+
+Every item is matched and validated before anything runs. Items then run one after
+another as the caller, each in its own transaction, so one failure does not undo the
+others in `normal` mode; `require-all-validate` runs nothing when any item is invalid.
+The batch itself answers 207 once its own shape is valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+
+from .request import RestRequest
+from .response import RestError, RestResponse
+
+MAX_BATCH_REQUESTS = 25
+
+BATCH_ARGS: dict[str, dict[str, Any]] = {
+    "validation": {"type": "string", "enum": ["require-all-validate", "normal"], "default": "normal"},
+    "requests": {
+        "type": "array",
+        "maxItems": MAX_BATCH_REQUESTS,
+        "items": {
+            "type": "object",
+            "properties": {
+                "method": {"type": "string", "enum": ["POST", "PUT", "PATCH", "DELETE"], "default": "POST"},
+                "path": {"type": "string", "required": True},
+                "body": {"type": "object", "properties": {}, "additionalProperties": True},
+                "headers": {"type": "object", "properties": [],
+                            "additionalProperties": {"type": ["string", "array"], "items": {"type": "string"}}},
+            },
+        },
+        "required": True,
+    },
+}
+
+
+def handle_batch(request: RestRequest) -> RestResponse:
+    server = request.app.rest
+    items = [_build_item(request, spec) for spec in request.params["requests"]]
+    failures = [_prevalidate(server, item) for item in items]
+    if request.params["validation"] == "require-all-validate" and any(failures):
+        responses = [None if failure is None else _envelope(failure.status, failure.to_body(), {})
+                     for failure in failures]
+        return RestResponse({"failed": "validation", "responses": responses}, 207)
+    responses = []
+    for item, failure in zip(items, failures):
+        if failure is not None:
+            responses.append(_envelope(failure.status, failure.to_body(), {}))
+            continue
+        status, headers, data = server.run_and_shape(item)
+        responses.append(_envelope(status, data, headers))
+    return RestResponse({"responses": responses}, 207)
+
+
+def _build_item(parent: RestRequest, spec: dict) -> RestRequest:
+    path, _, query = spec["path"].partition("?")
+    headers = {}
+    for name, value in (spec.get("headers") or {}).items():
+        headers[name.lower()] = ", ".join(value) if isinstance(value, list) else str(value)
+    item = RestRequest(parent.app, spec.get("method", "POST").upper(), path or "/",
+                       parse_qsl(query, keep_blank_values=True), headers, base_url=parent.base_url,
+                       remote_addr=parent.remote_addr, internal=True, environ=parent.environ)
+    item.user = parent.user
+    item.application_password = parent.application_password
+    body = spec.get("body")
+    item.json = dict(body) if isinstance(body, dict) else {}
+    return item
+
+
+def _prevalidate(server, item: RestRequest) -> RestError | None:
+    """Route match, allow_batch and parameter validation; permissions run later, per item."""
+    matched = server.registry.match(item.path, item.method)
+    if matched is None:
+        return RestError("rest_no_route", "No route was found matching the URL and request method.", 404)
+    route, endpoint, url_params = matched
+    if not endpoint.allow_batch:
+        return RestError("rest_batch_not_allowed", "The requested route does not support batch requests.", 400)
+    item.route, item.endpoint, item.url_params = route, endpoint, url_params
+    try:
+        server.prepare_params(item, endpoint)
+    except RestError as error:
+        return error
+    return None
+
+
+def _envelope(status: int, body: Any, headers: dict[str, str]) -> dict[str, Any]:
+    return {"body": body, "status": status, "headers": headers or []}
