@@ -3,6 +3,9 @@
 Implementations take only the arguments they use (pluggy passes by name), and never give
 them defaults. Registration hooks return lists of small frozen dataclasses from `host`;
 the host validates and merges them and owns the resulting registry.
+
+`docs/hooks.md` is generated from this module (`python -m host.hookdocs`); a test fails
+when the two differ, when a hook has no docstring, or when a hook has no `test_hook_<name>`.
 """
 
 from __future__ import annotations
@@ -12,136 +15,222 @@ import pluggy
 hookspec = pluggy.HookspecMarker("sitehost")
 
 
-# --- registration: called once per app, in create_app, in this order ----------------------
+# --- registration: once per app in create_app; plugin by plugin, each in this order ------
 
 @hookspec
 def register_tables(metadata):
-    """Add the plugin's SQLAlchemy tables to `metadata` (a sqlalchemy.MetaData).
+    """Add the plugin's SQLAlchemy tables to `metadata`.
 
-    Called before the database is opened; the tables of every enabled plugin are created
-    when missing. Return nothing. A disabled plugin's tables are never touched.
+    When: once per app, before the database is opened; the tables of every enabled plugin
+    are then created when missing.
+    Arguments: `metadata`, the app's `sqlalchemy.MetaData` (each app has its own, so find
+    your table again through `request.app.db.metadata.tables[name]`).
+    Returns: nothing. A disabled plugin's tables are never created, altered or dropped.
     """
 
 
 @hookspec
 def register_namespaces(app):
-    """Return a list of `host.Namespace` the plugin serves (for example `cal/events/v1`).
+    """Declare the REST namespaces the plugin serves (for example `cal/events/v1`).
 
-    A namespace belongs to exactly one plugin; two plugins registering the same one stop
-    the start-up with an error naming both.
+    When: once per app, first of the registration hooks.
+    Arguments: `app`, the `host.app.App` being built (settings, `plugin_config(name)`).
+    Returns: a list of `host.Namespace`. A namespace belongs to exactly one plugin; when two
+    plugins register the same one, the second is left out with an error naming both. Each
+    namespace gets its index route (`GET /wp-json/<namespace>`) and is listed in the root
+    index's `namespaces`.
     """
 
 
 @hookspec
 def register_statuses(app):
-    """Return a list of `host.Status`: content statuses with their public/protected/internal flags.
+    """Declare content statuses with their public/protected/private/internal flags.
 
-    Enums in route args are built from the registered set, so a disabled plugin's
-    statuses vanish from them.
+    When: once per app, after namespaces.
+    Arguments: `app`.
+    Returns: a list of `host.Status`. Status enums in route args are built from the
+    registered set (`app.registry.status_names(post_type)`), so a disabled plugin's
+    statuses vanish from them. A name registered twice leaves the second plugin out.
     """
 
 
 @hookspec
 def register_post_types(app):
-    """Return a list of `host.PostType`: content types stored by the content plugin."""
+    """Declare content types stored by the content plugin (events, courses, forms ...).
+
+    When: once per app, after statuses.
+    Arguments: `app`.
+    Returns: a list of `host.PostType`. A name registered twice leaves the second plugin out.
+    """
 
 
 @hookspec
 def register_taxonomies(app):
-    """Return a list of `host.Taxonomy`: term vocabularies (categories, tags, event categories ...)."""
+    """Declare term vocabularies (categories, tags, event categories ...).
+
+    When: once per app, after post types.
+    Arguments: `app`.
+    Returns: a list of `host.Taxonomy`. A name registered twice leaves the second plugin out.
+    """
 
 
 @hookspec
 def register_meta(app):
-    """Return a list of `host.MetaKey`: typed meta keys per object type, shown under `meta`."""
+    """Declare typed meta keys of an object type, shown under the object's `meta`.
+
+    When: once per app, after taxonomies.
+    Arguments: `app`.
+    Returns: a list of `host.MetaKey` (object type, key, JSON-Schema with a default,
+    contexts). Content routes read them back with `app.registry.meta_keys(object_type)`.
+    """
 
 
 @hookspec
 def register_capabilities(app):
-    """Return a dict {capability: [role, ...]} of extra capabilities and the roles that hold them."""
+    """Grant extra primitive capabilities to roles.
+
+    When: once per app, after meta keys.
+    Arguments: `app`.
+    Returns: a dict {capability: [role, ...]}; every user holding one of those roles then
+    passes `request.user.can(capability)`. Grants from several plugins add up.
+    """
 
 
 @hookspec
 def register_schemas(app):
-    """Return a dict {name: marshmallow Schema class} of resource shapes (OpenAPI components)."""
+    """Name the plugin's resource shapes (they become OpenAPI components).
+
+    When: once per app, after capabilities.
+    Arguments: `app`.
+    Returns: a dict {name: marshmallow Schema class}. A name registered twice leaves the
+    second plugin out with an error naming both.
+    """
 
 
 @hookspec
 def register_routes(app):
-    """Return a list of `host.Route`: REST endpoints, each in a registered namespace.
+    """Declare the plugin's REST endpoints.
 
+    When: once per app, after the same plugin's namespaces, statuses, types, meta,
+    capabilities and schemas.
+    Arguments: `app`. The registry is still being built; code that needs every plugin's
+    statuses or meta keys reads them at request time from `request.app.registry`.
+    Returns: a list of `host.Route`, each in a namespace the same plugin registered.
     Several Route objects with the same namespace and pattern form one route with several
-    endpoints, tried in registration order.
+    endpoints, tried in registration order. Their args appear in the discovery documents
+    and are enforced on every request.
     """
 
 
 @hookspec
 def register_pages(app):
-    """Return a list of `host.Page`: HTML pages of the site outside the REST root."""
+    """Declare HTML pages of the site outside the REST root.
+
+    When: once per app, after routes.
+    Arguments: `app`.
+    Returns: a list of `host.Page` (a Bottle path such as `/lunch/<day>`, methods and a
+    `handler(app, request, **url_params)` returning the body). Every page answers with the
+    REST discovery `Link` header and the HTML security headers.
+    """
 
 
 @hookspec
 def register_authentication(app):
-    """Return a dict merged into the root index's `authentication` object.
+    """Advertise an authentication scheme in the root index's `authentication` object.
 
-    For example {"application-passwords": {"endpoints": {"authorization": url}}}; `app`
-    gives access to settings. Return None when the scheme is unavailable.
+    When: once per app, last of the registration hooks.
+    Arguments: `app`.
+    Returns: a dict merged into `authentication`, for example
+    {"application-passwords": {"endpoints": {"authorization": "{site_url}/authorize"}}}
+    (`{site_url}` and `{rest_url}` are filled per request), or None when unavailable.
     """
 
 
 @hookspec
 def register_commands(cli):
-    """Add click commands to the `sitehost` command group `cli`."""
+    """Add commands to the `sitehost` command line.
+
+    When: the first time `sitehost --help` lists commands or an unknown command is asked
+    for; the plugin set comes from sitehost.toml and the environment.
+    Arguments: `cli`, the `sitehost` click.Group; call `cli.add_command(...)` or use
+    `@cli.command()`.
+    Returns: nothing.
+    """
 
 
 # --- lifecycle -------------------------------------------------------------------------
 
 @hookspec
 def startup(app):
-    """Called once when the app is built, after the registry and tables are ready.
+    """Check configuration and prepare the plugin, once the app is built.
 
-    Raise `host.StartupError` for a configuration that cannot work; the plugin is then
-    reported as failed and the site starts without it.
+    When: once per app, after the registry is complete and the tables exist, in plugin order.
+    Arguments: `app`; read your settings with `app.plugin_config(name)` (the
+    `[plugins.NAME]` table of sitehost.toml) and validate them with your own schema.
+    Returns: nothing. Raise `host.StartupError` for a configuration that cannot work: the
+    plugin is then listed as failed with that reason (and its namespaces and routes are
+    gone), and the site starts without it.
     """
 
 
 @hookspec
 def shutdown(app):
-    """Called when the app is closed (server stop, end of a test)."""
+    """Release what the plugin holds (connections, threads) when the app closes.
+
+    When: once, on `app.close()` (server stop, end of a test).
+    Arguments: `app`.
+    Returns: nothing.
+    """
 
 
 @hookspec
 def site_installed(app, session):
-    """Called once, the first time `sitehost serve` or `sitehost init` runs on an empty database.
+    """Do first-time set-up of a new site (for example create the first administrator).
 
-    Do first-time set-up with the SQLAlchemy `session` (for example create the first
-    administrator). Return a list of lines to print to the operator, or None.
+    When: once per database, the first time `sitehost serve` or `sitehost init` runs on it
+    (`app.install_site()`), inside one write transaction with `demo_content`.
+    Arguments: `app`; `session`, a SQLAlchemy session in that transaction (do not commit).
+    Returns: a list of lines to print to the operator, or None.
     """
 
 
 @hookspec
 def demo_content(app, session):
-    """Write realistic sample data with the SQLAlchemy `session` (for `sitehost init --demo`)."""
+    """Write realistic sample data for a demonstration site.
+
+    When: with `sitehost init --demo` (and `sitehost serve` on an empty database), right
+    after `site_installed` and in the same transaction, once per database.
+    Arguments: `app`; `session`, a SQLAlchemy session in that transaction (do not commit).
+    Returns: nothing.
+    """
 
 
 # --- request pipeline ------------------------------------------------------------------
 
 @hookspec(firstresult=True)
 def authenticate(app, request):
-    """Decide who sends `request` (a host.rest.RestRequest or a page request).
+    """Decide who sends a REST request.
 
-    Return a user object (see host.users) or None for "no opinion". Raise
-    `host.RestError` to refuse the request before routing (for example a wrong
-    application password: 401). firstresult: the first non-None answer wins.
+    When: for every REST request, before routing.
+    Arguments: `app`; `request`, the `host.rest.request.RestRequest` (headers through
+    `request.header(name)`).
+    Returns: a user object (see host.auth.users.User) or None for "no opinion"; without an
+    answer the caller is anonymous. Raise `host.RestError` to refuse the request before
+    routing (for example a wrong application password: 401).
+    firstresult: the first non-None answer wins.
     """
 
 
 @hookspec(firstresult=True)
 def handle_exception(app, request, exception):
-    """Turn an unexpected exception from a handler into a `host.RestResponse`, or None.
+    """Answer an unexpected exception raised by a handler.
 
-    The host's own answer (500 `internal_server_error`, traceback only in the log) is
-    used when no plugin answers. firstresult.
+    When: a handler raised something other than `host.RestError`; the request's
+    transaction has already been rolled back.
+    Arguments: `app`; `request`; `exception`, the exception raised.
+    Returns: a `host.RestResponse`, or None. Without an answer the host sends 500
+    `internal_server_error` (the traceback goes only to the log).
+    firstresult: the first non-None answer wins.
     """
 
 
@@ -149,70 +238,129 @@ def handle_exception(app, request, exception):
 def map_meta_capability(app, user, capability, args):
     """Map a meta capability on an object to the primitive capabilities it needs.
 
-    `args` is the tuple passed to `user.can(capability, *args)` (for example the post
-    dict for "edit_post"). Return a list of primitive capabilities, all of which the user
-    must hold (["do_not_allow"] refuses everyone), or None when the capability is not
-    yours: it is then checked as a primitive capability. firstresult.
+    When: every `user.can(capability, *args)` on a signed-in user.
+    Arguments: `app`; `user`; `capability`, the name asked for (for example "edit_post");
+    `args`, the tuple of objects given to `can` (for example the post dict).
+    Returns: a list of primitive capabilities the user must all hold (["do_not_allow"]
+    refuses everyone), or None when the capability is not yours: it is then checked as a
+    primitive capability.
+    firstresult: the first non-None answer wins.
     """
 
 
 @hookspec
 def response_headers(app, request, response):
-    """Add or change headers on a finished REST `response` before it is sent.
+    """Add or change headers of a finished REST response before it is sent.
 
-    Called for every REST response, errors included. Return nothing.
+    When: for every REST response, errors included.
+    Arguments: `app`; `request`; `response`, the dict of headers (change it in place).
+    Returns: nothing.
     """
 
 
 @hookspec(firstresult=True)
 def cached_response(app, request):
-    """Return a finished (status, headers, body) triple for an anonymous GET, or None.
+    """Answer an anonymous GET from a cache.
 
-    Called after authentication and before routing; the first answer is sent as it is.
-    A response cache implements this together with `store_response`.
+    When: anonymous GET requests, after authentication and before routing.
+    Arguments: `app`; `request`.
+    Returns: a finished (status, headers, body) triple sent as it is (status an int,
+    headers a dict, body bytes), or None to let the request run. A response cache
+    implements this together with `store_response`.
+    firstresult: the first non-None answer wins.
     """
 
 
 @hookspec
 def store_response(app, request, status, headers, body):
-    """Called after an anonymous GET was answered, with the final status, headers and body."""
+    """See the final answer to an anonymous GET (to cache it).
+
+    When: after an anonymous GET was answered by the pipeline (not by `cached_response`).
+    Arguments: `app`; `request`; `status` (int), `headers` (dict), `body` (bytes).
+    Returns: nothing.
+    """
 
 
 @hookspec
 def request_finished(app, request, status):
-    """Called after every REST request (and each batch sub-request) has its response."""
+    """Observe every finished REST request (metrics, logs).
+
+    When: after each REST request (and each batch or embed sub-request) has its response,
+    after its transaction was committed or rolled back.
+    Arguments: `app`; `request`; `status`, the HTTP status (int).
+    Returns: nothing.
+    """
 
 
 # --- cross-plugin events ---------------------------------------------------------------
 
 @hookspec
 def content_saved(app, item, created):
-    """Called after a content item was written and its transaction committed.
+    """React to a content item that was written (purge a cache, index it, send a digest).
 
-    `item` is a dict with at least `id`, `type` and `status`; `created` is True for a new item.
+    When: fired by the plugin that stored the item, after its transaction committed
+    (through `request.after_commit`), so listeners never see rolled-back data.
+    Arguments: `app`; `item`, a dict with at least `id`, `type` and `status`; `created`,
+    True for a new item, False for an update.
+    Returns: nothing.
     """
 
 
 @hookspec
 def content_deleted(app, item, force):
-    """Called after a content item was trashed (`force` False) or deleted for good (True)."""
+    """React to a content item that was trashed or deleted.
+
+    When: fired by the plugin that stored the item, after its transaction committed.
+    Arguments: `app`; `item`, a dict with at least `id`, `type` and `status` (as it was
+    before deletion); `force`, False when trashed, True when deleted for good.
+    Returns: nothing.
+    """
 
 
 @hookspec(firstresult=True)
 def check_spam(app, submission):
-    """Return a spam verdict for a form, comment or sign-up `submission` dict, or None."""
+    """Judge a form entry, comment or sign-up before it is stored.
+
+    When: fired by the plugin receiving the submission, before it writes anything.
+    Arguments: `app`; `submission`, a dict with the fields sent (for example `author`,
+    `email`, `content`, `ip`, `user_agent`) and `type` (comment, form, signup ...).
+    Returns: a dict {"spam": bool, "reason": str} or None for "no opinion"; without an
+    answer the submission is not spam.
+    firstresult: the first non-None answer wins.
+    """
 
 
 @hookspec
 def render_content(app, item, content):
-    """Change rendered HTML: `content` is a dict with key `html` that each plugin may rewrite."""
+    """Rewrite the rendered HTML of a content item (shortcodes, embeds, lazy images).
+
+    When: fired by the plugin rendering the item, each time it builds `rendered` output.
+    Arguments: `app`; `item`, the item dict; `content`, a dict whose key `html` holds the
+    HTML so far: change `content["html"]` in place; every implementation sees the previous
+    one's result (a chain).
+    Returns: nothing.
+    """
 
 
 @hookspec
 def oembed_providers(app):
-    """Return a list of (url_pattern, endpoint_url) pairs the oEmbed proxy may call."""
+    """Name the external oEmbed providers the site may call.
+
+    When: fired by the plugin that resolves embeds, when it needs the provider list.
+    Arguments: `app`.
+    Returns: a list of (url_pattern, endpoint_url) pairs; url_pattern is a regular
+    expression matched against the URL to embed. The lists of all plugins are joined.
+    """
 
 
 @hookspec(historic=True)
 def add_hookspecs(plugin_manager):
-    """Let a plugin publish hooks of its own for other plugins (calls `plugin_manager.add_hookspecs`)."""
+    """Publish hooks of the plugin's own, for other plugins to implement.
+
+    When: once for each plugin as it is registered (historic: plugins registered later
+    still receive the call).
+    Arguments: `plugin_manager`, the app's pluggy PluginManager; call
+    `plugin_manager.add_hookspecs(module_or_class)` with specs marked by
+    `pluggy.HookspecMarker("sitehost")`. Call them with `app.hook.<name>(...)`.
+    Returns: nothing.
+    """

@@ -125,6 +125,8 @@ def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRec
     manager.add_hookspecs(hookspecs)
     for name, module_path in ESSENTIAL.items():
         manager.register(importlib.import_module(module_path), name=name)
+    # historic: replayed to each plugin as it registers, so any plugin can publish hooks
+    manager.hook.add_hookspecs.call_historic(kwargs={"plugin_manager": manager})
     records = discover(settings)
     for record in records:
         if not record.enabled:

@@ -1,8 +1,15 @@
-"""pytest fixtures for sitehost and for plugin authors (registered through `pytest11`).
+"""pytest fixtures and helpers for sitehost and for plugin authors (registered through `pytest11`).
 
-    def test_menu(make_app):
+    def test_menu(make_app, make_user):
         app = make_app(plugins=["lunch"])
-        response = app.client.get("/wp-json/lunch/v1/menu", status=200)
+        editor = make_user(app, "editor")
+        response = app.client.get("/wp-json/lunch/v1/menu", headers=editor.headers, status=200)
+        assert_in_root_index(app, "lunch/v1")
+
+Fixtures: `make_app`, `app`, `client`, `users`, `make_user`. Helpers (import them from
+host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
+`make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
+`assert_collection`.
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
@@ -13,9 +20,10 @@ from __future__ import annotations
 
 import base64
 import os
+import types
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -37,12 +45,17 @@ class TestUser:
 
     @property
     def authorization(self) -> str:
-        token = base64.b64encode(f"{self.login}:{self.app_password}".encode()).decode()
-        return f"Basic {token}"
+        return basic_auth_headers(self.login, self.app_password)["Authorization"]
 
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": self.authorization}
+
+
+def basic_auth_headers(login: str, password: str) -> dict[str, str]:
+    """{"Authorization": "Basic ..."} for a login (or email) and an application password."""
+    token = base64.b64encode(f"{login}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
 
 
 def create_test_user(app, role: str, login: str | None = None, email: str | None = None,
@@ -58,6 +71,37 @@ def create_test_user(app, role: str, login: str | None = None, email: str | None
     return TestUser(user.id, login, email, role, password, app_password)
 
 
+def role_users(app) -> dict[str, TestUser]:
+    """One TestUser per role (administrator ... subscriber) in `app`, keyed by role."""
+    return {role: create_test_user(app, role) for role in ROLES}
+
+
+def client_as(app, user: TestUser):
+    """A WebTest client of `app` whose every request is authenticated as `user`."""
+    from webtest import TestApp
+
+    return TestApp(app, extra_environ={"HTTP_HOST": "school.test", "HTTP_AUTHORIZATION": user.authorization})
+
+
+def make_plugin(name: str, *functions: Callable, version: str = "0", requires: tuple[str, ...] = (),
+                description: str = "", **hooks: Callable) -> types.ModuleType:
+    """A throwaway plugin module for `make_app(plugins=[module])`.
+
+    Hooks are given by keyword (`register_namespaces=lambda: [...]`) or as functions named
+    after the hook. Functions not yet marked with `@hookimpl` are marked here; mark them
+    yourself to use options such as `@hookimpl(tryfirst=True)`.
+    """
+    from host import PluginInfo, hookimpl
+
+    module = types.ModuleType(f"sitehost_test_plugin_{name}")
+    module.PLUGIN = PluginInfo(name=name, version=version, requires=tuple(requires), description=description)
+    for hook_name, function in [(function.__name__, function) for function in functions] + list(hooks.items()):
+        if not hasattr(function, "sitehost_impl"):
+            function = hookimpl(function)
+        setattr(module, hook_name, function)
+    return module
+
+
 def assert_rest_error(response, code: str, status: int) -> dict:
     """Assert the interface's error shape: {"code", "message", "data": {"status"}}; returns the body."""
     body = response.json
@@ -66,6 +110,44 @@ def assert_rest_error(response, code: str, status: int) -> dict:
     assert isinstance(body["message"], str) and body["message"]
     assert body["data"]["status"] == status
     return body
+
+
+def assert_in_root_index(app, namespace: str) -> dict:
+    """Assert `namespace` is listed and served: root `namespaces`, its routes, its own index.
+
+    Returns the namespace index document.
+    """
+    root = app.client.get("/wp-json/").json
+    assert namespace in root["namespaces"], f"{namespace!r} not in {root['namespaces']}"
+    prefix = f"/{namespace}"
+    assert prefix in root["routes"], f"the root index has no route {prefix!r}"
+    assert all(descriptor["namespace"] == namespace for path, descriptor in root["routes"].items()
+               if path == prefix or path.startswith(prefix + "/"))
+    response = app.client.get(f"/wp-json/{namespace}")
+    assert response.status_int == 200
+    index = response.json
+    assert index["namespace"] == namespace
+    assert set(index["routes"]) == {path for path in root["routes"]
+                                    if path == prefix or path.startswith(prefix + "/")}
+    return index
+
+
+def assert_not_in_root_index(app, namespace: str) -> None:
+    """Assert `namespace` is neither listed nor routed (a disabled or failed plugin)."""
+    root = app.client.get("/wp-json/").json
+    assert namespace not in root["namespaces"], f"{namespace!r} is still in {root['namespaces']}"
+    assert not [path for path in root["routes"] if path == f"/{namespace}" or path.startswith(f"/{namespace}/")]
+    assert_rest_error(app.client.get(f"/wp-json/{namespace}", expect_errors=True), "rest_no_route", 404)
+
+
+def assert_collection(response, total: int, total_pages: int | None = None) -> list:
+    """Assert a 200 collection page with X-WP-Total / X-WP-TotalPages; returns the items."""
+    assert response.status_int == 200, f"expected HTTP 200, got {response.status_int}: {response.body[:300]!r}"
+    assert isinstance(response.json, list)
+    assert response.headers["X-WP-Total"] == str(total)
+    if total_pages is not None:
+        assert response.headers["X-WP-TotalPages"] == str(total_pages)
+    return response.json
 
 
 class _PostgresSchemas:
@@ -169,4 +251,18 @@ def client(app):
 @pytest.fixture
 def users(app):
     """One TestUser per role in `app`: users["editor"].headers authenticates as the editor."""
-    return {role: create_test_user(app, role) for role in ROLES}
+    return role_users(app)
+
+
+@pytest.fixture
+def make_user(request):
+    """make_user(app=None, role="subscriber", **details) -> TestUser with an application password.
+
+    Without `app`, the user is created in the `app` fixture's site.
+    """
+
+    def build(app=None, role: str = "subscriber", **details: Any) -> TestUser:
+        target = app if app is not None else request.getfixturevalue("app")
+        return create_test_user(target, role, **details)
+
+    return build

@@ -3,16 +3,23 @@
 It serves `example/v1` with a list route and an item route over a table of its own,
 a create route that needs a capability, and a route that exercises every argument type
 the validator knows. Tests install it through a real `sitehost` entry point.
+
+It also plays the part the content plugin plays for the cross-plugin hooks, so that each
+hook has a real test: creating a note fires `content_saved` after commit, deleting one
+fires `content_deleted`, the preview route runs `render_content`, feedback goes through
+`check_spam`, the providers route joins `oembed_providers`, and deleting asks
+`map_meta_capability` about `delete_note`.
 """
 
 from __future__ import annotations
 
 import datetime
+import html
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import Column, DateTime, Integer, String, Table, func, insert, select
+from sqlalchemy import Column, DateTime, Integer, String, Table, Text, delete, func, insert, select, update
 
-from host import Namespace, PluginInfo, RestError, RestResponse, Route, Status, hookimpl
+from host import Namespace, PluginInfo, RestError, RestResponse, Route, Status, forbidden, hookimpl
 
 PLUGIN = PluginInfo(name="example", version="1.2.3", description="Notes, to prove the kernel end to end")
 NAMESPACE = "example/v1"
@@ -52,6 +59,20 @@ class KitchenSinkArgs(Schema):
     source = fields.String(load_default="default")
 
 
+class DeleteNoteArgs(Schema):
+    force = fields.Boolean(load_default=False, metadata={"description": "Delete for good instead of trashing."})
+
+
+class FeedbackSchema(Schema):
+    id = fields.Integer(dump_only=True, metadata={"description": "Unique identifier."})
+    author = fields.String(required=True, validate=validate.Length(min=1, max=80),
+                           metadata={"description": "Name of the sender."})
+    email = fields.Email(metadata={"description": "Email of the sender (optional)."})
+    message = fields.String(required=True, validate=validate.Length(min=1, max=2000),
+                            metadata={"description": "The feedback."})
+    status = fields.String(dump_only=True, metadata={"description": "received or spam."})
+
+
 def notes_table(request) -> Table:
     """This app's table (each app has its own MetaData, so no module global holds it)."""
     return request.app.db.metadata.tables["example_notes"]
@@ -65,6 +86,23 @@ def define_notes_table(metadata):
         Column("status", String(20), nullable=False),
         Column("created", DateTime, nullable=False),
     )
+
+
+def define_feedback_table(metadata):
+    return Table(
+        "example_feedback", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("author", String(80), nullable=False),
+        Column("email", String(200), nullable=False),
+        Column("message", Text, nullable=False),
+        Column("status", String(20), nullable=False),
+        Column("spam_reason", String(200), nullable=False, default=""),
+    )
+
+
+def _event_item(row) -> dict:
+    """What `content_saved` / `content_deleted` listeners receive."""
+    return {"id": row.id, "type": "note", "status": row.status, "title": row.title}
 
 
 def _note(request, row) -> dict:
@@ -111,7 +149,62 @@ def create_note(request):
     if request.params["title"] == "explode after insert":
         raise RuntimeError("secret internal detail")
     row = request.session.execute(select(table).where(table.c.id == note_id)).first()
+    app = request.app
+    request.after_commit(lambda: app.hook.content_saved(app=app, item=_event_item(row), created=True))
     return RestResponse.created(_note(request, row), f"{request.base_url}/{NAMESPACE}/notes/{note_id}")
+
+
+def delete_note(request):
+    """Trash a note (status `trash`), or delete it for good with `force=true`."""
+    table = notes_table(request)
+    row = request.session.execute(select(table).where(table.c.id == int(request.params["id"]))).first()
+    if row is None:
+        raise RestError("example_note_not_found", "No note has that id.", 404)
+    if not request.user.can("delete_note", _event_item(row)):
+        raise forbidden(request.user, "example_cannot_delete", "Sorry, you are not allowed to delete this note.")
+    force = request.params["force"]
+    if force:
+        request.session.execute(delete(table).where(table.c.id == row.id))
+        body = {"deleted": True, "previous": _note(request, row)}
+    else:
+        if row.status == "trash":
+            raise RestError("example_already_trashed", "The note has already been trashed.", 410)
+        request.session.execute(update(table).where(table.c.id == row.id).values(status="trash"))
+        trashed = request.session.execute(select(table).where(table.c.id == row.id)).first()
+        body = _note(request, trashed)
+    app = request.app
+    request.after_commit(lambda: app.hook.content_deleted(app=app, item=_event_item(row), force=force))
+    return body
+
+
+def preview_note(request):
+    """The note's title as HTML, after every `render_content` implementation rewrote it."""
+    table = notes_table(request)
+    row = request.session.execute(select(table).where(table.c.id == int(request.params["id"]))).first()
+    if row is None:
+        raise RestError("example_note_not_found", "No note has that id.", 404)
+    content = {"html": f"<p>{html.escape(row.title)}</p>"}
+    request.app.hook.render_content(app=request.app, item=_event_item(row), content=content)
+    return {"id": row.id, "rendered": content["html"]}
+
+
+def send_feedback(request):
+    """Store feedback; `check_spam` decides whether it is received or spam."""
+    table = request.app.db.metadata.tables["example_feedback"]
+    submission = {"type": "feedback", "author": request.params["author"], "email": request.params.get("email", ""),
+                  "content": request.params["message"], "ip": request.remote_addr,
+                  "user_agent": request.header("user-agent") or ""}
+    verdict = request.app.hook.check_spam(app=request.app, submission=submission) or {}
+    values = {"author": submission["author"], "email": submission["email"], "message": submission["content"],
+              "status": "spam" if verdict.get("spam") else "received", "spam_reason": verdict.get("reason", "")}
+    feedback_id = request.session.execute(insert(table).values(**values)).inserted_primary_key[0]
+    return RestResponse(dict(id=feedback_id, author=values["author"], status=values["status"]), 201)
+
+
+def list_oembed_providers(request):
+    """Every provider that enabled plugins declare, as {pattern, endpoint} objects."""
+    providers = [provider for answer in request.app.hook.oembed_providers(app=request.app) for provider in answer]
+    return [{"pattern": pattern, "endpoint": endpoint} for pattern, endpoint in providers]
 
 
 def can_write(request):
@@ -125,6 +218,15 @@ def echo(request):
 @hookimpl
 def register_tables(metadata):
     define_notes_table(metadata)
+    define_feedback_table(metadata)
+
+
+@hookimpl
+def map_meta_capability(capability):
+    """Deleting a note needs `delete_posts`; other plugins may answer first with a stricter rule."""
+    if capability == "delete_note":
+        return ["delete_posts"]
+    return None
 
 
 @hookimpl
@@ -146,4 +248,9 @@ def register_routes():
               args={"id": fields.Integer(metadata={"description": "Unique identifier."})}, schema=NoteSchema),
         Route(NAMESPACE, "/echo", "GET, POST, PUT, PATCH, DELETE", echo, args=KitchenSinkArgs),
         Route(NAMESPACE, r"/echo/(?P<source>[\w-]+)", "GET, POST", echo, args={"source": {"type": "string"}}),
+        Route(NAMESPACE, r"/notes/(?P<id>[\d]+)", "DELETE", delete_note, args=DeleteNoteArgs, permission=can_write),
+        Route(NAMESPACE, r"/notes/(?P<id>[\d]+)/preview", "GET", preview_note),
+        Route(NAMESPACE, "/feedback", "POST", send_feedback, args=FeedbackSchema, schema=FeedbackSchema,
+              title="feedback"),
+        Route(NAMESPACE, "/oembed-providers", "GET", list_oembed_providers),
     ]
