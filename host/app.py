@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from .config import ConfigError, Settings, load_settings
 from .db import Database
+from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
 from .registry import Registry, Route, StartupError
 from .rest.batch import BATCH_ARGS, handle_batch
@@ -284,6 +285,7 @@ class App:
             "site_logo": int(site.get("site_logo") or 0),
             "site_icon": int(site.get("site_icon") or 0),
             "site_icon_url": site.get("site_icon_url", ""),
+            "_links": {"help": [{"href": site_url + REFERENCE_PATH}]},
         }
 
     def _namespace_index(self, request) -> dict[str, Any]:
@@ -351,6 +353,7 @@ class App:
             return app.render_html_page(app.settings.site.get("name", ""),
                                         f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
 
+        add_reference_pages(web, app)  # /openapi.json and /api-reference, outside the plugin namespaces
         for page, owner in self.registry.pages:
             web.route(page.path, method=list(page.methods), callback=_page_callback(app, page),
                       name=page.name or None)

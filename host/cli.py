@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .config import ConfigError, load_settings, read_config_file, write_config_file
+from .openapi import openapi_command
 from .plugins import build_plugin_manager, discover
 
 
@@ -210,6 +211,9 @@ def plugins_enable(ctx: click.Context, name: str) -> None:
 def plugins_disable(ctx: click.Context, name: str) -> None:
     """Disable plugin NAME in sitehost.toml (its data stays in the database)."""
     _edit_disabled(ctx, name, disable=True)
+
+
+main.add_command(openapi_command)  # `sitehost openapi`, defined beside the document it prints
 
 
 if __name__ == "__main__":  # pragma: no cover

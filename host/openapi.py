@@ -1,0 +1,415 @@
+"""OpenAPI 3.1 from the registry: `/openapi.json`, `/api-reference` and `sitehost openapi`.
+
+The document is built from the very arg dicts the discovery documents show (each
+endpoint's `args`, made by host.rest.schemas from the route's marshmallow schema) and the
+item schemas of the routes, so the two descriptions of the API cannot drift apart.
+Route regexes become path templates: `/core/v2/posts/(?P<id>[\\d]+)` is served as
+`/wp-json/core/v2/posts/{id}` with the group's regex as the parameter's `pattern`.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+from typing import Any
+
+import click
+from apispec import APISpec
+
+from .rest.schemas import schema_instance, schema_properties
+
+OPENAPI_PATH = "/openapi.json"
+REFERENCE_PATH = "/api-reference"
+ERROR_COMPONENT = "Error"
+BODY_METHODS = ("POST", "PUT", "PATCH")  # DELETE args travel in the query string, as WordPress clients send them
+# Keywords of the discovery arg dicts that are not JSON Schema (or that JSON Schema spells differently).
+_NOT_JSON_SCHEMA = ("required", "context", "readonly")
+_COMPONENT_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": "Every error: a machine-readable code, a message for people, and the HTTP status in data.",
+    "required": ["code", "message", "data"],
+    "properties": {
+        "code": {"type": "string", "examples": ["rest_invalid_param"]},
+        "message": {"type": "string"},
+        "data": {
+            "type": "object",
+            "required": ["status"],
+            "properties": {"status": {"type": "integer", "minimum": 400, "maximum": 599}},
+        },
+    },
+}
+ERROR_RESPONSES = {
+    "400": "Invalid parameters or body (rest_invalid_param, rest_missing_callback_param, rest_invalid_json).",
+    "401": "Not signed in, or the credentials are wrong.",
+    "403": "Signed in, but not allowed to do this.",
+    "404": "No route matches the path (rest_no_route), or the item does not exist.",
+    "413": "The request body is larger than the configured limit.",
+    "414": "The query string is too long.",
+    "4XX": "Any other refusal, always in the error shape.",
+    "500": "Unexpected failure; no internals are revealed.",
+}
+
+
+# --- route patterns ------------------------------------------------------------------------
+
+def _group_end(pattern: str, start: int) -> int:
+    """Index just past the group that opens at `pattern[start]` (balanced, escapes and classes aware)."""
+    depth = 0
+    index = start
+    in_class = False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    raise ValueError(f"unbalanced group in route pattern {pattern!r}")
+
+
+def path_templates(pattern: str) -> list[tuple[str, dict[str, str]]]:
+    """Every OpenAPI path template a route regex matches, with each path parameter's regex.
+
+    Named groups become `{name}`; an optional non-capturing group `(?:...)?` yields the
+    template with and without it; escaped literals (`\\.`) lose their backslash.
+    """
+    results: list[tuple[str, dict[str, str]]] = [("", {})]
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("(?P<", index):
+            end = _group_end(pattern, index)
+            name_end = pattern.index(">", index)
+            name = pattern[index + 4:name_end]
+            regex = re.sub(r"\(\?P<\w+>", "(", pattern[name_end + 1:end - 1])
+            results = [(text + "{" + name + "}", {**groups, name: regex}) for text, groups in results]
+            index = end
+        elif pattern.startswith("(?:", index):
+            end = _group_end(pattern, index)
+            inner = path_templates(pattern[index + 3:end - 1])
+            optional = end < len(pattern) and pattern[end] == "?"
+            combined = [(text + part, {**groups, **part_groups})
+                        for text, groups in results for part, part_groups in inner]
+            results = combined + (results if optional else [])
+            index = end + (1 if optional else 0)
+        elif char == "\\" and index + 1 < len(pattern):
+            results = [(text + pattern[index + 1], groups) for text, groups in results]
+            index += 2
+        else:
+            results = [(text + char, groups) for text, groups in results]
+            index += 1
+    return results
+
+
+# --- JSON Schema from discovery args ---------------------------------------------------------
+
+def json_schema(arg: dict[str, Any]) -> dict[str, Any]:
+    """A discovery arg (WordPress style: boolean `required`, `context`, `readonly`) as JSON Schema."""
+    schema = {key: copy.deepcopy(value) for key, value in arg.items() if key not in _NOT_JSON_SCHEMA}
+    if arg.get("readonly"):
+        schema["readOnly"] = True
+    if isinstance(schema.get("properties"), dict):
+        required = [name for name, sub in schema["properties"].items()
+                    if isinstance(sub, dict) and sub.get("required") is True]
+        if isinstance(arg.get("required"), list):
+            required = list(dict.fromkeys([*arg["required"], *required]))
+        schema["properties"] = {name: json_schema(sub) if isinstance(sub, dict) else sub
+                                for name, sub in schema["properties"].items()}
+        if required:
+            schema["required"] = required
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = json_schema(schema["items"])
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(schema.get(keyword), list):
+            schema[keyword] = [json_schema(sub) if isinstance(sub, dict) else sub for sub in schema[keyword]]
+    if isinstance(schema.get("additionalProperties"), dict):
+        schema["additionalProperties"] = json_schema(schema["additionalProperties"])
+    if "default" in schema and not _accepts(schema, schema["default"]):
+        # e.g. an email arg defaulting to "": the server accepts its own default, so say so.
+        default = schema.pop("default")
+        schema = {"anyOf": [schema, {"const": default}], "default": default}
+    return schema
+
+
+def _accepts(schema: dict[str, Any], value: Any) -> bool:
+    import jsonschema
+
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+    return jsonschema.Draft202012Validator(schema, format_checker=checker).is_valid(value)
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    declared = schema.get("type")
+    return set(declared) if isinstance(declared, list) else {declared} if declared else set()
+
+
+def _query_parameter(name: str, arg: dict[str, Any]) -> dict[str, Any]:
+    parameter: dict[str, Any] = {"name": name, "in": "query", "required": bool(arg.get("required")),
+                                 "schema": json_schema(arg)}
+    if arg.get("description"):
+        parameter["description"] = arg["description"]
+    types = _types(parameter["schema"])
+    if "array" in types:
+        parameter.update(style="form", explode=False)  # ?include=1,2 (the server splits lists on commas)
+    elif "object" in types:
+        parameter.update(style="deepObject", explode=True)  # ?point[x]=1&point[y]=2, the PHP way
+    return parameter
+
+
+def _path_parameter(name: str, regex: str, arg: dict[str, Any] | None) -> dict[str, Any]:
+    schema = json_schema(arg) if arg else {"type": "string"}
+    schema.pop("default", None)
+    schema["pattern"] = f"^(?:{regex})$"
+    parameter = {"name": name, "in": "path", "required": True, "schema": schema}
+    if arg and arg.get("description"):
+        parameter["description"] = arg["description"]
+    return parameter
+
+
+def _request_body(args: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    if not args:
+        return None
+    schema: dict[str, Any] = {"type": "object", "properties": {name: json_schema(arg) for name, arg in args.items()}}
+    required = [name for name, arg in args.items() if arg.get("required")]
+    if required:
+        schema["required"] = required
+    return {
+        "required": bool(required),
+        "content": {"application/json": {"schema": schema}, "application/x-www-form-urlencoded": {"schema": schema}},
+    }
+
+
+def component_name(text: str) -> str:
+    return _COMPONENT_NAME.sub(".", text).strip(".") or "item"
+
+
+def item_component(schema: Any) -> dict[str, Any]:
+    """A resource shape as a JSON-Schema object; no property is required (`_fields` and context trim items)."""
+    return {"type": "object", "properties": {name: json_schema(prop)
+                                             for name, prop in schema_properties(schema_instance(schema)).items()}}
+
+
+# --- the document ----------------------------------------------------------------------------
+
+class _Builder:
+    def __init__(self, app, site_url: str):
+        self.app = app
+        self.registry = app.registry
+        self.prefix = app.settings.rest_prefix
+        self.spec = APISpec(
+            title=f"{app.settings.site.get('name') or 'sitehost'} REST API",
+            version=_version(), openapi_version="3.1.0",
+            info={"description": "Generated from the routes the enabled plugins registered. Errors always have "
+                                 "the shape {code, message, data: {status}}."},
+            servers=[{"url": site_url}],
+        )
+        self.spec.components.schema(ERROR_COMPONENT, ERROR_SCHEMA)
+        self.spec.components.security_scheme("applicationPassword", {
+            "type": "http", "scheme": "basic",
+            "description": "A user's login (or email) and one of their application passwords.",
+        })
+        self.components_by_schema: dict[int, str] = {}
+        self.operation_ids: set[str] = set()
+
+    def build(self) -> dict[str, Any]:
+        for name, (schema, _owner) in self.registry.schemas.items():
+            self._component(schema, name)
+        tags = {}
+        paths: dict[str, dict[str, Any]] = {}
+        for route_path, route in self.registry.ordered_routes():
+            endpoints = [endpoint for endpoint in route.endpoints if not endpoint.hidden]
+            if not endpoints:
+                continue
+            item_ref = self._component(route.schema, f"{route.namespace} {route.title}") if route.schema else None
+            if route.namespace:
+                description = self.registry.namespaces.get(route.namespace, (None, ""))[0]
+                tags[route.namespace] = getattr(description, "description", "")
+            for template, groups in path_templates(route_path):
+                path = self.prefix + (template if template != "/" else "/")
+                operations = paths.setdefault(path, {})
+                for endpoint in endpoints:
+                    for method in endpoint.methods:
+                        if method.lower() in operations or method not in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+                            continue
+                        operations[method.lower()] = self._operation(route, endpoint, method, path, groups, item_ref)
+        for namespace, description in tags.items():
+            self.spec.tag({"name": namespace, "description": description or namespace})
+        for path, operations in paths.items():
+            self.spec.path(path=path, operations=operations)
+        return self.spec.to_dict()
+
+    def _component(self, schema: Any, name: str) -> dict[str, str]:
+        key = id(schema)
+        if key not in self.components_by_schema:
+            base = component_name(name)
+            unique, counter = base, 2
+            while unique in self.spec.components.schemas:
+                unique, counter = f"{base}.{counter}", counter + 1
+            self.spec.components.schema(unique, item_component(schema))
+            self.components_by_schema[key] = unique
+        return {"$ref": f"#/components/schemas/{self.components_by_schema[key]}"}
+
+    def _operation(self, route, endpoint, method: str, path: str, groups: dict[str, str],
+                   item_ref: dict[str, str] | None) -> dict[str, Any]:
+        args = endpoint.args or {}
+        parameters = [_path_parameter(name, regex, args.get(name)) for name, regex in groups.items()]
+        other_args = {name: arg for name, arg in args.items() if name not in groups}
+        operation: dict[str, Any] = {
+            "operationId": self._operation_id(method, path),
+            "summary": f"{method} {route.path}",
+            "tags": [route.namespace] if route.namespace else ["index"],
+            "security": [{}, {"applicationPassword": []}],
+            "x-plugin": endpoint.plugin,
+        }
+        if endpoint.permission is None:
+            operation["x-public"] = True
+        if endpoint.allow_batch:
+            operation["x-allow-batch"] = True
+        if method in BODY_METHODS:
+            body = _request_body(other_args)
+            if body:
+                operation["requestBody"] = body
+        else:
+            parameters.extend(_query_parameter(name, arg) for name, arg in other_args.items())
+        if parameters:
+            operation["parameters"] = parameters
+        operation["responses"] = self._responses(method, route, item_ref)
+        return operation
+
+    def _responses(self, method: str, route, item_ref: dict[str, str] | None) -> dict[str, Any]:
+        if item_ref is None:
+            body_schema: dict[str, Any] = {}
+        elif route.has_variables or method != "GET":
+            body_schema = item_ref
+        else:  # a collection lists items; a few plain routes (settings, users/me) answer one
+            body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref]}
+        success = {"description": "Success.", "content": {"application/json": {"schema": body_schema}}}
+        responses: dict[str, Any] = {"200": success}
+        if method == "POST":
+            responses["201"] = {"description": "Created.", "content": {"application/json": {"schema": body_schema}}}
+        error = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
+        for status, description in ERROR_RESPONSES.items():
+            responses[status] = {"description": description, "content": {"application/json": {"schema": error}}}
+        return responses
+
+    def _operation_id(self, method: str, path: str) -> str:
+        words = re.sub(r"[^A-Za-z0-9]+", "_", path[len(self.prefix):]).strip("_") or "root"
+        base = f"{method.lower()}_{words}"
+        unique, counter = base, 2
+        while unique in self.operation_ids:
+            unique, counter = f"{base}_{counter}", counter + 1
+        self.operation_ids.add(unique)
+        return unique
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sitehost")
+    except PackageNotFoundError:
+        return "0"
+
+
+def openapi_document(app, site_url: str) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of `app` as served from `site_url` (built once per registry and URL)."""
+    return app.registry.cached_document(("openapi", site_url), lambda: _Builder(app, site_url).build())
+
+
+# --- HTML reference and the two host pages ---------------------------------------------------
+
+def _describe_schema(schema: dict[str, Any]) -> str:
+    kinds = schema.get("type", "any")
+    text = " or ".join(kinds) if isinstance(kinds, list) else str(kinds)
+    if isinstance(schema.get("items"), dict) and schema["items"].get("type"):
+        text += f" of {_describe_schema(schema['items'])}"
+    details = []
+    if "enum" in schema:
+        details.append("one of " + ", ".join(str(value) for value in schema["enum"]))
+    for keyword, label in (("minimum", "min"), ("maximum", "max"), ("minLength", "min length"),
+                           ("maxLength", "max length"), ("maxItems", "max items"), ("format", "format"),
+                           ("default", "default"), ("pattern", "pattern")):
+        if keyword in schema:
+            details.append(f"{label} {json.dumps(schema[keyword]) if keyword == 'default' else schema[keyword]}")
+    return text + (f" ({'; '.join(details)})" if details else "")
+
+
+def reference_html(document: dict[str, Any]) -> str:
+    """The OpenAPI document as a plain HTML page: no scripts, so the strict CSP holds."""
+    parts = [f"<p>{html.escape(document['info'].get('description', ''))} Machine-readable: "
+             f"<a href=\"{OPENAPI_PATH}\">{OPENAPI_PATH}</a>.</p>"]
+    by_tag: dict[str, list[tuple[str, str, dict]]] = {}
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            by_tag.setdefault(operation["tags"][0], []).append((method.upper(), path, operation))
+    parts.append("<nav><ul>" + "".join(f"<li><a href=\"#{html.escape(component_name(tag))}\">{html.escape(tag)}</a></li>"
+                                        for tag in by_tag) + "</ul></nav>")
+    for tag, operations in by_tag.items():
+        parts.append(f"<section id=\"{html.escape(component_name(tag))}\"><h2>{html.escape(tag)}</h2>")
+        for method, path, operation in operations:
+            access = "public" if operation.get("x-public") else "permission checked"
+            parts.append(f"<h3><code>{method} {html.escape(path)}</code></h3><p>{access}"
+                         f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
+            rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))
+                    for p in operation.get("parameters", [])]
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+            if body:
+                rows.extend((name, "body", name in body.get("required", []), prop, prop.get("description", ""))
+                            for name, prop in body["properties"].items())
+            if rows:
+                parts.append("<table><thead><tr><th>name</th><th>in</th><th>required</th><th>type</th>"
+                             "<th>description</th></tr></thead><tbody>")
+                parts.extend(f"<tr><td><code>{html.escape(name)}</code></td><td>{where}</td>"
+                             f"<td>{'yes' if required else 'no'}</td><td>{html.escape(_describe_schema(schema))}</td>"
+                             f"<td>{html.escape(description)}</td></tr>"
+                             for name, where, required, schema, description in rows)
+                parts.append("</tbody></table>")
+        parts.append("</section>")
+    return "".join(parts)
+
+
+def add_reference_pages(web, app) -> None:
+    """Mount `/openapi.json` and `/api-reference` on the app's Bottle edge (outside the REST root)."""
+    import bottle
+
+    @web.route(OPENAPI_PATH, method=["GET", "HEAD"])
+    def openapi_json():
+        document = openapi_document(app, app.site_url(bottle.request.environ))
+        bottle.response.content_type = "application/json; charset=UTF-8"
+        bottle.response.headers["Access-Control-Allow-Origin"] = "*"  # public, no credentials: tools may fetch it
+        return json.dumps(document, ensure_ascii=False)
+
+    @web.route(REFERENCE_PATH, method=["GET", "HEAD"])
+    def api_reference():
+        document = openapi_document(app, app.site_url(bottle.request.environ))
+        return app.render_html_page("API reference", reference_html(document))
+
+
+# --- command line ----------------------------------------------------------------------------
+
+@click.command("openapi")
+@click.option("--url", default="http://127.0.0.1:8080", show_default=True,
+              help="Site address the document's server entry points at.")
+@click.pass_context
+def openapi_command(ctx: click.Context, url: str) -> None:
+    """Print the OpenAPI 3.1 document of every enabled plugin's routes."""
+    from .cli import _create_app
+
+    app = _create_app(ctx)
+    try:
+        click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))
+    finally:
+        app.close()
