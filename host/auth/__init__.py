@@ -2,22 +2,95 @@
 
 An essential part of the host (never disabled). Users, roles and capabilities live in
 host.auth.users; plugins reach them through `request.user.can(...)` and the functions
-there, never through the tables directly.
+there, never through the tables directly. This module also maps the per-user meta
+capabilities, serves the authorize page (host.auth.pages), installs the first
+administrator and adds the `user` and `app-password` commands (host.auth.cli).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import secrets
 
 import pluggy
+from sqlalchemy import select
 
+from ..registry import Page
 from ..rest.response import RestError
+from . import pages, ratelimit
 from . import users as user_service
+from .pages import AUTHORIZE_PATH
 
 hookimpl = pluggy.HookimplMarker("sitehost")
 
-AUTHORIZE_PATH = "/authorize-application"
+# Meta capabilities on one user (args[0] is the user id) and the primitive ones they need.
+# Editing yourself needs nothing beyond being signed in; everything else needs the *_users cap.
+USER_META_CAPABILITIES = {
+    "edit_user": "edit_users", "delete_user": "delete_users", "promote_user": "promote_users",
+    "remove_user": "remove_users",
+}
+# Managing a user's application passwords is allowed to whoever may edit that user.
+APP_PASSWORD_META_CAPABILITIES = {
+    "create_app_password", "list_app_passwords", "read_app_password", "edit_app_password",
+    "delete_app_passwords", "delete_app_password",
+}
+
+
+@hookimpl
+def startup(app):
+    """A wrong `[auth]` table stops the start with a ConfigError naming the setting."""
+    ratelimit.limits(app)
+
+
+@hookimpl
+def map_meta_capability(app, user, capability, args):
+    if capability in APP_PASSWORD_META_CAPABILITIES:
+        capability = "edit_user"
+    if capability not in USER_META_CAPABILITIES:
+        return None
+    if capability == "edit_user" and args and _as_int(args[0]) == user.id:
+        return []
+    return [USER_META_CAPABILITIES[capability]]
+
+
+def _as_int(value) -> int | None:
+    try:
+        return int(getattr(value, "id", value))
+    except (TypeError, ValueError):
+        return None
+
+
+@hookimpl
+def register_pages(app):
+    return [Page(AUTHORIZE_PATH, ("GET", "POST"), pages.authorize_page, name="authorize-application")]
+
+
+@hookimpl
+def site_installed(app, session):
+    """The first administrator, with a random login password and an application password, printed once."""
+    users = user_service.tables(app)["users"]
+    if any("administrator" in row.roles.split(",") for row in session.execute(select(users.c.roles))):
+        return ["an administrator exists already; no new one was created"]
+    config = app.settings.extra.get("auth", {}) if isinstance(app.settings.extra.get("auth", {}), dict) else {}
+    login = str(config.get("admin_login") or "admin")
+    email = str(config.get("admin_email") or "admin@school.invalid")
+    login_password = secrets.token_urlsafe(18)
+    user = user_service.create_user(app, session, login, email, "administrator", login_password)
+    app_password, _record = user_service.create_application_password(app, session, user.id, "sitehost install")
+    return [
+        f"administrator created: login {login!r}, email {email!r}",
+        f"login password (for the authorize page; shown once): {login_password}",
+        f"application password (HTTP Basic for the REST API; shown once): {app_password}",
+    ]
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import app_password_group, user_group
+
+    cli.add_command(user_group)
+    cli.add_command(app_password_group)
 
 
 @hookimpl
@@ -32,22 +105,30 @@ def authenticate(app, request):
     if credentials is None:
         return None
     identifier, password = credentials
+    address = pages.client_address(app, request.environ)
+    try:
+        recent_failures = ratelimit.check_allowed(app, identifier, address)
+    except ratelimit.TooManyAttempts as refusal:
+        raise refusal.rest_error() from None
     with app.db.session() as session:
         user = user_service.find_user(app, session, identifier)
-        if user is None:
-            if "@" in identifier:
-                raise RestError("invalid_email", "<strong>Error:</strong> Unknown email address. "
-                                "Check again or try your username.", 401)
-            raise RestError("invalid_username", "<strong>Error:</strong> Unknown username. "
-                            "Check again or try your email address.", 401)
-        record = user_service.match_application_password(app, session, user.id, password)
-        if record is None:
+        record = user_service.match_application_password(app, session, user.id, password) if user else None
+    if user is None or record is None:
+        ratelimit.record_failure(app, identifier, address)
+        if user is not None:
             raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
+        if "@" in identifier:
+            raise RestError("invalid_email", "<strong>Error:</strong> Unknown email address. "
+                            "Check again or try your username.", 401)
+        raise RestError("invalid_username", "<strong>Error:</strong> Unknown username. "
+                        "Check again or try your email address.", 401)
+    if recent_failures:
+        ratelimit.clear_failures(app, identifier)
     if record["last_used"] is None or user_service.utcnow() - record["last_used"] >= user_service.LAST_USED_INTERVAL:
         with app.db.session(write=True) as session, session.begin():
             user_service.record_application_password_use(app, session, record, request.remote_addr)
     user.application_password_uuid = record["uuid"]
-    request.application_password = record
+    request.application_password = {key: value for key, value in record.items() if key != "password_hash"}
     return user
 
 

@@ -1,4 +1,4 @@
-"""Tables of users, application passwords and sign-in attempts."""
+"""Tables of users, application passwords, browser sessions and sign-in failures."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("description", Text, nullable=False, default=""),
         Column("first_name", String(100), nullable=False, default=""),
         Column("last_name", String(100), nullable=False, default=""),
+        Column("nickname", String(250), nullable=False, default=""),
         Column("roles", String(200), nullable=False, default="subscriber"),  # comma-separated
         Column("password_hash", String(255), nullable=False, default=""),
         Column("registered", DateTime, nullable=False),
@@ -42,4 +43,15 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("failed_at", DateTime, nullable=False),
         Index("ix_sign_in_failures_subject", "scope", "subject", "failed_at"),
     )
-    return {"users": users, "application_passwords": application_passwords, "sign_in_failures": sign_in_failures}
+    # Browser sessions of the site's own pages (the authorize page). The cookie holds a random
+    # token; only its SHA-256 is stored, so a copy of the database cannot be replayed as cookies.
+    auth_sessions = Table(
+        "auth_sessions", metadata,
+        Column("token_hash", String(64), primary_key=True),
+        Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("csrf_token", String(64), nullable=False),
+        Column("created", DateTime, nullable=False),
+        Column("expires", DateTime, nullable=False, index=True),
+    )
+    return {"users": users, "application_passwords": application_passwords, "sign_in_failures": sign_in_failures,
+            "auth_sessions": auth_sessions}

@@ -20,7 +20,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import String, case, delete, func, insert, literal, or_, select, update
 
 from .roles import ROLE_CAPABILITIES, ROLES
 
@@ -55,6 +55,7 @@ class User:
         self.description: str = row.description
         self.first_name: str = row.first_name
         self.last_name: str = row.last_name
+        self.nickname: str = row.nickname
         self.registered: datetime.datetime = row.registered
         self.roles: tuple[str, ...] = tuple(role for role in row.roles.split(",") if role)
         self.application_password_uuid: str | None = None
@@ -93,6 +94,12 @@ def hash_login_password(password: str) -> str:
     return _password_hasher.hash(password)
 
 
+def login_password_hash(app, session, user_id: int) -> str:
+    """The stored argon2 hash (never leaves the host: for sign-in checks only)."""
+    users = tables(app)["users"]
+    return session.execute(select(users.c.password_hash).where(users.c.id == user_id)).scalar_one_or_none() or ""
+
+
 def verify_login_password(stored_hash: str, password: str) -> bool:
     if not stored_hash:
         return False
@@ -106,20 +113,51 @@ def slugify_login(login: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", login.lower()).strip("-") or "user"
 
 
-def create_user(app, session, login: str, email: str, role: str = "subscriber", password: str | None = None,
+class UserError(ValueError):
+    """A user cannot be written as asked; `field` names the offending value (login, email, slug, role)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def _unique_slug(app, session, wanted: str, exclude_id: int | None = None) -> str:
+    """`wanted`, or `wanted-2`, `wanted-3` ... when another user has it already."""
+    users = tables(app)["users"]
+    candidate, number = wanted, 1
+    while True:
+        query = select(users.c.id).where(users.c.slug == candidate)
+        if exclude_id is not None:
+            query = query.where(users.c.id != exclude_id)
+        if session.execute(query).first() is None:
+            return candidate
+        number += 1
+        candidate = f"{wanted}-{number}"
+
+
+def create_user(app, session, login: str, email: str, role: str | list[str] = "subscriber", password: str | None = None,
                 display_name: str = "", **extra: Any) -> User:
-    """Insert a user; raises ValueError with a clear message for a bad role or a taken login/email."""
-    if role not in ROLES:
-        raise ValueError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+    """Insert a user; raises UserError (a ValueError) for a bad role or a taken login, email or slug."""
+    roles = [role] if isinstance(role, str) else list(role)
+    for name in roles:
+        if name not in ROLES:
+            raise UserError("role", f"unknown role {name!r} (one of {', '.join(ROLES)})")
     users = tables(app)["users"]
     taken = session.execute(select(users.c.login, users.c.email).where(
         (func.lower(users.c.login) == login.lower()) | (func.lower(users.c.email) == email.lower()))).first()
     if taken is not None:
         which = "login" if taken.login.lower() == login.lower() else "email"
-        raise ValueError(f"a user with that {which} already exists")
+        raise UserError(which, f"a user with that {which} already exists")
+    slug = extra.pop("slug", "") or ""
+    if slug:
+        if session.execute(select(users.c.id).where(users.c.slug == slug)).first() is not None:
+            raise UserError("slug", "a user with that slug already exists")
+    else:
+        slug = _unique_slug(app, session, slugify_login(login))
     values = {
-        "login": login, "email": email, "display_name": display_name or login, "slug": slugify_login(login),
-        "roles": role, "password_hash": hash_login_password(password) if password else "",
+        "login": login, "email": email, "display_name": display_name or login, "slug": slug,
+        "roles": ",".join(roles), "password_hash": hash_login_password(password) if password else "",
         "registered": utcnow(),
     }
     values.update(extra)
@@ -140,6 +178,152 @@ def find_user(app, session, identifier: str) -> User | None:
     if row is None and "@" in identifier:
         row = session.execute(select(users).where(func.lower(users.c.email) == identifier.lower())).first()
     return User(app, row) if row is not None else None
+
+
+def update_user(app, session, user_id: int, values: dict[str, Any]) -> User:
+    """Change profile fields, roles (a list) and the login password (plain text, hashed here).
+
+    Raises UserError for an email or slug that another user has, or an unknown role.
+    """
+    users = tables(app)["users"]
+    changes = {key: value for key, value in values.items()
+               if key in ("display_name", "email", "url", "description", "first_name", "last_name", "nickname", "slug")}
+    if "email" in changes:
+        other = session.execute(select(users.c.id).where(
+            func.lower(users.c.email) == changes["email"].lower(), users.c.id != user_id)).first()
+        if other is not None:
+            raise UserError("email", "another user has that email address")
+    if "slug" in changes:
+        other = session.execute(select(users.c.id).where(users.c.slug == changes["slug"], users.c.id != user_id)).first()
+        if other is not None:
+            raise UserError("slug", "another user has that slug")
+    if "roles" in values:
+        for role in values["roles"]:
+            if role not in ROLES:
+                raise UserError("role", f"unknown role {role!r}")
+        changes["roles"] = ",".join(dict.fromkeys(values["roles"]))
+    if values.get("password"):
+        changes["password_hash"] = hash_login_password(values["password"])
+    if changes:
+        session.execute(update(users).where(users.c.id == user_id).values(**changes))
+    return get_user(app, session, user_id)
+
+
+def content_table(app):
+    """The content plugin's `posts` table when it is enabled (columns author, status, type), else None."""
+    return app.db.metadata.tables.get("posts")
+
+
+def authored_count(app, session, user_id: int) -> int:
+    posts = content_table(app)
+    if posts is None:
+        return 0
+    return session.execute(select(func.count()).select_from(posts).where(posts.c.author == user_id)).scalar_one()
+
+
+def has_published(app, session, user_id: int) -> bool:
+    posts = content_table(app)
+    if posts is None:
+        return False
+    query = select(posts.c.author).where(posts.c.author == user_id, posts.c.status == "publish").limit(1)
+    return session.execute(query).first() is not None
+
+
+def delete_user(app, session, user_id: int, reassign_to: int | None) -> None:
+    """Delete a user; their content goes to `reassign_to`.
+
+    Without `reassign_to` a user who authored content is refused (UserError "reassign"):
+    deleting other plugins' content from here could leave it half-deleted, so the
+    operator must say who takes it over.
+    """
+    posts = content_table(app)
+    if posts is not None:
+        if reassign_to is not None:
+            session.execute(update(posts).where(posts.c.author == user_id).values(author=reassign_to))
+        elif authored_count(app, session, user_id):
+            raise UserError("reassign", "the user has authored content; give a user to reassign it to")
+    auth = tables(app)
+    session.execute(delete(auth["application_passwords"]).where(auth["application_passwords"].c.user_id == user_id))
+    session.execute(delete(auth["auth_sessions"]).where(auth["auth_sessions"].c.user_id == user_id))
+    session.execute(delete(auth["users"]).where(auth["users"].c.id == user_id))
+
+
+def roles_with_capability(app, capability: str) -> list[str]:
+    """Roles whose holders have `capability` (built-in role sets plus plugin-registered capabilities)."""
+    extra_roles = app.registry.capabilities.get(capability, set())
+    return [role for role, caps in ROLE_CAPABILITIES.items() if capability in caps or role in extra_roles]
+
+
+def role_capabilities(app, role: str) -> frozenset[str]:
+    caps = set(ROLE_CAPABILITIES.get(role, frozenset()))
+    caps.update(capability for capability, roles in app.registry.capabilities.items() if role in roles)
+    return frozenset(caps)
+
+
+def _roles_match(users, roles: list[str]):
+    """Users holding any of `roles` (stored comma-separated: match ",role," inside ",roles,")."""
+    wrapped = literal(",", String) + users.c.roles + literal(",", String)
+    return or_(*[wrapped.like(f"%,{role},%") for role in roles]) if roles else literal(False)
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def query_users(app, session, *, include=(), exclude=(), search: str = "", search_columns=("id", "login", "slug", "display_name"),
+                slugs=(), roles=(), any_of_roles=None, published_only: bool = False, orderby: str = "name",
+                order: str = "asc", limit: int | None = 10, offset: int = 0) -> tuple[list[User], int]:
+    """One page of users matching the filters, and how many match in all.
+
+    `roles` and `any_of_roles` (who=authors) each keep users holding at least one of the
+    roles listed; both filters apply when both are given.
+    """
+    users = tables(app)["users"]
+    conditions = []
+    if include:
+        conditions.append(users.c.id.in_(list(include)))
+    if exclude:
+        conditions.append(users.c.id.not_in(list(exclude)))
+    if slugs:
+        conditions.append(users.c.slug.in_(list(slugs)))
+    if roles:
+        conditions.append(_roles_match(users, list(roles)))
+    if any_of_roles is not None:
+        conditions.append(_roles_match(users, list(any_of_roles)))
+    if search:
+        columns = {"login": users.c.login, "slug": users.c.slug, "display_name": users.c.display_name,
+                   "email": users.c.email, "url": users.c.url}
+        pattern = _like_pattern(search)
+        matches = [func.lower(columns[name]).like(pattern, escape="\\") for name in search_columns if name in columns]
+        if "id" in search_columns and search.strip().isdigit():
+            matches.append(users.c.id == int(search.strip()))
+        conditions.append(or_(*matches))
+    if published_only:
+        posts = content_table(app)
+        if posts is None:
+            conditions.append(literal(False))
+        else:
+            conditions.append(users.c.id.in_(select(posts.c.author).where(posts.c.status == "publish")))
+    total = session.execute(select(func.count()).select_from(users).where(*conditions)).scalar_one()
+    sort_columns = {"id": users.c.id, "name": users.c.display_name, "registered_date": users.c.registered,
+                    "slug": users.c.slug, "email": users.c.email, "url": users.c.url}
+    if orderby == "include" and include:
+        sort = case({value: index for index, value in enumerate(include)}, value=users.c.id)
+    elif orderby == "include_slugs" and slugs:
+        sort = case({value: index for index, value in enumerate(slugs)}, value=users.c.slug)
+    else:
+        sort = sort_columns.get(orderby, users.c.display_name)
+    direction = (lambda column: column.desc()) if order == "desc" else (lambda column: column.asc())
+    query = select(users).where(*conditions).order_by(direction(sort), direction(users.c.id)).offset(offset)
+    if limit is not None:
+        query = query.limit(limit)
+    return [User(app, row) for row in session.execute(query)], total
+
+
+def list_users(app, session) -> list[User]:
+    users = tables(app)["users"]
+    return [User(app, row) for row in session.execute(select(users).order_by(users.c.id))]
 
 
 # --- application passwords -------------------------------------------------------------

@@ -1,7 +1,541 @@
-"""core/v2 users and application-password routes."""
+"""core/v2 users and application-password routes, as the reference REST API has them.
+
+Users: list (everyone with `list_users`; others see only users with published content),
+read, create, update, delete (force + reassign), and `users/me`. Application passwords:
+list, create (the only response with the password), read, rename, delete one or all,
+and `introspect`. Password hashes never leave host.auth: records are built field by field.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from marshmallow import Schema, fields, validate
+
+from host import RestError, RestResponse, Route, forbidden
+from host.auth import users as user_service
+from host.auth.roles import ROLES
+
+NAMESPACE = "core/v2"
+CONTEXTS = ["view", "embed", "edit"]
+USERNAME = r"^[A-Za-z0-9 _.@-]+$"
+
+
+# --- schemas (shapes and args) ----------------------------------------------------------
+
+def _meta(description: str, context=("embed", "view", "edit"), **extra) -> dict:
+    return {"description": description, "context": list(context), **extra}
+
+
+class UserSchema(Schema):
+    id = fields.Integer(dump_only=True, metadata=_meta("Unique identifier for the user."))
+    username = fields.String(required=True, metadata=_meta("Login name for the user.", ["edit"]))
+    name = fields.String(metadata=_meta("Display name for the user."))
+    first_name = fields.String(metadata=_meta("First name for the user.", ["edit"]))
+    last_name = fields.String(metadata=_meta("Last name for the user.", ["edit"]))
+    email = fields.String(required=True, metadata=_meta("The email address for the user.", ["edit"], format="email"))
+    url = fields.String(metadata=_meta("URL of the user.", format="uri"))
+    description = fields.String(metadata=_meta("Description of the user."))
+    link = fields.String(dump_only=True, metadata=_meta("Author URL of the user.", format="uri"))
+    nickname = fields.String(metadata=_meta("The nickname for the user.", ["edit"]))
+    slug = fields.String(metadata=_meta("An alphanumeric identifier for the user."))
+    registered_date = fields.String(dump_only=True, metadata=_meta("Registration date for the user.", ["edit"],
+                                                                   format="date-time"))
+    roles = fields.List(fields.String(), metadata=_meta("Roles assigned to the user.", ["edit"]))
+    password = fields.String(required=True, metadata=_meta("Password for the user (never included).", []))
+    capabilities = fields.Dict(dump_only=True, metadata=_meta("All capabilities assigned to the user.", ["edit"]))
+    extra_capabilities = fields.Dict(dump_only=True, metadata=_meta("Any extra capabilities assigned to the user.",
+                                                                    ["edit"]))
+    meta = fields.Dict(metadata=_meta("Meta fields.", ["view", "edit"]))
+
+
+class UserCollectionArgs(Schema):
+    context = fields.String(load_default="view", validate=validate.OneOf(CONTEXTS),
+                            metadata={"description": "Scope under which the request is made; determines fields present in response."})
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1),
+                          metadata={"description": "Current page of the collection."})
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
+                              metadata={"description": "Maximum number of items to be returned in result set."})
+    search = fields.String(metadata={"description": "Limit results to those matching a string."})
+    exclude = fields.List(fields.Integer(), load_default=list,
+                          metadata={"description": "Ensure result set excludes specific IDs.", "default": []})
+    include = fields.List(fields.Integer(), load_default=list,
+                          metadata={"description": "Limit result set to specific IDs.", "default": []})
+    offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})
+    order = fields.String(load_default="asc", validate=validate.OneOf(["asc", "desc"]),
+                          metadata={"description": "Order sort attribute ascending or descending."})
+    orderby = fields.String(load_default="name", validate=validate.OneOf(
+        ["id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"]),
+        metadata={"description": "Sort collection by user attribute."})
+    slug = fields.List(fields.String(), metadata={"description": "Limit result set to users with one or more specific slugs."})
+    roles = fields.List(fields.String(), metadata={
+        "description": "Limit result set to users matching at least one specific role provided. Accepts csv list or single role."})
+    who = fields.String(validate=validate.OneOf(["authors"]), metadata={
+        "description": "Limit result set to users who are considered authors."})
+
+
+class ContextArgs(Schema):
+    context = fields.String(load_default="view", validate=validate.OneOf(CONTEXTS),
+                            metadata={"description": "Scope under which the request is made; determines fields present in response."})
+
+
+class UserItemArgs(ContextArgs):
+    id = fields.Integer(metadata={"description": "Unique identifier for the user."})
+
+
+USER_DELETE_ARGS = {
+    "id": {"description": "Unique identifier for the user.", "type": "integer"},
+    "force": {"description": "Required to be true, as users do not support trashing.", "type": "boolean", "default": False},
+    # An integer user id, or false to reassign nothing (the reference accepts "false" here too).
+    "reassign": {"description": "Reassign the deleted user's posts and links to this user ID.",
+                 "type": ["integer", "boolean"], "required": True},
+}
+
+
+class ApplicationPasswordSchema(Schema):
+    uuid = fields.String(dump_only=True, metadata=_meta("The unique identifier for the application password.",
+                                                        ["view", "edit", "embed"], format="uuid"))
+    app_id = fields.String(metadata=_meta("A UUID provided by the application to uniquely identify it. It is "
+                                          "recommended to use an UUID v5 with the URL or DNS namespace.",
+                                          ["view", "edit", "embed"], format="uuid"))
+    name = fields.String(required=True, metadata=_meta("The name of the application password.",
+                                                       ["view", "edit", "embed"], minLength=1, pattern=r".*\S.*"))
+    password = fields.String(dump_only=True, metadata=_meta("The generated password. Only available after adding an "
+                                                            "application.", ["edit"]))
+    created = fields.String(dump_only=True, metadata=_meta("The GMT date the application password was created.",
+                                                           ["view", "edit"], format="date-time"))
+    last_used = fields.String(dump_only=True, allow_none=True, metadata=_meta(
+        "The GMT date the application password was last used.", ["view", "edit"], format="date-time"))
+    last_ip = fields.String(dump_only=True, allow_none=True, metadata=_meta(
+        "The IP address the application password was last used by.", ["view", "edit"], format="ip"))
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+def not_logged_in() -> RestError:
+    return RestError("rest_not_logged_in", "You are not currently logged in.", 401)
+
+
+def invalid_user() -> RestError:
+    return RestError("rest_user_invalid_id", "Invalid user ID.", 404)
+
+
+def target_user(request, key: str = "id"):
+    """The user named in the URL (`me` is the caller); raises 401/404 as the reference does."""
+    raw = str(request.url_params.get(key, request.params.get(key, "")))
+    if raw == "me":
+        if not request.user.is_authenticated:
+            raise not_logged_in()
+        raw = str(request.user.id)
+    cached = getattr(request, "_target_users", {})
+    if raw in cached:
+        return cached[raw]
+    user = user_service.get_user(request.app, request.session, int(raw)) if raw.isdigit() and int(raw) > 0 else None
+    if user is None:
+        raise invalid_user()
+    cached[raw] = user
+    request._target_users = cached
+    return user
+
+
+def _me(request) -> None:
+    """users/me: route it as users/<own id> (401 when anonymous)."""
+    if not request.user.is_authenticated:
+        raise not_logged_in()
+    request.url_params = {**request.url_params, "id": str(request.user.id)}
+
+
+def site_url(request) -> str:
+    prefix = request.app.settings.rest_prefix
+    return request.base_url[: -len(prefix)] if prefix and request.base_url.endswith(prefix) else request.base_url
+
+
+def user_url(request, user_id: int) -> str:
+    return f"{request.base_url}/{NAMESPACE}/users/{user_id}"
+
+
+def prepare_user(request, user, context: str) -> dict[str, Any]:
+    """The user object in `context` (embed, view or edit); never any password or hash."""
+    data: dict[str, Any] = {"id": user.id}
+    if context == "edit":
+        data["username"] = user.login
+    data["name"] = user.display_name
+    if context == "edit":
+        data.update(first_name=user.first_name, last_name=user.last_name, email=user.email)
+    data["url"] = user.url
+    data["description"] = user.description
+    data["link"] = f"{site_url(request)}/author/{user.slug}/"
+    if context == "edit":
+        data["nickname"] = user.nickname or user.login
+    data["slug"] = user.slug
+    if context == "edit":
+        data["roles"] = list(user.roles)
+        data["registered_date"] = user.registered.isoformat() + "+00:00"
+        capabilities = {capability: True for capability in sorted(user.capabilities)}
+        capabilities.update({role: True for role in user.roles})
+        data["capabilities"] = capabilities
+        data["extra_capabilities"] = {role: True for role in user.roles}
+    if context != "embed":
+        data["meta"] = {}
+    data["_links"] = {
+        "self": [{"href": user_url(request, user.id)}],
+        "collection": [{"href": f"{request.base_url}/{NAMESPACE}/users"}],
+    }
+    return data
+
+
+def visible_to_public(request, user) -> bool:
+    return user_service.has_published(request.app, request.session, user.id)
+
+
+# --- users: permissions -----------------------------------------------------------------
+
+def can_list_users(request):
+    user = request.user
+    params = request.params
+    if params.get("roles") and not user.can("list_users"):
+        raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to filter users by role.")
+    if params.get("context") == "edit" and not user.can("list_users"):
+        raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to list users.")
+    if params.get("orderby") in ("email", "registered_date") and not user.can("list_users"):
+        raise forbidden(user, "rest_forbidden_orderby", "Sorry, you are not allowed to order users by this parameter.")
+    if params.get("who") == "authors" and not user.can("edit_posts"):
+        raise forbidden(user, "rest_forbidden_who", "Sorry, you are not allowed to query users by this parameter.")
+    return True
+
+
+def can_read_user(request):
+    target = target_user(request)
+    user = request.user
+    if user.is_authenticated and user.id == target.id:
+        return True
+    if request.params.get("context") == "edit" and not user.can("edit_user", target.id):
+        raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to list users.")
+    if not user.can("edit_user", target.id) and not user.can("list_users") and not visible_to_public(request, target):
+        raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to list users.")
+    return True
+
+
+def can_create_user(request):
+    if not request.user.can("create_users"):
+        raise forbidden(request.user, "rest_cannot_create_user", "Sorry, you are not allowed to create new users.")
+    return True
+
+
+def can_update_user(request):
+    target = target_user(request)
+    user = request.user
+    if request.has_param("roles") and not user.can("promote_user", target.id):
+        raise forbidden(user, "rest_cannot_edit_roles", "Sorry, you are not allowed to edit roles of this user.")
+    if not user.can("edit_user", target.id):
+        raise forbidden(user, "rest_cannot_edit", "Sorry, you are not allowed to edit this user.")
+    return True
+
+
+def can_delete_user(request):
+    target = target_user(request)
+    if not request.user.can("delete_user", target.id):
+        raise forbidden(request.user, "rest_user_cannot_delete", "Sorry, you are not allowed to delete this user.")
+    return True
+
+
+def _me_permission(check):
+    def permission(request):
+        _me(request)
+        return check(request)
+    return permission
+
+
+# --- users: handlers --------------------------------------------------------------------
+
+def list_users(request):
+    params = request.params
+    user = request.user
+    may_list = user.can("list_users")
+    per_page, page = params["per_page"], params["page"]
+    offset = params["offset"] if params.get("offset") else (page - 1) * per_page
+    search_columns = ("id", "login", "url", "email", "slug", "display_name") if may_list else \
+        ("id", "login", "slug", "display_name")
+    found, total = user_service.query_users(
+        request.app, request.session, include=params.get("include") or [], exclude=params.get("exclude") or [],
+        search=params.get("search") or "", search_columns=search_columns, slugs=params.get("slug") or [],
+        roles=params.get("roles") or [],
+        any_of_roles=user_service.roles_with_capability(request.app, "edit_posts") if params.get("who") == "authors" else None,
+        published_only=not may_list, orderby=params["orderby"], order=params["order"], limit=per_page, offset=offset)
+    items = [prepare_user(request, item, params["context"]) for item in found]
+    return RestResponse.collection(request, items, total, per_page, page)
+
+
+def get_user(request):
+    return prepare_user(request, target_user(request), request.params.get("context", "view"))
+
+
+def get_me(request):
+    _me(request)
+    return get_user(request)
+
+
+def check_password_value(password: str) -> None:
+    if not password:
+        raise RestError("rest_user_invalid_password", "Passwords cannot be empty.", 400)
+    if "\\" in password:
+        raise RestError("rest_user_invalid_password", 'Passwords cannot contain the "\\" character.', 400)
+
+
+def check_roles(request, roles: list[str], target_id: int | None) -> None:
+    """Unknown role: 400; a role above the caller's own, or self-demotion out of edit_users: 403."""
+    for role in roles:
+        if role not in ROLES:
+            raise RestError("rest_user_invalid_role", f"The role {role} does not exist.", 400)
+    app, user = request.app, request.user
+    for role in roles:
+        if target_id == user.id and "edit_users" not in user_service.role_capabilities(app, role):
+            raise forbidden(user, "rest_user_invalid_role", "Sorry, you are not allowed to give users that role.")
+        if not user_service.role_capabilities(app, role) <= user.capabilities:
+            raise forbidden(user, "rest_user_invalid_role", "Sorry, you are not allowed to give users that role.")
+
+
+def profile_values(params: dict[str, Any]) -> dict[str, Any]:
+    names = {"name": "display_name", "first_name": "first_name", "last_name": "last_name", "email": "email",
+             "url": "url", "description": "description", "nickname": "nickname", "slug": "slug"}
+    return {column: params[key] for key, column in names.items() if params.get(key) is not None}
+
+
+def create_user(request):
+    params = request.params
+    if request.has_param("id"):
+        raise RestError("rest_user_exists", "Cannot create existing user.", 400)
+    login = params["username"].strip()
+    if len(login) > 60:
+        raise RestError("user_login_too_long", "Username may not be longer than 60 characters.", 400)
+    if not login or not re.match(USERNAME, login):
+        raise RestError("rest_user_invalid_username", "This username is invalid because it uses illegal characters. "
+                        "Please enter a valid username.", 400)
+    check_password_value(params["password"])
+    roles = params.get("roles") or ["subscriber"]
+    if params.get("roles"):
+        check_roles(request, roles, None)
+    values = profile_values(params)
+    email = values.pop("email")
+    display_name = values.pop("display_name", "")
+    try:
+        created = user_service.create_user(request.app, request.session, login, email, roles, params["password"],
+                                           display_name=display_name, **values)
+    except user_service.UserError as error:
+        codes = {"login": ("existing_user_login", "Sorry, that username already exists!"),
+                 "email": ("existing_user_email", "Sorry, that email address is already used!"),
+                 "slug": ("rest_user_invalid_slug", "Invalid slug.")}
+        code, message = codes.get(error.field, ("rest_user_invalid_role", error.message))
+        raise RestError(code, message, 400) from error
+    return RestResponse.created(prepare_user(request, created, "edit"), user_url(request, created.id))
+
+
+def update_user(request):
+    params = request.params
+    target = target_user(request)
+    if params.get("username") is not None and params["username"] != target.login:
+        raise RestError("rest_user_invalid_argument", "Username isn't editable.", 400)
+    values = profile_values(params)
+    if "password" in params and params["password"] is not None:
+        check_password_value(params["password"])
+        values["password"] = params["password"]
+    if params.get("roles") is not None:
+        check_roles(request, params["roles"], target.id)
+        values["roles"] = params["roles"]
+    try:
+        updated = user_service.update_user(request.app, request.session, target.id, values)
+    except user_service.UserError as error:
+        codes = {"email": ("rest_user_invalid_email", "Invalid email address."),
+                 "slug": ("rest_user_invalid_slug", "Invalid slug.")}
+        code, message = codes.get(error.field, ("rest_user_invalid_role", error.message))
+        raise RestError(code, message, 400) from error
+    return prepare_user(request, updated, "edit")
+
+
+def update_me(request):
+    _me(request)
+    return update_user(request)
+
+
+def delete_user(request):
+    params = request.params
+    target = target_user(request)
+    if not params.get("force"):
+        raise RestError("rest_trash_not_supported", "Users do not support trashing. Set 'force' to true to delete.", 501)
+    reassign = params.get("reassign")
+    if reassign is True:
+        raise RestError("rest_invalid_param", "Invalid user parameter(s).", 400,
+                        {"params": {"reassign": "Invalid user parameter(s)."}})
+    reassign_to = int(reassign) if reassign not in (False, None, 0) else None
+    if reassign_to is not None and (reassign_to == target.id
+                                    or user_service.get_user(request.app, request.session, reassign_to) is None):
+        raise RestError("rest_user_invalid_reassign", "Invalid user ID for reassignment.", 400)
+    previous = prepare_user(request, target, "edit")
+    try:
+        user_service.delete_user(request.app, request.session, target.id, reassign_to)
+    except user_service.UserError as error:
+        raise RestError("rest_user_invalid_reassign", "This user has authored content. Set 'reassign' to the ID of "
+                        "the user who takes it over.", 400) from error
+    return {"deleted": True, "previous": previous}
+
+
+def delete_me(request):
+    _me(request)
+    return delete_user(request)
+
+
+# --- application passwords --------------------------------------------------------------
+
+def _app_password_check(capability: str, code: str, message: str, with_uuid: bool = False):
+    def permission(request):
+        target = target_user(request, "user_id")
+        args = (target.id, request.url_params.get("uuid")) if with_uuid else (target.id,)
+        if not request.user.can(capability, *args):
+            raise forbidden(request.user, code, message)
+        return True
+    return permission
+
+
+def can_introspect(request):
+    target = target_user(request, "user_id")
+    if not request.user.is_authenticated or request.user.id != target.id:
+        raise forbidden(request.user, "rest_cannot_introspect_app_password_for_non_authenticated_user",
+                        "The authenticated application password can only be introspected for the current user.")
+    return True
+
+
+def _timestamp(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def prepare_record(request, user_id: int, record: dict, context: str, password: str | None = None) -> dict:
+    """A password record in `context`; the hash is never copied, `password` only on create."""
+    data = {"uuid": record["uuid"], "app_id": record["app_id"], "name": record["name"]}
+    if context != "embed":
+        data.update(created=_timestamp(record["created"]), last_used=_timestamp(record["last_used"]),
+                    last_ip=record["last_ip"])
+    if password is not None:
+        data["password"] = password
+    data["_links"] = {"self": [{"href": f"{user_url(request, user_id)}/application-passwords/{record['uuid']}"}]}
+    return data
+
+
+def _record_or_404(request, user_id: int, uuid: str) -> dict:
+    record = user_service.get_application_password(request.app, request.session, user_id, uuid)
+    if record is None:
+        raise RestError("rest_application_password_not_found", "Application password not found.", 404)
+    return record
+
+
+def clean_app_password_name(value: Any) -> str:
+    return " ".join(re.sub(r"<[^>]*>", "", str(value or "")).split())
+
+
+def list_app_passwords(request):
+    target = target_user(request, "user_id")
+    context = request.params.get("context", "view")
+    return [prepare_record(request, target.id, record, context)
+            for record in user_service.list_application_passwords(request.app, request.session, target.id)]
+
+
+def create_app_password(request):
+    target = target_user(request, "user_id")
+    name = clean_app_password_name(request.params.get("name"))
+    if not name:
+        raise RestError("application_password_empty_name",
+                        "An application name is required to create an application password.", 400)
+    password, record = user_service.create_application_password(request.app, request.session, target.id, name,
+                                                                 request.params.get("app_id") or "")
+    location = f"{user_url(request, target.id)}/application-passwords/{record['uuid']}"
+    return RestResponse.created(prepare_record(request, target.id, record, "edit", password), location)
+
+
+def delete_app_passwords(request):
+    target = target_user(request, "user_id")
+    count = user_service.delete_all_application_passwords(request.app, request.session, target.id)
+    return {"deleted": True, "count": count}
+
+
+def introspect_app_password(request):
+    target = target_user(request, "user_id")
+    uuid = request.user.application_password_uuid
+    if not uuid:
+        raise RestError("rest_no_authenticated_app_password", "Cannot introspect application password.", 404)
+    record = _record_or_404(request, target.id, uuid)
+    return prepare_record(request, target.id, record, request.params.get("context", "view"))
+
+
+def get_app_password(request):
+    target = target_user(request, "user_id")
+    record = _record_or_404(request, target.id, request.url_params["uuid"])
+    return prepare_record(request, target.id, record, request.params.get("context", "view"))
+
+
+def update_app_password(request):
+    target = target_user(request, "user_id")
+    record = _record_or_404(request, target.id, request.url_params["uuid"])
+    if request.params.get("name") is not None:
+        name = clean_app_password_name(request.params["name"])
+        if not name:
+            raise RestError("application_password_empty_name",
+                            "An application name is required to create an application password.", 400)
+        user_service.rename_application_password(request.app, request.session, target.id, record["uuid"], name)
+        record = {**record, "name": name}
+    return prepare_record(request, target.id, record, "edit")
+
+
+def delete_app_password(request):
+    target = target_user(request, "user_id")
+    record = _record_or_404(request, target.id, request.url_params["uuid"])
+    previous = prepare_record(request, target.id, record, "edit")
+    user_service.delete_application_password(request.app, request.session, target.id, record["uuid"])
+    return {"deleted": True, "previous": previous}
+
+
+# --- the route table --------------------------------------------------------------------
 
 def routes(app):
-    return []
+    users = "/users"
+    item = r"/users/(?P<id>[\d]+)"
+    passwords = r"/users/(?P<user_id>(?:[\d]+|me))/application-passwords"
+    common = {"schema": UserSchema, "title": "user"}
+    record = {"schema": ApplicationPasswordSchema, "title": "application-password"}
+    return [
+        Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **common),
+        Route(NAMESPACE, users, "POST", create_user, args=UserSchema, permission=can_create_user, **common),
+        Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user, **common),
+        Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,
+              permission=can_update_user, **common),
+        Route(NAMESPACE, item, "DELETE", delete_user, args=USER_DELETE_ARGS, permission=can_delete_user, **common),
+        Route(NAMESPACE, "/users/me", "GET", get_me, args=ContextArgs, **common),
+        Route(NAMESPACE, "/users/me", ("POST", "PUT", "PATCH"), update_me, args=UserSchema, partial_args=True,
+              permission=_me_permission(can_update_user), **common),
+        Route(NAMESPACE, "/users/me", "DELETE", delete_me,
+              args={name: arg for name, arg in USER_DELETE_ARGS.items() if name != "id"},
+              permission=_me_permission(can_delete_user), **common),
+        Route(NAMESPACE, passwords, "GET", list_app_passwords, args=ContextArgs, permission=_app_password_check(
+            "list_app_passwords", "rest_cannot_list_application_passwords",
+            "Sorry, you are not allowed to list application passwords for this user."), **record),
+        Route(NAMESPACE, passwords, "POST", create_app_password, args=ApplicationPasswordSchema,
+              permission=_app_password_check(
+                  "create_app_password", "rest_cannot_create_application_passwords",
+                  "Sorry, you are not allowed to create application passwords for this user."), **record),
+        Route(NAMESPACE, passwords, "DELETE", delete_app_passwords, permission=_app_password_check(
+            "delete_app_passwords", "rest_cannot_delete_application_passwords",
+            "Sorry, you are not allowed to delete application passwords for this user."), **record),
+        Route(NAMESPACE, passwords + "/introspect", "GET", introspect_app_password, args=ContextArgs,
+              permission=can_introspect, **record),
+        Route(NAMESPACE, passwords + r"/(?P<uuid>[\w\-]+)", "GET", get_app_password, args=ContextArgs,
+              permission=_app_password_check(
+                  "read_app_password", "rest_cannot_read_application_password",
+                  "Sorry, you are not allowed to read this application password.", True), **record),
+        Route(NAMESPACE, passwords + r"/(?P<uuid>[\w\-]+)", ("POST", "PUT", "PATCH"), update_app_password,
+              args=ApplicationPasswordSchema, partial_args=True, permission=_app_password_check(
+                  "edit_app_password", "rest_cannot_edit_application_password",
+                  "Sorry, you are not allowed to edit this application password.", True), **record),
+        Route(NAMESPACE, passwords + r"/(?P<uuid>[\w\-]+)", "DELETE", delete_app_password,
+              permission=_app_password_check(
+                  "delete_app_password", "rest_cannot_delete_application_password",
+                  "Sorry, you are not allowed to delete this application password.", True), **record),
+    ]

@@ -1,0 +1,132 @@
+"""`sitehost user ...` and `sitehost app-password ...`: user and credential chores for operators."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+
+import click
+
+from ..config import ConfigError, load_settings
+from . import users as user_service
+from .roles import ROLES
+
+
+@contextlib.contextmanager
+def _site(ctx: click.Context):
+    """The app of the configuration named by `sitehost --config` (closed afterwards)."""
+    from ..app import create_app
+
+    root = ctx.find_root()
+    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
+    try:
+        app = create_app(load_settings(config))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+def _find(app, session, login: str):
+    user = user_service.find_user(app, session, login)
+    if user is None:
+        raise click.ClickException(f"no user with login or email {login!r}")
+    return user
+
+
+@click.group("user")
+def user_group() -> None:
+    """Create and list users."""
+
+
+@user_group.command("create")
+@click.argument("login")
+@click.option("--role", type=click.Choice(ROLES), default="subscriber", show_default=True, help="The user's role.")
+@click.option("--email", required=True, help="The user's email address (unique).")
+@click.option("--password", default=None, help="Login password; a random one is generated and printed when absent.")
+@click.pass_context
+def user_create(ctx: click.Context, login: str, role: str, email: str, password: str | None) -> None:
+    """Create user LOGIN with a role and an email address."""
+    if "@" not in email or "." not in email.rsplit("@", 1)[-1]:
+        raise click.BadParameter(f"{email!r} is not an email address", param_hint="--email")
+    generated = password is None
+    if password is None:
+        password = secrets.token_urlsafe(18)
+    if not password:
+        raise click.BadParameter("the password cannot be empty", param_hint="--password")
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        try:
+            user = user_service.create_user(app, session, login, email, role, password)
+        except user_service.UserError as error:
+            raise click.ClickException(error.message) from error
+    click.echo(f"created user {user.login!r} (id {user.id}, role {role}, email {user.email})")
+    if generated:
+        click.echo(f"login password (shown once): {password}")
+
+
+@user_group.command("list")
+@click.pass_context
+def user_list(ctx: click.Context) -> None:
+    """Every user: id, login, email, roles and registration date."""
+    with _site(ctx) as app, app.db.session() as session:
+        rows = user_service.list_users(app, session)
+    click.echo(f"{'id':>5}  {'login':<24} {'email':<32} {'roles':<24} registered")
+    for user in rows:
+        click.echo(f"{user.id:>5}  {user.login:<24} {user.email:<32} {','.join(user.roles):<24} "
+                   f"{user.registered.isoformat()}")
+
+
+@click.group("app-password")
+def app_password_group() -> None:
+    """Create, list and revoke application passwords."""
+
+
+@app_password_group.command("create")
+@click.argument("login")
+@click.argument("name")
+@click.option("--app-id", default="", help="Optional UUID of the application.")
+@click.pass_context
+def app_password_create(ctx: click.Context, login: str, name: str, app_id: str) -> None:
+    """Create an application password NAME for user LOGIN; the password is the last line printed."""
+    from .pages import clean_name, request_errors
+
+    name = clean_name(name)
+    if not name:
+        raise click.BadParameter("the name cannot be empty", param_hint="NAME")
+    if app_id and request_errors({"app_id": app_id, "success_url": "", "reject_url": "", "app_name": ""}):
+        raise click.BadParameter("the application ID must be a lower-case UUID", param_hint="--app-id")
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        user = _find(app, session, login)
+        password, record = user_service.create_application_password(app, session, user.id, name, app_id)
+    click.echo(f"created application password {record['uuid']} ({name!r}) for {user.login!r}; shown once:")
+    click.echo(password)
+
+
+@app_password_group.command("list")
+@click.argument("login")
+@click.pass_context
+def app_password_list(ctx: click.Context, login: str) -> None:
+    """The application passwords of user LOGIN (never the passwords themselves)."""
+    with _site(ctx) as app, app.db.session() as session:
+        user = _find(app, session, login)
+        records = user_service.list_application_passwords(app, session, user.id)
+    click.echo(f"{'uuid':<36}  {'name':<24} {'created':<19}  {'last used':<19}  last ip")
+    for record in records:
+        last_used = record["last_used"].isoformat() if record["last_used"] else "never"
+        click.echo(f"{record['uuid']:<36}  {record['name']:<24} {record['created'].isoformat():<19}  "
+                   f"{last_used:<19}  {record['last_ip'] or '-'}")
+
+
+@app_password_group.command("revoke")
+@click.argument("login")
+@click.argument("uuid")
+@click.pass_context
+def app_password_revoke(ctx: click.Context, login: str, uuid: str) -> None:
+    """Delete application password UUID of user LOGIN; it stops working at once."""
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        user = _find(app, session, login)
+        if not user_service.delete_application_password(app, session, user.id, uuid):
+            raise click.ClickException(f"user {user.login!r} has no application password {uuid!r}")
+    click.echo(f"revoked application password {uuid} of {user.login!r}")

@@ -1,0 +1,288 @@
+"""The authorize page: a person signs in and approves (or rejects) an application.
+
+GET shows the login form (not signed in) or the approve/reject form (signed in). Every
+form carries a CSRF token: the session's own once signed in, a double-submit cookie
+before that. Approving creates an application password for the signed-in user and
+redirects to `success_url` with `site_url`, `user_login` and `password` (the 24 raw
+characters), or shows the password once when there is no `success_url`. A request with
+bad parameters gets an error page with HTTP 400.
+"""
+
+from __future__ import annotations
+
+import html
+import ipaddress
+import re
+from urllib.parse import quote, urlencode, urlsplit
+
+import bottle
+
+from . import ratelimit, sessions
+from . import users as user_service
+
+AUTHORIZE_PATH = "/authorize-application"
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_UNSAFE_URL_CHARACTERS = re.compile(r"[\x00-\x20\x7f]")
+_TAGS = re.compile(r"<[^>]*>")
+REQUEST_PARAMS = ("app_name", "app_id", "success_url", "reject_url")
+BASE_CSP = ("default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; "
+            "form-action 'self'")
+
+
+# --- validating the request ------------------------------------------------------------
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def redirect_url_error(url: str) -> tuple[str, str] | None:
+    """(code, message) when `url` may not be redirected to, else None."""
+    invalid = ("invalid_redirect_url_format", "The URL must be a valid URL.")
+    if _UNSAFE_URL_CHARACTERS.search(url):
+        return invalid
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return invalid
+    scheme = parts.scheme.lower()
+    if not scheme or not host or scheme in ("javascript", "data", "vbscript"):
+        return invalid
+    if scheme == "http" and not is_loopback_host(host):
+        return ("invalid_redirect_scheme", "The URL must be served over a secure connection.")
+    return None
+
+
+def request_errors(params: dict[str, str]) -> list[tuple[str, str]]:
+    errors = []
+    if params["app_id"] and not _UUID.match(params["app_id"]):
+        errors.append(("invalid_app_id", "The application ID must be a UUID."))
+    for name in ("success_url", "reject_url"):
+        if params[name]:
+            problem = redirect_url_error(params[name])
+            if problem:
+                errors.append((problem[0], f"{name}: {problem[1]}"))
+    return errors
+
+
+def add_query_args(url: str, pairs: list[tuple[str, str]]) -> str:
+    """Append pairs with `?` or `&` as needed, keeping a #fragment last."""
+    base, hash_mark, fragment = url.partition("#")
+    separator = "&" if "?" in base else "?"
+    if base.endswith(("?", "&")):
+        separator = ""
+    return base + separator + urlencode(pairs, quote_via=quote) + (hash_mark + fragment)
+
+
+def clean_name(value: str) -> str:
+    """Tags stripped and white space collapsed, as application names are stored."""
+    return " ".join(_TAGS.sub("", value).split())[:200]
+
+
+# --- the page --------------------------------------------------------------------------
+
+class _Context:
+    """What one request to the page needs: params, cookies, the signed-in user."""
+
+    def __init__(self, app, request):
+        self.app = app
+        self.request = request
+        self.environ = request.environ
+        query = request.query.decode()
+        self.params = {name: query.get(name, "") or "" for name in REQUEST_PARAMS}
+        self.form = request.forms.decode() if request.method == "POST" else {}
+        self.secure = app.site_url(self.environ).startswith("https://")
+        self.session_token = request.get_cookie(sessions.SESSION_COOKIE)
+        self.form_token = request.get_cookie(sessions.FORM_COOKIE)
+        loaded = sessions.load_session(app, self.session_token)
+        self.user, self.csrf = loaded if loaded else (None, None)
+        self.action_url = AUTHORIZE_PATH + ("?" + self.environ["QUERY_STRING"] if self.environ.get("QUERY_STRING") else "")
+
+    @property
+    def client_address(self) -> str:
+        return client_address(self.app, self.environ)
+
+    def response(self, title: str, body_html: str, status: int = 200, headers: dict | None = None,
+                 cookies: list[str] = ()) -> bottle.HTTPResponse:
+        page = self.app.render_html_page(title, body_html)
+        response = bottle.HTTPResponse(page, status, headers={
+            "Content-Type": "text/html; charset=UTF-8", "Cache-Control": "no-store", **(headers or {})})
+        for cookie in cookies:
+            response.add_header("Set-Cookie", cookie)
+        return response
+
+    def redirect(self, location: str, status: int = 302, cookies: list[str] = ()) -> bottle.HTTPResponse:
+        response = bottle.HTTPResponse("", status, headers={"Location": location, "Cache-Control": "no-store"})
+        for cookie in cookies:
+            response.add_header("Set-Cookie", cookie)
+        return response
+
+
+def client_address(app, environ) -> str:
+    """REMOTE_ADDR, or with `trust_proxy` the address the proxy appended last to X-Forwarded-For."""
+    if app.settings.extra.get("trust_proxy") and environ.get("HTTP_X_FORWARDED_FOR"):
+        return environ["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()
+    return environ.get("REMOTE_ADDR", "")
+
+
+def authorize_page(app, request):
+    """GET and POST of /authorize-application."""
+    context = _Context(app, request)
+    errors = request_errors(context.params)
+    if errors:
+        items = "".join(f"<li><code>{html.escape(code)}</code>: {html.escape(message)}</li>" for code, message in errors)
+        return context.response("Cannot authorize application",
+                                "<p>The Authorize Application request is not allowed.</p>"
+                                f"<ul class=\"errors\">{items}</ul>", status=400)
+    if request.method != "POST":
+        return login_form(context) if context.user is None else approve_form(context)
+    action = context.form.get("action", "")
+    if action == "login":
+        return sign_in(context)
+    if action not in ("approve", "reject", "logout"):
+        return context.response("Cannot authorize application", "<p>The form sent an unknown action.</p>", status=400)
+    if context.user is None:
+        return login_form(context, "Your session has ended. Sign in again to continue.")
+    if not sessions.tokens_match(context.csrf, context.form.get("csrf_token")):
+        return expired_form(context)
+    if action == "logout":
+        sessions.end_session(app, context.session_token)
+        return context.redirect(context.action_url, 303, cookies=[
+            sessions.cookie_header(sessions.SESSION_COOKIE, "", context.secure, 0)])
+    if action == "reject":
+        return reject(context)
+    return approve(context)
+
+
+def expired_form(context: _Context) -> bottle.HTTPResponse:
+    return context.response("Form expired", "<p>This form has expired or was not sent from this site. "
+                            f"<a href=\"{html.escape(context.action_url)}\">Reload the page</a> and try again.</p>",
+                            status=403)
+
+
+def _hidden(name: str, value: str) -> str:
+    return f"<input type=\"hidden\" name=\"{name}\" value=\"{html.escape(value)}\">"
+
+
+def _app_label(context: _Context) -> str:
+    name = context.params["app_name"]
+    return f"<strong>{html.escape(name)}</strong>" if name else "an application"
+
+
+def login_form(context: _Context, error: str = "", status: int = 200) -> bottle.HTTPResponse:
+    token = context.form_token if context.form_token and len(context.form_token) >= 32 else sessions.new_token()
+    message = f"<p class=\"error\" role=\"alert\">{html.escape(error)}</p>" if error else ""
+    body = (
+        f"{message}<p>Sign in to authorize {_app_label(context)} to use your account.</p>"
+        f"<form method=\"post\" action=\"{html.escape(context.action_url)}\">"
+        f"{_hidden('csrf_token', token)}{_hidden('action', 'login')}"
+        "<p><label for=\"log\">Username or email address</label><br>"
+        "<input id=\"log\" name=\"log\" autocomplete=\"username\" required></p>"
+        "<p><label for=\"pwd\">Password</label><br>"
+        "<input id=\"pwd\" name=\"pwd\" type=\"password\" autocomplete=\"current-password\" required></p>"
+        "<p><button type=\"submit\">Sign in</button></p></form>"
+    )
+    return context.response("Sign in", body, status, cookies=[
+        sessions.cookie_header(sessions.FORM_COOKIE, token, context.secure, None)])
+
+
+def sign_in(context: _Context) -> bottle.HTTPResponse:
+    app = context.app
+    if not sessions.tokens_match(context.form_token, context.form.get("csrf_token")):
+        return expired_form(context)
+    identifier = (context.form.get("log") or "").strip()
+    password = context.form.get("pwd") or ""
+    if not identifier or not password:
+        return login_form(context, "Enter your username or email address and your password.", 400)
+    try:
+        recent_failures = ratelimit.check_allowed(app, identifier, context.client_address)
+    except ratelimit.TooManyAttempts as refusal:
+        return context.response(
+            "Too many sign-in attempts",
+            f"<p>Too many failed sign-in attempts. Try again in {ratelimit.describe_wait(refusal.retry_after)}.</p>",
+            status=429, headers={"Retry-After": str(refusal.retry_after)})
+    with app.db.session() as session:
+        user = user_service.find_user(app, session, identifier)
+        stored_hash = user_service.login_password_hash(app, session, user.id) if user else ""
+    if user is None or not user_service.verify_login_password(stored_hash, password):
+        if user is None:
+            user_service.verify_login_password(_DUMMY_HASH, password)  # same cost whether or not the user exists
+        ratelimit.record_failure(app, identifier, context.client_address)
+        return login_form(context, "The username, email address or password is incorrect.")
+    if recent_failures:
+        ratelimit.clear_failures(app, identifier)
+    token, _csrf = sessions.start_session(app, user.id)
+    return context.redirect(context.action_url, 303, cookies=[
+        sessions.cookie_header(sessions.SESSION_COOKIE, token, context.secure, int(sessions.SESSION_LIFETIME.total_seconds()))])
+
+
+_DUMMY_HASH = user_service.hash_login_password("not a real password, only spends the same time")
+
+
+def _form_action_csp(context: _Context) -> dict[str, str]:
+    """Let the approve form's redirect reach the client's URLs (browsers apply form-action to redirects)."""
+    sources = []
+    for name in ("success_url", "reject_url"):
+        if context.params[name]:
+            parts = urlsplit(context.params[name])
+            sources.append(f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else f"{parts.scheme}:")
+    return {"Content-Security-Policy": " ".join([BASE_CSP, *dict.fromkeys(sources)])}
+
+
+def approve_form(context: _Context, error: str = "", status: int = 200, name: str | None = None) -> bottle.HTTPResponse:
+    params = context.params
+    message = f"<p class=\"error\" role=\"alert\">{html.escape(error)}</p>" if error else ""
+    app_id = f"<p>Application ID: <code>{html.escape(params['app_id'])}</code></p>" if params["app_id"] else ""
+    if params["success_url"]:
+        after = (f"<p>After approval you will be sent to <code>{html.escape(params['success_url'])}</code> "
+                 "together with the new password.</p>")
+    else:
+        after = "<p>After approval the new password is shown on this page, once.</p>"
+    name_value = params["app_name"] if name is None else name
+    action_url = html.escape(context.action_url)
+    body = (
+        f"{message}<p>Signed in as <strong>{html.escape(context.user.login)}</strong>.</p>"
+        f"<p>{_app_label(context)[0].upper() + _app_label(context)[1:]} would like to connect to your account. "
+        "Only approve applications you trust: it will be able to do everything you can do.</p>"
+        f"{app_id}<form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', context.csrf)}"
+        "<p><label for=\"name\">New application password name</label><br>"
+        f"<input id=\"name\" name=\"name\" value=\"{html.escape(name_value)}\" required maxlength=\"200\"></p>"
+        f"{after}<p><button type=\"submit\" name=\"action\" value=\"approve\">Yes, I approve of this connection</button> "
+        "<button type=\"submit\" name=\"action\" value=\"reject\">No, I do not approve of this connection</button></p>"
+        f"</form><form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', context.csrf)}"
+        "<p><button type=\"submit\" name=\"action\" value=\"logout\">Sign out</button></p></form>"
+    )
+    return context.response("Authorize application", body, status, headers=_form_action_csp(context))
+
+
+def approve(context: _Context) -> bottle.HTTPResponse:
+    app, params = context.app, context.params
+    name = clean_name(context.form.get("name", ""))
+    if not name:
+        return approve_form(context, "An application name is required to create an application password.", 400, name="")
+    with app.db.session(write=True) as session, session.begin():
+        password, _record = user_service.create_application_password(app, session, context.user.id, name,
+                                                                      params["app_id"])
+    if params["success_url"]:
+        raw = user_service.normalize_application_password(password)
+        return context.redirect(add_query_args(params["success_url"], [
+            ("site_url", app.site_url(context.environ)), ("user_login", context.user.login), ("password", raw)]))
+    body = (f"<p>Your new password for <strong>{html.escape(name)}</strong> is:</p>"
+            f"<p><kbd class=\"new-application-password\">{html.escape(password)}</kbd></p>"
+            "<p>Save it in a safe place now: it will not be shown again.</p>")
+    return context.response("Application password created", body)
+
+
+def reject(context: _Context) -> bottle.HTTPResponse:
+    params = context.params
+    if params["reject_url"]:
+        return context.redirect(params["reject_url"])
+    if params["success_url"]:
+        return context.redirect(add_query_args(params["success_url"], [("success", "false")]))
+    return context.response("Request rejected",
+                            f"<p>You rejected the request of {_app_label(context)}; no password was created.</p>")
