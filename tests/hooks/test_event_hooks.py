@@ -1,0 +1,141 @@
+"""Cross-plugin hooks, fired by the example plugin (in the role the content plugin plays) and
+answered by small listener plugins, over real HTTP."""
+
+import pluggy
+
+from host import Namespace, Route
+from host.testing import assert_rest_error, make_plugin
+
+
+def test_hook_content_saved(make_app, example_plugin, make_user):
+    saved = []
+
+    def content_saved(item, created):
+        saved.append((item, created))
+
+    app = make_app(plugins=["example", make_plugin("listener", content_saved)])
+    editor = make_user(app, "editor")
+    note = app.client.post_json("/wp-json/example/v1/notes", {"title": "Sports day"}, headers=editor.headers,
+                                status=201).json
+    assert saved == [({"id": note["id"], "type": "note", "status": "draft", "title": "Sports day"}, True)]
+    # a write that fails after its insert is rolled back, and nobody hears about it
+    app.client.post_json("/wp-json/example/v1/notes", {"title": "explode after insert"}, headers=editor.headers,
+                         status=500)
+    assert_rest_error(app.client.post_json("/wp-json/example/v1/notes", {"title": "Nope"}, status=401),
+                      "rest_forbidden", 401)
+    assert len(saved) == 1
+    assert [item["id"] for item in app.client.get("/wp-json/example/v1/notes").json] == [note["id"]]
+
+
+def test_hook_content_deleted(make_app, example_plugin, make_user):
+    deleted = []
+
+    def content_deleted(item, force):
+        deleted.append((item["id"], item["status"], force))
+
+    app = make_app(plugins=["example", make_plugin("listener", content_deleted)])
+    editor = make_user(app, "editor")
+    note = app.client.post_json("/wp-json/example/v1/notes", {"title": "Old notice"}, headers=editor.headers).json
+    url = f"/wp-json/example/v1/notes/{note['id']}"
+    assert_rest_error(app.client.delete(url, status=401), "rest_forbidden", 401)
+    assert deleted == []
+    trashed = app.client.delete(url, headers=editor.headers)
+    assert trashed.json["status"] == "trash"
+    assert deleted == [(note["id"], "draft", False)]
+    assert_rest_error(app.client.delete(url, headers=editor.headers, status=410), "example_already_trashed", 410)
+    gone = app.client.delete(url + "?force=true", headers=editor.headers)
+    assert gone.json["deleted"] is True and gone.json["previous"]["id"] == note["id"]
+    assert deleted == [(note["id"], "draft", False), (note["id"], "trash", True)]
+    assert_rest_error(app.client.get(url, status=404), "example_note_not_found", 404)
+
+
+def test_hook_check_spam(make_app, example_plugin):
+    submissions = []
+
+    def check_spam(submission):
+        submissions.append(submission)
+        if "http://" in submission["content"]:
+            return {"spam": True, "reason": "links in feedback"}
+        return None
+
+    app = make_app(plugins=["example", make_plugin("spamfilter", check_spam)])
+    spam = app.client.post_json("/wp-json/example/v1/feedback", {"author": "Bot", "message": "cheap http://x.test"},
+                                status=201)
+    assert spam.json["status"] == "spam"
+    ham = app.client.post_json("/wp-json/example/v1/feedback", {"author": "Ann", "email": "ann@school.test",
+                                                                 "message": "Lovely concert!"}, status=201)
+    assert ham.json["status"] == "received"
+    assert submissions[1]["type"] == "feedback"
+    assert submissions[1]["email"] == "ann@school.test" and submissions[1]["content"] == "Lovely concert!"
+    with app.db.session() as session:
+        table = app.db.metadata.tables["example_feedback"]
+        rows = session.execute(table.select().order_by(table.c.id)).all()
+    assert [(row.status, row.spam_reason) for row in rows] == [("spam", "links in feedback"), ("received", "")]
+
+    unfiltered = make_app(plugins=["example"])  # no filter: nothing is spam
+    assert unfiltered.client.post_json("/wp-json/example/v1/feedback", {"author": "Bot", "message": "http://x.test"},
+                                       status=201).json["status"] == "received"
+
+
+def test_hook_render_content(make_app, example_plugin, make_user):
+    def render_content(item, content):
+        content["html"] = content["html"].replace("Sports day", '<mark>Sports day</mark>')
+
+    def add_note_type(item, content):
+        content["html"] += f'<footer data-type="{item["type"]}"></footer>'
+
+    app = make_app(plugins=["example", make_plugin("highlight", render_content),
+                            make_plugin("footer", render_content=add_note_type)])
+    editor = make_user(app, "editor")
+    note = app.client.post_json("/wp-json/example/v1/notes", {"title": "Sports day & games"},
+                                headers=editor.headers).json
+    preview = app.client.get(f"/wp-json/example/v1/notes/{note['id']}/preview").json
+    assert preview == {"id": note["id"], "rendered": '<p><mark>Sports day</mark> &amp; games</p>'
+                                                     '<footer data-type="note"></footer>'}
+    plain = make_app(plugins=["example"])
+    created = plain.client.post_json("/wp-json/example/v1/notes", {"title": "Sports day"},
+                                     headers=make_user(plain, "editor").headers).json
+    assert plain.client.get(f"/wp-json/example/v1/notes/{created['id']}/preview").json["rendered"] == "<p>Sports day</p>"
+
+
+def test_hook_oembed_providers(make_app, example_plugin):
+    video = make_plugin("video", oembed_providers=lambda: [
+        (r"https://video\.school\.test/watch/.*", "https://video.school.test/oembed")])
+    slides = make_plugin("slides", oembed_providers=lambda: [
+        (r"https://slides\.example/.*", "https://slides.example/api/oembed")])
+    app = make_app(plugins=["example", video, slides])
+    providers = app.client.get("/wp-json/example/v1/oembed-providers").json
+    assert sorted(providers, key=lambda provider: provider["endpoint"]) == [
+        {"pattern": r"https://slides\.example/.*", "endpoint": "https://slides.example/api/oembed"},
+        {"pattern": r"https://video\.school\.test/watch/.*", "endpoint": "https://video.school.test/oembed"},
+    ]
+    assert make_app(plugins=["example"]).client.get("/wp-json/example/v1/oembed-providers").json == []
+
+
+class LunchHooks:
+    """Hooks the lunch plugin publishes for other plugins."""
+
+    @pluggy.HookspecMarker("sitehost")
+    def lunch_menu_published(self, app, day, dishes):
+        """Called after a day's menu was published."""
+
+
+def test_hook_add_hookspecs(make_app):
+    heard = []
+
+    def publish(request):
+        request.app.hook.lunch_menu_published(app=request.app, day=request.params["day"], dishes=["soup"])
+        return {"published": request.params["day"]}
+
+    publisher = make_plugin(
+        "lunch", add_hookspecs=lambda plugin_manager: plugin_manager.add_hookspecs(LunchHooks),
+        register_namespaces=lambda: [Namespace("lunch/v1")],
+        register_routes=lambda: [Route("lunch/v1", "/publish", "POST", publish,
+                                       args={"day": {"type": "string", "required": True}})])
+    # registered before the publisher: the spec is checked when it arrives
+    newsletter = make_plugin("newsletter", lunch_menu_published=lambda day, dishes: heard.append((day, dishes)))
+    app = make_app(plugins=[newsletter, publisher])
+    assert app.plugin("newsletter").state == "enabled" and app.plugin("lunch").state == "enabled"
+    assert "lunch_menu_published" in app.plugin("newsletter").hooks
+    assert app.client.post_json("/wp-json/lunch/v1/publish", {"day": "2025-09-01"}).json == {"published": "2025-09-01"}
+    assert heard == [("2025-09-01", ["soup"])]
