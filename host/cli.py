@@ -72,26 +72,34 @@ def main(ctx: click.Context, config: str | None) -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8080, show_default=True, type=int, help="Port to listen on (0 picks a free one).")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Worker threads.")
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Threads per worker.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes sharing the port (one per core uses the machine).")
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, threads: int) -> None:
+def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int) -> None:
     """Start the site with waitress (creates the database on first start)."""
-    import waitress
+    from .serving import serve_single, serve_workers
 
     app = _create_app(ctx)
     for line in app.install_site(demo=True):
         click.echo(line)
-    server = waitress.create_server(app, host=host, port=port, threads=threads, ident="sitehost")
-    actual_port = server.effective_port
-    click.echo(f"sitehost serving on http://{host}:{actual_port}{app.settings.rest_prefix}/ "
-               f"(database: {app.db.url.render_as_string(hide_password=True)})", err=False)
-    sys.stdout.flush()
+    database = app.db.url.render_as_string(hide_password=True)
+    rest_prefix = app.settings.rest_prefix
+
+    def announce(actual_port: int) -> None:
+        processes = f", {workers} workers" if workers > 1 else ""
+        click.echo(f"sitehost serving on http://{host}:{actual_port}{rest_prefix}/ (database: {database}{processes})")
+        sys.stdout.flush()
+
+    if workers == 1:
+        serve_single(app, host, port, threads, announce)
+        return
+    app.close()  # each worker builds its own app after the fork; the parent only supervises
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        app.close()
+        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce)
+    except OSError as error:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {error}") from error
+    sys.exit(code)
 
 
 @main.command()

@@ -1,0 +1,275 @@
+"""Serving the site: one waitress process, or N worker processes sharing one port.
+
+Under the GIL one waitress process uses about one core, so `sitehost serve --workers N`
+forks N processes. Each worker binds its OWN listening socket on the same port with
+SO_REUSEPORT, and the kernel spreads new connections across those sockets. (One listening
+socket inherited by every worker lets whichever process wakes first take most of the
+keep-alive connections, which leaves cores idle.)
+
+The parent holds no app and serves nothing: it reserves the port with a bound socket that
+never listens (so no other program takes the port while a worker restarts), starts the
+workers, prints the banner once they all listen, restarts a worker that dies, and on
+SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
+whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+log = logging.getLogger("sitehost.serving")
+
+SERVER_IDENT = "sitehost"
+STOP_GRACE_SECONDS = 10.0
+START_TIMEOUT_SECONDS = 120.0
+QUICK_DEATH_SECONDS = 5.0  # a worker dying sooner than this after its start backs off before the next try
+MAX_RESTART_DELAY = 10.0
+POLL_SECONDS = 0.2
+
+
+def default_workers() -> int:
+    """One worker per available core (the benchmark shows 2 workers ~1.7x one on 2 cores), at most 8."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+def _address(host: str, port: int) -> tuple[int, tuple]:
+    family, _type, _proto, _name, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    return family, address
+
+
+def shared_port_socket(host: str, port: int, listen: bool, backlog: int = 1024) -> socket.socket:
+    """A TCP socket bound with SO_REUSEPORT to (host, port); listening when `listen`."""
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise OSError("--workers above 1 needs SO_REUSEPORT (Linux or BSD); use --workers 1 here")
+    family, address = _address(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(address)
+        if listen:
+            sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None]) -> None:
+    """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens."""
+    import waitress
+
+    server = waitress.create_server(app, host=host, port=port, threads=threads, ident=SERVER_IDENT)
+    announce(server.effective_port)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.close()
+
+
+@dataclass
+class _Worker:
+    slot: int
+    pid: int = 0
+    started: float = 0.0
+    quick_deaths: int = 0
+    restart_at: float = 0.0
+
+
+class WorkerPool:
+    """The parent's side: start, watch, restart and stop N worker processes."""
+
+    def __init__(self, app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int):
+        self.app_factory = app_factory
+        self.host = host
+        self.threads = threads
+        self.reservation = shared_port_socket(host, port, listen=False)
+        self.port = self.reservation.getsockname()[1]
+        self.workers = [_Worker(slot) for slot in range(workers)]
+        self.stopping = False
+        self._ready_read, self._ready_write = os.pipe()
+
+    # --- running -------------------------------------------------------------------------
+
+    def run(self, announce: Callable[[int], None]) -> int:
+        """Start every worker, announce once all listen, supervise until stopped; the exit code."""
+        previous = {number: signal.signal(number, self._on_stop_signal) for number in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            for worker in self.workers:
+                self._start(worker)
+            started = self._wait_until_ready(len(self.workers))
+            if started:
+                announce(self.port)
+            else:
+                log.error("the workers did not start; stopping")
+                self.stopping = True
+            self._supervise()
+            return 0 if started else 1
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+            self.reservation.close()
+            os.close(self._ready_read)
+            os.close(self._ready_write)
+
+    def _on_stop_signal(self, number, _frame) -> None:
+        if not self.stopping:
+            log.info("received %s: stopping %d worker(s)", signal.Signals(number).name, len(self.live_pids()))
+        self.stopping = True
+
+    def live_pids(self) -> list[int]:
+        return [worker.pid for worker in self.workers if worker.pid]
+
+    def _wait_until_ready(self, count: int) -> bool:
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        ready = 0
+        while ready < count and not self.stopping and time.monotonic() < deadline:
+            readable, _w, _x = select.select([self._ready_read], [], [], POLL_SECONDS)
+            if readable:
+                ready += len(os.read(self._ready_read, 64))
+            self._reap()
+            if any(worker.pid == 0 for worker in self.workers):  # a worker died while starting
+                return False
+        return ready >= count
+
+    def _supervise(self) -> None:
+        stop_deadline = None
+        while True:
+            self._reap()
+            now = time.monotonic()
+            if self.stopping:
+                if stop_deadline is None:
+                    stop_deadline = now + STOP_GRACE_SECONDS
+                    self._signal_all(signal.SIGTERM)
+                if not self.live_pids():
+                    return
+                if now > stop_deadline:
+                    log.warning("workers did not stop within %.0f s; killing them", STOP_GRACE_SECONDS)
+                    self._signal_all(signal.SIGKILL)
+                    stop_deadline = now + STOP_GRACE_SECONDS
+            else:
+                for worker in self.workers:
+                    if worker.pid == 0 and now >= worker.restart_at:
+                        self._start(worker)
+                        self._drain_ready()
+            time.sleep(POLL_SECONDS)
+
+    def _drain_ready(self) -> None:
+        while select.select([self._ready_read], [], [], 0)[0]:
+            os.read(self._ready_read, 64)
+
+    def _signal_all(self, number: int) -> None:
+        for pid in self.live_pids():
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:
+                pass
+
+    def _reap(self) -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            for worker in self.workers:
+                if worker.pid == pid:
+                    self._worker_exited(worker, status)
+
+    def _worker_exited(self, worker: _Worker, status: int) -> None:
+        worker.pid = 0
+        if self.stopping:
+            return
+        lived = time.monotonic() - worker.started
+        worker.quick_deaths = worker.quick_deaths + 1 if lived < QUICK_DEATH_SECONDS else 0
+        delay = 0.0 if worker.quick_deaths <= 1 else min(MAX_RESTART_DELAY, 0.5 * 2 ** (worker.quick_deaths - 1))
+        worker.restart_at = time.monotonic() + delay
+        log.warning("worker %d exited (%s) after %.1f s; restarting%s", worker.slot, _describe_status(status),
+                    lived, f" in {delay:.1f} s" if delay else "")
+
+    # --- the worker process ------------------------------------------------------------
+
+    def _start(self, worker: _Worker) -> None:
+        parent = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid:
+            worker.pid, worker.started = pid, time.monotonic()
+            return
+        code = 1
+        try:
+            code = self._worker_main(parent, worker.slot)
+        except SystemExit:  # SIGTERM before the server ran
+            code = 0
+        except BaseException:  # anything escaping a worker is logged; the parent restarts it
+            log.exception("worker %d failed", worker.slot)
+        finally:
+            logging.shutdown()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+
+    def _worker_main(self, parent: int, slot: int) -> int:
+        import waitress
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, _raise_system_exit)
+        self.reservation.close()
+        os.close(self._ready_read)
+        _exit_with_parent(parent)
+        app = self.app_factory()
+        try:
+            listener = shared_port_socket(self.host, self.port, listen=False)
+            server = waitress.create_server(app, sockets=[listener], threads=self.threads, ident=SERVER_IDENT)
+            os.write(self._ready_write, b"1")
+            os.close(self._ready_write)
+            log.info("worker %d (pid %d) listening on port %d", slot, os.getpid(), self.port)
+            server.run()  # returns after SIGTERM (waitress catches the SystemExit and closes)
+        finally:
+            app.close()
+        return 0
+
+
+def _raise_system_exit(_number, _frame) -> None:
+    raise SystemExit(0)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Stop this worker when the parent disappears (killed without a chance to stop us)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
+                  announce: Callable[[int], None]) -> int:
+    """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code."""
+    pool = WorkerPool(app_factory, host, port, threads, workers)
+    return pool.run(announce)
