@@ -12,6 +12,7 @@ import click
 from .config import ConfigError, load_settings, read_config_file, write_config_file
 from .openapi import openapi_command
 from .plugins import build_plugin_manager, discover
+from .scaffold import plugin_command
 
 
 def _settings(ctx: click.Context):
@@ -222,6 +223,7 @@ def plugins_disable(ctx: click.Context, name: str) -> None:
 
 
 main.add_command(openapi_command)  # `sitehost openapi`, defined beside the document it prints
+main.add_command(plugin_command)  # `sitehost plugin new NAME`, defined in host/scaffold.py
 
 
 if __name__ == "__main__":  # pragma: no cover
