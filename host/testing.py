@@ -226,8 +226,14 @@ def make_app(tmp_path_factory, tmp_path):
             else:
                 setattr(settings, key, value)
         app = create_app(settings)
-        app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
         apps.append(app)
+        for module in settings.extra_plugins:
+            name = getattr(getattr(module, "PLUGIN", None), "name", "")
+            record = app.plugin(name)
+            if record is not None and record.source != "explicit":
+                raise ValueError(f"make_app: the plugin name {name!r} is taken by the {record.source} plugin "
+                                 f"{name!r}; give your test plugin another name")
+        app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
         return app
 
     yield build

@@ -133,9 +133,9 @@ def test_hook_add_hookspecs(make_app):
         register_routes=lambda: [Route("lunch/v1", "/publish", "POST", publish,
                                        args={"day": {"type": "string", "required": True}})])
     # registered before the publisher: the spec is checked when it arrives
-    newsletter = make_plugin("newsletter", lunch_menu_published=lambda day, dishes: heard.append((day, dishes)))
+    newsletter = make_plugin("lunch_newsletter", lunch_menu_published=lambda day, dishes: heard.append((day, dishes)))
     app = make_app(plugins=[newsletter, publisher])
-    assert app.plugin("newsletter").state == "enabled" and app.plugin("lunch").state == "enabled"
-    assert "lunch_menu_published" in app.plugin("newsletter").hooks
+    assert app.plugin("lunch_newsletter").state == "enabled" and app.plugin("lunch").state == "enabled"
+    assert "lunch_menu_published" in app.plugin("lunch_newsletter").hooks
     assert app.client.post_json("/wp-json/lunch/v1/publish", {"day": "2025-09-01"}).json == {"published": "2025-09-01"}
     assert heard == [("2025-09-01", ["soup"])]

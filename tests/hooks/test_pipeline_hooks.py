@@ -113,7 +113,7 @@ def test_hook_cached_response(make_app, make_user):
         handled.append(request.user.id)
         return {"dishes": ["soup"], "served": len(handled)}
 
-    plugin = make_plugin("cache", cached_response, store_response,
+    plugin = make_plugin("menu_cache", cached_response, store_response,
                          **lunch_routes(Route("lunch/v1", "/menu", "GET", menu)))
     app = make_app(plugins=[plugin])
     first = app.client.get("/wp-json/lunch/v1/menu")

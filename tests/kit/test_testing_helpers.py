@@ -71,3 +71,8 @@ def test_make_plugin_keeps_hookimpl_options():
     module = make_plugin("first", authenticate, version="2.0", requires=("core",), description="d")
     assert module.authenticate.sitehost_impl["tryfirst"] is True
     assert (module.PLUGIN.name, module.PLUGIN.version, module.PLUGIN.requires) == ("first", "2.0", ("core",))
+
+
+def test_make_app_refuses_a_test_plugin_named_like_a_builtin(make_app):
+    with pytest.raises(ValueError, match="the plugin name 'core' is taken by the builtin plugin"):
+        make_app(plugins=[make_plugin("core")])
