@@ -1,0 +1,271 @@
+"""Run the benchmark: seed, serve, drive with wrk, compare with the ceiling, print and save the table.
+
+Order of a run: the ceiling for every worker/thread setting first; then, for each database
+size, a fresh copy of the seeded database per server start (write scenarios add posts,
+the next server starts from the same data again). Uncached scenarios run with the cache
+plugin disabled; the cached hit runs on a second server with it enabled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import servers, wrk
+from .scenarios import SCENARIOS, Context, Unavailable
+from .seed import seed
+
+FULL_SIZES = [1000, 10000, 100000]
+QUICK_SIZES = [1000]
+REFERENCE_SIZE = 10000  # the budget's "at 10,000 posts"
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="1,000 posts and 2 s per scenario: about a minute")
+    parser.add_argument("--posts", type=_int_list, default=None,
+                        help="database sizes, comma-separated (default 1000,10000,100000; --quick: 1000)")
+    parser.add_argument("--workers", type=_int_list, default=[1, 2], help="worker counts to measure (default 1,2)")
+    parser.add_argument("--threads", type=_int_list, default=None,
+                        help="threads per worker, comma-separated (default: the serve default)")
+    parser.add_argument("--duration", type=int, default=None, help="seconds per scenario (default 5; --quick: 2)")
+    parser.add_argument("--scenarios", type=lambda text: text.split(","), default=None,
+                        help="only these scenarios (" + ",".join(s.key for s in SCENARIOS) + ")")
+    parser.add_argument("--out", type=Path, default=Path("bench-results/latest.json"),
+                        help="where to write the JSON results (default bench-results/latest.json)")
+    options = parser.parse_args(argv)
+    options.posts = options.posts or (QUICK_SIZES if options.quick else FULL_SIZES)
+    options.duration = options.duration or (2 if options.quick else 5)
+    options.threads = options.threads or [_serve_default("threads")]
+    known = {scenario.key for scenario in SCENARIOS}
+    if options.scenarios and set(options.scenarios) - known:
+        parser.error(f"unknown scenario(s): {', '.join(sorted(set(options.scenarios) - known))}")
+    return options
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError("numbers must be 1 or more")
+    return values
+
+
+def _serve_default(name: str) -> int:
+    from host.cli import serve
+
+    return next(param.default for param in serve.params if param.name == name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse_arguments(argv)
+    if wrk.wrk_path() is None:
+        print(wrk.INSTALL_HINT, file=sys.stderr)
+        return 3
+    chosen = [scenario for scenario in SCENARIOS if not options.scenarios or scenario.key in options.scenarios]
+    started = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix="sitehost-bench-"))
+    results = {
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "settings": {"posts": options.posts, "workers": options.workers, "threads": options.threads,
+                     "duration_s": options.duration, "connections": wrk.CONNECTIONS, "quick": options.quick},
+        "ceiling": [], "seeding": [], "rows": [],
+    }
+    try:
+        settings = [(workers, threads) for workers in options.workers for threads in options.threads]
+        for workers, threads in settings:
+            results["ceiling"].append(measure_ceiling(workdir, workers, threads, options.duration))
+        ceilings = {(row["workers"], row["threads"]): row["requests_per_second"] for row in results["ceiling"]}
+        for posts in options.posts:
+            log(f"seeding {posts:,} posts")
+            config = write_config(workdir, workdir / "seed.db", cache=True)
+            seeded = seed(config, workdir / "seed.db", posts)
+            log(f"  seeded in {seeded.seconds:.1f} s ({seeded.published:,} published)")
+            results["seeding"].append({"posts": posts, "seconds": round(seeded.seconds, 2),
+                                       "bytes": (workdir / "seed.db").stat().st_size})
+            for workers, threads in settings:
+                rows = measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration)
+                for row in rows:
+                    ceiling = ceilings[(workers, threads)]
+                    row["ratio"] = round(row["requests_per_second"] / ceiling, 3) if "requests_per_second" in row else None
+                results["rows"].extend(rows)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    results["seconds"] = round(time.monotonic() - started, 1)
+    results["budget"] = evaluate_budget(results, options.threads[0])
+    print()
+    print(render_table(results))
+    print()
+    print(render_budget(results["budget"]))
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    options.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"\nresults written to {options.out} ({results['seconds']:.0f} s)")
+    return 2 if any(row.get("unavailable") for row in results["rows"]) else 0
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def machine() -> dict:
+    version = subprocess.run([wrk.wrk_path(), "-v"], capture_output=True, text=True).stdout.splitlines()
+    return {"cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+            "python": platform.python_version(), "platform": platform.platform(),
+            "wrk": version[0] if version else "wrk",
+            "load_average_at_start": [round(value, 2) for value in os.getloadavg()]}
+
+
+def write_config(workdir: Path, database: Path, cache: bool) -> Path:
+    config = workdir / ("sitehost-cached.toml" if cache else "sitehost.toml")
+    disabled = "[]" if cache else '["cache"]'
+    config.write_text(f'database_url = "sqlite:///{database}"\n\n[plugins]\ndisabled = {disabled}\n')
+    return config
+
+
+def fresh_copy(seeded_path: Path, target: Path) -> Path:
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(target) + suffix).unlink(missing_ok=True)
+    shutil.copyfile(seeded_path, target)
+    return target
+
+
+def measure_ceiling(workdir: Path, workers: int, threads: int, duration: int) -> dict:
+    log(f"ceiling: bare Bottle on waitress, {workers} worker(s) x {threads} thread(s)")
+    with servers.ceiling(workdir, workers, threads) as server:
+        wrk.run(server.url, 'wrk.path = "/ok"\n', 1)  # warm up
+        result = wrk.run(server.url, 'wrk.path = "/ok"\n', duration)
+        rss = server.rss_mb()
+    log(f"  {result.requests_per_second:,.0f} req/s")
+    return {"workers": workers, "threads": threads, **result.as_dict(), "rss_mb": rss}
+
+
+def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, duration: int) -> list[dict]:
+    rows = []
+    for cached in (False, True):
+        group = [scenario for scenario in chosen if scenario.cached == cached]
+        if not group:
+            continue
+        database = fresh_copy(seeded.path, workdir / "served.db")
+        config = write_config(workdir, database, cache=cached)
+        log(f"sitehost: {seeded.posts:,} posts, {workers} worker(s) x {threads} thread(s), "
+            f"cache {'on' if cached else 'off'}")
+        with servers.sitehost(config, workers, threads) as server:
+            context = Context(rest=server.url, seeded=seeded)
+            warmed = False
+            for scenario in group:
+                row = {"posts": seeded.posts, "workers": workers, "threads": threads, "scenario": scenario.key,
+                       "label": scenario.label}
+                try:
+                    scenario.check(context)
+                except (Unavailable, OSError) as error:
+                    row["unavailable"] = str(error)
+                    log(f"  {scenario.key:<11} unavailable: {error}")
+                    rows.append(row)
+                    continue
+                if not warmed:
+                    wrk.run(server.url, scenario.lua(context), 1)
+                    warmed = True
+                result = wrk.run(server.url, scenario.lua(context), duration)
+                row.update(result.as_dict())
+                row["rss_mb"] = server.rss_mb()
+                log(f"  {scenario.key:<11} {result.requests_per_second:>9,.0f} req/s  p50 {result.p50_ms:.1f} ms"
+                    f"  p99 {result.p99_ms:.1f} ms  rss {row['rss_mb']} MB"
+                    + (f"  errors {result.error_detail}" if result.errors else ""))
+                rows.append(row)
+    return rows
+
+
+# --- the table and the budget ------------------------------------------------------------------
+
+def render_table(results: dict) -> str:
+    lines = ["| posts | workers x threads | scenario | req/s | p50 ms | p99 ms | / ceiling | RSS MB/worker | errors |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in results["ceiling"]:
+        lines.append(f"| - | {row['workers']} x {row['threads']} | ceiling: Bottle {{\"ok\":true}} | "
+                     f"{row['requests_per_second']:,.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.2f} | 1.00 | "
+                     f"{row['rss_mb']:.0f} | {row['errors']} |")
+    for row in results["rows"]:
+        prefix = f"| {row['posts']:,} | {row['workers']} x {row['threads']} | {row['label']} |"
+        if row.get("unavailable"):
+            lines.append(f"{prefix} unavailable: {row['unavailable']} | | | | | |")
+            continue
+        lines.append(f"{prefix} {row['requests_per_second']:,.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.2f} | "
+                     f"{row['ratio']:.2f} | {row['rss_mb']:.0f} | {row['errors']} |")
+    return "\n".join(lines)
+
+
+def _find(results: dict, posts: int, workers: int, threads: int, scenario: str) -> dict | None:
+    for row in results["rows"]:
+        if (row["posts"], row["workers"], row["threads"], row["scenario"]) == (posts, workers, threads, scenario):
+            return row if not row.get("unavailable") else None
+    return None
+
+
+def evaluate_budget(results: dict, threads: int) -> list[dict]:
+    """Every budget line of issue 6 with what this run measured; met is None when not measured."""
+    sizes = results["settings"]["posts"]
+    worker_counts = results["settings"]["workers"]
+    reference = REFERENCE_SIZE if REFERENCE_SIZE in sizes else max(sizes)
+    smallest, largest = min(sizes), max(sizes)
+    lines: list[dict] = []
+
+    def add(line: str, measured: str | None, met: bool | None) -> None:
+        lines.append({"line": line, "measured": measured or "not measured in this run", "met": met})
+
+    for workers in worker_counts:
+        at = f"{reference:,} posts, {workers} worker(s)"
+        for key, share, name in (("list", 0.20, "uncached 10-post list"), ("cached", 0.70, "cached hit"),
+                                 ("root", 0.25, "root index")):
+            row = _find(results, reference, workers, threads, key)
+            add(f"{name} >= {share:.0%} of ceiling ({at})",
+                f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
+                row["ratio"] >= share if row else None)
+        row = _find(results, reference, workers, threads, "list")
+        add(f"list p99 <= 4x p50 ({at})",
+            f"p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms ({row['p99_ms'] / max(row['p50_ms'], 0.001):.1f}x)"
+            if row else None, row["p99_ms"] <= 4 * row["p50_ms"] if row else None)
+        for key, allowed in (("list", 0.30), ("search", 0.50)):
+            small = _find(results, smallest, workers, threads, key)
+            large = _find(results, largest, workers, threads, key)
+            measurable = small and large and largest > smallest
+            drop = 1 - large["requests_per_second"] / small["requests_per_second"] if measurable else 0
+            add(f"{key} drops <= {allowed:.0%} from {smallest:,} to {largest:,} posts ({workers} worker(s))",
+                f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s ({drop:.0%} drop)"
+                if measurable else None, drop <= allowed if measurable else None)
+        row = _find(results, reference, workers, threads, "create")
+        add(f"create post as author >= 500 req/s, zero errors ({at})",
+            f"{row['requests_per_second']:,.0f} req/s, {row['errors']} errors" if row else None,
+            row["requests_per_second"] >= 500 and row["errors"] == 0 if row else None)
+        rss = [row["rss_mb"] for row in results["rows"] if row["posts"] == largest and row["workers"] == workers
+               and row["threads"] == threads and not row.get("unavailable")]
+        add(f"RSS <= 150 MB per worker ({largest:,} posts, {workers} worker(s))",
+            f"{max(rss):.0f} MB" if rss else None, max(rss) <= 150 if rss else None)
+    one, two = _find(results, reference, 1, threads, "list"), _find(results, reference, 2, threads, "list")
+    add(f"2 workers >= 1.6x 1 worker on the uncached list ({reference:,} posts)",
+        f"{two['requests_per_second'] / one['requests_per_second']:.2f}x" if one and two else None,
+        two["requests_per_second"] >= 1.6 * one["requests_per_second"] if one and two else None)
+    if largest != 100000:
+        lines.append({"line": "note", "measured": f"largest size in this run is {largest:,} posts, not 100,000",
+                      "met": None})
+    return lines
+
+
+def render_budget(budget: list[dict]) -> str:
+    marks = {True: "met", False: "NOT MET", None: "-"}
+    lines = ["| budget line | measured | |", "|---|---|---|"]
+    lines.extend(f"| {item['line']} | {item['measured']} | {marks[item['met']]} |" for item in budget)
+    return "\n".join(lines)
+
