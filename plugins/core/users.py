@@ -131,7 +131,12 @@ def target_user(request, key: str = "id"):
     cached = getattr(request, "_target_users", {})
     if raw in cached:
         return cached[raw]
-    user = user_service.get_user(request.app, request.session, int(raw)) if raw.isdigit() and int(raw) > 0 else None
+    user = None
+    if raw.isdigit() and int(raw) > 0:
+        # A short read session of its own: permission checks also run for the Allow header
+        # after the request's transaction has ended.
+        with request.app.db.session() as session:
+            user = user_service.get_user(request.app, session, int(raw))
     if user is None:
         raise invalid_user()
     cached[raw] = user
@@ -186,7 +191,8 @@ def prepare_user(request, user, context: str) -> dict[str, Any]:
 
 
 def visible_to_public(request, user) -> bool:
-    return user_service.has_published(request.app, request.session, user.id)
+    with request.app.db.session() as session:
+        return user_service.has_published(request.app, session, user.id)
 
 
 # --- users: permissions -----------------------------------------------------------------
