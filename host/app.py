@@ -24,7 +24,7 @@ from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unl
 from .registry import Registry, Route, StartupError
 from .rest.batch import BATCH_ARGS, handle_batch
 from .rest.response import RestError
-from .rest.server import RestServer, encode_json
+from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .state import define_host_tables
 
@@ -263,7 +263,7 @@ class App:
     def _root_index(self, request) -> dict[str, Any]:
         help_context = request.params.get("context") == "help"
         key = ("root", request.base_url, help_context, self.gmt_offset())
-        return self.registry.cached_document(key, lambda: self._build_root(request, help_context))
+        return self.registry.cached_document(key, lambda: PreparedDocument(self._build_root(request, help_context)))
 
     def _build_root(self, request, help_context: bool) -> dict[str, Any]:
         site = self.settings.site
@@ -294,11 +294,11 @@ class App:
             raise RestError("rest_invalid_namespace", "The specified namespace could not be found.", 404)
         help_context = request.params.get("context") == "help"
         key = ("namespace", namespace, request.base_url, help_context)
-        return self.registry.cached_document(key, lambda: {
+        return self.registry.cached_document(key, lambda: PreparedDocument({
             "namespace": namespace,
             "routes": self.registry.routes_map(request.base_url, namespace, help_context),
             "_links": {"up": [{"href": request.base_url + "/"}]},
-        })
+        }))
 
     # --- WSGI ----------------------------------------------------------------------------
 

@@ -61,6 +61,21 @@ def encode_json(data: Any, pretty: bool = False) -> bytes:
     return json.dumps(data, default=json_default, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+class PreparedDocument(dict):
+    """A document built once (the discovery indexes); its plain JSON is also encoded only once.
+
+    A handler returning the same PreparedDocument for every request lets `_render` reuse the
+    bytes when the request asks for no shaping (`_fields`, `_embed`, `_envelope`, ...), so a
+    large index costs a dictionary lookup instead of a JSON encode per request.
+    """
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.encoded: bytes | None = None
+
+
 class _Outcome:
     """The result of running one request through routing and the handler."""
 
@@ -396,7 +411,9 @@ class RestServer:
         return data
 
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
-        data = self._shape(request, outcome)
+        prepared = outcome.data if isinstance(outcome.data, PreparedDocument) and not outcome.is_error \
+            and not any(name in request.query for name in GLOBAL_PARAMS) else None
+        data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
         status = outcome.status
         response_headers = dict(headers)
         response_headers.update(outcome.headers)
@@ -413,8 +430,12 @@ class RestServer:
         if status == 204 or (data is None and not outcome.is_error):
             response_headers.pop("Content-Type", None)
             return status, response_headers, b""
+        if prepared is not None and prepared.encoded is not None:
+            return status, response_headers, prepared.encoded
         try:
             body = encode_json(data, pretty="_pretty" in request.query)
+            if prepared is not None:
+                prepared.encoded = body
         except (TypeError, ValueError):
             log.exception("response of %s %s is not JSON-encodable", request.method, request.path)
             error = RestError("rest_encode_error", "The response could not be encoded as JSON.", 500)
