@@ -1,0 +1,95 @@
+"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P] [-n COUNT]`.
+
+Seeds a database like the benchmark does, builds the app in this process and calls it as
+a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
+functions with the most time. Use it to find what to fix after the benchmark shows a
+scenario below its budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .run import write_config
+from .scenarios import Context, post_body
+from .seed import seed
+
+
+def call(app, path: str, method: str = "GET", headers: dict | None = None, body: bytes = b"") -> tuple[str, bytes]:
+    rest_path, _, query = path.partition("?")
+    environ = {
+        "REQUEST_METHOD": method, "PATH_INFO": "/wp-json" + rest_path, "QUERY_STRING": query,
+        "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8080", "HTTP_HOST": "127.0.0.1:8080", "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body)), "REMOTE_ADDR": "127.0.0.1",
+    }
+    for name, value in (headers or {}).items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    if body:
+        environ["CONTENT_TYPE"] = "application/json"
+    captured = {}
+
+    def start_response(status, _headers):
+        captured["status"] = status
+
+    chunks = app(environ, start_response)
+    return captured["status"], b"".join(chunks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from host.app import create_app
+    from host.config import load_settings
+
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.profile", description=__doc__.splitlines()[0])
+    parser.add_argument("--posts", type=int, default=10000)
+    parser.add_argument("--path", default="/core/v2/posts", help="REST path and query, e.g. /core/v2/posts?_embed")
+    parser.add_argument("-n", "--count", type=int, default=200)
+    parser.add_argument("--cache", action="store_true", help="keep the cache plugin enabled")
+    parser.add_argument("--create", action="store_true",
+                        help="POST a new post to --path (default core/v2/posts) as the seeded author each time")
+    parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
+    parser.add_argument("--limit", type=int, default=35)
+    options = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="sitehost-profile-") as folder:
+        workdir = Path(folder)
+        database = workdir / "site.db"
+        seeded = seed(write_config(workdir, database, cache=True), database, options.posts)
+        app = create_app(load_settings(write_config(workdir, database, cache=options.cache), env={}))
+        context = Context(rest="http://127.0.0.1:8080/wp-json", seeded=seeded)
+        counter = iter(range(10**9))
+
+        def once():
+            if not options.create:
+                return call(app, options.path)
+            body = json.dumps(post_body(f"Profiled post {next(counter)}", seeded.busiest_category)).encode()
+            return call(app, options.path, "POST", {"Authorization": context.authorization}, body)
+
+        try:
+            status, body = once()
+            print(f"{options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
+            profiler = cProfile.Profile()
+            started = time.perf_counter()
+            profiler.enable()
+            for _ in range(options.count):
+                once()
+            profiler.disable()
+            elapsed = time.perf_counter() - started
+        finally:
+            app.close()
+    print(f"{options.count} requests in {elapsed:.2f} s under the profiler "
+          f"({options.count / elapsed:,.0f} req/s, {elapsed / options.count * 1000:.2f} ms each)")
+    stats = pstats.Stats(profiler)
+    stats.sort_stats(options.sort).print_stats(options.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
