@@ -1,0 +1,78 @@
+"""`sitehost user ...`, `sitehost app-password ...` and the first administrator, against a real SQLite file."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from click.testing import CliRunner
+
+from host.app import create_app
+from host.cli import main
+from host.config import load_settings
+
+
+@pytest.fixture
+def config(tmp_path):
+    path = tmp_path / "sitehost.toml"
+    path.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\n')
+    return str(path)
+
+
+def run(config, *args):
+    result = CliRunner().invoke(main, ["--config", config, *args], catch_exceptions=False)
+    return result
+
+
+def test_users_and_app_passwords_from_the_command_line(config):
+    created = run(config, "user", "create", "jo", "--role", "editor", "--email", "jo@school.test", "--password", "pw1")
+    assert created.exit_code == 0 and "created user 'jo'" in created.output
+    assert "login password" not in created.output
+    generated = run(config, "user", "create", "kim", "--email", "kim@school.test")
+    assert generated.exit_code == 0 and "login password (shown once):" in generated.output
+    duplicate = run(config, "user", "create", "jo", "--role", "editor", "--email", "other@school.test")
+    assert duplicate.exit_code == 1 and "already exists" in duplicate.output
+    assert run(config, "user", "create", "x", "--role", "king", "--email", "x@school.test").exit_code == 2
+    listing = run(config, "user", "list")
+    assert "jo@school.test" in listing.output and "editor" in listing.output and "subscriber" in listing.output
+
+    made = run(config, "app-password", "create", "jo", "Deploy bot")
+    assert made.exit_code == 0
+    password = made.output.strip().splitlines()[-1]
+    assert len(password) == 29 and password.replace(" ", "").isalnum()
+    uuid = made.output.split("application password ", 1)[1].split()[0]
+    listed = run(config, "app-password", "list", "jo")
+    assert uuid in listed.output and "Deploy bot" in listed.output and password not in listed.output
+    assert "$b2$" not in listed.output
+
+    app = create_app(load_settings(config))
+    try:
+        from webtest import TestApp
+
+        client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+        headers = {"Authorization": "Basic " + base64.b64encode(f"jo:{password}".encode()).decode()}
+        assert client.get("/wp-json/core/v2/users/me", headers=headers).json["name"] == "jo"
+        revoked = run(config, "app-password", "revoke", "jo", uuid)
+        assert revoked.exit_code == 0
+        assert client.get("/wp-json/core/v2/users/me", headers=headers, status=401).json["code"] == "incorrect_password"
+    finally:
+        app.close()
+    assert run(config, "app-password", "revoke", "jo", uuid).exit_code == 1
+    assert run(config, "app-password", "list", "nobody").exit_code == 1
+
+
+def test_first_init_creates_an_administrator_once(config):
+    first = run(config, "init")
+    assert first.exit_code == 0 and "administrator created: login 'admin'" in first.output
+    password = first.output.split("shown once): ", 2)[2].splitlines()[0]
+    assert run(config, "init").output.count("administrator") == 0
+    app = create_app(load_settings(config))
+    try:
+        from webtest import TestApp
+
+        client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+        headers = {"Authorization": "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()}
+        me = client.get("/wp-json/core/v2/users/me?context=edit", headers=headers).json
+        assert me["roles"] == ["administrator"]
+    finally:
+        app.close()
