@@ -75,6 +75,7 @@ class RestRequest:
         self.application_password = None
         self.permitted: bool | None = None
         self._session = None
+        self._finished = False
         self._after_commit: list[Callable[[], None]] = []
 
     # --- headers and params --------------------------------------------------------------
@@ -114,7 +115,9 @@ class RestRequest:
     def session(self):
         """The request's SQLAlchemy session: one transaction per request, opened on first use."""
         if self._session is None:
-            self._session = self.app.db.session(write=self.method not in ("GET", "HEAD", "OPTIONS"))
+            # After the request's own transaction ended, later reads (Allow checks) need no write lock.
+            writes = self.method not in ("GET", "HEAD", "OPTIONS") and not self._finished
+            self._session = self.app.db.session(write=writes)
         return self._session
 
     def after_commit(self, callback: Callable[[], None]) -> None:
@@ -122,6 +125,8 @@ class RestRequest:
         self._after_commit.append(callback)
 
     def finish(self, success: bool) -> None:
+        """Commit (or roll back) and close the session, then run the after-commit callbacks."""
+        self._finished = True
         session, self._session = self._session, None
         callbacks, self._after_commit = self._after_commit, []
         if session is not None:

@@ -232,7 +232,10 @@ class RestServer:
             request.finish(success=False)
             outcome = self._unexpected(request, exception, route)
         self.hook.request_finished(app=self.app, request=request, status=outcome.status)
-        allowed = self.allowed_methods(request, route)
+        try:
+            allowed = self.allowed_methods(request, route)
+        finally:
+            request.finish(success=False)  # permission checks may have read through a new session
         if allowed:
             outcome.headers.setdefault("Allow", ", ".join(allowed))
         return outcome
@@ -348,7 +351,10 @@ class RestServer:
         descriptor = self.registry.describe_route(route, request.base_url, help_context=True) or []
         outcome = _Outcome(200, {}, descriptor, route)
         request.route = route
-        allowed = self.allowed_methods(request, route)
+        try:
+            allowed = self.allowed_methods(request, route)
+        finally:
+            request.finish(success=False)
         if allowed:
             outcome.headers["Allow"] = ", ".join(allowed)
         return outcome

@@ -309,3 +309,34 @@ def test_html_pages_carry_the_discovery_link(example_app):
     assert '<link rel="https://api.w.org/" href="http://school.test/wp-json/">' in home.text
     missing = example_app.client.get("/no/such/page", status=404)
     assert missing.headers["Link"] == '<http://school.test/wp-json/>; rel="https://api.w.org/"'
+
+
+def test_permission_checks_for_allow_do_not_leave_a_transaction_open(make_app):
+    """Allow is computed after the handler's transaction; what its checks read is closed at once."""
+    import types
+
+    from sqlalchemy import text
+
+    from host import Namespace, PluginInfo, Route, hookimpl
+
+    plugin = types.ModuleType("plugin_locky")
+    plugin.PLUGIN = PluginInfo("locky")
+    open_connections = []
+
+    def may_write(request):
+        request.session.execute(text("SELECT 1"))
+        return request.user.can("edit_posts")
+
+    def response_headers(app, response):
+        open_connections.append(app.db.engine.pool.checkedout())
+
+    plugin.register_namespaces = hookimpl(lambda: [Namespace("locky/v1")])
+    plugin.register_routes = hookimpl(lambda: [
+        Route("locky/v1", "/thing", "GET", lambda request: {"ok": True}),
+        Route("locky/v1", "/thing", "POST", lambda request: {"ok": True}, permission=may_write),
+    ])
+    plugin.response_headers = hookimpl(response_headers)
+    app = make_app(plugins=[plugin])
+    assert app.client.get("/wp-json/locky/v1/thing").headers["Allow"] == "GET"
+    app.client.post("/wp-json/locky/v1/thing", status=401)
+    assert open_connections == [0, 0]
