@@ -1,13 +1,44 @@
-"""core/v2: the site's content (posts, pages, media, revisions, autosaves, terms) and its users."""
+"""core/v2: the site's content (posts, pages, media, revisions, autosaves, terms) and its users.
+
+The content store serves every registered post type; other plugins add types, statuses,
+taxonomies and meta keys through the registration hooks and read and write content with
+`plugins.core.store`-free host APIs or their own routes built on the same tables.
+"""
 
 from __future__ import annotations
 
-from host import Namespace, PluginInfo, hookimpl
+from sqlalchemy import insert, select
+
+from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
 from . import users
+from .models import define_tables, tables
+from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)")
 NAMESPACE = "core/v2"
+
+CORE_STATUSES = [
+    Status("publish", "Published", public=True),
+    Status("future", "Scheduled", protected=True),
+    Status("draft", "Draft", protected=True),
+    Status("pending", "Pending", protected=True),
+    Status("private", "Private", private=True),
+    Status("trash", "Trash", internal=True, writable=False),
+    Status("auto-draft", "Auto Draft", internal=True, writable=False),
+    Status("inherit", "Inherit", internal=True, writable=False),
+    Status("request-pending", "Pending", internal=True, writable=False),
+    Status("request-confirmed", "Confirmed", internal=True, writable=False),
+    Status("request-failed", "Failed", internal=True, writable=False),
+    Status("request-completed", "Completed", internal=True, writable=False),
+    # Listed among the read filters of the interface; it comes from a republishing workflow.
+    Status("rewrite-republish", "Republish", internal=True, writable=False),
+]
+
+
+@hookimpl
+def register_tables(metadata):
+    define_tables(metadata)
 
 
 @hookimpl
@@ -16,5 +47,82 @@ def register_namespaces():
 
 
 @hookimpl
+def register_statuses():
+    return CORE_STATUSES
+
+
+@hookimpl
+def register_post_types():
+    return [
+        PostType("post", "Posts", rest_base="posts", taxonomies=("category", "post_tag"),
+                 supports=("title", "editor", "author", "excerpt", "revisions", "thumbnail", "comments",
+                           "post-formats")),
+        PostType("page", "Pages", rest_base="pages", hierarchical=True, capability_type="page",
+                 supports=("title", "editor", "author", "revisions", "thumbnail", "comments", "page-attributes")),
+        PostType("attachment", "Media", rest_base="media", supports=("title", "author", "comments")),
+        PostType("revision", "Revisions", public=False, supports=("author",)),
+    ]
+
+
+@hookimpl
+def register_taxonomies():
+    return [
+        Taxonomy("category", "Categories", rest_base="categories", hierarchical=True, object_types=("post",)),
+        Taxonomy("post_tag", "Tags", rest_base="tags", object_types=("post",)),
+    ]
+
+
+@hookimpl
+def register_meta():
+    keys = []
+    for object_type in ("post", "page"):
+        keys.append(MetaKey(object_type, "footnotes", {"type": "string", "default": ""}, revisions=True))
+        keys.append(MetaKey(object_type, "_fields_changed", {"type": "boolean", "default": False}))
+    return keys
+
+
+@hookimpl
 def register_routes(app):
-    return [*users.routes(app)]
+    from .media import MediaController
+    from .posts import PostsController
+    from .revisions import RevisionsController
+    from .terms import TermsController
+
+    posts = PostsController(app, "post", "post", "posts")
+    pages = PostsController(app, "page", "page", "pages", hierarchical=True)
+    return [
+        *posts.routes(), *RevisionsController(posts).routes(),
+        *pages.routes(), *RevisionsController(pages).routes(),
+        *MediaController(app).routes(),
+        *TermsController(app, "category", "categories", True).routes(),
+        *TermsController(app, "post_tag", "tags", False).routes(),
+        *users.routes(app),
+    ]
+
+
+@hookimpl
+def register_pages(app):
+    from .media import uploads_page
+
+    return [uploads_page()]
+
+
+@hookimpl
+def startup(app):
+    """Status and meta enums follow the final registry; every site has the default category (id 1)."""
+    from .schemas import refresh_registry_args
+
+    refresh_registry_args(app)
+    terms = tables(app)["terms"]
+    with app.db.session(write=True) as session, session.begin():
+        # Inserted without an explicit id so that PostgreSQL's sequence stays in step (the first row is 1).
+        if session.execute(select(terms.c.id).limit(1)).first() is None:
+            session.execute(insert(terms).values(taxonomy="category", name="Uncategorized",
+                                                 slug="uncategorized", description="", parent=0))
+
+
+@hookimpl
+def demo_content(app, session):
+    from .demo import write_demo_content
+
+    write_demo_content(app, session)

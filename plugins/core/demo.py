@@ -1,0 +1,1 @@
+"""Demo content for `sitehost init --demo`: a believable school site."""

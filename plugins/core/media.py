@@ -1,0 +1,431 @@
+"""core/v2/media: uploads stored as files under the uploads folder, listed and edited as attachments.
+
+Uploaded bytes are checked by content (magic numbers), not by the name the client gives:
+a file whose extension does not match what it really is, or whose type is not allowed,
+is refused. The size limit is `[plugins.core] max_upload_bytes` (10 MB by default).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import struct
+from pathlib import Path
+from typing import Any
+
+import bottle
+
+from host import Page, RestError, RestResponse, Route, forbidden
+
+from . import dates, render, store
+from .posts import NAMESPACE, PostsController, guarded
+from .schemas import CONTEXT, collection_args, item_args, meta_arg
+from .shaping import class_list, core_url, generated_slug, local_and_gmt, permalink, post_links, site_url
+
+DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
+ALLOWED = {
+    "jpg": "image/jpeg", "jpeg": "image/jpeg", "jpe": "image/jpeg", "gif": "image/gif", "png": "image/png",
+    "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff", "webp": "image/webp", "avif": "image/avif",
+    "heic": "image/heic", "heif": "image/heif", "ico": "image/x-icon",
+    "mp3": "audio/mpeg", "m4a": "audio/mpeg", "ogg": "audio/ogg", "wav": "audio/wav", "flac": "audio/flac",
+    "wma": "audio/x-ms-wma", "mid": "audio/midi",
+    "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "wmv": "video/x-ms-wmv",
+    "avi": "video/avi", "mpeg": "video/mpeg", "ogv": "video/ogg", "webm": "video/webm", "3gp": "video/3gpp",
+    "flv": "video/x-flv",
+    "txt": "text/plain", "csv": "text/csv", "tsv": "text/tab-separated-values", "ics": "text/calendar",
+    "vtt": "text/vtt", "srt": "text/plain",
+    "pdf": "application/pdf", "rtf": "application/rtf", "zip": "application/zip", "gz": "application/x-gzip",
+    "7z": "application/x-7z-compressed", "tar": "application/x-tar", "doc": "application/msword",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xls": "application/vnd.ms-excel",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "ppt": "application/vnd.ms-powerpoint",
+    "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    "odt": "application/vnd.oasis.opendocument.text", "ods": "application/vnd.oasis.opendocument.spreadsheet",
+    "odp": "application/vnd.oasis.opendocument.presentation",
+}
+UNFILTERED_ONLY = {"htm": "text/html", "html": "text/html", "js": "application/javascript"}
+# Leading bytes of the formats whose content we can recognise, and the MIME types they prove.
+SIGNATURES = [
+    (b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"), (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"), (b"BM", "image/bmp"), (b"II*\x00", "image/tiff"), (b"MM\x00*", "image/tiff"),
+    (b"%PDF-", "application/pdf"), (b"PK\x03\x04", "application/zip"), (b"\x1f\x8b", "application/x-gzip"),
+    (b"{\\rtf", "application/rtf"), (b"ID3", "audio/mpeg"), (b"OggS", "application/ogg"),
+    (b"fLaC", "audio/flac"), (b"\x00\x00\x01\x00", "image/x-icon"),
+]
+ZIP_BASED = {"application/zip", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+             "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+             "application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.spreadsheet",
+             "application/vnd.oasis.opendocument.presentation"}
+_DISPOSITION = re.compile(r"^\s*(attachment|inline|form-data)\s*;\s*filename\*?\s*=\s*(?:UTF-8'')?\"?([^\";]+)\"?",
+                          re.IGNORECASE)
+
+
+def sniff(data: bytes) -> str | None:
+    """The MIME type proven by the file's first bytes, or None when not recognisable."""
+    for signature, mime in SIGNATURES:
+        if data.startswith(signature):
+            return mime
+    if data[4:8] == b"ftyp":
+        brand = data[8:12]
+        if brand in (b"avif", b"avis"):
+            return "image/avif"
+        if brand in (b"heic", b"heix", b"mif1", b"msf1"):
+            return "image/heic"
+        return "video/mp4"
+    if data.startswith(b"RIFF") and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data.startswith(b"RIFF") and data[8:12] == b"WAVE":
+        return "audio/wav"
+    if data.startswith(b"RIFF") and data[8:12] == b"AVI ":
+        return "video/avi"
+    return None
+
+
+def image_size(data: bytes, mime: str) -> tuple[int, int] | None:
+    try:
+        if mime == "image/png" and data[12:16] == b"IHDR":
+            return struct.unpack(">II", data[16:24])
+        if mime == "image/gif":
+            return struct.unpack("<HH", data[6:10])
+        if mime == "image/jpeg":
+            index = 2
+            while index < len(data) - 9:
+                if data[index] != 0xFF:
+                    index += 1
+                    continue
+                marker = data[index + 1]
+                length = struct.unpack(">H", data[index + 2:index + 4])[0]
+                if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+                    height, width = struct.unpack(">HH", data[index + 5:index + 9])
+                    return width, height
+                index += 2 + length
+    except struct.error:
+        return None
+    return None
+
+
+def check_file(name: str, data: bytes, unfiltered: bool) -> str:
+    """The file's MIME type, or ValueError with the reason it is refused."""
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    allowed = dict(ALLOWED, **(UNFILTERED_ONLY if unfiltered else {}))
+    expected = allowed.get(extension)
+    if expected is None:
+        raise ValueError("Sorry, you are not allowed to upload this file type.")
+    found = sniff(data)
+    if expected.startswith("image/") and found != expected and not (expected == "image/heif" and found == "image/heic"):
+        raise ValueError("Sorry, this file type is not permitted for security reasons.")
+    if expected == "application/pdf" and found != "application/pdf":
+        raise ValueError("Sorry, this file type is not permitted for security reasons.")
+    if expected in ZIP_BASED and found != "application/zip":
+        raise ValueError("Sorry, this file type is not permitted for security reasons.")
+    if found and found.startswith("image/") and not expected.startswith("image/"):
+        raise ValueError("Sorry, this file type is not permitted for security reasons.")
+    return expected
+
+
+def uploads_root(app) -> Path:
+    return Path(app.settings.uploads_dir).resolve()
+
+
+def uploads_page() -> Page:
+    """Serves uploaded files so that `source_url` works."""
+    def serve(app, request, path):
+        return bottle.static_file(path, root=str(uploads_root(app)))
+    return Page("/uploads/<path:path>", ("GET", "HEAD"), serve, name="core-uploads")
+
+
+class MediaController(PostsController):
+    """The `media` routes: attachments are posts of type `attachment` with a file."""
+
+    def __init__(self, app):
+        super().__init__(app, "attachment", "attachment", "media")
+
+    def routes(self) -> list[Route]:
+        item = r"/media/(?P<id>[\d]+)"
+        write = {
+            "date": {"description": "The date the post was published, in the site's timezone.",
+                     "type": ["string", "null"], "format": "date-time"},
+            "date_gmt": {"description": "The date the post was published, as GMT.", "type": ["string", "null"],
+                         "format": "date-time"},
+            "slug": {"description": "An alphanumeric identifier for the post unique to its type.", "type": "string"},
+            "status": {"description": "A named status for the post.", "type": "string",
+                       "enum": ["publish", "future", "draft", "pending", "private"]},
+            "title": {"description": "The title for the post.", "type": ["string", "object"],
+                      "properties": {"raw": {"type": "string"}}},
+            "author": {"description": "The ID for the author of the post.", "type": "integer"},
+            "featured_media": {"description": "The ID of the featured media for the post.", "type": "integer"},
+            "comment_status": {"description": "Whether or not comments are open on the post.", "type": "string",
+                               "enum": ["open", "closed"]},
+            "ping_status": {"description": "Whether or not the post can be pinged.", "type": "string",
+                            "enum": ["open", "closed"]},
+            "meta": meta_arg(self.app, "attachment"),
+            "template": {"description": "The theme file to use to display the post.", "type": "string"},
+            "alt_text": {"description": "Alternative text to display when attachment is not displayed.",
+                         "type": "string"},
+            "caption": {"description": "The attachment caption.", "type": ["string", "object"],
+                        "properties": {"raw": {"type": "string"}}},
+            "description": {"description": "The attachment description.", "type": ["string", "object"],
+                            "properties": {"raw": {"type": "string"}}},
+            "post": {"description": "The ID for the associated post of the attachment.", "type": "integer"},
+        }
+        return [
+            Route(NAMESPACE, "/media", "GET", self.list_items, args=collection_args(self.app, "attachment", "attachment"),
+                  permission=guarded(self.check_list, "list_items", self), title="attachment"),
+            Route(NAMESPACE, "/media", "POST", self.create_item, args=write,
+                  permission=guarded(self.check_create, "create_item", self)),
+            Route(NAMESPACE, item, "GET", self.get_item, args=item_args({"context": dict(CONTEXT)}),
+                  permission=guarded(self.check_read, "get_item", self), title="attachment"),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=item_args(write), partial_args=True,
+                  permission=guarded(self.check_update, "update_item", self)),
+            Route(NAMESPACE, item, "DELETE", self.delete_item, args=item_args({
+                "force": {"description": "Whether to bypass Trash and force deletion.", "type": "boolean",
+                          "default": False}}),
+                  permission=guarded(self.check_delete, "delete_item", self)),
+        ]
+
+    # --- reading --------------------------------------------------------------------------
+
+    def build_query(self, request) -> store.PostQuery:
+        query = super().build_query(request)
+        params = request.params
+        clauses = [("prefix", kind) for kind in params.get("media_type") or []]
+        known = set(ALLOWED.values()) | set(UNFILTERED_ONLY.values())
+        clauses += [("exact", mime) for mime in params.get("mime_type") or [] if mime in known]
+        query.mime_clauses = clauses
+        return query
+
+    def prepare(self, request, item: dict, context: str, password=None, excerpt_length=None) -> dict:
+        date, date_gmt = local_and_gmt(request, item["date"], item["date_gmt"])
+        modified, modified_gmt = local_and_gmt(request, item["modified"], item["modified_gmt"])
+        source_url = self.source_url(request, item)
+        details = dict(item["media_details"] or {})
+        is_image = (item["mime_type"] or "").startswith("image/")
+        if is_image:
+            details.setdefault("sizes", {})
+            details.setdefault("image_meta", {})
+        attachment_markup = ""
+        if source_url:
+            link = permalink(request, item)
+            inner = f'<img src="{source_url}" alt="" />' if is_image else render.texturize(item["title"])
+            attachment_markup = f'<p class="attachment"><a href="{source_url if is_image else link}">{inner}</a></p>\n'
+        data: dict[str, Any] = {
+            "id": item["id"], "date": date, "date_gmt": date_gmt,
+            "guid": {"rendered": item["guid"], "raw": item["guid"]}, "modified": modified,
+            "modified_gmt": modified_gmt, "slug": item["slug"], "status": item["status"], "type": "attachment",
+            "link": permalink(request, item),
+            "title": {"raw": item["title"], "rendered": render.render_title(item["title"])},
+            "author": item["author"], "featured_media": item["featured_media"],
+            "comment_status": item["comment_status"], "ping_status": item["ping_status"],
+            "template": item["template"], "meta": dict(item.get("meta") or {}),
+            "permalink_template": permalink(request, item), "generated_slug": generated_slug(item),
+            "class_list": class_list(item, False, False),
+            "description": {"raw": item["content"], "rendered": attachment_markup + render.autop(
+                render.texturize(item["content"]))},
+            "caption": {"raw": item["excerpt"], "rendered": render.autop(render.texturize(item["excerpt"]))},
+            "alt_text": item["alt_text"], "media_type": "image" if is_image else "file",
+            "mime_type": item["mime_type"], "media_details": details, "post": item["parent"] or None,
+            "source_url": source_url, "missing_image_sizes": [],
+            "filename": os.path.basename(item["file"]), "filesize": details.get("filesize", 0),
+        }
+        if context == "embed":
+            data = {key: data[key] for key in ("id", "date", "slug", "type", "link", "title", "author",
+                                               "featured_media", "caption", "alt_text", "media_type", "mime_type",
+                                               "media_details", "source_url")}
+            data["title"] = {"rendered": data["title"]["rendered"]}
+            data["caption"] = {"rendered": data["caption"]["rendered"]}
+        elif context == "view":
+            data.pop("permalink_template")
+            data.pop("generated_slug")
+            data.pop("missing_image_sizes")
+            data["guid"] = {"rendered": item["guid"]}
+            for name in ("title", "description", "caption"):
+                data[name] = {"rendered": data[name]["rendered"]}
+        data["_links"] = post_links(request, item, context)
+        return data
+
+    def source_url(self, request, item: dict) -> str:
+        return f"{site_url(request)}/uploads/{item['file']}" if item["file"] else ""
+
+    # --- writing --------------------------------------------------------------------------
+
+    def check_create(self, request, session):
+        super().check_create(request, session)
+        post_id = request.params.get("post")
+        if post_id:
+            parent = store.get_item(self.app, session, post_id)
+            if parent is not None and not request.user.can("edit_post", parent):
+                raise forbidden(request.user, "rest_cannot_edit",
+                                "Sorry, you are not allowed to upload media to this post.")
+        return True
+
+    def _parent_for(self, session, post_id) -> int:
+        if not post_id:
+            return 0
+        parent = store.post_exists(self.app, session, post_id)
+        if parent is None:
+            raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
+        if parent["type"] in ("revision", "attachment"):
+            raise RestError("rest_invalid_param", "Invalid parent type.", 400,
+                            {"params": {"post": "Invalid parent type."}})
+        return post_id
+
+    def _received_file(self, request) -> tuple[str, bytes, bool]:
+        """(file name, bytes, came_as_multipart) from a multipart `file` part or the raw body."""
+        upload = request.files.get("file") if request.files else None
+        if upload is not None:
+            data = upload.file.read()
+            if not data:
+                raise RestError("rest_upload_no_data", "No data supplied.", 400)
+            return upload.raw_filename or upload.filename, data, True
+        data = request.body or b""
+        if not data or request.content_type == "multipart/form-data":
+            raise RestError("rest_upload_no_data", "No data supplied.", 400)
+        if not request.header("content-type"):
+            raise RestError("rest_upload_no_content_type", "No Content-Type supplied.", 400)
+        disposition = request.header("content-disposition")
+        if not disposition:
+            raise RestError("rest_upload_no_content_disposition", "No Content-Disposition supplied.", 400)
+        match = _DISPOSITION.match(disposition)
+        if not match or not match.group(2).strip():
+            raise RestError("rest_upload_invalid_disposition",
+                            "Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as "
+                            "`attachment; filename=\"image.png\"` or similar.", 400)
+        return match.group(2).strip(), data, False
+
+    def create_item(self, request):
+        params, session, user = request.params, request.session, request.user
+        parent = self._parent_for(session, params.get("post"))
+        name, data, multipart = self._received_file(request)
+        name = os.path.basename(name.replace("\\", "/"))
+        expected_md5 = request.header("content-md5")
+        if expected_md5:
+            digest = hashlib.md5(data).hexdigest()
+            try:
+                b64 = base64.b64decode(expected_md5).hex()
+            except ValueError:
+                b64 = ""
+            if expected_md5.lower() != digest and b64 != digest:
+                raise RestError("rest_upload_hash_mismatch", "Content hash did not match expected.", 412)
+        limit = int(self.app.plugin_config("core").get("max_upload_bytes", DEFAULT_MAX_UPLOAD))
+        if len(data) > limit:
+            raise RestError("rest_upload_file_too_big", f"The file is larger than the limit of {limit} bytes.", 413)
+        try:
+            mime = check_file(name, data, user.can("unfiltered_html"))
+        except ValueError as refused:
+            code = "rest_upload_unknown_error" if multipart else "rest_upload_sideload_error"
+            raise RestError(code, str(refused), 500) from None
+        now = dates.utcnow()
+        tz = self.app.timezone()
+        local_now = dates.utc_to_local(now, tz)
+        relative = self._store_file(name, data, local_now)
+        details: dict[str, Any] = {"filesize": len(data)}
+        size = image_size(data, mime) if mime.startswith("image/") else None
+        if size:
+            details = {"width": size[0], "height": size[1], "file": relative, "filesize": len(data),
+                       "sizes": {}, "image_meta": {}}
+        title = self.text_field(request, "title")
+        stem = name.rsplit(".", 1)[0] if "." in name else name
+        status = "private" if params.get("status") == "private" else "inherit"
+        values = {
+            "type": "attachment", "status": status, "slug": "", "title": title if title else stem,
+            "content": self._rich(request, "description"), "excerpt": self._rich(request, "caption"),
+            "author": user.id, "parent": parent, "comment_status": params.get("comment_status") or "open",
+            "ping_status": params.get("ping_status") or "closed", "date": local_now, "date_gmt": now,
+            "modified": local_now, "modified_gmt": now, "mime_type": mime, "file": relative,
+            "media_details": details, "alt_text": render.plain_text(params.get("alt_text") or ""),
+            "guid": f"{site_url(request)}/uploads/{relative}",
+        }
+        post_id = store.insert_item(self.app, session, values)
+        slug = store.unique_slug(self.app, session, store.sanitize_slug(params.get("slug") or values["title"])
+                                 or str(post_id), "attachment", post_id)
+        store.update_item(self.app, session, post_id, {"slug": slug})
+        self._write_meta(request, session, post_id)
+        item = store.get_item(self.app, session, post_id, "attachment")
+        self.announce_saved(request, item, True)
+        response = RestResponse.created(self.prepare(request, item, "edit"), core_url(request, f"media/{post_id}"))
+        response.headers["X-WP-Upload-Attachment-ID"] = str(post_id)
+        return response
+
+    def _rich(self, request, name: str) -> str:
+        value = request.params.get(name)
+        if isinstance(value, dict):
+            value = value.get("raw")
+        value = "" if value is None else str(value)
+        return value if request.user.can("unfiltered_html") else render.sanitize_html(value)
+
+    def _store_file(self, name: str, data: bytes, when) -> str:
+        folder = uploads_root(self.app) / f"{when:%Y}" / f"{when:%m}"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem, dot, extension = name.rpartition(".")
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem or name).strip("-.") or "file"
+        extension = re.sub(r"[^A-Za-z0-9]+", "", extension).lower()
+        candidate, counter = f"{stem}.{extension}", 1
+        while True:
+            try:
+                with open(folder / candidate, "xb") as handle:  # exclusive create: never overwrite a file
+                    handle.write(data)
+                break
+            except FileExistsError:
+                candidate = f"{stem}-{counter}.{extension}"
+                counter += 1
+        return f"{when:%Y}/{when:%m}/{candidate}"
+
+    def update_item(self, request):
+        params, session = request.params, request.session
+        current = self.load(request, session, params["id"])
+        values: dict[str, Any] = {}
+        if request.has_param("featured_media") and params.get("featured_media"):
+            if not (current["mime_type"].startswith("audio/") or current["mime_type"].startswith("video/")):
+                raise RestError("rest_no_featured_media",
+                                "This site does not support post thumbnails on attachments with MIME type "
+                                f"{current['mime_type']}.", 400)
+            values["featured_media"] = params["featured_media"]
+        if request.has_param("post"):
+            values["parent"] = self._parent_for(session, params.get("post"))
+        title = self.text_field(request, "title")
+        if title is not None:
+            values["title"] = title
+        if request.has_param("caption"):
+            values["excerpt"] = self._rich(request, "caption")
+        if request.has_param("description"):
+            values["content"] = self._rich(request, "description")
+        if request.has_param("alt_text"):
+            values["alt_text"] = render.plain_text(params.get("alt_text") or "")
+        if params.get("status") in ("private", "inherit", "publish"):
+            values["status"] = "private" if params["status"] == "private" else "inherit"
+        for name in ("comment_status", "ping_status"):
+            if params.get(name):
+                values[name] = params[name]
+        if params.get("slug"):
+            values["slug"] = store.unique_slug(self.app, session, store.sanitize_slug(params["slug"]), "attachment",
+                                               current["id"])
+        now = dates.utcnow()
+        values["modified"], values["modified_gmt"] = dates.utc_to_local(now, self.app.timezone()), now
+        store.update_item(self.app, session, current["id"], values)
+        self._write_meta(request, session, current["id"])
+        item = store.get_item(self.app, session, current["id"], "attachment")
+        self.remember(request, item)
+        self.announce_saved(request, item, False)
+        return self.prepare(request, item, "edit")
+
+    def delete_item(self, request):
+        params, session = request.params, request.session
+        item = self.load(request, session, params["id"])
+        if not params.get("force"):
+            raise RestError("rest_trash_not_supported",
+                            "The post does not support trashing. Set 'force' to true to delete.", 501)
+        previous = self.prepare(request, item, "edit")
+        store.delete_item(self.app, session, item["id"])
+        path = uploads_root(self.app) / item["file"] if item["file"] else None
+        app = self.app
+
+        def remove_file():
+            if path is not None and path.is_file() and uploads_root(app) in path.resolve().parents:
+                path.unlink()
+        request.after_commit(remove_file)
+        self.announce_deleted(request, item, True)
+        return {"deleted": True, "previous": previous}

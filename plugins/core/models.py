@@ -1,0 +1,85 @@
+"""Tables of the content store: one `posts` table for every post type, meta, terms.
+
+Everything a listing needs to show an item (terms, meta, revision counts) is reachable
+from `posts` through indexed correlated subqueries, so a page of items is one SELECT.
+`sticky` and `featured_media` are columns rather than meta for the same reason.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON, Boolean, Column, DateTime, ForeignKey, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text,
+    UniqueConstraint,
+)
+
+
+
+def define_tables(metadata: MetaData) -> dict[str, Table]:
+    posts = Table(
+        "posts", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("type", String(40), nullable=False),
+        Column("status", String(40), nullable=False),
+        Column("slug", String(200), nullable=False, default=""),
+        Column("title", Text, nullable=False, default=""),
+        Column("content", Text, nullable=False, default=""),
+        Column("excerpt", Text, nullable=False, default=""),
+        Column("author", Integer, ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+        Column("parent", Integer, nullable=False, default=0),
+        Column("menu_order", Integer, nullable=False, default=0),
+        Column("password", String(255), nullable=False, default=""),
+        Column("comment_status", String(20), nullable=False, default="open"),
+        Column("ping_status", String(20), nullable=False, default="open"),
+        Column("format", String(20), nullable=False, default=""),
+        Column("template", String(200), nullable=False, default=""),
+        Column("sticky", Boolean, nullable=False, default=False),
+        Column("featured_media", Integer, nullable=False, default=0),
+        # Site-local and UTC dates; date_gmt is NULL while a draft's date "floats".
+        Column("date", DateTime, nullable=False),
+        Column("date_gmt", DateTime, nullable=True),
+        Column("modified", DateTime, nullable=False),
+        Column("modified_gmt", DateTime, nullable=False),
+        Column("guid", String(255), nullable=False, default=""),
+        Column("mime_type", String(100), nullable=False, default=""),
+        Column("pre_trash_status", String(40), nullable=False, default=""),
+        # Attachments: the file under the uploads folder, its metadata and alternative text.
+        Column("file", String(500), nullable=False, default=""),
+        Column("media_details", JSON, nullable=True),
+        Column("alt_text", Text, nullable=False, default=""),
+        Index("ix_posts_type_status_date", "type", "status", "date"),
+        Index("ix_posts_type_slug", "type", "slug"),
+        Index("ix_posts_author", "author"),
+        Index("ix_posts_parent_type", "parent", "type"),
+    )
+    post_meta = Table(
+        "post_meta", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("post_id", Integer, ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
+        Column("key", String(255), nullable=False),
+        Column("value", Text, nullable=False, default=""),  # JSON-encoded
+        UniqueConstraint("post_id", "key", name="uq_post_meta_post_key"),
+    )
+    terms = Table(
+        "terms", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("taxonomy", String(40), nullable=False),
+        Column("name", String(200), nullable=False),
+        Column("slug", String(200), nullable=False),
+        Column("description", Text, nullable=False, default=""),
+        Column("parent", Integer, nullable=False, default=0),
+        Index("ix_terms_taxonomy_slug", "taxonomy", "slug"),
+        Index("ix_terms_taxonomy_parent", "taxonomy", "parent"),
+    )
+    term_relationships = Table(
+        "term_relationships", metadata,
+        Column("post_id", Integer, ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
+        Column("term_id", Integer, ForeignKey("terms.id", ondelete="CASCADE"), nullable=False),
+        PrimaryKeyConstraint("post_id", "term_id"),
+        Index("ix_term_relationships_term", "term_id", "post_id"),
+    )
+    return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships}
+
+
+def tables(app) -> dict[str, Table]:
+    """The app's content tables (each app has its own metadata)."""
+    return app.db.metadata.tables

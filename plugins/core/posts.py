@@ -1,0 +1,567 @@
+"""posts and pages (and any other post type served under core/v2): list, read, write, trash, delete.
+
+One `PostsController` per post type builds its routes. Permission checks run in the
+reference's order (section 5) before the handler; preparing the item (status, dates,
+slug, terms, meta) happens in the handler, inside the request's single transaction, and
+the `content_saved` / `content_deleted` events fire only after that transaction commits.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Any
+
+from host import RestError, RestResponse, Route, forbidden
+from host.auth import users as user_service
+
+from . import dates, render, revisions, store
+from .models import tables
+from .permissions import type_caps
+from .schemas import collection_args, item_args, write_args
+from .shaping import can_read, core_url, permalink, prepare_post, rest_base
+
+NAMESPACE = "core/v2"
+PUBLISHING = ("publish", "future", "private")
+FLOATING = ("draft", "pending", "auto-draft")
+SCHEDULE_MARGIN = datetime.timedelta(seconds=60)
+DEFAULT_CATEGORY = 1
+
+
+def invalid_id(status: int = 404) -> RestError:
+    return RestError("rest_post_invalid_id", "Invalid post ID.", status)
+
+
+def guarded(check, handler_name: str, controller):
+    """A permission callable that, when probed for the Allow header, reads in its own short session."""
+    def permission(request):
+        endpoint = request.endpoint
+        if endpoint is not None and getattr(endpoint.handler, "__name__", "") == handler_name \
+                and getattr(endpoint.handler, "__self__", None) is controller:
+            return check(request, request.session)
+        with request.app.db.session() as session:
+            try:
+                return check(request, session)
+            finally:
+                session.rollback()
+    return permission
+
+
+class PostsController:
+    """The REST routes of one post type under core/v2 (`posts`, `pages` ...)."""
+
+    def __init__(self, app, post_type: str, kind: str, base: str, hierarchical: bool = False):
+        # Routes are built while the registry is still being assembled: everything read from
+        # `app.registry` (capabilities, statuses, meta keys) is looked up when a request runs.
+        self.app = app
+        self.type = post_type
+        self.kind = kind  # "post" (sticky, format, terms), "page" (parent, menu order) or "attachment"
+        self.base = base
+        self.hierarchical = hierarchical
+
+    @property
+    def caps(self) -> dict[str, str]:
+        return type_caps(self.app, self.type)
+
+    # --- routes ---------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        base = f"/{self.base}"
+        item = base + r"/(?P<id>[\d]+)"
+        schema_title = self.type
+        write = write_args(self.app, self.type, self.kind)
+        return [
+            Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
+                  permission=guarded(self.check_list, "list_items", self), allow_batch=True, title=schema_title),
+            Route(NAMESPACE, base, "POST", self.create_item, args=write,
+                  permission=guarded(self.check_create, "create_item", self), allow_batch=True),
+            Route(NAMESPACE, item, "GET", self.get_item, args=item_args({
+                "context": {"description": "Scope under which the request is made; determines fields present in "
+                            "response.", "type": "string", "enum": ["view", "embed", "edit"], "default": "view"},
+                "excerpt_length": {"description": "Override the default excerpt length.", "type": "integer"},
+                "password": {"description": "The password for the post if it is password protected.",
+                             "type": "string"}}),
+                  permission=guarded(self.check_read, "get_item", self), allow_batch=True, title=schema_title),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=item_args(write), partial_args=True,
+                  permission=guarded(self.check_update, "update_item", self), allow_batch=True),
+            Route(NAMESPACE, item, "DELETE", self.delete_item, args=item_args({
+                "force": {"description": "Whether to bypass Trash and force deletion.", "type": "boolean",
+                          "default": False}}),
+                  permission=guarded(self.check_delete, "delete_item", self), allow_batch=True),
+        ]
+
+    # --- loading --------------------------------------------------------------------------
+
+    def load(self, request, session, post_id) -> dict:
+        cache = request.__dict__.setdefault("core_items", {})
+        key = (self.type, int(post_id))
+        if key not in cache:
+            item = store.get_item(self.app, session, int(post_id), self.type) if int(post_id) > 0 else None
+            if item is None:
+                raise invalid_id()
+            cache[key] = item
+        return cache[key]
+
+    def prepare(self, request, item: dict, context: str, password: str | None = None,
+                excerpt_length: int | None = None) -> dict:
+        return prepare_post(request, item, context, password, excerpt_length)
+
+    def remember(self, request, item: dict) -> None:
+        request.__dict__.setdefault("core_items", {})[(self.type, item["id"])] = item
+
+    # --- permission checks ----------------------------------------------------------------
+
+    def check_list(self, request, session):
+        params = request.params
+        user = request.user
+        if params.get("context") == "edit" and not user.can(self.caps["edit"]):
+            raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit posts in this post type.")
+        default = "inherit" if self.kind == "attachment" else "publish"
+        for status in params.get("status") or []:
+            if status == default or user.can(self.caps["edit"]):
+                continue
+            if status == "private" and user.can(self.caps["read_private"]):
+                continue
+            inner = 403 if user.is_authenticated else 401
+            raise RestError("rest_invalid_param", "Invalid parameter(s): status", 400, {
+                "params": {"status": "Status is forbidden."},
+                "details": {"status": {"code": "rest_forbidden_status", "message": "Status is forbidden.",
+                                       "data": {"status": inner}}}})
+        return True
+
+    def check_read(self, request, session):
+        item = self.load(request, session, request.params["id"])
+        user = request.user
+        if request.params.get("context") == "edit" and not user.can("edit_post", item):
+            raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit this post.")
+        password = request.params.get("password")
+        if password not in (None, "") and item["password"] and password != item["password"]:
+            raise RestError("rest_post_incorrect_password", "Incorrect post password.", 403)
+        if not can_read(request, item):
+            raise forbidden(user, "rest_forbidden", "Sorry, you are not allowed to do that.")
+        return True
+
+    def _check_terms(self, request, session):
+        if self.kind != "post":
+            return
+        for field in ("categories", "tags"):
+            ids = request.params.get(field)
+            if not isinstance(ids, list):
+                continue
+            for term_id in store.existing_term_ids(self.app, session, ids):
+                if not request.user.can("assign_term", term_id):
+                    raise forbidden(request.user, "rest_cannot_assign_term",
+                                    "Sorry, you are not allowed to assign the provided terms.")
+
+    def check_create(self, request, session):
+        params, user = request.params, request.user
+        if params.get("id") not in (None, "", 0, "0"):
+            raise RestError("rest_post_exists", "Cannot create existing post.", 400)
+        author = params.get("author")
+        if author and author != user.id and not user.can(self.caps["edit_others"]):
+            raise forbidden(user, "rest_cannot_edit_others",
+                            "Sorry, you are not allowed to create posts as this user.")
+        if self.kind == "post" and params.get("sticky") and not (
+                user.can(self.caps["edit_others"]) and user.can(self.caps["publish"])):
+            raise forbidden(user, "rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.")
+        if not user.can(self.caps["create"]):
+            raise forbidden(user, "rest_cannot_create", "Sorry, you are not allowed to create posts as this user.")
+        self._check_terms(request, session)
+        return True
+
+    def check_update(self, request, session):
+        item = self.load(request, session, request.params["id"])
+        params, user = request.params, request.user
+        if not user.can("edit_post", item):
+            raise forbidden(user, "rest_cannot_edit", "Sorry, you are not allowed to edit this post.")
+        author = params.get("author")
+        if author and author != user.id and author != item["author"] and not user.can(self.caps["edit_others"]):
+            raise forbidden(user, "rest_cannot_edit_others",
+                            "Sorry, you are not allowed to update posts as this user.")
+        if self.kind == "post" and "sticky" in params and bool(params["sticky"]) != bool(item["sticky"]) and not (
+                user.can(self.caps["edit_others"]) and user.can(self.caps["publish"])):
+            raise forbidden(user, "rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.")
+        self._check_terms(request, session)
+        return True
+
+    def check_delete(self, request, session):
+        item = self.load(request, session, request.params["id"])
+        if not request.user.can("delete_post", item):
+            raise forbidden(request.user, "rest_cannot_delete", "Sorry, you are not allowed to delete this post.")
+        return True
+
+    # --- reading --------------------------------------------------------------------------
+
+    def build_query(self, request) -> store.PostQuery:
+        params = request.params
+        tz = self.app.timezone()
+        statuses = list(params.get("status") or [])
+        if "any" in statuses:
+            statuses = [name for name, (status, _owner) in self.app.registry.statuses.items()
+                        if name not in ("trash", "auto-draft") and not status.internal]
+        orderby = params.get("orderby", "date")
+        if orderby == "include" and not params.get("include"):
+            raise RestError("rest_orderby_include_missing_include",
+                            "You need to define an include parameter to order by include.", 400)
+        if orderby == "relevance" and not params.get("search"):
+            raise RestError("rest_no_search_term_defined",
+                            "You need to define a search term to order by relevance.", 400)
+        query = store.PostQuery(
+            post_type=self.type, statuses=statuses, include=list(params.get("include") or []),
+            exclude=list(params.get("exclude") or []), author=list(params.get("author") or []),
+            author_exclude=list(params.get("author_exclude") or []),
+            slugs=[store.sanitize_slug(slug) for slug in params.get("slug") or []],
+            search=params.get("search") or "", search_columns=list(params.get("search_columns") or []),
+            search_exact=params.get("search_semantics") == "exact", orderby=orderby,
+            order=params.get("order", "desc"), per_page=params.get("per_page", 10),
+            offset=params.get("offset") or 0,
+        )
+        for name in ("after", "before", "modified_after", "modified_before"):
+            if params.get(name):
+                setattr(query, name, dates.parse_local(params[name], tz))
+        if "parent" in params and self.kind in ("page", "attachment") and request.has_param("parent"):
+            query.parent = list(params.get("parent") or [])
+        query.parent_exclude = list(params.get("parent_exclude") or [])
+        if self.kind == "page" and params.get("menu_order") is not None:
+            query.menu_order = params["menu_order"]
+        if query.search and not request.user.is_authenticated:
+            query.hide_password_protected = True
+        if self.kind == "post":
+            self._taxonomy_filters(params, query)
+            query.formats = list(params.get("format") or [])
+            if params.get("sticky") is True:
+                query.sticky = True
+            elif params.get("sticky") is False and request.has_param("sticky"):
+                query.sticky = False
+        return query
+
+    def _taxonomy_filters(self, params, query: store.PostQuery) -> None:
+        query.tax_relation = params.get("tax_relation") or "AND"
+        for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
+            for exclude in (False, True):
+                value = params.get(field + ("_exclude" if exclude else ""))
+                if value in (None, [], {}):
+                    continue
+                if isinstance(value, dict):
+                    terms = [int(term) for term in value.get("terms") or []]
+                    clause = store.TaxClause(taxonomy, terms, value.get("operator") or "OR",
+                                             bool(value.get("include_children")) and taxonomy == "category", exclude)
+                else:
+                    clause = store.TaxClause(taxonomy, [int(term) for term in value], exclude=exclude)
+                if clause.terms:
+                    query.tax_clauses.append(clause)
+
+    def list_items(self, request):
+        params = request.params
+        context = params.get("context", "view")
+        page = params.get("page", 1)
+        query = self.build_query(request)
+        items, total = store.list_items(self.app, request.session, query, page)
+        per_page = query.per_page
+        pages = math.ceil(total / per_page) if per_page else 1
+        if total and page > pages:
+            raise RestError("rest_post_invalid_page_number",
+                            "The page number requested is larger than the number of pages available.", 400)
+        if (self.kind == "post" and params.get("ignore_sticky") is False and page == 1 and not query.include
+                and not query.search and not query.tax_clauses and not query.formats):
+            items = self._stick(request, items, query)
+        visible = []
+        for item in items:
+            allowed = request.user.can("edit_post", item) if context == "edit" else can_read(request, item)
+            if allowed:
+                visible.append(self.prepare(request, item, context))
+        return RestResponse.collection(request, visible, total, per_page, page)
+
+    def _stick(self, request, items: list[dict], query: store.PostQuery) -> list[dict]:
+        """ignore_sticky=false: sticky posts of the page first, then the other published sticky posts."""
+        sticky_here = [item for item in items if item["sticky"]]
+        others = [item for item in items if not item["sticky"]]
+        present = {item["id"] for item in items}
+        missing = [item for item in store.sticky_items(self.app, request.session, self.type, query.exclude)
+                   if item["id"] not in present]
+        return sticky_here + missing + others
+
+    def get_item(self, request):
+        item = self.load(request, request.session, request.params["id"])
+        params = request.params
+        data = self.prepare(request, item, params.get("context", "view"), params.get("password"),
+                            params.get("excerpt_length"))
+        return RestResponse(data, 200, {"Link": f'<{permalink(request, item)}>; rel="alternate"; type=text/html'})
+
+    # --- writing --------------------------------------------------------------------------
+
+    def text_field(self, request, name: str) -> str | None:
+        """title/content/excerpt from a string or {raw}; None when not sent (or {raw: ""} for titles)."""
+        if not request.has_param(name):
+            return None
+        value = request.params.get(name)
+        if isinstance(value, dict):
+            if "raw" not in value:
+                return None
+            value = value.get("raw")
+            if name == "title" and value == "":
+                return None
+        value = "" if value is None else str(value)
+        if request.user.can("unfiltered_html"):
+            return value
+        return render.sanitize_title(value) if name == "title" else render.sanitize_html(value)
+
+    def resolve_dates(self, request, current: dict | None, status: str):
+        """(date, date_gmt or None when floating, explicitly_set) from date/date_gmt params."""
+        params = request.params
+        tz = self.app.timezone()
+        now = dates.utcnow()
+        if request.has_param("date") and params.get("date") is not None:
+            local = dates.parse_local(params["date"], tz)
+            return local, dates.local_to_utc(local, tz), True
+        if request.has_param("date_gmt") and params.get("date_gmt") is not None:
+            gmt = dates.parse_utc(params["date_gmt"])
+            return dates.utc_to_local(gmt, tz), gmt, True
+        reset = request.has_param("date") or request.has_param("date_gmt")
+        if current is None or reset or (current["date_gmt"] is None):
+            if status in FLOATING:
+                return dates.utc_to_local(now, tz), None, False
+            return dates.utc_to_local(now, tz), now, False
+        return current["date"], current["date_gmt"], False
+
+    def create_item(self, request):
+        params, user, session = request.params, request.user, request.session
+        status = params.get("status") or "draft"
+        if status in PUBLISHING and not user.can(self.caps["publish"]):
+            raise forbidden(user, "rest_cannot_publish",
+                            "Sorry, you are not allowed to publish posts in this post type.")
+        author = params.get("author") or user.id
+        if author != user.id and user_service.get_user(self.app, session, author) is None:
+            raise RestError("rest_invalid_author", "Invalid author ID.", 400)
+        password = params.get("password") or ""
+        sticky = bool(params.get("sticky")) if self.kind == "post" else False
+        if password and sticky:
+            raise RestError("rest_invalid_field", "A post can not be sticky and have a password.", 400)
+        parent = self._parent(request, session, None)
+        title = self.text_field(request, "title") or ""
+        content = self.text_field(request, "content") or ""
+        excerpt = self.text_field(request, "excerpt") or ""
+        self._check_template(params.get("template"), None)
+        if self.kind == "post" and not (title or content or excerpt):
+            raise RestError("empty_content", "Content, title, and excerpt are empty.", 400)
+        date, date_gmt, _explicit = self.resolve_dates(request, None, status)
+        status, date_gmt = self._schedule(status, date, date_gmt)
+        if status == "private":
+            password = ""
+        default_open = "closed" if self.kind == "page" else "open"
+        values: dict[str, Any] = {
+            "type": self.type, "status": status, "slug": "", "title": title, "content": content, "excerpt": excerpt,
+            "author": author, "parent": parent, "menu_order": params.get("menu_order") or 0, "password": password,
+            "comment_status": params.get("comment_status") or default_open,
+            "ping_status": params.get("ping_status") or default_open,
+            "format": self._format(params.get("format"), ""), "template": params.get("template") or "",
+            "sticky": sticky, "featured_media": 0, "date": date, "date_gmt": date_gmt,
+            "modified": date, "modified_gmt": date_gmt or dates.local_to_utc(date, self.app.timezone()),
+        }
+        post_id = store.insert_item(self.app, session, values)
+        slug = self._slug(request, status, title, None, post_id, parent)
+        guid = permalink(request, {"id": post_id, "type": self.type})
+        store.update_item(self.app, session, post_id, {"slug": slug, "guid": guid})
+        self._side_effects(request, session, post_id, None)
+        item = store.get_item(self.app, session, post_id, self.type)
+        self.remember(request, item)
+        data = self.prepare(request, item, "edit")
+        self.announce_saved(request, item, True)
+        return RestResponse.created(data, core_url(request, f"{self.base}/{post_id}"))
+
+    def _schedule(self, status: str, date, date_gmt):
+        """publish with a date 60 s ahead becomes future; future whose time has come becomes publish."""
+        if date_gmt is None:
+            if status == "future":
+                return "publish", None
+            return status, None
+        now = dates.utcnow()
+        if status == "publish" and date_gmt - now >= SCHEDULE_MARGIN:
+            return "future", date_gmt
+        if status == "future" and date_gmt - now < SCHEDULE_MARGIN:
+            return "publish", date_gmt
+        return status, date_gmt
+
+    def _format(self, value, current: str) -> str:
+        if self.kind != "post" or value in (None, ""):
+            return current
+        return "" if value == "standard" else value
+
+    def _check_template(self, value, current) -> None:
+        if value and value != current:
+            raise RestError("rest_invalid_param", "Invalid parameter(s): template", 400, {
+                "params": {"template": f"{value} is not a valid template for this post type."},
+                "details": {"template": {"code": "rest_invalid_param",
+                                         "message": "template is not one of .", "data": None}}})
+
+    def _parent(self, request, session, current: dict | None) -> int:
+        if not self.hierarchical:
+            return current["parent"] if current else 0
+        if not request.has_param("parent"):
+            return current["parent"] if current else 0
+        parent = request.params.get("parent") or 0
+        if not parent:
+            return 0
+        if store.post_exists(self.app, session, parent) is None:
+            raise RestError("rest_post_invalid_id", "Invalid post parent ID.", 400)
+        if current is not None:
+            ancestor, seen = parent, set()
+            while ancestor and ancestor not in seen:  # a loop back to the item itself is stored as 0
+                if ancestor == current["id"]:
+                    return 0
+                seen.add(ancestor)
+                found = store.post_exists(self.app, session, ancestor)
+                ancestor = found["parent"] if found else 0
+        return parent
+
+    def _slug(self, request, status: str, title: str, current: dict | None, post_id: int, parent: int) -> str:
+        params = request.params
+        if request.has_param("slug") and params.get("slug"):
+            slug = store.sanitize_slug(params["slug"])
+        elif current is not None and current["slug"] and not current["slug"].endswith("__trashed"):
+            slug = current["slug"]
+        elif current is not None and current["slug"].endswith("__trashed") and status != "trash":
+            slug = current["slug"][: -len("__trashed")]
+        elif status in PUBLISHING:
+            slug = store.sanitize_slug(title) or str(post_id)
+        else:
+            return current["slug"] if current is not None else ""
+        if status == "pending" and not request.user.can(self.caps["publish"]) and not (
+                request.has_param("slug") and params.get("slug")):
+            return ""
+        if not slug:
+            return ""
+        if current is not None and slug == current["slug"]:
+            return slug
+        return store.unique_slug(self.app, request.session, slug, self.type, post_id, parent)
+
+    def _side_effects(self, request, session, post_id: int, current: dict | None) -> None:
+        """Featured media, terms and meta, after the row exists."""
+        params = request.params
+        if request.has_param("featured_media") and params.get("featured_media") is not None:
+            media_id = params["featured_media"]
+            if media_id == 0:
+                store.update_item(self.app, session, post_id, {"featured_media": 0})
+            else:
+                target = store.get_item(self.app, session, media_id, "attachment")
+                if target is not None and (target["mime_type"] or "").startswith("image/"):
+                    store.update_item(self.app, session, post_id, {"featured_media": media_id})
+                elif store.post_exists(self.app, session, media_id) is not None:
+                    store.update_item(self.app, session, post_id, {"featured_media": 0})
+        if self.kind == "post":
+            for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
+                if request.has_param(field) and isinstance(params.get(field), list):
+                    store.set_terms(self.app, session, post_id, taxonomy, params[field])
+                elif field == "categories" and (current is None or not current["terms"].get("category")):
+                    store.set_terms(self.app, session, post_id, "category", [DEFAULT_CATEGORY])
+        self._write_meta(request, session, post_id)
+
+    def _write_meta(self, request, session, post_id: int) -> None:
+        meta = request.params.get("meta") if request.has_param("meta") else None
+        if not isinstance(meta, dict):
+            return
+        raw = request.raw_param("meta") if isinstance(request.raw_param("meta"), dict) else meta
+        for key in self.app.registry.meta_keys(self.type):
+            if key.key not in raw:
+                continue
+            value = meta.get(key.key)
+            if key.key.startswith("_") and not request.user.can("edit_post", {"type": self.type, "id": post_id,
+                                                                              "status": "draft",
+                                                                              "author": request.user.id}):
+                raise forbidden(request.user, "rest_cannot_update",
+                                f"Sorry, you are not allowed to edit the {key.key} custom field.")
+            store.set_meta(self.app, session, post_id, key.key, value)
+
+    def update_item(self, request):
+        return self.apply_update(request, keep_revision=True)
+
+    def apply_update(self, request, keep_revision: bool):
+        """Merge the sent fields into the stored item; `keep_revision` writes a revision afterwards."""
+        params, user, session = request.params, request.user, request.session
+        current = self.load(request, session, params["id"])
+        status = current["status"]
+        if request.has_param("status") and params.get("status") and params["status"] != current["status"]:
+            status = params["status"]
+            if status in PUBLISHING and not user.can(self.caps["publish"]):
+                raise forbidden(user, "rest_cannot_publish",
+                                "Sorry, you are not allowed to publish posts in this post type.")
+        author = params.get("author") or current["author"]
+        if author and author != current["author"] and user_service.get_user(self.app, session, author) is None:
+            raise RestError("rest_invalid_author", "Invalid author ID.", 400)
+        password = params["password"] if request.has_param("password") and params.get("password") is not None \
+            else current["password"]
+        sticky = current["sticky"]
+        if self.kind == "post" and request.has_param("sticky") and params.get("sticky") is not None:
+            sticky = bool(params["sticky"])
+        if password and sticky and (request.has_param("password") or request.has_param("sticky")):
+            raise RestError("rest_invalid_field", "A post can not be sticky and have a password.", 400)
+        parent = self._parent(request, session, current)
+        title = self.text_field(request, "title")
+        content = self.text_field(request, "content")
+        excerpt = self.text_field(request, "excerpt")
+        if request.has_param("template"):
+            self._check_template(params.get("template"), current["template"])
+        date, date_gmt, explicit = self.resolve_dates(request, current, status)
+        if not explicit and current["date_gmt"] is None and status not in FLOATING:
+            now = dates.utcnow()
+            date, date_gmt = dates.utc_to_local(now, self.app.timezone()), now
+        if status in ("publish", "future") and (explicit or status != current["stored_status"]):
+            status, date_gmt = self._schedule(status, date, date_gmt)
+        if status == "private":
+            password = ""
+        now = dates.utcnow()
+        values: dict[str, Any] = {
+            "status": status, "author": author or None, "parent": parent, "password": password, "sticky": sticky,
+            "date": date, "date_gmt": date_gmt, "modified": dates.utc_to_local(now, self.app.timezone()),
+            "modified_gmt": now, "format": self._format(params.get("format"), current["format"]),
+        }
+        if status != "trash" and current["stored_status"] == "trash":
+            values["pre_trash_status"] = ""
+        for name, value in (("title", title), ("content", content), ("excerpt", excerpt)):
+            if value is not None:
+                values[name] = value
+        for name in ("comment_status", "ping_status"):
+            if params.get(name):
+                values[name] = params[name]
+        if request.has_param("template") and params.get("template") is not None:
+            values["template"] = params["template"]
+        if self.hierarchical and params.get("menu_order") is not None:
+            values["menu_order"] = params["menu_order"]
+        values["slug"] = self._slug(request, status, values.get("title", current["title"]), current, current["id"],
+                                    parent)
+        store.update_item(self.app, session, current["id"], values)
+        self._side_effects(request, session, current["id"], current)
+        if keep_revision:
+            revisions.save_revision(self.app, session, current["id"], user.id)
+        item = store.get_item(self.app, session, current["id"], self.type)
+        self.remember(request, item)
+        self.announce_saved(request, item, False)
+        return self.prepare(request, item, "edit")
+
+    def delete_item(self, request):
+        params, session = request.params, request.session
+        item = self.load(request, session, params["id"])
+        if params.get("force"):
+            previous = self.prepare(request, item, "edit")
+            store.delete_item(self.app, session, item["id"])
+            self.announce_deleted(request, item, True)
+            return {"deleted": True, "previous": previous}
+        if item["stored_status"] == "trash":
+            raise RestError("rest_already_trashed", "The post has already been deleted.", 410)
+        slug = item["slug"] + "__trashed" if item["slug"] else ""
+        store.update_item(self.app, session, item["id"], {
+            "status": "trash", "pre_trash_status": item["stored_status"], "slug": slug})
+        trashed = store.get_item(self.app, session, item["id"], self.type)
+        self.remember(request, trashed)
+        self.announce_deleted(request, trashed, False)
+        return self.prepare(request, trashed, "edit")
+
+    # --- events ---------------------------------------------------------------------------
+
+    def announce_saved(self, request, item: dict, created: bool) -> None:
+        app = self.app
+        request.after_commit(lambda: app.hook.content_saved(app=app, item=dict(item), created=created))
+
+    def announce_deleted(self, request, item: dict, force: bool) -> None:
+        app = self.app
+        request.after_commit(lambda: app.hook.content_deleted(app=app, item=dict(item), force=force))

@@ -1,0 +1,147 @@
+"""Turning stored title/content/excerpt into `rendered` HTML, and filtering what users write.
+
+A small, predictable subset of WordPress's display filters: texturize (curly quotes,
+`&` as `&#038;`), wpautop (paragraphs and line breaks), the automatic 55-word excerpt,
+then the `render_content` hook so plugins can rewrite the HTML. Input from users without
+`unfiltered_html` goes through nh3, a maintained sanitizer, so no script reaches readers.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import nh3
+
+EXCERPT_MORE = " [&hellip;]"
+DEFAULT_EXCERPT_WORDS = 55
+
+_TAG_SPLIT = re.compile(r"(<[^>]*>|<!--.*?-->)", re.DOTALL)
+_BARE_AMPERSAND = re.compile(r"&(?!#?[A-Za-z0-9]+;)")
+_NO_TEXTURIZE = {"pre", "code", "kbd", "style", "script", "tt"}
+_BLOCK = ("table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|"
+          "blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|"
+          "footer|nav|figure|figcaption|details|menu|summary|script|iframe|video|audio|object")
+_BLOCK_START = re.compile(rf"^\s*</?(?:{_BLOCK})[\s/>]", re.IGNORECASE)
+_BLOCK_COMMENT = re.compile(r"<!--\s*/?wp:.*?-->\s*", re.DOTALL)
+_ALL_TAGS = re.compile(r"<[^>]*>")
+
+TITLE_TAGS = {"a", "abbr", "acronym", "b", "blockquote", "cite", "code", "del", "em", "i", "q", "s", "strike", "strong"}
+CONTENT_TAGS = {
+    "a", "abbr", "acronym", "address", "article", "aside", "audio", "b", "bdo", "big", "blockquote", "br",
+    "caption", "cite", "code", "col", "colgroup", "dd", "del", "details", "dfn", "div", "dl", "dt", "em",
+    "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i", "img", "ins",
+    "kbd", "li", "main", "mark", "nav", "ol", "p", "pre", "q", "s", "section", "small", "span", "strike",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u",
+    "ul", "var", "video", "source", "track",
+}
+CONTENT_ATTRIBUTES = {
+    "*": {"class", "id", "title", "lang", "dir", "style"},
+    "a": {"href", "target", "name", "hreflang"},
+    "img": {"src", "alt", "width", "height", "srcset", "sizes", "loading"},
+    "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
+    "time": {"datetime"}, "ol": {"start", "reversed", "type"},
+    "audio": {"src", "controls"}, "video": {"src", "controls", "poster", "width", "height"},
+    "source": {"src", "type"}, "track": {"src", "kind", "srclang", "label"},
+    "blockquote": {"cite"}, "q": {"cite"}, "del": {"datetime"}, "ins": {"datetime"},
+}
+
+
+# --- filtering on input ------------------------------------------------------------------
+
+def sanitize_title(raw: str) -> str:
+    """Only a few inline tags survive in titles; other tags go, their text stays."""
+    return nh3.clean(raw, tags=TITLE_TAGS, attributes={"a": {"href"}}, clean_content_tags=set(),
+                     link_rel="noopener")
+
+
+def sanitize_html(raw: str) -> str:
+    """Post-level filtering: structural tags stay, scripts and event handlers are removed."""
+    return nh3.clean(raw, tags=CONTENT_TAGS, attributes=CONTENT_ATTRIBUTES, link_rel="noopener")
+
+
+def plain_text(raw: str) -> str:
+    """Tags stripped and white space collapsed (term names)."""
+    return " ".join(html.unescape(_ALL_TAGS.sub("", raw)).split())
+
+
+# --- display filters ---------------------------------------------------------------------
+
+def texturize(text: str) -> str:
+    """Curly quotes and dashes in text, never inside tags or code."""
+    parts = _TAG_SPLIT.split(text)
+    skipping: list[str] = []
+    result = []
+    for part in parts:
+        if part.startswith("<"):
+            name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
+            if name:
+                tag = name.group(1).lower()
+                if tag in _NO_TEXTURIZE:
+                    if part.startswith("</"):
+                        if skipping and skipping[-1] == tag:
+                            skipping.pop()
+                    elif not part.endswith("/>"):
+                        skipping.append(tag)
+            result.append(part)
+            continue
+        if skipping or not part:
+            result.append(part)
+            continue
+        result.append(_texturize_text(part))
+    return "".join(result)
+
+
+def _texturize_text(text: str) -> str:
+    text = _BARE_AMPERSAND.sub("&#038;", text)
+    text = text.replace("---", "&#8212;").replace(" -- ", " &#8212; ").replace("--", "&#8211;")
+    text = text.replace("...", "&#8230;")
+    text = re.sub(r'(^|[\s(\[{])"', r"\1&#8220;", text)
+    text = text.replace('"', "&#8221;")
+    text = re.sub(r"(^|[\s(\[{])'", r"\1&#8216;", text)
+    return text.replace("'", "&#8217;")
+
+
+def autop(text: str) -> str:
+    """Paragraphs from blank lines, <br /> from single newlines; block elements are not wrapped."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if not text:
+        return ""
+    blocks = [block.strip() for block in re.split(r"\n\s*\n", text) if block.strip()]
+    output = []
+    for block in blocks:
+        if _BLOCK_START.match(block):
+            output.append(block)
+        else:
+            output.append("<p>" + re.sub(r"(?<!<br />)\s*\n\s*", "<br />\n", block) + "</p>")
+    return "\n".join(output) + "\n"
+
+
+def render_title(raw: str) -> str:
+    return texturize(raw.strip())
+
+
+def render_content(app, item: dict, raw: str) -> str:
+    """Stored content through the display filters and the `render_content` hook."""
+    text = _BLOCK_COMMENT.sub("", raw)
+    rendered = {"html": autop(texturize(text))}
+    app.hook.render_content(app=app, item=item, content=rendered)
+    return rendered["html"]
+
+
+def render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None = None) -> str:
+    """The written excerpt as paragraphs, or the first `words` words of the content."""
+    if excerpt.strip():
+        return autop(texturize(excerpt))
+    if not content.strip():
+        return ""
+    text = " ".join(_ALL_TAGS.sub(" ", render_content(app, item, content)).split())
+    limit = DEFAULT_EXCERPT_WORDS if words is None else max(words, 0)
+    pieces = text.split(" ")
+    if len(pieces) > limit:
+        text = " ".join(pieces[:limit]) + EXCERPT_MORE
+    return autop(text) if text else ""
+
+
+def block_version(raw: str) -> int:
+    return 1 if "<!-- wp:" in raw else 0

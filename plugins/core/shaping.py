@@ -1,0 +1,243 @@
+"""Items as the API shows them: fields per context, rendering, links, visibility checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dates, render
+from .permissions import type_caps
+
+POST_FIELD_ORDER = (
+    "id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link",
+    "title", "content", "excerpt", "author", "featured_media", "parent", "menu_order", "comment_status",
+    "ping_status", "sticky", "template", "format", "meta", "categories", "tags", "permalink_template",
+    "generated_slug", "class_list",
+)
+EMBED_FIELDS = {"id", "date", "slug", "type", "link", "title", "excerpt", "author", "featured_media"}
+EDIT_ONLY = {"password", "permalink_template", "generated_slug"}
+TAXONOMY_FIELDS = {"category": "categories", "post_tag": "tags"}
+TAXONOMY_CLASS = {"category": "category", "post_tag": "tag"}
+
+
+def core_url(request, path: str) -> str:
+    return f"{request.base_url}/core/v2/{path}"
+
+
+def site_url(request) -> str:
+    prefix = request.app.settings.rest_prefix
+    return request.base_url[: -len(prefix)] if prefix and request.base_url.endswith(prefix) else request.base_url
+
+
+def permalink(request, item: dict) -> str:
+    """Plain permalinks (a fresh site's default): ?p=ID, ?page_id=ID, ?attachment_id=ID."""
+    site = site_url(request)
+    if item["type"] == "page":
+        return f"{site}/?page_id={item['id']}"
+    if item["type"] == "post":
+        return f"{site}/?p={item['id']}"
+    if item["type"] == "attachment":
+        return f"{site}/?attachment_id={item['id']}"
+    return f"{site}/?post_type={item['type']}&p={item['id']}"
+
+
+def local_and_gmt(request, local, gmt):
+    """A floating date (GMT unset) shows a GMT value computed from the local one."""
+    if gmt is None and local is not None:
+        gmt = dates.local_to_utc(local, request.app.timezone())
+    return dates.fmt(local), dates.fmt(gmt)
+
+
+# --- visibility ------------------------------------------------------------------------------
+
+def public_status(app, status: str) -> bool:
+    registered = app.registry.statuses.get(status)
+    return status == "publish" or bool(registered and registered[0].public)
+
+
+def can_read(request, item: dict) -> bool:
+    """The single-item read check of reference 4.1 (publish, public status, read_post, inherit)."""
+    status = item["status"]
+    if public_status(request.app, status):
+        return True
+    if status == "inherit":
+        parent = item.get("_parent")
+        if not parent:
+            return True
+        if public_status(request.app, parent["status"]):
+            return True
+        return request.user.can("read_post", parent)
+    return request.user.can("read_post", item)
+
+
+def needs_password(request, item: dict, password: str | None, context: str) -> bool:
+    """Whether content and excerpt must be blanked for this caller."""
+    if not item.get("password"):
+        return False
+    if context == "edit" and request.user.can("edit_post", item):
+        return False
+    return password != item["password"]
+
+
+# --- posts, pages and other types ------------------------------------------------------------
+
+def prepare_post(request, item: dict, context: str, password: str | None = None,
+                 excerpt_length: int | None = None) -> dict[str, Any]:
+    """The item in `context` (view, embed, edit) with `_links`."""
+    app = request.app
+    post_type = item["type"]
+    registered = app.registry.post_types.get(post_type)
+    hierarchical = bool(registered and registered[0].hierarchical)
+    is_post = post_type == "post"
+    protected = needs_password(request, item, password, context)
+    date, date_gmt = local_and_gmt(request, item["date"], item["date_gmt"])
+    modified, modified_gmt = local_and_gmt(request, item["modified"], item["modified_gmt"])
+    link = permalink(request, item)
+    data: dict[str, Any] = {
+        "id": item["id"], "date": date, "date_gmt": date_gmt,
+        "guid": {"rendered": item["guid"], "raw": item["guid"]},
+        "modified": modified, "modified_gmt": modified_gmt, "password": item["password"],
+        "slug": item["slug"], "status": item["status"], "type": post_type, "link": link,
+        "title": {"raw": item["title"], "rendered": render.render_title(item["title"])},
+        "content": {"raw": item["content"],
+                    "rendered": "" if protected else render.render_content(app, item, item["content"]),
+                    "protected": bool(item["password"]), "block_version": render.block_version(item["content"])},
+        "excerpt": {"raw": item["excerpt"],
+                    "rendered": "" if protected else render.render_excerpt(app, item, item["excerpt"],
+                                                                           item["content"], excerpt_length),
+                    "protected": bool(item["password"])},
+        "author": item["author"], "featured_media": item["featured_media"],
+    }
+    if hierarchical:
+        data["parent"] = item["parent"]
+        data["menu_order"] = item["menu_order"]
+    data["comment_status"] = item["comment_status"]
+    data["ping_status"] = item["ping_status"]
+    if is_post:
+        data["sticky"] = bool(item["sticky"])
+    data["template"] = item["template"]
+    if is_post:
+        data["format"] = item["format"] or "standard"
+    data["meta"] = dict(item.get("meta") or {})
+    for taxonomy, pairs in (item.get("terms") or {}).items():
+        data[TAXONOMY_FIELDS.get(taxonomy, taxonomy)] = [term_id for term_id, _slug in pairs]
+    data["permalink_template"] = link
+    data["generated_slug"] = generated_slug(item)
+    data["class_list"] = class_list(item, protected, is_post)
+    data = _in_context(data, context)
+    data["_links"] = post_links(request, item, context)
+    return data
+
+
+def generated_slug(item: dict) -> str:
+    from .store import sanitize_slug
+
+    return sanitize_slug(item["title"]) or str(item["id"])
+
+
+def class_list(item: dict, protected: bool, is_post: bool) -> list[str]:
+    classes = [f"post-{item['id']}", item["type"], f"type-{item['type']}", f"status-{item['status']}"]
+    if is_post:
+        classes.append(f"format-{item['format'] or 'standard'}")
+    if item.get("password"):
+        classes.append("post-password-required" if protected else "post-password-protected")
+    if item.get("featured_media"):
+        classes.append("has-post-thumbnail")
+    classes.append("hentry")
+    for taxonomy, pairs in (item.get("terms") or {}).items():
+        prefix = TAXONOMY_CLASS.get(taxonomy, taxonomy)
+        classes.extend(f"{prefix}-{slug}" for _term_id, slug in pairs)
+    return classes
+
+
+def _in_context(data: dict, context: str) -> dict:
+    if context == "edit":
+        return data
+    if context == "embed":
+        result = {key: value for key, value in data.items() if key in EMBED_FIELDS}
+        result["title"] = {"rendered": data["title"]["rendered"]}
+        result["excerpt"] = {"rendered": data["excerpt"]["rendered"], "protected": data["excerpt"]["protected"]}
+        return result
+    result = {key: value for key, value in data.items() if key not in EDIT_ONLY}
+    result["guid"] = {"rendered": data["guid"]["rendered"]}
+    result["title"] = {"rendered": data["title"]["rendered"]}
+    result["content"] = {"rendered": data["content"]["rendered"], "protected": data["content"]["protected"]}
+    result["excerpt"] = {"rendered": data["excerpt"]["rendered"], "protected": data["excerpt"]["protected"]}
+    return result
+
+
+def rest_base(app, post_type: str) -> str:
+    registered = app.registry.post_types.get(post_type)
+    if post_type == "attachment":
+        return "media"
+    return (registered[0].rest_base if registered and registered[0].rest_base else post_type)
+
+
+def post_links(request, item: dict, context: str) -> dict:
+    app = request.app
+    post_type = item["type"]
+    base = rest_base(app, post_type)
+    self_url = core_url(request, f"{base}/{item['id']}")
+    links: dict[str, list] = {
+        "self": [{"href": self_url}],
+        "collection": [{"href": core_url(request, base)}],
+        "about": [{"href": core_url(request, f"types/{post_type}")}],
+    }
+    if item["author"]:
+        links["author"] = [{"embeddable": True, "href": core_url(request, f"users/{item['author']}")}]
+    if post_type != "attachment":
+        links["replies"] = [{"embeddable": True, "href": core_url(request, f"comments?post={item['id']}")}]
+        count = item.get("revision_count", 0)
+        links["version-history"] = [{"count": count, "href": core_url(request, f"{base}/{item['id']}/revisions")}]
+        if count and item.get("latest_revision_id"):
+            latest = item["latest_revision_id"]
+            links["predecessor-version"] = [{"id": latest,
+                                             "href": core_url(request, f"{base}/{item['id']}/revisions/{latest}")}]
+    registered = app.registry.post_types.get(post_type)
+    if registered and registered[0].hierarchical and item.get("parent"):
+        links["up"] = [{"embeddable": True, "href": core_url(request, f"{base}/{item['parent']}")}]
+    if item.get("featured_media"):
+        links["https://api.w.org/featuredmedia"] = [
+            {"embeddable": True, "href": core_url(request, f"media/{item['featured_media']}")}]
+    if post_type != "attachment":
+        links["https://api.w.org/attachment"] = [{"href": core_url(request, f"media?parent={item['id']}")}]
+    else:
+        if item.get("parent"):
+            parent_base = rest_base(app, item.get("parent_type") or "post")
+            links["https://api.w.org/attached-to"] = [
+                {"embeddable": True, "post_type": item.get("parent_type") or "post",
+                 "id": item["parent"], "href": core_url(request, f"{parent_base}/{item['parent']}")}]
+    term_links = []
+    for taxonomy in (item.get("terms") or {}):
+        tax_base = {"category": "categories", "post_tag": "tags"}.get(taxonomy)
+        registered_tax = app.registry.taxonomies.get(taxonomy)
+        tax_base = tax_base or (registered_tax[0].rest_base if registered_tax else taxonomy)
+        term_links.append({"taxonomy": taxonomy, "embeddable": True,
+                           "href": core_url(request, f"{tax_base}?post={item['id']}")})
+    if term_links:
+        links["https://api.w.org/term"] = term_links
+    if context == "edit":
+        links.update(action_links(request, item, self_url))
+    return links
+
+
+def action_links(request, item: dict, self_url: str) -> dict:
+    user = request.user
+    caps = type_caps(request.app, item["type"])
+    links = {}
+    entry = [{"href": self_url}]
+    if item["type"] != "attachment" and user.can(caps["publish"]):
+        links["https://api.w.org/action-publish"] = entry
+    if user.can("unfiltered_html"):
+        links["https://api.w.org/action-unfiltered-html"] = entry
+    if item["type"] == "post" and user.can(caps["edit_others"]) and user.can(caps["publish"]):
+        links["https://api.w.org/action-sticky"] = entry
+    if user.can(caps["edit_others"]):
+        links["https://api.w.org/action-assign-author"] = entry
+    for taxonomy in (item.get("terms") or {}):
+        name = {"category": "categories", "post_tag": "tags"}.get(taxonomy, taxonomy)
+        create_cap = "manage_categories" if taxonomy == "category" else "edit_posts"
+        if user.can(create_cap):
+            links[f"https://api.w.org/action-create-{name}"] = entry
+        if user.can("edit_posts"):
+            links[f"https://api.w.org/action-assign-{name}"] = entry
+    return links

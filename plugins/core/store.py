@@ -1,0 +1,480 @@
+"""Queries of the content store: one place for reading, filtering, searching and writing posts.
+
+A page of any collection is ONE select: terms, meta, revision counts and the parent's
+status come along as correlated subqueries (indexed), never as follow-up queries. The
+total is one COUNT with the same filters. Search lives in `search_clause` alone so a
+full-text index (FTS5, tsvector) can replace it without touching the routes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import String, and_, case, cast, delete, exists, false, func, insert, literal, not_, or_, select, update
+
+from . import dates
+from .models import tables
+
+AUTOSAVE_SUFFIX = "-autosave-v1"
+STOP_WORDS = frozenset("about an are as at be by com for from how in is it of on or that the this to was what when "
+                       "where who will with www".split())
+RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
+MAX_SLUG = 200
+
+
+@dataclass
+class TaxClause:
+    taxonomy: str
+    terms: list[int]
+    operator: str = "OR"
+    include_children: bool = False
+    exclude: bool = False
+
+
+@dataclass
+class PostQuery:
+    """Every filter a posts/pages/media collection understands (None or empty: not applied)."""
+
+    post_type: str
+    statuses: list[str] = field(default_factory=lambda: ["publish"])
+    include: list[int] = field(default_factory=list)
+    exclude: list[int] = field(default_factory=list)
+    author: list[int] = field(default_factory=list)
+    author_exclude: list[int] = field(default_factory=list)
+    parent: list[int] | None = None
+    parent_exclude: list[int] = field(default_factory=list)
+    menu_order: int | None = None
+    slugs: list[str] = field(default_factory=list)
+    after: Any = None
+    before: Any = None
+    modified_after: Any = None
+    modified_before: Any = None
+    search: str = ""
+    search_columns: list[str] = field(default_factory=list)
+    search_exact: bool = False
+    tax_clauses: list[TaxClause] = field(default_factory=list)
+    tax_relation: str = "AND"
+    sticky: bool | None = None
+    formats: list[str] = field(default_factory=list)
+    mime_clauses: list[tuple[str, str]] = field(default_factory=list)  # ("prefix"|"exact", value)
+    hide_password_protected: bool = False
+    orderby: str = "date"
+    order: str = "desc"
+    per_page: int | None = 10
+    offset: int = 0
+
+
+# --- text helpers --------------------------------------------------------------------------
+
+def sanitize_slug(value: str) -> str:
+    """sanitize_title: lowercase ASCII, accents transliterated, spaces to dashes, punctuation dropped."""
+    text = re.sub(r"<[^>]*>", "", value or "")
+    text = text.replace("æ", "ae").replace("Æ", "AE").replace("ø", "o").replace("ß", "ss").replace("œ", "oe")
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    text = re.sub(r"&[a-z0-9#]+;", "", text)
+    text = text.replace(".", "-")
+    text = re.sub(r"[^a-z0-9 _-]", "", text)
+    text = re.sub(r"[\s_]+", "-", text)
+    text = re.sub(r"-+", "-", text).strip("-")
+    return text[:MAX_SLUG]
+
+
+def split_search(search: str) -> list[str]:
+    """Search terms: quoted phrases kept, stop words and one-letter terms dropped, >9 terms -> whole string."""
+    search = re.sub(r"<[^>]*>", "", search).strip()
+    found = re.findall(r'(-?"[^"]+"|[^\s,+]+)', search)
+    terms = [term.replace('"', "") for term in found]
+    terms = [term for term in terms if term.strip("-")]
+    if len(terms) > 9:
+        return [search]
+    kept = []
+    for term in terms:
+        bare = term.lstrip("-").lower()
+        if len(bare) < 2 or bare in STOP_WORDS:
+            continue
+        kept.append(term)
+    return kept
+
+
+# --- the item select ----------------------------------------------------------------------
+
+def _aggregate(dialect: str, expression):
+    if dialect == "postgresql":
+        return func.string_agg(expression, literal(","))
+    return func.group_concat(expression, literal(","))
+
+
+def effective_status(app):
+    """`future` items whose time has come read as `publish` (scheduling without a cron)."""
+    posts = tables(app)["posts"]
+    now = dates.utcnow()
+    return case((and_(posts.c.status == "future", posts.c.date_gmt <= now), literal("publish")), else_=posts.c.status)
+
+
+def item_select(app, post_type: str):
+    """SELECT of posts with everything an item needs: terms, meta, revisions, parent status."""
+    t = tables(app)
+    posts, meta, terms, relationships = t["posts"], t["post_meta"], t["terms"], t["term_relationships"]
+    dialect = app.db.engine.dialect.name
+    revisions = posts.alias("revisions")
+    parent = posts.alias("parent_post")
+    columns = [
+        posts, effective_status(app).label("effective_status"),
+        select(func.count()).where(revisions.c.parent == posts.c.id, revisions.c.type == "revision")
+        .scalar_subquery().label("revision_count"),
+        select(func.max(revisions.c.id)).where(revisions.c.parent == posts.c.id, revisions.c.type == "revision")
+        .scalar_subquery().label("latest_revision_id"),
+        select(parent.c.status).where(parent.c.id == posts.c.parent).scalar_subquery().label("parent_status"),
+        select(parent.c.author).where(parent.c.id == posts.c.parent).scalar_subquery().label("parent_author"),
+        select(parent.c.type).where(parent.c.id == posts.c.parent).scalar_subquery().label("parent_type"),
+    ]
+    for index, taxonomy in enumerate(taxonomies_of(app, post_type)):
+        pair = cast(terms.c.id, String) + literal(":") + terms.c.slug
+        columns.append(
+            select(_aggregate(dialect, pair)).select_from(relationships.join(terms, relationships.c.term_id == terms.c.id))
+            .where(relationships.c.post_id == posts.c.id, terms.c.taxonomy == taxonomy)
+            .scalar_subquery().label(f"tax_{index}"))
+    for index, key in enumerate(app.registry.meta_keys(post_type)):
+        columns.append(select(meta.c.value).where(meta.c.post_id == posts.c.id, meta.c.key == key.key)
+                       .scalar_subquery().label(f"meta_{index}"))
+    return select(*columns)
+
+
+def taxonomies_of(app, post_type: str) -> list[str]:
+    return [name for name, (taxonomy, _owner) in app.registry.taxonomies.items() if post_type in taxonomy.object_types]
+
+
+def row_to_item(app, row, post_type: str | None = None) -> dict[str, Any]:
+    """A result row as the item dict every shaping function works with."""
+    mapping = row._mapping
+    item = {column: mapping[column] for column in tables(app)["posts"].c.keys()}
+    item["stored_status"] = item["status"]
+    item["status"] = mapping.get("effective_status", item["status"])
+    item["revision_count"] = mapping.get("revision_count", 0) or 0
+    item["latest_revision_id"] = mapping.get("latest_revision_id")
+    item["parent_status"] = mapping.get("parent_status")
+    item["parent_author"] = mapping.get("parent_author")
+    item["parent_type"] = mapping.get("parent_type")
+    item["author"] = item["author"] or 0
+    item_type = post_type or item["type"]
+    item["terms"] = {}
+    for index, taxonomy in enumerate(taxonomies_of(app, item_type)):
+        value = mapping.get(f"tax_{index}")
+        pairs = []
+        for part in (value or "").split(","):
+            if ":" in part:
+                term_id, slug = part.split(":", 1)
+                pairs.append((int(term_id), slug))
+        item["terms"][taxonomy] = sorted(pairs)
+    item["meta"] = {}
+    for index, key in enumerate(app.registry.meta_keys(item_type)):
+        item["meta"][key.key] = decode_meta(mapping.get(f"meta_{index}"), key.schema)
+    if item.get("parent") and item.get("parent_status") is not None:
+        item["_parent"] = {"id": item["parent"], "type": item["parent_type"], "status": item["parent_status"],
+                           "author": item["parent_author"] or 0}
+    return item
+
+
+def decode_meta(raw: str | None, schema: dict) -> Any:
+    if raw is None:
+        default = schema.get("default")
+        return json.loads(json.dumps(default)) if default is not None else None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+# --- reading -------------------------------------------------------------------------------
+
+def get_item(app, session, post_id: int, post_type: str | None = None) -> dict | None:
+    posts = tables(app)["posts"]
+    if post_type is None:
+        found = session.execute(select(posts.c.type).where(posts.c.id == post_id)).scalar()
+        if found is None:
+            return None
+        post_type = found
+    row = session.execute(item_select(app, post_type).where(posts.c.id == post_id, posts.c.type == post_type)).first()
+    return row_to_item(app, row, post_type) if row is not None else None
+
+
+def post_exists(app, session, post_id: int) -> dict | None:
+    posts = tables(app)["posts"]
+    row = session.execute(select(posts.c.id, posts.c.type, posts.c.status, posts.c.parent, posts.c.author)
+                          .where(posts.c.id == post_id)).first()
+    return dict(row._mapping) if row is not None else None
+
+
+def _status_clause(app, statuses: list[str]):
+    posts = tables(app)["posts"]
+    now = dates.utcnow()
+    clauses = []
+    plain = [status for status in statuses if status not in ("publish", "future")]
+    if plain:
+        clauses.append(posts.c.status.in_(plain))
+    if "publish" in statuses and "future" in statuses:
+        clauses.append(posts.c.status.in_(["publish", "future"]))
+    elif "publish" in statuses:
+        clauses.append(posts.c.status == "publish")
+        clauses.append(and_(posts.c.status == "future", posts.c.date_gmt <= now))
+    elif "future" in statuses:
+        clauses.append(and_(posts.c.status == "future", or_(posts.c.date_gmt > now, posts.c.date_gmt.is_(None))))
+    return or_(*clauses) if clauses else false()
+
+
+def search_clause(app, query: PostQuery):
+    """Every term must match a search column (substring, or whole value with search_exact)."""
+    posts = tables(app)["posts"]
+    column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
+    columns = [getattr(posts.c, name[5:]) for name in column_names]
+    if query.post_type == "attachment" and not query.search_columns:
+        columns.append(posts.c.file)
+    clauses = []
+    for term in split_search(query.search):
+        negate = term.startswith("-") and len(term) > 1
+        word = term[1:] if negate else term
+        if query.search_exact:
+            matches = [func.lower(column) == word.lower() for column in columns]
+        else:
+            escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            matches = [column.ilike(f"%{escaped}%", escape="\\") for column in columns]
+        clauses.append(not_(or_(*matches)) if negate else or_(*matches))
+    return and_(*clauses) if clauses else None
+
+
+def _term_ids_clause(app, ids: list[int], include_children: bool):
+    terms = tables(app)["terms"]
+    if not include_children:
+        return ids
+    tree = select(terms.c.id).where(terms.c.id.in_(ids)).cte("term_tree", recursive=True)
+    tree = tree.union_all(select(terms.c.id).where(terms.c.parent == tree.c.id))
+    return select(tree.c.id)
+
+
+def _tax_clause(app, clause: TaxClause):
+    posts, relationships = tables(app)["posts"], tables(app)["term_relationships"]
+
+    def has(ids):
+        return exists().where(relationships.c.post_id == posts.c.id,
+                              relationships.c.term_id.in_(_term_ids_clause(app, ids, clause.include_children)))
+
+    if not clause.terms:
+        return None
+    if clause.exclude:
+        return not_(has(clause.terms))
+    if clause.operator == "AND":
+        return and_(*[has([term]) for term in clause.terms])
+    return has(clause.terms)
+
+
+def filters(app, query: PostQuery) -> list:
+    posts = tables(app)["posts"]
+    where = [posts.c.type == query.post_type, _status_clause(app, query.statuses)]
+    if query.include:
+        where.append(posts.c.id.in_(query.include))
+    if query.exclude:
+        where.append(posts.c.id.notin_(query.exclude))
+    if query.author:
+        where.append(posts.c.author.in_(query.author))
+    if query.author_exclude:
+        where.append(or_(posts.c.author.notin_(query.author_exclude), posts.c.author.is_(None)))
+    if query.parent is not None:
+        where.append(posts.c.parent.in_(query.parent))
+    if query.parent_exclude:
+        where.append(posts.c.parent.notin_(query.parent_exclude))
+    if query.menu_order is not None:
+        where.append(posts.c.menu_order == query.menu_order)
+    if query.slugs:
+        where.append(posts.c.slug.in_(query.slugs))
+    for value, column, operator in ((query.after, posts.c.date, ">"), (query.before, posts.c.date, "<"),
+                                    (query.modified_after, posts.c.modified, ">"),
+                                    (query.modified_before, posts.c.modified, "<")):
+        if value is not None:
+            where.append(column > value if operator == ">" else column < value)
+    if query.search:
+        clause = search_clause(app, query)
+        if clause is not None:
+            where.append(clause)
+    if query.hide_password_protected:
+        where.append(posts.c.password == "")
+    tax = [clause for clause in (_tax_clause(app, tax_clause) for tax_clause in query.tax_clauses) if clause is not None]
+    format_clauses = []
+    for fmt in query.formats:
+        format_clauses.append(posts.c.format == ("" if fmt == "standard" else fmt))
+    if format_clauses:
+        tax.append(or_(*format_clauses))
+    if tax:
+        where.append(or_(*tax) if query.tax_relation == "OR" else and_(*tax))
+    if query.sticky is True:
+        where.append(posts.c.sticky.is_(True))
+    elif query.sticky is False:
+        where.append(posts.c.sticky.is_(False))
+    if query.mime_clauses:
+        mime = []
+        for kind, value in query.mime_clauses:
+            mime.append(posts.c.mime_type.like(value + "/%") if kind == "prefix" else posts.c.mime_type == value)
+        where.append(or_(*mime))
+    return where
+
+
+def order_clauses(app, query: PostQuery) -> list:
+    posts = tables(app)["posts"]
+    descending = query.order == "desc"
+
+    def directed(column):
+        return column.desc() if descending else column.asc()
+
+    if query.orderby == "include" and query.include:
+        return [case({value: index for index, value in enumerate(query.include)}, value=posts.c.id), posts.c.id]
+    if query.orderby == "include_slugs" and query.slugs:
+        return [case({value: index for index, value in enumerate(query.slugs)}, value=posts.c.slug), posts.c.id]
+    if query.orderby == "relevance" and query.search:
+        terms = [term for term in split_search(query.search) if not term.startswith("-")]
+        phrase = query.search.strip().replace('"', "")
+        like = lambda column, text: column.ilike("%" + text.replace("%", "\\%").replace("_", "\\_") + "%", escape="\\")
+        ranks = [(like(posts.c.title, phrase), 1)]
+        if terms:
+            ranks.append((and_(*[like(posts.c.title, term) for term in terms]), 2))
+            ranks.append((or_(*[like(posts.c.title, term) for term in terms]), 3))
+        ranks += [(like(posts.c.excerpt, phrase), 4), (like(posts.c.content, phrase), 5)]
+        return [case(*ranks, else_=6), posts.c.date.desc(), posts.c.id.desc()]
+    columns = {"date": posts.c.date, "id": posts.c.id, "author": posts.c.author, "modified": posts.c.modified,
+               "parent": posts.c.parent, "slug": posts.c.slug, "title": posts.c.title,
+               "menu_order": posts.c.menu_order}
+    column = columns.get(query.orderby, posts.c.date)
+    ordering = [directed(column)]
+    if column is not posts.c.id:
+        ordering.append(directed(posts.c.id))
+    return ordering
+
+
+def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict], int]:
+    """(items of the page, total): exactly two statements whatever the filters."""
+    posts = tables(app)["posts"]
+    where = filters(app, query)
+    total = session.execute(select(func.count()).select_from(posts).where(*where)).scalar() or 0
+    statement = item_select(app, query.post_type).where(*where).order_by(*order_clauses(app, query))
+    if query.per_page is not None:
+        offset = query.offset if query.offset else (page - 1) * query.per_page
+        statement = statement.limit(query.per_page).offset(offset)
+    elif query.offset:
+        statement = statement.offset(query.offset)
+    rows = session.execute(statement).all()
+    return [row_to_item(app, row, query.post_type) for row in rows], total
+
+
+def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]:
+    """Published sticky items (for ignore_sticky=false, which core also serves with a second query)."""
+    posts = tables(app)["posts"]
+    statement = item_select(app, post_type).where(
+        posts.c.type == post_type, posts.c.sticky.is_(True), _status_clause(app, ["publish"]))
+    if exclude:
+        statement = statement.where(posts.c.id.notin_(exclude))
+    rows = session.execute(statement.order_by(posts.c.date.desc(), posts.c.id.desc())).all()
+    return [row_to_item(app, row, post_type) for row in rows]
+
+
+# --- slugs ---------------------------------------------------------------------------------
+
+def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, parent: int = 0) -> str:
+    """Make `slug` unique in its scope by appending -2, -3 ... (reference 5.4)."""
+    posts = tables(app)["posts"]
+    if post_type == "attachment":
+        scope = [posts.c.type != "revision"]
+    elif post_type == "page" or _hierarchical(app, post_type):
+        scope = [posts.c.type.in_([post_type, "attachment"]), posts.c.parent == parent]
+    else:
+        scope = [posts.c.type == post_type]
+    if post_id:
+        scope.append(posts.c.id != post_id)
+
+    def taken(candidate: str) -> bool:
+        if candidate in RESERVED_SLUGS:
+            return True
+        if post_type == "page" and re.fullmatch(r"(page)?\d+", candidate):
+            return True
+        return session.execute(select(posts.c.id).where(posts.c.slug == candidate, *scope).limit(1)).first() is not None
+
+    if not taken(slug):
+        return slug
+    suffix = 2
+    while True:
+        tail = f"-{suffix}"
+        candidate = slug[: MAX_SLUG - len(tail)] + tail
+        if not taken(candidate):
+            return candidate
+        suffix += 1
+
+
+def _hierarchical(app, post_type: str) -> bool:
+    registered = app.registry.post_types.get(post_type)
+    return bool(registered and registered[0].hierarchical)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+def insert_item(app, session, values: dict) -> int:
+    posts = tables(app)["posts"]
+    return session.execute(insert(posts).values(**values)).inserted_primary_key[0]
+
+
+def update_item(app, session, post_id: int, values: dict) -> None:
+    if values:
+        posts = tables(app)["posts"]
+        session.execute(update(posts).where(posts.c.id == post_id).values(**values))
+
+
+def delete_item(app, session, post_id: int) -> None:
+    """Delete a post for good: revisions, autosaves, meta and term links with it."""
+    t = tables(app)
+    posts = t["posts"]
+    row = session.execute(select(posts.c.parent, posts.c.type).where(posts.c.id == post_id)).first()
+    revision_ids = select(posts.c.id).where(posts.c.parent == post_id, posts.c.type == "revision")
+    for table in (t["post_meta"], t["term_relationships"]):
+        session.execute(delete(table).where(or_(table.c.post_id == post_id, table.c.post_id.in_(revision_ids))))
+    session.execute(delete(posts).where(posts.c.parent == post_id, posts.c.type == "revision"))
+    if row is not None:
+        session.execute(update(posts).where(posts.c.parent == post_id).values(parent=row.parent))
+    session.execute(update(posts).where(posts.c.featured_media == post_id).values(featured_media=0))
+    session.execute(delete(posts).where(posts.c.id == post_id))
+
+
+def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int]) -> None:
+    """Replace the item's terms of `taxonomy`; ids that are not terms of it are dropped."""
+    t = tables(app)
+    terms, relationships = t["terms"], t["term_relationships"]
+    current = select(terms.c.id).where(terms.c.taxonomy == taxonomy)
+    session.execute(delete(relationships).where(relationships.c.post_id == post_id,
+                                                relationships.c.term_id.in_(current)))
+    if not term_ids:
+        return
+    valid = session.execute(select(terms.c.id).where(terms.c.id.in_(term_ids), terms.c.taxonomy == taxonomy)).scalars()
+    rows = [{"post_id": post_id, "term_id": term_id} for term_id in dict.fromkeys(valid)]
+    if rows:
+        session.execute(insert(relationships), rows)
+
+
+def set_meta(app, session, post_id: int, key: str, value: Any) -> None:
+    """Store a meta value (JSON-encoded); None deletes the key."""
+    meta = tables(app)["post_meta"]
+    session.execute(delete(meta).where(meta.c.post_id == post_id, meta.c.key == key))
+    if value is not None:
+        session.execute(insert(meta).values(post_id=post_id, key=key, value=json.dumps(value)))
+
+
+def existing_term_ids(app, session, ids: list[int]) -> list[int]:
+    terms = tables(app)["terms"]
+    if not ids:
+        return []
+    return list(session.execute(select(terms.c.id).where(terms.c.id.in_(ids))).scalars())
+
+
+def revisions_of(app, session, parent_id: int) -> list[dict]:
+    posts = tables(app)["posts"]
+    rows = session.execute(item_select(app, "revision").where(posts.c.parent == parent_id, posts.c.type == "revision")
+                           .order_by(posts.c.date.desc(), posts.c.id.desc())).all()
+    return [row_to_item(app, row, "revision") for row in rows]

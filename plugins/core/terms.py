@@ -1,0 +1,353 @@
+"""Categories and tags under core/v2 (reference section 10), for any registered taxonomy."""
+
+from __future__ import annotations
+
+import math
+
+from sqlalchemy import and_, case, delete, func, insert, select, update
+
+from host import RestError, RestResponse, Route, forbidden
+
+from . import render, store
+from .models import tables
+from .schemas import CONTEXT
+from .shaping import can_read, core_url, site_url
+
+NAMESPACE = "core/v2"
+DEFAULT_CATEGORY = 1
+TERM_ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
+
+
+class TermsController:
+    """The routes of one taxonomy (`categories` or `tags`)."""
+
+    def __init__(self, app, taxonomy: str, base: str, hierarchical: bool):
+        self.app = app
+        self.taxonomy = taxonomy
+        self.hierarchical = hierarchical
+        self.base = base
+        self.create_cap = "manage_categories" if self.hierarchical else "edit_posts"
+
+    def routes(self) -> list[Route]:
+        from .posts import guarded
+
+        base = f"/{self.base}"
+        item = base + r"/(?P<id>[\d]+)"
+        list_args = {
+            "context": dict(CONTEXT),
+            "page": {"description": "Current page of the collection.", "type": "integer", "default": 1, "minimum": 1},
+            "per_page": {"description": "Maximum number of items to be returned in result set.", "type": "integer",
+                         "default": 10, "minimum": 1, "maximum": 100},
+            "search": {"description": "Limit results to those matching a string.", "type": "string"},
+            "exclude": {"description": "Ensure result set excludes specific IDs.", "type": "array",
+                        "items": {"type": "integer"}, "default": []},
+            "include": {"description": "Limit result set to specific IDs.", "type": "array",
+                        "items": {"type": "integer"}, "default": []},
+        }
+        if not self.hierarchical:
+            list_args["offset"] = {"description": "Offset the result set by a specific number of items.",
+                                   "type": "integer"}
+        list_args.update({
+            "order": {"description": "Order sort attribute ascending or descending.", "type": "string",
+                      "default": "asc", "enum": ["asc", "desc"]},
+            "orderby": {"description": "Sort collection by term attribute.", "type": "string", "default": "name",
+                        "enum": TERM_ORDERBY},
+            "hide_empty": {"description": "Whether to hide terms not assigned to any posts.", "type": "boolean",
+                           "default": False},
+        })
+        if self.hierarchical:
+            list_args["parent"] = {"description": "Limit result set to terms assigned to a specific parent.",
+                                   "type": "integer"}
+        list_args.update({
+            "post": {"description": "Limit result set to terms assigned to a specific post.", "type": "integer",
+                     "default": None},
+            "slug": {"description": "Limit result set to terms with one or more specific slugs.", "type": "array",
+                     "items": {"type": "string"}},
+        })
+        write = {
+            "description": {"description": "HTML description of the term.", "type": "string"},
+            "name": {"description": "HTML title for the term.", "type": "string", "required": True},
+            "slug": {"description": "An alphanumeric identifier for the term unique to its type.", "type": "string"},
+        }
+        if self.hierarchical:
+            write["parent"] = {"description": "The parent term ID.", "type": "integer"}
+        write["meta"] = {"description": "Meta fields.", "type": "object", "properties": {}}
+        update_args = {"id": {"description": "Unique identifier for the term.", "type": "integer"}}
+        update_args.update({key: dict(value) for key, value in write.items()})
+        return [
+            Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
+                  permission=guarded(self.check_list, "list_terms", self), allow_batch=True),
+            Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
+                  allow_batch=True),
+            Route(NAMESPACE, item, "GET", self.get_term, args={
+                "id": update_args["id"], "context": dict(CONTEXT)},
+                  permission=guarded(self.check_read, "get_term", self), allow_batch=True),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_term, args=update_args, partial_args=True,
+                  permission=guarded(self.check_update, "update_term", self), allow_batch=True),
+            Route(NAMESPACE, item, "DELETE", self.delete_term, args={
+                "id": update_args["id"],
+                "force": {"description": "Required to be true, as terms do not support trashing.",
+                          "type": "boolean", "default": False}},
+                  permission=guarded(self.check_delete, "delete_term", self), allow_batch=True),
+        ]
+
+    # --- queries --------------------------------------------------------------------------
+
+    def _select(self):
+        t = tables(self.app)
+        terms, relationships, posts = t["terms"], t["term_relationships"], t["posts"]
+        count = (select(func.count()).select_from(relationships.join(posts, posts.c.id == relationships.c.post_id))
+                 .where(relationships.c.term_id == terms.c.id, posts.c.status == "publish")
+                 .scalar_subquery().label("count"))
+        return select(terms, count).where(terms.c.taxonomy == self.taxonomy), count
+
+    def load(self, request, term_id, status: int = 404, session=None) -> dict:
+        terms = tables(self.app)["terms"]
+        statement, _count = self._select()
+        session = session if session is not None else request.session
+        row = session.execute(statement.where(terms.c.id == int(term_id))).first() if int(term_id) > 0 else None
+        if row is None:
+            raise RestError("rest_term_invalid", "Term does not exist.", status)
+        return dict(row._mapping)
+
+    def prepare(self, request, term: dict, context: str) -> dict:
+        if self.taxonomy == "category":
+            link = f"{site_url(request)}/?cat={term['id']}"
+        elif self.taxonomy == "post_tag":
+            link = f"{site_url(request)}/?tag={term['slug']}"
+        else:
+            link = f"{site_url(request)}/?{self.taxonomy}={term['slug']}"
+        data = {"id": term["id"], "count": term["count"] or 0, "description": term["description"], "link": link,
+                "name": term["name"], "slug": term["slug"], "taxonomy": self.taxonomy}
+        if self.hierarchical:
+            data["parent"] = term["parent"]
+        data["meta"] = {}
+        if context == "embed":
+            data = {key: data[key] for key in ("id", "link", "name", "slug", "taxonomy")}
+        field = {"category": "categories", "post_tag": "tags"}.get(self.taxonomy, self.base)
+        links = {
+            "self": [{"href": core_url(request, f"{self.base}/{term['id']}")}],
+            "collection": [{"href": core_url(request, self.base)}],
+            "about": [{"href": core_url(request, f"taxonomies/{self.taxonomy}")}],
+        }
+        if self.hierarchical and term["parent"]:
+            links["up"] = [{"embeddable": True, "href": core_url(request, f"{self.base}/{term['parent']}")}]
+        links["https://api.w.org/post_type"] = [{"href": core_url(request, f"posts?{field}={term['id']}")}]
+        data["_links"] = links
+        return data
+
+    # --- permissions ----------------------------------------------------------------------
+
+    def check_list(self, request, session):
+        params, user = request.params, request.user
+        if params.get("context") == "edit" and not user.can("manage_categories"):
+            raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit terms in this taxonomy.")
+        if params.get("post"):
+            post = store.get_item(self.app, session, params["post"])
+            if post is None or post["type"] == "revision":
+                raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
+            if not can_read(request, post):
+                raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to view terms for this post.")
+        return True
+
+    def check_read(self, request, session):
+        self.load(request, request.params["id"], session=session)
+        if request.params.get("context") == "edit" and not request.user.can("manage_categories"):
+            raise forbidden(request.user, "rest_forbidden_context",
+                            "Sorry, you are not allowed to edit this term.")
+        return True
+
+    def check_create(self, request):
+        if not request.user.can(self.create_cap):
+            raise forbidden(request.user, "rest_cannot_create",
+                            "Sorry, you are not allowed to create terms in this taxonomy.")
+        return True
+
+    def check_update(self, request, session):
+        term = self.load(request, request.params["id"], session=session)
+        if not request.user.can("edit_term", term):
+            raise forbidden(request.user, "rest_cannot_update", "Sorry, you are not allowed to edit this term.")
+        return True
+
+    def check_delete(self, request, session):
+        term = self.load(request, request.params["id"], session=session)
+        if not request.user.can("delete_term", term) or (self.taxonomy == "category" and term["id"] == DEFAULT_CATEGORY):
+            raise forbidden(request.user, "rest_cannot_delete", "Sorry, you are not allowed to delete this term.")
+        return True
+
+    # --- handlers -------------------------------------------------------------------------
+
+    def list_terms(self, request):
+        params = request.params
+        t = tables(self.app)
+        terms, relationships = t["terms"], t["term_relationships"]
+        statement, count = self._select()
+        where = []
+        if params.get("include"):
+            where.append(terms.c.id.in_(params["include"]))
+        if params.get("exclude"):
+            where.append(terms.c.id.notin_(params["exclude"]))
+        if params.get("search"):
+            pattern = "%" + params["search"].replace("%", "\\%").replace("_", "\\_") + "%"
+            where.append(terms.c.name.ilike(pattern, escape="\\") | terms.c.slug.ilike(pattern, escape="\\"))
+        if self.hierarchical and params.get("parent") is not None:
+            where.append(terms.c.parent == params["parent"])
+        if params.get("post"):
+            where.append(terms.c.id.in_(select(relationships.c.term_id).where(relationships.c.post_id == params["post"])))
+        slugs = [store.sanitize_slug(slug) for slug in params.get("slug") or []]
+        if slugs:
+            where.append(terms.c.slug.in_(slugs))
+        if params.get("hide_empty"):
+            posts = t["posts"]
+            child = terms.alias("child")
+            published = (select(func.count()).select_from(relationships.join(posts, posts.c.id == relationships.c.post_id))
+                         .where(posts.c.status == "publish"))
+            has_posts = published.where(relationships.c.term_id == terms.c.id).scalar_subquery() > 0
+            if self.hierarchical:
+                child_used = select(func.count()).select_from(
+                    relationships.join(posts, posts.c.id == relationships.c.post_id)
+                    .join(child, child.c.id == relationships.c.term_id)).where(
+                    child.c.parent == terms.c.id, posts.c.status == "publish").scalar_subquery() > 0
+                where.append(has_posts | child_used)
+            else:
+                where.append(has_posts)
+        total = request.session.execute(select(func.count()).select_from(terms).where(
+            terms.c.taxonomy == self.taxonomy, *where)).scalar() or 0
+        orderby, descending = params.get("orderby", "name"), params.get("order", "asc") == "desc"
+        if orderby == "include" and params.get("include"):
+            order = [case({value: index for index, value in enumerate(params["include"])}, value=terms.c.id)]
+        elif orderby == "include_slugs" and slugs:
+            order = [case({value: index for index, value in enumerate(slugs)}, value=terms.c.slug)]
+        else:
+            column = {"id": terms.c.id, "slug": terms.c.slug, "description": terms.c.description, "count": count,
+                      "term_group": terms.c.id}.get(orderby, terms.c.name)
+            order = [column.desc() if descending else column.asc(), terms.c.id.desc() if descending else terms.c.id]
+        per_page, page = params.get("per_page", 10), params.get("page", 1)
+        offset = params.get("offset") if params.get("offset") is not None else (page - 1) * per_page
+        rows = request.session.execute(statement.where(*where).order_by(*order).limit(per_page).offset(offset)).all()
+        context = params.get("context", "view")
+        data = [self.prepare(request, dict(row._mapping), context) for row in rows]
+        return RestResponse.collection(request, data, total, per_page, page)
+
+    def get_term(self, request):
+        term = self.load(request, request.params["id"])
+        return self.prepare(request, term, request.params.get("context", "view"))
+
+    def _clean_name(self, raw) -> str:
+        name = render.plain_text(str(raw or ""))
+        if not name:
+            raise RestError("empty_term_name", "A name is required for this term.", 400)
+        return name
+
+    def _check_parent(self, request, term_id: int | None) -> int:
+        parent = request.params.get("parent") or 0
+        if not self.hierarchical:
+            if request.has_param("parent") and parent:
+                raise RestError("rest_taxonomy_not_hierarchical",
+                                "Cannot set parent term, taxonomy is not hierarchical.", 400)
+            return 0
+        if parent:
+            terms = tables(self.app)["terms"]
+            found = request.session.execute(select(terms.c.id).where(
+                terms.c.id == parent, terms.c.taxonomy == self.taxonomy)).first()
+            if found is None:
+                raise RestError("rest_term_invalid", "Parent term does not exist.", 400)
+            if term_id is not None and parent == term_id:
+                return 0
+        return parent
+
+    def _name_taken(self, session, name: str, parent: int, exclude_id: int | None):
+        terms = tables(self.app)["terms"]
+        where = [terms.c.taxonomy == self.taxonomy, func.lower(terms.c.name) == name.lower()]
+        if self.hierarchical:
+            where.append(terms.c.parent == parent)
+        if exclude_id:
+            where.append(terms.c.id != exclude_id)
+        return session.execute(select(terms.c.id).where(*where)).scalar()
+
+    def _slug_taken(self, session, slug: str, exclude_id: int | None) -> bool:
+        terms = tables(self.app)["terms"]
+        where = [terms.c.taxonomy == self.taxonomy, terms.c.slug == slug]
+        if exclude_id:
+            where.append(terms.c.id != exclude_id)
+        return session.execute(select(terms.c.id).where(*where)).first() is not None
+
+    def _unique_slug(self, session, slug: str, parent: int) -> str:
+        if not self._slug_taken(session, slug, None):
+            return slug
+        terms = tables(self.app)["terms"]
+        if parent:
+            parent_slug = session.execute(select(terms.c.slug).where(terms.c.id == parent)).scalar()
+            candidate = f"{slug}-{parent_slug}"
+            if parent_slug and not self._slug_taken(session, candidate, None):
+                return candidate
+        suffix = 2
+        while self._slug_taken(session, f"{slug}-{suffix}", None):
+            suffix += 1
+        return f"{slug}-{suffix}"
+
+    def create_term(self, request):
+        params, session = request.params, request.session
+        name = self._clean_name(params.get("name"))
+        parent = self._check_parent(request, None)
+        sent_slug = store.sanitize_slug(params["slug"]) if params.get("slug") else ""
+        existing = self._name_taken(session, name, parent, None)
+        if existing and not (sent_slug and not self._slug_taken(session, sent_slug, None)):
+            raise RestError("term_exists", "A term with the name provided already exists with this parent.", 400,
+                            {"term_id": existing})
+        slug = self._unique_slug(session, sent_slug or store.sanitize_slug(name) or "term", parent)
+        terms = tables(self.app)["terms"]
+        term_id = session.execute(insert(terms).values(
+            taxonomy=self.taxonomy, name=name, slug=slug, description=params.get("description") or "",
+            parent=parent)).inserted_primary_key[0]
+        data = self.prepare(request, self.load(request, term_id), "edit")
+        return RestResponse.created(data, core_url(request, f"{self.base}/{term_id}"))
+
+    def update_term(self, request):
+        params, session = request.params, request.session
+        term = self.load(request, params["id"])
+        values = {}
+        if request.has_param("parent"):
+            values["parent"] = self._check_parent(request, term["id"])
+        if request.has_param("name"):
+            values["name"] = self._clean_name(params.get("name"))
+            existing = self._name_taken(session, values["name"], values.get("parent", term["parent"]), term["id"])
+            if existing:
+                raise RestError("term_exists", "A term with the name provided already exists with this parent.",
+                                400, {"term_id": existing})
+        if params.get("slug"):
+            slug = store.sanitize_slug(params["slug"])
+            if self._slug_taken(session, slug, term["id"]):
+                raise RestError("duplicate_term_slug",
+                                f"The slug \u201c{slug}\u201d is already in use by another term.", 400)
+            values["slug"] = slug
+        if request.has_param("description") and params.get("description") is not None:
+            values["description"] = params["description"]
+        if values:
+            terms = tables(self.app)["terms"]
+            session.execute(update(terms).where(terms.c.id == term["id"]).values(**values))
+        return self.prepare(request, self.load(request, term["id"]), "edit")
+
+    def delete_term(self, request):
+        params, session = request.params, request.session
+        term = self.load(request, params["id"])
+        if not params.get("force"):
+            raise RestError("rest_trash_not_supported",
+                            "Terms do not support trashing. Set 'force' to true to delete.", 501)
+        previous = self.prepare(request, term, "view")
+        t = tables(self.app)
+        terms, relationships, posts = t["terms"], t["term_relationships"], t["posts"]
+        affected = list(session.execute(select(relationships.c.post_id).where(
+            relationships.c.term_id == term["id"])).scalars())
+        session.execute(update(terms).where(terms.c.parent == term["id"]).values(parent=term["parent"]))
+        session.execute(delete(relationships).where(relationships.c.term_id == term["id"]))
+        session.execute(delete(terms).where(terms.c.id == term["id"]))
+        if self.taxonomy == "category" and affected:
+            categories = select(relationships.c.post_id).join(terms, terms.c.id == relationships.c.term_id).where(
+                terms.c.taxonomy == "category")
+            orphans = session.execute(select(posts.c.id).where(
+                posts.c.id.in_(affected), posts.c.id.notin_(categories))).scalars().all()
+            if orphans:
+                session.execute(insert(relationships), [{"post_id": post_id, "term_id": DEFAULT_CATEGORY}
+                                                        for post_id in orphans])
+        return {"deleted": True, "previous": previous}
