@@ -138,10 +138,21 @@ def item_select(app, post_type: str):
             select(_aggregate(dialect, pair)).select_from(relationships.join(terms, relationships.c.term_id == terms.c.id))
             .where(relationships.c.post_id == posts.c.id, terms.c.taxonomy == taxonomy)
             .scalar_subquery().label(f"tax_{index}"))
-    for index, key in enumerate(app.registry.meta_keys(post_type)):
+    for index, key in enumerate(meta_keys_for(app, post_type)):
         columns.append(select(meta.c.value).where(meta.c.post_id == posts.c.id, meta.c.key == key.key)
                        .scalar_subquery().label(f"meta_{index}"))
     return select(*columns)
+
+
+def meta_keys_for(app, post_type: str) -> list:
+    """Registered meta keys of a type; revisions carry every key registered with `revisions=True`."""
+    if post_type != "revision":
+        return app.registry.meta_keys(post_type)
+    keys = {}
+    for key, _owner in app.registry.meta:
+        if key.revisions:
+            keys.setdefault(key.key, key)
+    return list(keys.values())
 
 
 def taxonomies_of(app, post_type: str) -> list[str]:
@@ -171,7 +182,7 @@ def row_to_item(app, row, post_type: str | None = None) -> dict[str, Any]:
                 pairs.append((int(term_id), slug))
         item["terms"][taxonomy] = sorted(pairs)
     item["meta"] = {}
-    for index, key in enumerate(app.registry.meta_keys(item_type)):
+    for index, key in enumerate(meta_keys_for(app, item_type)):
         item["meta"][key.key] = decode_meta(mapping.get(f"meta_{index}"), key.schema)
     if item.get("parent") and item.get("parent_status") is not None:
         item["_parent"] = {"id": item["parent"], "type": item["parent_type"], "status": item["parent_status"],
