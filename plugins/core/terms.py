@@ -59,8 +59,8 @@ class TermsController:
             list_args["parent"] = {"description": "Limit result set to terms assigned to a specific parent.",
                                    "type": "integer"}
         list_args.update({
-            "post": {"description": "Limit result set to terms assigned to a specific post.", "type": "integer",
-                     "default": None},
+            # Core declares `default: null`; the kernel would validate that null as an integer, so no default.
+            "post": {"description": "Limit result set to terms assigned to a specific post.", "type": "integer"},
             "slug": {"description": "Limit result set to terms with one or more specific slugs.", "type": "array",
                      "items": {"type": "string"}},
         })
