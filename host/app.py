@@ -30,7 +30,11 @@ from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
 
-REGISTRATION_HOOKS = (
+# Registration runs in two phases over the plugins in order: first what describes content
+# (tables, namespaces, statuses, types, meta, capabilities, schemas) for every plugin, then
+# what serves it (routes, pages, authentication). So `register_routes(app)` can build its
+# enums from `app.registry`, including statuses that plugins later in the order add.
+DESCRIBING_HOOKS = (
     ("register_namespaces", "add_namespace"),
     ("register_statuses", "statuses"),
     ("register_post_types", "post_types"),
@@ -38,10 +42,14 @@ REGISTRATION_HOOKS = (
     ("register_meta", "meta"),
     ("register_capabilities", "capabilities"),
     ("register_schemas", "schemas"),
+)
+SERVING_HOOKS = (
     ("register_routes", "add_route"),
     ("register_pages", "pages"),
     ("register_authentication", "authentication"),
 )
+REGISTRATION_HOOKS = DESCRIBING_HOOKS + SERVING_HOOKS
+_KIND_NAMES = {"statuses": "status", "post_types": "post type", "taxonomies": "taxonomy"}
 
 HTML_SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -107,26 +115,33 @@ class App:
         implementations = self._implementations_by_plugin()
         registry.add_route(Route("", "", "GET", self._root_index, args={"context": {"default": "view"}}), "host", True)
         registry.add_route(Route("", "/batch/v1", "POST", handle_batch, args=BATCH_ARGS), "host", True)
-        for owner in self._ordered_hook_owners():
+        owners = self._ordered_hook_owners()
+        for owner in owners:
             impls = implementations.get(owner, {})
+            before = set(metadata.tables)
             try:
-                before = set(metadata.tables)
                 if "register_tables" in impls:
                     _call(impls["register_tables"], metadata=metadata)
-                for hook_name, target in REGISTRATION_HOOKS:
-                    if hook_name not in impls:
-                        continue
-                    result = _call(impls[hook_name], app=self)
-                    if result:
-                        self._merge(registry, owner, target, result)
+                self._register(registry, owner, impls, DESCRIBING_HOOKS)
             except Exception as error:  # any failure in one plugin's registration
                 for name in set(metadata.tables) - before:
                     metadata.remove(metadata.tables[name])
-                reason = f"registration failed: {error}" if isinstance(error, StartupError) else \
-                    f"registration failed: {type(error).__name__}: {error}"
-                raise _PluginFailure(owner, reason, error) from error
+                raise _PluginFailure.from_error(owner, error) from error
+        self.registry = registry  # complete as a description; register_routes may read it
+        for owner in owners:
+            try:
+                self._register(registry, owner, implementations.get(owner, {}), SERVING_HOOKS)
+            except Exception as error:
+                raise _PluginFailure.from_error(owner, error) from error
         self.db.metadata = metadata
         return registry
+
+    def _register(self, registry: Registry, owner: str, impls: dict[str, Any], hooks) -> None:
+        for hook_name, target in hooks:
+            if hook_name in impls:
+                result = _call(impls[hook_name], app=self)
+                if result:
+                    self._merge(registry, owner, target, result)
 
     def _implementations_by_plugin(self) -> dict[str, dict[str, Any]]:
         names = ["register_tables"] + [hook_name for hook_name, _target in REGISTRATION_HOOKS]
@@ -149,7 +164,7 @@ class App:
             table = getattr(registry, target)
             for item in result:
                 if item.name in table:
-                    raise StartupError(f"{target[:-1].replace('_', ' ')} {item.name!r} registered by "
+                    raise StartupError(f"{_KIND_NAMES[target]} {item.name!r} registered by "
                                        f"{table[item.name][1]!r} and {owner!r}")
                 table[item.name] = (item, owner)
         elif target == "meta":
@@ -389,6 +404,11 @@ class _PluginFailure(Exception):
         self.plugin = plugin
         self.reason = reason
         self.error = error
+
+    @classmethod
+    def from_error(cls, plugin: str, error: Exception) -> "_PluginFailure":
+        detail = str(error) if isinstance(error, StartupError) else f"{type(error).__name__}: {error}"
+        return cls(plugin, f"registration failed: {detail}", error)
 
 
 def _call(implementation, **kwargs):

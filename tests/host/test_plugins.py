@@ -184,3 +184,44 @@ def test_routes_command_lists_routes(site_config):
     result = run(site_config, "routes", "--namespace", "example/v1")
     assert result.exit_code == 0
     assert any(line.endswith("/example/v1/notes") and line.startswith("GET, POST") for line in result.output.splitlines())
+
+
+def test_routes_see_statuses_registered_by_plugins_loaded_after_them(make_app):
+    """register_routes runs after every plugin's statuses are registered, so enums follow the registry."""
+    from host import Status
+
+    early = types.ModuleType("plugin_early")
+    early.PLUGIN = PluginInfo("early")
+
+    @hookimpl
+    def register_routes(app):
+        statuses = app.registry.status_names(writable_only=True)
+        return [Route("early/v1", "/items", "POST", lambda request: request.params,
+                      args={"status": {"type": "string", "enum": statuses}})]
+
+    early.register_namespaces = hookimpl(lambda: [Namespace("early/v1")])
+    early.register_statuses = hookimpl(lambda: [Status("publish"), Status("draft")])
+    early.register_routes = register_routes
+    late = types.ModuleType("plugin_late")
+    late.PLUGIN = PluginInfo("late")
+    late.register_statuses = hookimpl(lambda: [Status("late-review")])
+    app = make_app(plugins=[early, late])
+    args = app.client.get("/wp-json/early/v1").json["routes"]["/early/v1/items"]["endpoints"][0]["args"]
+    assert args["status"]["enum"] == ["publish", "draft", "late-review"]
+    assert app.client.post_json("/wp-json/early/v1/items", {"status": "late-review"}).json == {"status": "late-review"}
+    without_late = make_app(plugins=[early, late], disabled=["late"])
+    args = without_late.client.get("/wp-json/early/v1").json["routes"]["/early/v1/items"]["endpoints"][0]["args"]
+    assert args["status"]["enum"] == ["publish", "draft"]
+
+
+def test_duplicate_status_names_both_plugins(make_app):
+    from host import Status
+
+    first = types.ModuleType("plugin_one")
+    first.PLUGIN = PluginInfo("one")
+    first.register_statuses = hookimpl(lambda: [Status("archived")])
+    second = types.ModuleType("plugin_two")
+    second.PLUGIN = PluginInfo("two")
+    second.register_statuses = hookimpl(lambda: [Status("archived")])
+    app = make_app(plugins=[first, second])
+    assert app.plugin("two").error == "registration failed: status 'archived' registered by 'one' and 'two'"
