@@ -2,4 +2,5 @@
 
 BUILTIN: dict[str, str] = {
     "core": "plugins.core",
+    "cache": "plugins.cache",
 }

@@ -1,0 +1,167 @@
+"""The in-memory response cache of one app (one server process), checked against the database.
+
+Each entry remembers the site's cache version that was current BEFORE its response was
+built. A hit is served only while the version in the database still equals it, so once a
+write has bumped the version (which happens before the write's response is sent), no
+process serves anything built from older data. One indexed single-row SELECT per request.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from .models import VERSION_ROW, tables
+from .settings import CacheConfig
+
+log = logging.getLogger("sitehost.cache")
+
+# Headers that depend on the asking client, not on the resource: the host recomputes them.
+_CLIENT_HEADERS = {"access-control-allow-origin", "access-control-allow-methods",
+                   "access-control-allow-credentials", "vary", "x-cache"}
+_UNCACHEABLE_QUERY = ("_embed",)  # embedded resources (authors, terms) change without content hooks
+
+
+@dataclass
+class Entry:
+    version: int
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    stored_at: float
+
+    @property
+    def size(self) -> int:
+        return len(self.body) + sum(len(name) + len(value) for name, value in self.headers.items())
+
+
+class ResponseCache:
+    """LRU-bounded by entries and bytes; thread-safe (waitress serves from several threads)."""
+
+    def __init__(self, app, config: CacheConfig):
+        self.app = app
+        self.config = config
+        self._entries: OrderedDict[tuple, Entry] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # request -> (key, version)
+        self.hits = 0
+        self.misses = 0
+
+    # --- the shared version counter --------------------------------------------------------
+
+    def ensure_version_row(self) -> None:
+        table = tables(self.app)["cache_version"]
+        try:
+            with self.app.db.session(write=True) as session, session.begin():
+                found = session.execute(select(table.c.id).where(table.c.id == VERSION_ROW)).first()
+                if found is None:
+                    session.execute(insert(table).values(id=VERSION_ROW, version=0))
+        except IntegrityError:  # another process created it at the same moment
+            pass
+
+    def current_version(self) -> int:
+        table = tables(self.app)["cache_version"]
+        with self.app.db.engine.connect() as connection:
+            value = connection.execute(select(table.c.version).where(table.c.id == VERSION_ROW)).scalar()
+        return int(value or 0)
+
+    def invalidate(self) -> int:
+        """Bump the site-wide version (every process's entries become stale) and drop ours."""
+        table = tables(self.app)["cache_version"]
+        with self.app.db.session(write=True) as session, session.begin():
+            session.execute(update(table).where(table.c.id == VERSION_ROW).values(version=table.c.version + 1))
+            version = session.execute(select(table.c.version).where(table.c.id == VERSION_ROW)).scalar()
+        self.clear()
+        return int(version or 0)
+
+    # --- which requests ---------------------------------------------------------------------
+
+    def eligible(self, request) -> bool:
+        if not self.config.enabled or request.method != "GET" or request.internal:
+            return False
+        if request.header("authorization") or request.header("cookie"):
+            return False
+        if any(name in request.query for name in _UNCACHEABLE_QUERY):
+            return False
+        path = request.path
+        if self.config.cache_indexes and (path == "/" or path.lstrip("/") in self.app.registry.namespaces):
+            return True
+        return any(path == prefix or path.startswith(prefix.rstrip("/") + "/") for prefix in self.config.paths)
+
+    @staticmethod
+    def key(request) -> tuple:
+        """The full request: REST root (scheme, host), route path and the sorted query."""
+        return (request.base_url, request.path, tuple(sorted(request.query_pairs)))
+
+    # --- lookup and store -------------------------------------------------------------------
+
+    def lookup(self, request):
+        """A (status, headers, body) hit, or None after noting the version for `store`."""
+        if not self.eligible(request):
+            return None
+        try:
+            version = self.current_version()
+        except SQLAlchemyError:
+            log.exception("cache version unreadable; answering without the cache")
+            return None
+        key = self.key(request)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and (entry.version != version or self._expired(entry)):
+                self._drop(key)
+                entry = None
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                headers = dict(entry.headers)
+                headers["X-Cache"] = "hit"
+                return entry.status, headers, entry.body
+            self.misses += 1
+        self._pending[request] = (key, version)
+        return None
+
+    def was_looked_up(self, request) -> bool:
+        return request in self._pending
+
+    def store(self, request, status: int, headers: dict[str, str], body: bytes) -> None:
+        noted = self._pending.pop(request, None)
+        if noted is None or status != 200:
+            return
+        if any(name.lower() == "set-cookie" for name in headers):
+            return
+        key, version = noted
+        kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
+        entry = Entry(version, status, kept, bytes(body), time.monotonic())
+        if entry.size > self.config.max_bytes:
+            return
+        with self._lock:
+            if key in self._entries:
+                self._drop(key)
+            self._entries[key] = entry
+            self._bytes += entry.size
+            while len(self._entries) > self.config.max_entries or self._bytes > self.config.max_bytes:
+                self._drop(next(iter(self._entries)))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {"entries": len(self._entries), "bytes": self._bytes, "hits": self.hits, "misses": self.misses}
+
+    def _expired(self, entry: Entry) -> bool:
+        return bool(self.config.ttl_seconds) and time.monotonic() - entry.stored_at > self.config.ttl_seconds
+
+    def _drop(self, key: tuple) -> None:
+        entry = self._entries.pop(key)
+        self._bytes -= entry.size

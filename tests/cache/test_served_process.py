@@ -1,0 +1,45 @@
+"""Invalidation reaches a real `sitehost serve` process that shares the database file."""
+
+from __future__ import annotations
+
+import os
+
+from webtest import TestApp
+
+from host.app import create_app
+from host.config import Settings
+from host.testing import client_as, create_test_user
+from tests.host.test_serve import fetch, start_server, stop_server
+
+from .conftest import NOTES
+
+
+def test_a_write_in_this_process_invalidates_the_served_processs_cache(tmp_path, example_plugin):
+    database = tmp_path / "site.db"
+    config = tmp_path / "sitehost.toml"
+    # Only the example plugin's notes and the cache matter here; the content plugin stays out of it.
+    config.write_text(f'database_url = "sqlite:///{database}"\n[plugins]\ndisabled = ["core"]\n'
+                      f'[plugins.cache]\npaths = ["{NOTES}"]\n')
+    pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"]),
+                                  os.environ.get("PYTHONPATH", "")])
+    process, rest, _output = start_server(config, env={"PYTHONPATH": pythonpath})
+    local = None
+    try:
+        local = create_app(Settings(database_url=f"sqlite:///{database}", only_plugins=["example", "cache"],
+                                    uploads_dir=str(tmp_path / "uploads")))
+        local.client = TestApp(local, extra_environ={"HTTP_HOST": "school.test"})
+        editor = create_test_user(local, "editor")
+        status, headers, before = fetch(rest + NOTES)
+        assert (status, headers["X-Cache"]) == (200, "miss")
+        status, headers, again = fetch(rest + NOTES)
+        assert (headers["X-Cache"], again) == ("hit", before)
+        client_as(local, editor).post_json("/wp-json" + NOTES, {"title": "Written elsewhere", "status": "publish"},
+                                           status=201)
+        status, headers, after = fetch(rest + NOTES)
+        assert (status, headers["X-Cache"]) == (200, "miss")
+        assert after[0]["title"] == "Written elsewhere"
+        assert len(after) == len(before) + 1
+    finally:
+        if local is not None:
+            local.close()
+        stop_server(process)
