@@ -16,10 +16,9 @@ from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
 
 from . import dates, render, revisions, store
-from .models import tables
 from .permissions import type_caps
 from .schemas import collection_args, item_args, write_args
-from .shaping import can_read, core_url, permalink, prepare_post, rest_base
+from .shaping import can_read, core_url, permalink, prepare_post
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")

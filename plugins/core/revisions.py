@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import select
 
 from host import RestError, RestResponse, Route, forbidden
 
 from . import dates, render, store
-from .models import tables
 from .shaping import core_url, local_and_gmt, permalink
 
 NAMESPACE = "core/v2"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
 
-from sqlalchemy import and_, case, delete, func, insert, select, update
+from sqlalchemy import case, delete, func, insert, select, update
 
 from host import RestError, RestResponse, Route, forbidden
 
