@@ -12,6 +12,7 @@ import click
 from .config import ConfigError, load_settings, read_config_file, write_config_file
 from .openapi import openapi_command
 from .plugins import build_plugin_manager, discover
+from .serving import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
 
 
@@ -73,9 +74,10 @@ def main(ctx: click.Context, config: str | None) -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8080, show_default=True, type=int, help="Port to listen on (0 picks a free one).")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 256), help="Threads per worker.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Server processes sharing the port (one per core uses the machine).")
+@click.option("--threads", default=DEFAULT_THREADS, show_default=True, type=click.IntRange(1, 256),
+              help="Threads per worker (more threads do not add throughput under the GIL).")
+@click.option("--workers", default=default_workers, show_default="one per core", type=click.IntRange(1, 64),
+              help="Server processes sharing the port.")
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int) -> None:
     """Start the site with waitress (creates the database on first start)."""
