@@ -51,6 +51,7 @@ ERROR_RESPONSES = {
     "414": "The query string is too long.",
     "4XX": "Any other refusal, always in the error shape.",
     "500": "Unexpected failure; no internals are revealed.",
+    "501": "Deliberately not supported here (for example trashing an item type that has no trash).",
 }
 
 
@@ -121,6 +122,8 @@ def json_schema(arg: dict[str, Any]) -> dict[str, Any]:
     schema = {key: copy.deepcopy(value) for key, value in arg.items() if key not in _NOT_JSON_SCHEMA}
     if arg.get("readonly"):
         schema["readOnly"] = True
+    if schema.get("properties") == []:  # WordPress writes "no properties" as an empty list
+        schema["properties"] = {}
     if isinstance(schema.get("properties"), dict):
         required = [name for name, sub in schema["properties"].items()
                     if isinstance(sub, dict) and sub.get("required") is True]
@@ -276,6 +279,8 @@ class _Builder:
         }
         if endpoint.permission is None:
             operation["x-public"] = True
+        if endpoint.capability:
+            operation["x-capability"] = endpoint.capability
         if endpoint.allow_batch:
             operation["x-allow-batch"] = True
         if method in BODY_METHODS:
@@ -360,7 +365,8 @@ def reference_html(document: dict[str, Any]) -> str:
     for tag, operations in by_tag.items():
         parts.append(f"<section id=\"{html.escape(component_name(tag))}\"><h2>{html.escape(tag)}</h2>")
         for method, path, operation in operations:
-            access = "public" if operation.get("x-public") else "permission checked"
+            access = "public" if operation.get("x-public") else \
+                f"needs {operation['x-capability']}" if operation.get("x-capability") else "permission checked"
             parts.append(f"<h3><code>{method} {html.escape(path)}</code></h3><p>{access}"
                          f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
             rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))

@@ -48,7 +48,9 @@ class Route:
     instance), a dict of marshmallow fields, or a dict of ready JSON-Schema arg dicts.
     `partial_args` strips defaults and `required` (update endpoints). `permission` is a
     callable(request) returning True, False or raising RestError; None means public.
-    `schema` is the resource shape shown in help context and OPTIONS.
+    `schema` is the resource shape shown in help context and OPTIONS. `capability` names a
+    primitive capability every caller must hold (checked before `permission`; 401/403 when
+    missing); it is machine-readable, so tests and the OpenAPI document can tell who may call.
     """
 
     namespace: str
@@ -62,6 +64,7 @@ class Route:
     schema: Any = None
     title: str = ""
     hidden: bool = False
+    capability: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,7 @@ class Endpoint:
     allow_batch: bool
     plugin: str
     hidden: bool = False
+    capability: str = ""
     required: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
 
@@ -180,6 +184,15 @@ def compile_args(route: Route) -> dict[str, dict[str, Any]]:
     return args_from_schema(raw, partial=route.partial_args)
 
 
+def _require_capability(capability: str, permission: Callable | None) -> Callable:
+    """A permission callback that demands `capability` first, then asks the route's own callback."""
+    def check(request):
+        if not request.user.can(capability):
+            return False
+        return True if permission is None else permission(request)
+    return check
+
+
 class Registry:
     """Everything the enabled plugins registered, in plugin order."""
 
@@ -222,7 +235,8 @@ class Registry:
         args = compile_args(route)
         endpoint = Endpoint(
             methods=normalize_methods(route.methods), handler=route.handler, args=args,
-            permission=route.permission, allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden,
+            permission=_require_capability(route.capability, route.permission) if route.capability else route.permission,
+            allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden, capability=route.capability,
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
         )
