@@ -191,19 +191,24 @@ def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, 
 # --- the table and the budget ------------------------------------------------------------------
 
 def render_table(results: dict) -> str:
-    lines = ["| posts | workers x threads | scenario | req/s | p50 ms | p99 ms | / ceiling | RSS MB/worker | errors |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| posts | workers x threads | scenario | req/s | p50 ms | p99 ms | / ceiling | RSS MB/worker | "
+             "answered | errors |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in results["ceiling"]:
         lines.append(f"| - | {row['workers']} x {row['threads']} | ceiling: Bottle {{\"ok\":true}} | "
                      f"{row['requests_per_second']:,.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.2f} | 1.00 | "
-                     f"{row['rss_mb']:.0f} | {row['errors']} |")
+                     f"{row['rss_mb']:.0f} | {row['requests']:,} | {row['errors']} |")
     for row in results["rows"]:
         prefix = f"| {row['posts']:,} | {row['workers']} x {row['threads']} | {row['label']} |"
         if row.get("unavailable"):
-            lines.append(f"{prefix} unavailable: {row['unavailable']} | | | | | |")
+            lines.append(f"{prefix} unavailable: {row['unavailable']} | | | | | | |")
+            continue
+        if not row["requests"]:  # every request outlived the run: no latency to show
+            lines.append(f"{prefix} 0 | > {row['seconds']:.0f} s | > {row['seconds']:.0f} s | 0.00 | "
+                         f"{row['rss_mb']:.0f} | 0 | {row['errors']} |")
             continue
         lines.append(f"{prefix} {row['requests_per_second']:,.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.2f} | "
-                     f"{row['ratio']:.2f} | {row['rss_mb']:.0f} | {row['errors']} |")
+                     f"{row['ratio']:.2f} | {row['rss_mb']:.0f} | {row['requests']:,} | {row['errors']} |")
     return "\n".join(lines)
 
 
@@ -234,6 +239,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
                 row["ratio"] >= share if row else None)
         row = _find(results, reference, workers, threads, "list")
+        row = row if row and row["requests"] else None  # no answer within the run: no percentiles
         add(f"list p99 <= 4x p50 ({at})",
             f"p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms ({row['p99_ms'] / max(row['p50_ms'], 0.001):.1f}x)"
             if row else None, row["p99_ms"] <= 4 * row["p50_ms"] if row else None)

@@ -59,7 +59,7 @@ def fetch(url: str, method: str = "GET", body: dict | None = None, headers: dict
     request = urllib.request.Request(url, data=data, method=method, headers={
         **({"Content-Type": "application/json"} if data else {}), **(headers or {})})
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=120) as response:  # a slow server may still be busy
             return response.status, response.headers, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         raw = error.read()
