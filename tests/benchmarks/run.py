@@ -1,6 +1,7 @@
 """Run the benchmark: seed, serve, drive with wrk, compare with the ceiling, print and save the table.
 
-Order of a run: the ceiling for every worker/thread setting first; then, for each database
+Order of a run: the ceiling for every worker/thread setting first (and again at the end: the
+better of the two counts); then, for each database
 size, a fresh copy of the seeded database per server start (write scenarios add posts,
 the next server starts from the same data again). Uncached scenarios run with the cache
 plugin disabled; the cached hit runs on a second server with it enabled.
@@ -86,9 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         settings = [(workers, threads) for workers in options.workers for threads in options.threads]
-        for workers, threads in settings:
-            results["ceiling"].append(measure_ceiling(workdir, workers, threads, options.duration))
-        ceilings = {(row["workers"], row["threads"]): row["requests_per_second"] for row in results["ceiling"]}
+        first_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
+        sitehost_rows = []
         for posts in options.posts:
             log(f"seeding {posts:,} posts")
             config = write_config(workdir, workdir / "seed.db", cache=True)
@@ -97,11 +97,19 @@ def main(argv: list[str] | None = None) -> int:
             results["seeding"].append({"posts": posts, "seconds": round(seeded.seconds, 2),
                                        "bytes": (workdir / "seed.db").stat().st_size})
             for workers, threads in settings:
-                rows = measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration)
-                for row in rows:
-                    ceiling = ceilings[(workers, threads)]
-                    row["ratio"] = round(row["requests_per_second"] / ceiling, 3) if "requests_per_second" in row else None
-                results["rows"].extend(rows)
+                sitehost_rows.extend(measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration))
+        # The ceiling is measured again at the end and the better run counts: on a shared machine one
+        # short run can land in someone else's load spike, and the ceiling is what the stack CAN do.
+        last_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
+        for first, last in zip(first_ceilings, last_ceilings):
+            best = dict(max(first, last, key=lambda row: row["requests_per_second"]))
+            best["samples_rps"] = [first["requests_per_second"], last["requests_per_second"]]
+            results["ceiling"].append(best)
+        ceilings = {(row["workers"], row["threads"]): row["requests_per_second"] for row in results["ceiling"]}
+        for row in sitehost_rows:
+            ceiling = ceilings[(row["workers"], row["threads"])]
+            row["ratio"] = round(row["requests_per_second"] / ceiling, 3) if "requests_per_second" in row else None
+        results["rows"] = sitehost_rows
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["seconds"] = round(time.monotonic() - started, 1)
