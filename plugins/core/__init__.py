@@ -109,10 +109,7 @@ def register_pages(app):
 
 @hookimpl
 def startup(app):
-    """Status and meta enums follow the final registry; every site has the default category (id 1)."""
-    from .schemas import refresh_registry_args
-
-    refresh_registry_args(app)
+    """Every site has the default category (id 1)."""
     terms = tables(app)["terms"]
     with app.db.session(write=True) as session, session.begin():
         # Inserted without an explicit id so that PostgreSQL's sequence stays in step (the first row is 1).

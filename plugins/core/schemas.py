@@ -49,32 +49,6 @@ def meta_keys(app, post_type: str) -> list:
     return registry.meta_keys(post_type)
 
 
-def refresh_registry_args(app) -> None:
-    """After every plugin registered: put the final status and meta enums into core's route args.
-
-    Statuses and meta keys of plugins loaded after core (forms, calendar, builder) exist
-    only once the whole registry is built, so the args are completed here, in place.
-    """
-    for route in app.registry.routes.values():
-        if route.namespace != "core/v2":
-            continue
-        post_type = {"posts": "post", "pages": "page", "media": "attachment"}.get(route.path.split("/")[3]
-                                                                                  if route.path.count("/") >= 3 else "")
-        if post_type is None:
-            continue
-        for endpoint in route.endpoints:
-            if endpoint.plugin != "core":
-                continue
-            status = endpoint.args.get("status")
-            if status and post_type != "attachment":
-                if status.get("type") == "array":
-                    status["items"]["enum"] = read_statuses(app) + ["any"]
-                else:
-                    status["enum"] = write_statuses(app, post_type)
-            if "meta" in endpoint.args:
-                endpoint.args["meta"]["properties"] = meta_arg(app, post_type)["properties"]
-
-
 def _int_list(description: str) -> dict:
     return {"description": description, "type": "array", "items": {"type": "integer"}, "default": []}
 
