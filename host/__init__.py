@@ -2,13 +2,13 @@
 
 import pluggy
 
-from .registry import MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
+from .registry import HtmlView, MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
 from .rest.response import RestError, RestResponse, forbidden
 from .users import ANONYMOUS, AnonymousUser
 
 hookimpl = pluggy.HookimplMarker("sitehost")
 
 __all__ = [
-    "ANONYMOUS", "AnonymousUser", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RestError",
+    "ANONYMOUS", "AnonymousUser", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "forbidden", "hookimpl",
 ]

@@ -365,6 +365,9 @@ class App:
         @web.route("/", method=["GET", "HEAD"])
         @web.route("/index.php", method=["GET", "HEAD"])
         def home():
+            view = app.hook.html_view(app=app, request=bottle.request)
+            if view is not None:
+                return app.render_view(view)
             return app.render_html_page(app.settings.site.get("name", ""),
                                         f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
 
@@ -386,6 +389,16 @@ class App:
             return app.render_html_page("Something went wrong", "<p>The server could not complete the request.</p>")
 
         return web
+
+    def render_view(self, view) -> str:
+        """An HtmlView in the site layout, with the head tags plugins add for its item."""
+        bottle.response.status = view.status
+        for name, value in view.headers:
+            bottle.response.add_header(name, value)
+        head = [view.head_html]
+        if view.item is not None:
+            head.extend(part for part in self.hook.html_head(app=self, request=bottle.request, item=view.item) if part)
+        return self.render_html_page(view.title, view.body_html, "".join(head))
 
     def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
         """A minimal, valid HTML page that carries the REST discovery link."""

@@ -15,7 +15,7 @@ import pluggy
 hookspec = pluggy.HookspecMarker("sitehost")
 
 
-# --- registration: once per app in create_app; plugin by plugin, each in this order ------
+# --- registration: once per app in create_app; first every plugin's descriptions, then routes and pages --
 
 @hookspec
 def register_tables(metadata):
@@ -111,10 +111,11 @@ def register_schemas(app):
 def register_routes(app):
     """Declare the plugin's REST endpoints.
 
-    When: once per app, after the same plugin's namespaces, statuses, types, meta,
-    capabilities and schemas.
-    Arguments: `app`. The registry is still being built; code that needs every plugin's
-    statuses or meta keys reads them at request time from `request.app.registry`.
+    When: once per app, after EVERY enabled plugin's namespaces, statuses, types, meta,
+    capabilities and schemas are registered (routes and pages form a second phase).
+    Arguments: `app`. `app.registry` already holds every plugin's statuses, post types,
+    taxonomies and meta keys, so enums in args can be built from it (a disabled plugin's
+    statuses are then absent from them).
     Returns: a list of `host.Route`, each in a namespace the same plugin registered.
     Several Route objects with the same namespace and pattern form one route with several
     endpoints, tried in registration order. Their args appear in the discovery documents
@@ -289,6 +290,29 @@ def request_finished(app, request, status):
     after its transaction was committed or rolled back.
     Arguments: `app`; `request`; `status`, the HTTP status (int).
     Returns: nothing.
+    """
+
+
+@hookspec(firstresult=True)
+def html_view(app, request):
+    """Answer a request for the site's front page address that carries a query (plain permalinks).
+
+    When: for every GET or HEAD of `/` or `/index.php` that is not a REST request
+    (`?rest_route=`), before the host's own front page.
+    Arguments: `app`; `request`, the Bottle request (`request.query` holds `p`, `page_id` ...).
+    Returns: a `host.HtmlView` to show, or None when the request is not yours.
+    firstresult: the first view wins; with none, the host shows its front page.
+    """
+
+
+@hookspec
+def html_head(app, request, item):
+    """Add tags to the `<head>` of an HTML view of a content item (discovery links, meta tags).
+
+    When: each time an `HtmlView` that names an item is rendered.
+    Arguments: `app`; `request`, the Bottle request; `item`, the view's item dict (`id`,
+    `type`, `status`, `link`, `rest_url` ...).
+    Returns: a string of HTML to place in the head, or None. Escape every value you insert.
     """
 
 

@@ -127,6 +127,22 @@ class Page:
     name: str = ""
 
 
+@dataclass(frozen=True)
+class HtmlView:
+    """An HTML page to show, as a plugin answers `html_view`: the host wraps it in the site layout.
+
+    `item` (a dict with at least `id`, `type`, `link` and `rest_url`) lets other plugins add
+    head tags through `html_head`; `headers` are added to the response (e.g. a `Link`).
+    """
+
+    title: str
+    body_html: str
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    item: dict | None = None
+    head_html: str = ""
+
+
 @dataclass
 class Endpoint:
     methods: tuple[str, ...]

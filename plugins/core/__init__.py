@@ -119,6 +119,13 @@ def startup(app):
 
 
 @hookimpl
+def html_view(app, request):
+    from .views import permalink_view
+
+    return permalink_view(app, request)
+
+
+@hookimpl
 def demo_content(app, session):
     from .demo import write_demo_content
 

@@ -1,0 +1,60 @@
+"""HTML views of published posts and pages at their plain permalinks (/?p=ID, /?page_id=ID).
+
+Only what anyone may read is shown: published items (and scheduled ones whose time has
+come). A password-protected item shows its title and a notice, never its content. Each
+view sends the REST `alternate` link (header and head tag) and lets other plugins add
+head tags (oEmbed discovery) through `html_head`.
+"""
+
+from __future__ import annotations
+
+import html
+
+from host import HtmlView
+
+from . import store
+from .render import render_content, render_title
+from .shaping import public_status
+
+PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"))
+
+
+def permalink_view(app, request) -> HtmlView | None:
+    """The view for `?p=` or `?page_id=`; None when the query is not a permalink."""
+    for key, post_type, rest_base in PERMALINK_QUERIES:
+        value = request.query.get(key)
+        if value is None:
+            continue
+        item = _published_item(app, value, post_type)
+        if item is None:
+            return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
+        return _view(app, request, item, rest_base)
+    return None
+
+
+def _published_item(app, value: str, post_type: str) -> dict | None:
+    if not value.isdigit():
+        return None
+    with app.db.session() as session:
+        item = store.get_item(app, session, int(value), post_type)
+    if item is None or not public_status(app, item["status"]):
+        return None
+    return item
+
+
+def _view(app, request, item: dict, rest_base: str) -> HtmlView:
+    site = app.site_url(request.environ)
+    rest_url = f"{app.rest_base_url(request.environ)}/core/v2/{rest_base}/{item['id']}"
+    query = "page_id" if item["type"] == "page" else "p"
+    title = render_title(item["title"] or "")
+    if item.get("password"):
+        body = "<p>This content is password protected.</p>"
+    else:
+        body = f"<article>{render_content(app, item, item['content'] or '')}</article>"
+    head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
+    view_item = {"id": item["id"], "type": item["type"], "status": item["status"],
+                 "link": f"{site}/?{query}={item['id']}", "rest_url": rest_url}
+    return HtmlView(
+        title=html.unescape(title), body_html=body, item=view_item, head_html=head,
+        headers=(("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"'),),
+    )

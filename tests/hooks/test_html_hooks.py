@@ -1,0 +1,33 @@
+"""html_view and html_head: plugins answer permalinks on the front page address and add head tags."""
+
+from host import HtmlView
+from host.testing import make_plugin
+
+
+def test_hook_html_view(make_app):
+    def html_view(app, request):
+        if request.query.get("lunch") is None:
+            return None
+        return HtmlView("Lunch", "<p>Soup &amp; bread</p>", headers=(("X-Lunch", "yes"),))
+
+    app = make_app(plugins=[make_plugin("lunchview", html_view)])
+    response = app.client.get("/?lunch=today")
+    assert response.status_int == 200
+    assert "<h1>Lunch</h1>" in response.text and "<p>Soup &amp; bread</p>" in response.text
+    assert response.headers["X-Lunch"] == "yes"
+    assert 'rel="https://api.w.org/"' in response.headers["Link"]
+    assert "<h1>Lunch</h1>" not in app.client.get("/").text  # no opinion: the front page
+
+
+def test_hook_html_head(make_app):
+    def html_view(app, request):
+        item = {"id": 7, "type": "note", "status": "publish", "link": "http://school.test/?note=7",
+                "rest_url": "http://school.test/wp-json/notes/v1/notes/7"}
+        return HtmlView("Note", "<p>n</p>", item=item) if request.query.get("note") else None
+
+    def html_head(app, request, item):
+        return f'<meta name="note-id" content="{item["id"]}">'
+
+    app = make_app(plugins=[make_plugin("noteview", html_view), make_plugin("notehead", html_head)])
+    assert '<meta name="note-id" content="7">' in app.client.get("/?note=7").text
+    assert "note-id" not in app.client.get("/").text
