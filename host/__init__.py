@@ -3,12 +3,12 @@
 import pluggy
 
 from .registry import HtmlView, MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
-from .rest.response import RestError, RestResponse, forbidden
+from .rest.response import RawBody, RestError, RestResponse, forbidden
 from .users import ANONYMOUS, AnonymousUser
 
 hookimpl = pluggy.HookimplMarker("sitehost")
 
 __all__ = [
-    "ANONYMOUS", "AnonymousUser", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RestError",
+    "ANONYMOUS", "AnonymousUser", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "forbidden", "hookimpl",
 ]

@@ -3,4 +3,5 @@
 BUILTIN: dict[str, str] = {
     "core": "plugins.core",
     "cache": "plugins.cache",
+    "oembed": "plugins.oembed",
 }

@@ -35,6 +35,21 @@ def forbidden(user, code: str = "rest_forbidden", message: str = "Sorry, you are
     return RestError(code, message, 403 if user.is_authenticated else 401)
 
 
+class RawBody:
+    """A body sent as it is, not as JSON (for example oEmbed's XML format).
+
+    Return it as a handler's data, or inside a RestResponse for another status. The server
+    writes `body` with `content_type`; `_fields`, `_embed`, `_envelope` and `_jsonp` only
+    apply to JSON and leave it alone.
+    """
+
+    __slots__ = ("body", "content_type")
+
+    def __init__(self, body: bytes | str, content_type: str):
+        self.body = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+        self.content_type = content_type
+
+
 class RestResponse:
     """A handler's answer when plain data is not enough: a status, headers, or no body."""
 

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from .request import RestRequest, parse_query
-from .response import RestError, RestResponse, forbidden
+from .response import RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
 
@@ -52,6 +52,8 @@ def json_default(value: Any) -> Any:
         return str(value)
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
+    if isinstance(value, RawBody):  # a raw body inside a batch or embed answer: its text
+        return value.body.decode("utf-8", "replace")
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
@@ -388,7 +390,7 @@ class RestServer:
 
     def _shape(self, request: RestRequest, outcome: _Outcome, embed: bool = True) -> Any:
         data = outcome.data
-        if outcome.is_error or outcome.status >= 400:
+        if outcome.is_error or outcome.status >= 400 or isinstance(data, RawBody):
             return data
         fields_value = request.query.get("_fields")
         names = parse_names(fields_value) if fields_value is not None else []
@@ -417,6 +419,8 @@ class RestServer:
         return data
 
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
+        if isinstance(outcome.data, RawBody):
+            return self._render_raw(request, outcome, headers)
         prepared = outcome.data if isinstance(outcome.data, PreparedDocument) and not outcome.is_error \
             and not any(name in request.query for name in GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
@@ -454,6 +458,15 @@ class RestServer:
             response_headers["Content-Type"] = "application/javascript; charset=UTF-8"
             body = b"/**/" + callback.encode() + b"(" + body + b")"
         return status, response_headers, body
+
+    def _render_raw(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
+        """A RawBody goes out as it is, with its own content type and the usual headers."""
+        response_headers = dict(headers)
+        response_headers.update(outcome.headers)
+        response_headers.setdefault("Link", f'<{request.base_url}/>; rel="https://api.w.org/"')
+        response_headers["Content-Type"] = outcome.data.content_type
+        self.hook.response_headers(app=self.app, request=request, response=response_headers)
+        return outcome.status, response_headers, outcome.data.body
 
 
 def _finish_links(data: Any, keep_links: bool) -> Any:

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from marshmallow import EXCLUDE, Schema, fields, validate
 from sqlalchemy import delete, func, insert, select, update
 
-from host import RestError, RestResponse
+from host import RestError, RestResponse, forbidden
 
 from .models import tables
 from .runtime import runtime_of
@@ -39,16 +39,20 @@ _NAME = validate.Regexp(r"^[\w./-]{1,100}$")
 
 
 def require_callback_secret(request):
-    """Permission of every callback route: the configured secret, compared in constant time."""
+    """Permission of every callback route: the configured secret, compared in constant time.
+
+    The service calls anonymously, so refusals are 401 for it (403 for a signed-in caller,
+    like every other permission refusal).
+    """
     secret = runtime_of(request.app).config.callback_secret
     if not secret:
-        raise RestError("cache_callbacks_disabled",
-                        "Callbacks are refused because no callback_secret is configured in [plugins.cache].", 403)
+        raise forbidden(request.user, "cache_callbacks_disabled",
+                        "Callbacks are refused because no callback_secret is configured in [plugins.cache].")
     given = request.header(SECRET_HEADER)
     if not given:
-        raise RestError("cache_callback_secret_missing", f"The {SECRET_HEADER} header is missing.", 401)
+        raise forbidden(request.user, "cache_callback_secret_missing", f"The {SECRET_HEADER} header is missing.")
     if not hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8")):
-        raise RestError("cache_callback_secret_invalid", f"The {SECRET_HEADER} header is wrong.", 401)
+        raise forbidden(request.user, "cache_callback_secret_invalid", f"The {SECRET_HEADER} header is wrong.")
     return True
 
 

@@ -111,14 +111,14 @@ def test_callbacks_need_the_shared_secret(site):
                       "cache_callback_secret_invalid", 401)
     admin_headers = {**client_as(site, site.admin).extra_environ}
     assert_rest_error(site.client.post(url, extra_environ=admin_headers, expect_errors=True),
-                      "cache_callback_secret_missing", 401)
+                      "cache_callback_secret_missing", 403)
     assert site.client.post(url, headers=SIGNED).json["_res"] == "ok"
 
 
 def test_callbacks_are_refused_when_no_secret_is_configured(cache_app):
     app = cache_app(callback_secret="")
     response = app.client.post(REST + "/cache/v3/ping", headers={"X-Cache-Secret": ""}, expect_errors=True)
-    assert_rest_error(response, "cache_callbacks_disabled", 403)
+    assert_rest_error(response, "cache_callbacks_disabled", 401)
 
 
 # --- cache/v3 ---------------------------------------------------------------------------------

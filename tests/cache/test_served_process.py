@@ -1,4 +1,4 @@
-"""Invalidation reaches a real `sitehost serve` process that shares the database file."""
+"""Invalidation reaches a real `sitehost serve` (and each of its workers) sharing the database file."""
 
 from __future__ import annotations
 
@@ -31,14 +31,18 @@ def test_a_write_in_this_process_invalidates_the_served_processs_cache(tmp_path,
         editor = create_test_user(local, "editor")
         status, headers, before = fetch(rest + NOTES)
         assert (status, headers["X-Cache"]) == (200, "miss")
-        status, headers, again = fetch(rest + NOTES)
-        assert (headers["X-Cache"], again) == ("hit", before)
+        # `serve` may run several worker processes, each with its own memory: ask until one hits.
+        answers = [fetch(rest + NOTES) for _ in range(12)]
+        assert any(headers["X-Cache"] == "hit" for _status, headers, _body in answers)
+        assert all(body == before for _status, _headers, body in answers)
         client_as(local, editor).post_json("/wp-json" + NOTES, {"title": "Written elsewhere", "status": "publish"},
                                            status=201)
         status, headers, after = fetch(rest + NOTES)
         assert (status, headers["X-Cache"]) == (200, "miss")
         assert after[0]["title"] == "Written elsewhere"
         assert len(after) == len(before) + 1
+        for _ in range(12):  # whichever worker answers, nobody serves the old list any more
+            assert fetch(rest + NOTES)[2] == after
     finally:
         if local is not None:
             local.close()

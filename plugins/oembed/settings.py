@@ -1,0 +1,36 @@
+"""`[plugins.oembed]` in sitehost.toml, checked with marshmallow at startup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+
+
+class OembedConfigSchema(Schema):
+    # The proxy refuses private, loopback and link-local targets unless the operator allows them.
+    allow_private_targets = fields.Boolean(load_default=False)
+    fetch_timeout_seconds = fields.Float(load_default=5.0, validate=validate.Range(min=0.1, max=30))
+    max_response_bytes = fields.Integer(load_default=1024 * 1024, validate=validate.Range(min=1024, max=10 * 1024 * 1024))
+    max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10))
+    cache_ttl_seconds = fields.Integer(load_default=24 * 60 * 60, validate=validate.Range(min=0))
+
+
+@dataclass(frozen=True)
+class OembedConfig:
+    allow_private_targets: bool
+    fetch_timeout_seconds: float
+    max_response_bytes: int
+    max_redirects: int
+    cache_ttl_seconds: int
+
+
+def load_config(raw: dict) -> OembedConfig:
+    try:
+        return OembedConfig(**OembedConfigSchema().load(dict(raw)))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.oembed] is invalid: {problems}") from None

@@ -1,0 +1,113 @@
+"""GET oembed/1.0/embed over HTTP: published posts and pages only, JSON and XML, width clamping."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree
+
+import pytest
+
+from host.testing import assert_in_root_index, assert_not_in_root_index, assert_rest_error, client_as, create_test_user
+
+EMBED = "/wp-json/oembed/1.0/embed"
+
+
+@pytest.fixture
+def site(make_app):
+    app = make_app(plugins=["core", "oembed"], site={"name": "Riverside School"})
+    app.editor = create_test_user(app, "editor", login="mrs-hughes")
+    app.as_editor = client_as(app, app.editor)
+    return app
+
+
+def publish(app, kind="posts", **fields):
+    body = {"title": "Science fair winners", "content": "Well done!", "status": "publish", **fields}
+    return app.as_editor.post_json(f"/wp-json/core/v2/{kind}", body, status=201).json
+
+
+def test_a_published_post_as_rich_json(site):
+    post = publish(site)
+    data = site.client.get(EMBED, {"url": post["link"]}).json
+    assert {key: data[key] for key in ("version", "provider_name", "provider_url", "title", "type", "width",
+                                       "height")} == {
+        "version": "1.0", "provider_name": "Riverside School", "provider_url": "http://school.test",
+        "title": "Science fair winners", "type": "rich", "width": 600, "height": 338}
+    assert data["author_name"] == "mrs-hughes"
+    assert data["author_url"] == "http://school.test/author/mrs-hughes/"
+    assert '<blockquote class="wp-embedded-content"' in data["html"]
+    assert f'href="http://school.test/?p={post["id"]}"' in data["html"]
+    assert 'sandbox="allow-scripts"' in data["html"] and "embed=true#?secret=" in data["html"]
+
+
+def test_a_published_page_embeds_too(site):
+    page = publish(site, "pages", title="Admissions")
+    data = site.client.get(EMBED, {"url": page["link"], "maxwidth": "300"}).json
+    assert (data["title"], data["width"], data["height"]) == ("Admissions", 300, 200)
+
+
+@pytest.mark.parametrize("maxwidth, size", [("600", (600, 338)), ("0", (200, 200)), ("100", (200, 200)),
+                                            ("5000", (600, 338)), ("-400", (400, 225)), ("abc", (200, 200)),
+                                            ("450px", (450, 254))])
+def test_maxwidth_is_clamped(site, maxwidth, size):
+    post = publish(site)
+    data = site.client.get(EMBED, {"url": post["link"], "maxwidth": maxwidth}).json
+    assert (data["width"], data["height"]) == size
+
+
+@pytest.mark.parametrize("status", ["draft", "private", "pending"])
+def test_unpublished_items_are_not_found(site, status):
+    post = publish(site, status=status)
+    for client in (site.client, site.as_editor):
+        assert_rest_error(client.get(EMBED, {"url": post["link"]}, expect_errors=True), "oembed_invalid_url", 404)
+
+
+def test_trashed_items_and_foreign_or_unknown_urls_are_not_found(site):
+    post = publish(site)
+    site.as_editor.delete(f"/wp-json/core/v2/posts/{post['id']}", status=200)
+    for url in (post["link"], "http://school.test/?p=9999", "http://elsewhere.test/?p=1", "http://school.test/",
+                "http://school.test/news/?p=1", "http://school.test/?cat=1"):
+        assert_rest_error(site.client.get(EMBED, {"url": url}, expect_errors=True), "oembed_invalid_url", 404)
+
+
+def test_url_is_required_and_anything_but_a_local_permalink_is_not_found(site):
+    assert_rest_error(site.client.get(EMBED, expect_errors=True), "rest_missing_callback_param", 400)
+    assert_rest_error(site.client.get(EMBED, {"url": "not a url"}, expect_errors=True), "oembed_invalid_url", 404)
+
+
+def test_xml_format(site):
+    post = publish(site, title="Fish & chips <day>")
+    response = site.client.get(EMBED, {"url": post["link"], "format": "xml"})
+    assert response.headers["Content-Type"] == "text/xml; charset=UTF-8"
+    assert response.body.startswith(b'<?xml version="1.0"?>\n<oembed>')
+    root = ElementTree.fromstring(response.body)
+    assert root.tag == "oembed"
+    assert root.findtext("type") == "rich" and root.findtext("width") == "600"
+    assert root.findtext("title") == site.client.get(EMBED, {"url": post["link"]}).json["title"]
+    assert root.findtext("html").startswith('<blockquote class="wp-embedded-content"')
+
+
+def test_xml_errors_keep_their_status(site):
+    response = site.client.get(EMBED, {"url": "http://school.test/?p=4242", "format": "xml"}, expect_errors=True)
+    assert response.status_int == 404
+    assert response.headers["Content-Type"] == "text/xml; charset=UTF-8"
+    root = ElementTree.fromstring(response.body)
+    assert (root.findtext("code"), root.findtext("message"), root.findtext("data/status")) == (
+        "oembed_invalid_url", "Not Found", "404")
+
+
+def test_any_other_format_quietly_becomes_json(site):
+    post = publish(site)
+    response = site.client.get(EMBED, {"url": post["link"], "format": "yaml"})
+    assert response.headers["Content-Type"].startswith("application/json")
+    assert response.json["type"] == "rich"
+
+
+def test_enabling_or_disabling_the_plugin_changes_the_root_index(make_app):
+    enabled = make_app(plugins=["core", "oembed"])
+    index = assert_in_root_index(enabled, "oembed/1.0")
+    assert set(index["routes"]) == {"/oembed/1.0", "/oembed/1.0/embed", "/oembed/1.0/proxy"}
+    assert index["routes"]["/oembed/1.0/embed"]["endpoints"][0]["args"]["url"]["format"] == "uri"
+    disabled = make_app(plugins=["core", "oembed"], disabled=["oembed"])
+    assert_not_in_root_index(disabled, "oembed/1.0")
+    without_core = make_app(plugins=["core", "oembed"], disabled=["core"])
+    assert without_core.plugin("oembed").state == "failed"
+    assert_not_in_root_index(without_core, "oembed/1.0")
