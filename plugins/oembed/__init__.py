@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+from urllib.parse import urlencode
+
 from sqlalchemy import JSON, Column, DateTime, Index, String, Table
 
 from host import Namespace, PluginInfo, RestError, RestResponse, Route, hookimpl
@@ -65,6 +68,18 @@ def register_routes():
         Route(NAMESPACE, "/embed", "GET", embed, args=EMBED_ARGS),
         Route(NAMESPACE, "/proxy", "GET", proxy.proxy, args=PROXY_ARGS, permission=proxy.can_proxy),
     ]
+
+
+@hookimpl
+def html_head(app, request, item):
+    """oEmbed discovery: every published post and page view names its JSON and XML oEmbed URLs."""
+    if item.get("type") not in local.EMBEDDABLE_TYPES or not item.get("link"):
+        return None
+    embed_url = f"{app.rest_base_url(request.environ)}/{NAMESPACE}/embed?"
+    json_href = embed_url + urlencode({"url": item["link"]})
+    xml_href = embed_url + urlencode({"url": item["link"], "format": "xml"})
+    return (f'<link rel="alternate" title="oEmbed (JSON)" type="application/json+oembed" href="{html.escape(json_href)}">'
+            f'<link rel="alternate" title="oEmbed (XML)" type="text/xml+oembed" href="{html.escape(xml_href)}">')
 
 
 @hookimpl

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from xml.etree import ElementTree
 
 import pytest
@@ -111,3 +113,31 @@ def test_enabling_or_disabling_the_plugin_changes_the_root_index(make_app):
     without_core = make_app(plugins=["core", "oembed"], disabled=["core"])
     assert without_core.plugin("oembed").state == "failed"
     assert_not_in_root_index(without_core, "oembed/1.0")
+
+
+def discovery_links(page_html: str) -> dict[str, str]:
+    """{type: href} of the oEmbed discovery link tags in an HTML page."""
+    links = {}
+    for tag in re.findall(r"<link [^>]*\+oembed[^>]*>", page_html):
+        kind = re.search(r'type="([^"]+)"', tag).group(1)
+        links[kind] = html.unescape(re.search(r'href="([^"]+)"', tag).group(1))
+    return links
+
+
+def test_html_views_of_published_posts_and_pages_link_their_oembed_urls(site):
+    for kind in ("posts", "pages"):
+        item = publish(site, kind, title="Open evening")
+        page = site.client.get(item["link"].replace("http://school.test", ""))
+        links = discovery_links(page.text)
+        assert set(links) == {"application/json+oembed", "text/xml+oembed"}
+        found = site.client.get(links["application/json+oembed"].replace("http://school.test", "")).json
+        assert (found["type"], found["title"]) == ("rich", "Open evening")
+        as_xml = site.client.get(links["text/xml+oembed"].replace("http://school.test", ""))
+        assert as_xml.headers["Content-Type"] == "text/xml; charset=UTF-8"
+
+
+def test_views_have_no_discovery_links_without_the_plugin(make_app):
+    app = make_app(plugins=["core"])
+    editor = client_as(app, create_test_user(app, "editor"))
+    post = editor.post_json("/wp-json/core/v2/posts", {"title": "Plain", "status": "publish"}, status=201).json
+    assert discovery_links(app.client.get(f"/?p={post['id']}").text) == {}
