@@ -52,6 +52,8 @@ ERROR_RESPONSES = {
     "4XX": "Any other refusal, always in the error shape.",
     "500": "Unexpected failure; no internals are revealed.",
     "501": "Deliberately not supported here (for example trashing an item type that has no trash).",
+    "502": "A service outside this site that the route relies on failed.",
+    "503": "The site or a service it relies on is unavailable for now.",
 }
 
 
@@ -201,8 +203,18 @@ def component_name(text: str) -> str:
 
 def item_component(schema: Any) -> dict[str, Any]:
     """A resource shape as a JSON-Schema object; no property is required (`_fields` and context trim items)."""
-    return {"type": "object", "properties": {name: json_schema(prop)
+    return {"type": "object", "properties": {name: _empty_allowed(json_schema(prop))
                                              for name, prop in schema_properties(schema_instance(schema)).items()}}
+
+
+def _empty_allowed(schema: dict[str, Any]) -> dict[str, Any]:
+    """In responses a formatted string field that is not set is "" (a user without a website: `url: ""`)."""
+    if "format" in schema and "string" in _types(schema):
+        schema = dict(schema)
+        schema["anyOf"] = [{"format": schema.pop("format")}, {"maxLength": 0}]
+    if isinstance(schema.get("properties"), dict):
+        schema["properties"] = {name: _empty_allowed(sub) for name, sub in schema["properties"].items()}
+    return schema
 
 
 # --- the document ----------------------------------------------------------------------------
@@ -305,6 +317,8 @@ class _Builder:
         responses: dict[str, Any] = {"200": success}
         if method == "POST":
             responses["201"] = {"description": "Created.", "content": {"application/json": {"schema": body_schema}}}
+        responses["2XX"] = {"description": "Other success, e.g. 207 Multi-Status from batch/v1.",
+                            "content": {"application/json": {"schema": {}}}}
         error = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
         for status, description in ERROR_RESPONSES.items():
             responses[status] = {"description": description, "content": {"application/json": {"schema": error}}}

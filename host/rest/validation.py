@@ -45,11 +45,22 @@ def is_numeric(value: Any) -> bool:
     return isinstance(value, str) and bool(_NUMERIC.match(value))
 
 
+# The largest integer a database column (BIGINT, SQLite INTEGER) holds; larger input is not an integer here.
+MAX_INTEGER = 2**63 - 1
+
+
 def is_integer(value: Any) -> bool:
     if not is_numeric(value):
         return False
+    if _is_whole_number_text(value):
+        return abs(int(value)) <= MAX_INTEGER
     number = float(value)
-    return number.is_integer()
+    return number.is_integer() and abs(number) <= MAX_INTEGER
+
+
+def _is_whole_number_text(value: Any) -> bool:
+    """An int, or digits: converted exactly (through float, 9007199254740993 would become ...992)."""
+    return isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("+-").isdigit())
 
 
 def is_boolean(value: Any) -> bool:
@@ -343,6 +354,8 @@ def sanitize_value(value: Any, schema: dict | None) -> Any:
             result[key] = sanitize_value(item, sub) if isinstance(sub, dict) else item
         return result
     if kind == "integer":
+        if _is_whole_number_text(value):
+            return int(value)
         return int(float(value)) if is_numeric(value) else 0
     if kind == "number":
         return float(value) if is_numeric(value) else 0.0

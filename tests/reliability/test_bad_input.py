@@ -105,3 +105,18 @@ def test_invalid_params_never_reach_the_handler(small_site):
     _refused(small_site, before, response, "rest_invalid_param", 400)
     response = small_site.client.post_json(TRIPWIRE, {"payload": "not an object"}, expect_errors=True)
     _refused(small_site, before, response, "rest_invalid_param", 400)
+
+
+def test_integers_beyond_64_bits_are_not_integers(small_site):
+    """Found by the fuzzer: such a value reached SQLite and failed there with a 500."""
+    before = snapshot(small_site)
+    response = small_site.client.get("/wp-json/probe/v1/items/99999999999999999999999", expect_errors=True)
+    body = _refused(small_site, before, response, "rest_invalid_param", 400)
+    assert body["data"]["details"]["id"]["code"] == "rest_invalid_type"
+    small_site.client.get(f"/wp-json/probe/v1/items/{2**63 - 1}", status=404)
+
+
+def test_large_integers_are_read_exactly(example_app):
+    """Through a float, 9007199254740993 would have become ...992: another item."""
+    body = example_app.client.get("/wp-json/example/v1/echo?needed=1&maybe=9007199254740993", expect_errors=True)
+    assert body.status_int == 200 and body.json["params"]["maybe"] == 9007199254740993

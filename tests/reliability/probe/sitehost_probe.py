@@ -10,7 +10,7 @@ uses that to show its leak detector can fail.
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import Column, Integer, String, Table, Text, delete, func, insert, or_, select, update
+from sqlalchemy import BigInteger, Column, Integer, String, Table, Text, delete, func, insert, or_, select, update
 
 from host import Namespace, PluginInfo, RestError, RestResponse, Route, Status, hookimpl
 
@@ -29,7 +29,7 @@ class ItemSchema(Schema):
 
 
 class ListArgs(Schema):
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1))
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000))
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100))
     search = fields.String(metadata={"description": "Only items whose title contains this."})
 
@@ -117,8 +117,8 @@ def tripwire(request):
 
 @hookimpl
 def register_tables(metadata):
-    Table("probe_items", metadata,
-          Column("id", Integer, primary_key=True),
+    Table("probe_items", metadata,  # 64-bit ids: any id the API accepts fits the column
+          Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
           Column("title", String(80), nullable=False),
           Column("status", String(20), nullable=False),
           Column("parent", Integer, nullable=False, default=0))
