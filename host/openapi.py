@@ -207,9 +207,18 @@ def item_component(schema: Any) -> dict[str, Any]:
                                              for name, prop in schema_properties(schema_instance(schema)).items()}}
 
 
+# Dates in responses are site-local `YYYY-MM-DDTHH:MM:SS` without an offset (the REST convention),
+# which JSON Schema's `date-time` format refuses; responses describe them with this pattern instead.
+LOCAL_DATE_TIME = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$"
+
+
 def _empty_allowed(schema: dict[str, Any]) -> dict[str, Any]:
     """In responses a formatted string field that is not set is "" (a user without a website: `url: ""`)."""
-    if "format" in schema and "string" in _types(schema):
+    if schema.get("format") == "date-time" and "string" in _types(schema):
+        schema = dict(schema)
+        schema.pop("format")
+        schema["pattern"] = LOCAL_DATE_TIME
+    elif "format" in schema and "string" in _types(schema):
         schema = dict(schema)
         schema["anyOf"] = [{"format": schema.pop("format")}, {"maxLength": 0}]
     if isinstance(schema.get("properties"), dict):
@@ -309,9 +318,9 @@ class _Builder:
     def _responses(self, method: str, route, item_ref: dict[str, str] | None) -> dict[str, Any]:
         if item_ref is None:
             body_schema: dict[str, Any] = {}
-        elif route.has_variables or method != "GET":
+        elif route.path.endswith(")") or method != "GET":  # the path ends in the item's id
             body_schema = item_ref
-        else:  # a collection lists items; a few plain routes (settings, users/me) answer one
+        else:  # a collection lists items (also under a parent: .../revisions); a few (users/me) answer one
             body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref]}
         success = {"description": "Success.", "content": {"application/json": {"schema": body_schema}}}
         responses: dict[str, Any] = {"200": success}

@@ -17,6 +17,8 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qsl
 
+from sqlalchemy.exc import DataError
+
 from .request import RestRequest, parse_query
 from .response import RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
@@ -217,6 +219,8 @@ class RestServer:
             return outcome
         route, endpoint, url_params = matched
         request.route, request.endpoint, request.url_params = route, endpoint, url_params
+        # Until validation replaces them, params hold the path's values (Allow checks read `id`).
+        request.params = _path_params(url_params, endpoint.args)
         try:
             self._parse_body(request)
             request.params = self.prepare_params(request, endpoint)
@@ -230,6 +234,12 @@ class RestServer:
         except RestError as error:
             request.finish(success=False)
             outcome = error_outcome(error, route)
+        except (OverflowError, DataError) as exception:
+            # A value valid for its arg but beyond what the database column holds: bad input, not a crash.
+            request.finish(success=False)
+            log.warning("value out of the database's range in %s %s: %s", request.method, request.path, exception)
+            outcome = error_outcome(RestError("rest_value_out_of_range",
+                                              "A value is out of the range this site can store.", 400), route)
         except Exception as exception:
             request.finish(success=False)
             outcome = self._unexpected(request, exception, route)
@@ -467,6 +477,21 @@ class RestServer:
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         return outcome.status, response_headers, outcome.data.body
+
+
+def _path_params(url_params: dict[str, str], args: dict[str, dict]) -> dict[str, Any]:
+    """Path values sanitized by their args where they validate (`"12"` -> 12), else as sent."""
+    params: dict[str, Any] = {}
+    for name, value in url_params.items():
+        arg = args.get(name)
+        try:
+            if arg:
+                validate_value(value, arg, name)
+                value = sanitize_value(value, arg)
+        except ParamError:
+            pass
+        params[name] = value
+    return params
 
 
 def _finish_links(data: Any, keep_links: bool) -> Any:

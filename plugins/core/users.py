@@ -305,7 +305,10 @@ def check_roles(request, roles: list[str], target_id: int | None) -> None:
 def profile_values(params: dict[str, Any]) -> dict[str, Any]:
     names = {"name": "display_name", "first_name": "first_name", "last_name": "last_name", "email": "email",
              "url": "url", "description": "description", "nickname": "nickname", "slug": "slug"}
-    return {column: params[key] for key, column in names.items() if params.get(key) is not None}
+    values = {column: params[key] for key, column in names.items() if params.get(key) is not None}
+    if "slug" in values:  # slugs end up in URLs (`link`): same alphabet as generated ones
+        values["slug"] = user_service.slugify_login(values["slug"])
+    return values
 
 
 def create_user(request):

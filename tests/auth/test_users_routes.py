@@ -196,3 +196,11 @@ def test_delete_user_without_content_and_reassign_false(site, people):
     assert response.json["deleted"] is True
     me = site.client.delete(f"{USERS}/me?force=true&reassign=false", headers=people["editor"].headers, status=403)
     assert_rest_error(me, "rest_user_cannot_delete", 403)
+
+
+def test_a_given_slug_is_reduced_to_url_safe_characters(client, users):
+    response = client.post_json("/wp-json/core/v2/users", {
+        "username": "slugger", "email": "slugger@school.test", "password": "pw", "slug": "Mr Ünïcode/Teacher"},
+        headers=users["administrator"].headers, status=201)
+    assert response.json["slug"] == "mr-n-code-teacher"
+    assert response.json["link"] == "http://school.test/author/mr-n-code-teacher/"

@@ -340,3 +340,10 @@ def test_permission_checks_for_allow_do_not_leave_a_transaction_open(make_app):
     assert app.client.get("/wp-json/locky/v1/thing").headers["Allow"] == "GET"
     app.client.post("/wp-json/locky/v1/thing", status=401)
     assert open_connections == [0, 0]
+
+
+def test_values_beyond_the_database_range_are_a_400_not_a_crash(example_app):
+    huge = 2 ** 62
+    response = example_app.client.get(f"/wp-json/example/v1/notes?page={huge}&per_page=100", status=400)
+    assert_rest_error(response, "rest_value_out_of_range", 400)
+    assert "Traceback" not in response.text
