@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,22 +109,36 @@ def _aggregate(dialect: str, expression):
     return func.group_concat(expression, literal(","))
 
 
-def effective_status(app):
+def effective_status(stored: str, date_gmt, now) -> str:
     """`future` items whose time has come read as `publish` (scheduling without a cron)."""
-    posts = tables(app)["posts"]
-    now = dates.utcnow()
-    return case((and_(posts.c.status == "future", posts.c.date_gmt <= now), literal("publish")), else_=posts.c.status)
+    if stored == "future" and date_gmt is not None and date_gmt <= now:
+        return "publish"
+    return stored
+
+
+_ITEM_SELECTS: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
 
 
 def item_select(app, post_type: str):
-    """SELECT of posts with everything an item needs: terms, meta, revisions, parent status."""
+    """SELECT of posts with everything an item needs: terms, meta, revisions, parent status.
+
+    Built once per (app, post type): it depends only on the registry, which is final before
+    the first request, and building it costs more than running it for a page of ten.
+    """
+    built = _ITEM_SELECTS.setdefault(app, {})
+    if post_type not in built:
+        built[post_type] = _build_item_select(app, post_type)
+    return built[post_type]
+
+
+def _build_item_select(app, post_type: str):
     t = tables(app)
     posts, meta, terms, relationships = t["posts"], t["post_meta"], t["terms"], t["term_relationships"]
     dialect = app.db.engine.dialect.name
     revisions = posts.alias("revisions")
     parent = posts.alias("parent_post")
     columns = [
-        posts, effective_status(app).label("effective_status"),
+        posts,
         select(func.count()).where(revisions.c.parent == posts.c.id, revisions.c.type == "revision")
         .scalar_subquery().label("revision_count"),
         select(func.max(revisions.c.id)).where(revisions.c.parent == posts.c.id, revisions.c.type == "revision")
@@ -164,7 +179,7 @@ def row_to_item(app, row, post_type: str | None = None) -> dict[str, Any]:
     mapping = row._mapping
     item = {column: mapping[column] for column in tables(app)["posts"].c.keys()}
     item["stored_status"] = item["status"]
-    item["status"] = mapping.get("effective_status", item["status"])
+    item["status"] = effective_status(item["status"], item["date_gmt"], dates.utcnow())
     item["revision_count"] = mapping.get("revision_count", 0) or 0
     item["latest_revision_id"] = mapping.get("latest_revision_id")
     item["parent_status"] = mapping.get("parent_status")
@@ -364,16 +379,23 @@ def order_clauses(app, query: PostQuery) -> list:
 
 
 def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict], int]:
-    """(items of the page, total): exactly two statements whatever the filters."""
+    """(items of the page, total): at most two statements whatever the filters.
+
+    The inner SELECT picks the page's ids through the ordered index (the filters see only
+    `posts` columns and EXISTS on term links); the outer SELECT computes the extras (terms,
+    meta, revisions, parent) for those ids alone, so a page costs the same at any table size.
+    """
     posts = tables(app)["posts"]
     where = filters(app, query)
+    ordering = order_clauses(app, query)
     total = session.execute(select(func.count()).select_from(posts).where(*where)).scalar() or 0
-    statement = item_select(app, query.post_type).where(*where).order_by(*order_clauses(app, query))
+    page_ids = select(posts.c.id).where(*where).order_by(*ordering)
     if query.per_page is not None:
         offset = query.offset if query.offset else (page - 1) * query.per_page
-        statement = statement.limit(query.per_page).offset(offset)
+        page_ids = page_ids.limit(query.per_page).offset(offset)
     elif query.offset:
-        statement = statement.offset(query.offset)
+        page_ids = page_ids.offset(query.offset)
+    statement = item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery())).order_by(*ordering)
     rows = session.execute(statement).all()
     return [row_to_item(app, row, query.post_type) for row in rows], total
 
