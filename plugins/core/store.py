@@ -413,9 +413,18 @@ def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]
 
 # --- slugs ---------------------------------------------------------------------------------
 
+SLUG_LOCK_KEY = 0x5174_51_06  # any constant; one lock covers every slug scope (attachments span all types)
+
+
 def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, parent: int = 0) -> str:
-    """Make `slug` unique in its scope by appending -2, -3 ... (reference 5.4)."""
+    """Make `slug` unique in its scope by appending -2, -3 ... (reference 5.4).
+
+    On PostgreSQL concurrent writers would both see a slug free (read committed), so slug
+    assignment takes a transaction-scoped advisory lock; SQLite writers are already serial.
+    """
     posts = tables(app)["posts"]
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY)))
     if post_type == "attachment":
         scope = [posts.c.type != "revision"]
     elif post_type == "page" or _hierarchical(app, post_type):

@@ -1,7 +1,8 @@
 """Several `sitehost serve` processes on one database take concurrent writers; nothing is lost.
 
 3 server processes x 8 client threads for WRITE_SECONDS each create, update and delete
-items of their own (probe/v1), create notes (example/v1) and send batches. Afterwards every
+items of their own (probe/v1), create, update and delete core/v2 posts (all titled alike, so
+their slugs race), create notes (example/v1) and send batches. Afterwards every
 acknowledged write is in the database exactly as acknowledged, no request answered 5xx or
 mentioned a locked database. Runs on an SQLite file and on a throwaway PostgreSQL database.
 """
@@ -34,6 +35,8 @@ class Ledger:
         self.items: dict[int, str] = {}  # probe item id -> last acknowledged title
         self.deleted: set[int] = set()
         self.notes: set[int] = set()
+        self.posts: dict[int, str] = {}  # core post id -> last acknowledged title
+        self.deleted_posts: set[int] = set()
         self.requests = 0
         self.failures: list[str] = []
 
@@ -50,11 +53,14 @@ class Ledger:
 def writer(base: str, user, ledger: Ledger, worker: int, stop_at: float) -> None:
     session = session_for(user)
     mine: list[int] = []
+    my_posts: list[int] = []
     for step in itertools.count():
         if time.monotonic() >= stop_at:
             return
-        kind = step % 5
-        if kind == 0 or not mine:
+        kind = step % 8
+        if kind >= 5:
+            post_writer(base, session, ledger, worker, step, kind, my_posts)
+        elif kind == 0 or not mine:
             response = session.post(f"{base}/wp-json/probe/v1/items", json={"title": f"w{worker}-{step}"}, timeout=TIMEOUT)
             if ledger.count(response, "create item"):
                 with ledger.lock:
@@ -94,6 +100,30 @@ def writer(base: str, user, ledger: Ledger, worker: int, stop_at: float) -> None
                         mine.append(answer["body"]["id"])
 
 
+def post_writer(base: str, session, ledger: Ledger, worker: int, step: int, kind: int, mine: list[int]) -> None:
+    """core/v2 posts: every create uses the same title, so concurrent creates race for one slug."""
+    posts = f"{base}/wp-json/core/v2/posts"
+    if kind == 5 or not mine:
+        response = session.post(posts, json={"title": "Assembly", "status": "publish"}, timeout=TIMEOUT)
+        if ledger.count(response, "create post"):
+            with ledger.lock:
+                ledger.posts[response.json()["id"]] = "Assembly"
+            mine.append(response.json()["id"])
+    elif kind == 6:
+        title = f"Assembly {worker}-{step}"
+        response = session.post(f"{posts}/{mine[-1]}", json={"title": title}, timeout=TIMEOUT)
+        if ledger.count(response, "update post"):
+            with ledger.lock:
+                ledger.posts[mine[-1]] = title
+    elif len(mine) > 1:
+        post = mine.pop(0)
+        response = session.delete(f"{posts}/{post}?force=true", timeout=TIMEOUT)
+        if ledger.count(response, "delete post"):
+            with ledger.lock:
+                ledger.deleted_posts.add(post)
+                ledger.posts.pop(post, None)
+
+
 def run_writers(kind: str, folder) -> Ledger:
     with throwaway_database(kind, folder) as url:
         users = prepare_site(url, folder)
@@ -117,21 +147,31 @@ def run_writers(kind: str, folder) -> Ledger:
         metadata = MetaData()
         items = Table("probe_items", metadata, autoload_with=engine)
         notes = Table("example_notes", metadata, autoload_with=engine)
+        posts = Table("posts", metadata, autoload_with=engine)
         with engine.connect() as connection:
             stored = dict(connection.execute(select(items.c.id, items.c.title)).all())
             stored_notes = {row.id for row in connection.execute(select(notes.c.id))}
+            stored_posts = {row.id: (row.title, row.slug) for row in connection.execute(
+                select(posts.c.id, posts.c.title, posts.c.slug).where(posts.c.type == "post"))}
         engine.dispose()
         lost = [item for item, title in ledger.items.items() if stored.get(item) != title]
         resurrected = [item for item in ledger.deleted if item in stored]
         assert not lost, f"{len(lost)} acknowledged writes lost or stale, e.g. {lost[:5]}"
         assert not resurrected, f"deleted items came back: {resurrected[:5]}"
         assert ledger.notes <= stored_notes, f"notes lost: {sorted(ledger.notes - stored_notes)[:5]}"
+        lost_posts = [post for post, title in ledger.posts.items() if stored_posts.get(post, (None,))[0] != title]
+        assert not lost_posts, f"{len(lost_posts)} acknowledged post writes lost or stale, e.g. {lost_posts[:5]}"
+        assert not ledger.deleted_posts & set(stored_posts), "deleted posts came back"
+        slugs = [slug for _title, slug in stored_posts.values() if slug]
+        assert len(slugs) == len(set(slugs)), "two posts got the same slug under concurrent creates"
+        assert len(ledger.posts) + len(ledger.deleted_posts) > 1
         # every stored item of the writers was acknowledged (nothing half-written without an answer)
         unacknowledged = set(stored) - set(ledger.items)
         assert not unacknowledged, f"items nobody was told about: {sorted(unacknowledged)[:5]}"
         assert ledger.requests > SERVERS * THREADS_PER_SERVER
         print(f"concurrency on {kind}: {ledger.requests} write requests, {len(ledger.items)} items, "
-              f"{len(ledger.deleted)} deletes, {len(ledger.notes)} notes acknowledged; 0 lost")
+              f"{len(ledger.deleted)} deletes, {len(ledger.notes)} notes, {len(ledger.posts)} posts "
+              f"({len(ledger.deleted_posts)} deleted) acknowledged; 0 lost, slugs unique")
         return ledger
 
 
