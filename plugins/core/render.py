@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import html
 import re
+import threading
+import weakref
+from collections import OrderedDict
 
 import nh3
 
 EXCERPT_MORE = " [&hellip;]"
+RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
 DEFAULT_EXCERPT_WORDS = 55
 
 _TAG_SPLIT = re.compile(r"(<[^>]*>|<!--.*?-->)", re.DOTALL)
@@ -121,8 +125,61 @@ def render_title(raw: str) -> str:
     return texturize(raw.strip())
 
 
+class RenderedCache:
+    """A bounded LRU of rendered HTML, one per app (rendering is most of a list page's Python time).
+
+    Keys hold the item id, its `modified` time and the raw text itself, so an edit through
+    the API or a direct write to the table never serves stale HTML. `render_content`
+    implementations receive only the app and the stored item, so their output is a function
+    of what the key covers.
+    """
+
+    def __init__(self, size: int = RENDERED_CACHE_ENTRIES):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def put(self, key, value: str) -> None:
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+_CACHES: "weakref.WeakKeyDictionary[object, RenderedCache]" = weakref.WeakKeyDictionary()
+
+
+def rendered_cache(app) -> RenderedCache:
+    cache = _CACHES.get(app)
+    if cache is None:
+        cache = _CACHES.setdefault(app, RenderedCache())
+    return cache
+
+
+def _item_key(item: dict) -> tuple:
+    return item.get("id"), item.get("type"), item.get("modified")
+
+
 def render_content(app, item: dict, raw: str) -> str:
-    """Stored content through the display filters and the `render_content` hook."""
+    """Stored content through the display filters and the `render_content` hook (cached)."""
+    key = ("content", *_item_key(item), raw)
+    cache = rendered_cache(app)
+    found = cache.get(key)
+    if found is None:
+        found = _render_content(app, item, raw)
+        cache.put(key, found)
+    return found
+
+
+def _render_content(app, item: dict, raw: str) -> str:
     text = _BLOCK_COMMENT.sub("", raw)
     rendered = {"html": autop(texturize(text))}
     app.hook.render_content(app=app, item=item, content=rendered)
@@ -130,7 +187,17 @@ def render_content(app, item: dict, raw: str) -> str:
 
 
 def render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None = None) -> str:
-    """The written excerpt as paragraphs, or the first `words` words of the content."""
+    """The written excerpt as paragraphs, or the first `words` words of the content (cached)."""
+    key = ("excerpt", *_item_key(item), excerpt, content, words)
+    cache = rendered_cache(app)
+    found = cache.get(key)
+    if found is None:
+        found = _render_excerpt(app, item, excerpt, content, words)
+        cache.put(key, found)
+    return found
+
+
+def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None) -> str:
     if excerpt.strip():
         return autop(texturize(excerpt))
     if not content.strip():
