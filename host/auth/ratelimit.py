@@ -16,7 +16,7 @@ import math
 import time
 from dataclasses import dataclass, fields
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import and_, delete, func, insert, or_, select
 
 from ..config import ConfigError
 from ..rest.response import RestError
@@ -99,24 +99,32 @@ def _recent(session, table, scope: str, subject: str, since: datetime.datetime):
 
 
 def check_allowed(app, identifier: str, address: str) -> int:
-    """Raise TooManyAttempts while the login or the address is locked out; else the login's recent failures."""
+    """Raise TooManyAttempts while the login or the address is locked out; else the login's recent failures.
+
+    Runs on every authenticated request, so both subjects are read by ONE statement over the
+    (scope, subject, failed_at) index, on a plain connection rather than an ORM session.
+    """
     rules = limits(app)
     table = tables(app)["sign_in_failures"]
     now = utcnow()
     since = now - datetime.timedelta(seconds=rules.window_seconds)
-    wait = login_failures = 0
-    with app.db.session() as session:
-        for scope, subject in _subjects(identifier, address):
-            count, latest = _recent(session, table, scope, subject, since)
-            if scope == LOGIN_SCOPE:
-                login_failures = count
-            threshold = rules.max_failures if scope == LOGIN_SCOPE else rules.max_failures_per_address
-            if count >= threshold and latest is not None:
-                remaining = (latest + datetime.timedelta(seconds=rules.lockout_seconds) - now).total_seconds()
-                wait = max(wait, math.ceil(remaining))
+    subjects = _subjects(identifier, address)
+    statement = (select(table.c.scope, func.count(), func.max(table.c.failed_at))
+                 .where(or_(*[and_(table.c.scope == scope, table.c.subject == subject) for scope, subject in subjects]),
+                        table.c.failed_at >= since)
+                 .group_by(table.c.scope))
+    with app.db.engine.connect() as connection:
+        found = {scope: (count, latest) for scope, count, latest in connection.execute(statement)}
+    wait = 0
+    for scope, _subject in subjects:
+        count, latest = found.get(scope, (0, None))
+        threshold = rules.max_failures if scope == LOGIN_SCOPE else rules.max_failures_per_address
+        if count >= threshold and latest is not None:
+            remaining = (latest + datetime.timedelta(seconds=rules.lockout_seconds) - now).total_seconds()
+            wait = max(wait, math.ceil(remaining))
     if wait > 0:
         raise TooManyAttempts(wait)
-    return login_failures
+    return found.get(LOGIN_SCOPE, (0, None))[0]
 
 
 def record_failure(app, identifier: str, address: str) -> None:
