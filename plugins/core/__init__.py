@@ -12,7 +12,7 @@ from sqlalchemy import insert, select
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
 from . import users
-from .models import create_missing_indexes, define_tables, tables
+from .models import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)")
@@ -109,8 +109,11 @@ def register_pages(app):
 
 @hookimpl
 def startup(app):
-    """Indexes added since the database was created; every site has the default category (id 1)."""
+    """Indexes added since the database was created, the content version and the full-text index with
+    their triggers, and the default category (id 1) every site has."""
     create_missing_indexes(app)
+    install_content_version(app)
+    install_search_index(app)
     terms = tables(app)["terms"]
     with app.db.session(write=True) as session, session.begin():
         # Inserted without an explicit id so that PostgreSQL's sequence stays in step (the first row is 1).

@@ -81,7 +81,16 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         PrimaryKeyConstraint("post_id", "term_id"),
         Index("ix_term_relationships_term", "term_id", "post_id"),
     )
-    return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships}
+    # One row whose `version` grows with every change to posts, terms or term links (bumped by
+    # triggers, so in the writer's own transaction, whoever writes): cached totals of every
+    # process are trusted only while it is unchanged.
+    content_version = Table(
+        "content_version", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("version", Integer, nullable=False, default=0),
+    )
+    return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships,
+            "content_version": content_version}
 
 
 def create_missing_indexes(app) -> None:
@@ -90,6 +99,64 @@ def create_missing_indexes(app) -> None:
         for name in ("posts", "post_meta", "terms", "term_relationships"):
             for index in tables(app)[name].indexes:
                 index.create(connection, checkfirst=True)
+
+
+VERSIONED_TABLES = ("posts", "terms", "term_relationships")
+
+
+def install_content_version(app) -> None:
+    """The version row and the triggers that bump it on every insert, update and delete."""
+    bump = "UPDATE content_version SET version = version + 1 WHERE id = 1"
+    with app.db.engine.begin() as connection:
+        connection.exec_driver_sql("INSERT INTO content_version (id, version) SELECT 1, 0 WHERE NOT EXISTS "
+                                   "(SELECT 1 FROM content_version WHERE id = 1)")
+        dialect = connection.dialect.name
+        if dialect == "sqlite":
+            for table in VERSIONED_TABLES:
+                for event in ("INSERT", "UPDATE", "DELETE"):
+                    connection.exec_driver_sql(
+                        f"CREATE TRIGGER IF NOT EXISTS content_version_{table}_{event.lower()} AFTER {event} ON {table} "
+                        f"BEGIN {bump}; END")
+        elif dialect == "postgresql":
+            connection.exec_driver_sql(
+                "CREATE OR REPLACE FUNCTION bump_content_version() RETURNS trigger AS $$ "
+                f"BEGIN {bump}; RETURN NULL; END $$ LANGUAGE plpgsql")
+            for table in VERSIONED_TABLES:
+                connection.exec_driver_sql(
+                    f"CREATE OR REPLACE TRIGGER content_version_{table} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                    f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_content_version()")
+
+
+def install_search_index(app) -> None:
+    """The full-text index that `search=` uses: FTS5 on SQLite, a GIN tsvector index on PostgreSQL.
+
+    The FTS5 table is external-content over `posts` (title, content, excerpt) and kept in step
+    by triggers; when it is first created, existing rows are indexed.
+    """
+    with app.db.engine.begin() as connection:
+        dialect = connection.dialect.name
+        if dialect == "sqlite":
+            exists = connection.exec_driver_sql(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'posts_fts'").first()
+            if exists is None:
+                connection.exec_driver_sql(
+                    "CREATE VIRTUAL TABLE posts_fts USING fts5(title, content, excerpt, content='posts', "
+                    "content_rowid='id', tokenize='unicode61 remove_diacritics 2')")
+                connection.exec_driver_sql("INSERT INTO posts_fts(posts_fts) VALUES ('rebuild')")
+            new = "VALUES (new.id, new.title, new.content, new.excerpt)"
+            old = "VALUES ('delete', old.id, old.title, old.content, old.excerpt)"
+            for name, timing, body in (
+                    ("insert", "AFTER INSERT", f"INSERT INTO posts_fts(rowid, title, content, excerpt) {new};"),
+                    ("delete", "AFTER DELETE", f"INSERT INTO posts_fts(posts_fts, rowid, title, content, excerpt) {old};"),
+                    ("update", "AFTER UPDATE OF title, content, excerpt",
+                     f"INSERT INTO posts_fts(posts_fts, rowid, title, content, excerpt) {old}; "
+                     f"INSERT INTO posts_fts(rowid, title, content, excerpt) {new};")):
+                connection.exec_driver_sql(
+                    f"CREATE TRIGGER IF NOT EXISTS posts_fts_{name} {timing} ON posts BEGIN {body} END")
+        elif dialect == "postgresql":
+            connection.exec_driver_sql(
+                "CREATE INDEX IF NOT EXISTS ix_posts_search ON posts USING GIN "
+                "(to_tsvector('simple', title || ' ' || content || ' ' || excerpt))")
 
 
 def tables(app) -> dict[str, Table]:

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import unicodedata
 import weakref
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy import String, and_, case, cast, delete, exists, false, func, insert, literal, not_, or_, select, update
+from sqlalchemy import (
+    String, and_, case, cast, column, delete, exists, false, func, insert, literal, literal_column, not_, or_, select,
+    table, update,
+)
 
 from . import dates
 from .models import tables
@@ -252,24 +257,54 @@ def _status_clause(app, statuses: list[str]):
     return or_(*clauses) if clauses else false()
 
 
+SEARCH_WORD = re.compile(r"\w+")
+FULL_TEXT_COLUMNS = ("title", "content", "excerpt")
+POSTGRES_SEARCH_VECTOR = "to_tsvector('simple', posts.title || ' ' || posts.content || ' ' || posts.excerpt)"
+
+
 def search_clause(app, query: PostQuery):
-    """Every term must match a search column (substring, or whole value with search_exact)."""
+    """Every term must match a search column; `-term` must not.
+
+    Terms go through the database's full-text index (FTS5 on SQLite, a tsvector GIN index on
+    PostgreSQL) as word-prefix matches: "foot" finds "football" but, unlike a substring scan,
+    not "barefoot". A quoted phrase or a hyphenated term is a phrase of word prefixes' last
+    word. Exact semantics, media (file names), other databases, and terms without a letter
+    or digit keep the substring comparison.
+    """
     posts = tables(app)["posts"]
     column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
     columns = [getattr(posts.c, name[5:]) for name in column_names]
     if query.post_type == "attachment" and not query.search_columns:
         columns.append(posts.c.file)
+    dialect = app.db.engine.dialect.name
+    indexed = not query.search_exact and query.post_type != "attachment" and (
+        dialect == "sqlite" or (dialect == "postgresql" and len(set(column_names)) == 3))
     clauses = []
     for term in split_search(query.search):
         negate = term.startswith("-") and len(term) > 1
         word = term[1:] if negate else term
-        if query.search_exact:
-            matches = [func.lower(column) == word.lower() for column in columns]
+        words = SEARCH_WORD.findall(word.lower())
+        if indexed and words:
+            match = _full_text_match(app, dialect, [name[5:] for name in column_names], words)
+        elif query.search_exact:
+            match = or_(*[func.lower(column) == word.lower() for column in columns])
         else:
             escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            matches = [column.ilike(f"%{escaped}%", escape="\\") for column in columns]
-        clauses.append(not_(or_(*matches)) if negate else or_(*matches))
+            match = or_(*[column.ilike(f"%{escaped}%", escape="\\") for column in columns])
+        clauses.append(not_(match) if negate else match)
     return and_(*clauses) if clauses else None
+
+
+def _full_text_match(app, dialect: str, column_names: list[str], words: list[str]):
+    posts = tables(app)["posts"]
+    if dialect == "postgresql":
+        tsquery = " <-> ".join(words) + ":*"
+        return literal_column(POSTGRES_SEARCH_VECTOR).op("@@")(func.to_tsquery(literal_column("'simple'"), tsquery))
+    phrase = '"' + " ".join(words) + '" *'
+    if set(column_names) != set(FULL_TEXT_COLUMNS):
+        phrase = "{" + " ".join(dict.fromkeys(column_names)) + "} : " + phrase
+    index = table("posts_fts", column("rowid"))
+    return posts.c.id.in_(select(index.c.rowid).where(literal_column("posts_fts").op("MATCH")(phrase)))
 
 
 def _term_ids_clause(app, ids: list[int], include_children: bool):
@@ -378,25 +413,106 @@ def order_clauses(app, query: PostQuery) -> list:
     return ordering
 
 
+class TotalsCache:
+    """Totals of recent filter sets, each valid for one content version and until a scheduled post is due.
+
+    The version comes from the `content_version` row that triggers bump inside every writing
+    transaction, so a total cached by this process is never served after any process changed
+    posts, terms or term links. Scheduled posts start counting as published when their time
+    comes without a write, so an entry also expires at the next such moment.
+    """
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key, version: int, now):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None:
+                return None
+            total, cached_version, valid_until = entry
+            if cached_version != version or (valid_until is not None and now >= valid_until):
+                return None
+            self.entries.move_to_end(key)
+            return total
+
+    def put(self, key, total: int, version: int, valid_until) -> None:
+        with self.lock:
+            self.entries[key] = (total, version, valid_until)
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+_TOTALS: "weakref.WeakKeyDictionary[Any, TotalsCache]" = weakref.WeakKeyDictionary()
+
+
+def totals_cache(app) -> TotalsCache | None:
+    """None where no trigger keeps the content version (databases other than SQLite and PostgreSQL)."""
+    if app.db.engine.dialect.name not in ("sqlite", "postgresql"):
+        return None
+    cache = _TOTALS.get(app)
+    if cache is None:
+        cache = _TOTALS.setdefault(app, TotalsCache())
+    return cache
+
+
+def _filter_key(query: PostQuery) -> str:
+    """What decides the total: every filter, not the page, the order or the page size."""
+    return repr(replace(query, per_page=None, offset=0, orderby="", order=""))
+
+
+def _content_version(app):
+    version = tables(app)["content_version"]
+    return select(version.c.version).where(version.c.id == 1).scalar_subquery()
+
+
+def _next_due(app, post_type: str, now):
+    """The earliest scheduled post of the type still in the future: the total may change then."""
+    posts = tables(app)["posts"]
+    return (select(func.min(posts.c.date_gmt))
+            .where(posts.c.type == post_type, posts.c.status == "future", posts.c.date_gmt > now).scalar_subquery())
+
+
 def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict], int]:
     """(items of the page, total): at most two statements whatever the filters.
 
     The inner SELECT picks the page's ids through the ordered index (the filters see only
     `posts` columns and EXISTS on term links); the outer SELECT computes the extras (terms,
     meta, revisions, parent) for those ids alone, so a page costs the same at any table size.
+    The page also reads the content version: when a total for these filters is cached at that
+    version, the COUNT is skipped.
     """
     posts = tables(app)["posts"]
     where = filters(app, query)
     ordering = order_clauses(app, query)
-    total = session.execute(select(func.count()).select_from(posts).where(*where)).scalar() or 0
     page_ids = select(posts.c.id).where(*where).order_by(*ordering)
     if query.per_page is not None:
         offset = query.offset if query.offset else (page - 1) * query.per_page
         page_ids = page_ids.limit(query.per_page).offset(offset)
     elif query.offset:
         page_ids = page_ids.offset(query.offset)
+    cache = totals_cache(app)
     statement = item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery())).order_by(*ordering)
+    if cache is not None:
+        statement = statement.add_columns(_content_version(app).label("content_version"))
     rows = session.execute(statement).all()
+    now = dates.utcnow()
+    key = _filter_key(query)
+    total = None
+    if cache is not None and rows:
+        total = cache.get(key, rows[0].content_version, now)
+    if total is None:
+        counting = select(func.count()).select_from(posts).where(*where)
+        if cache is None:
+            total = session.execute(counting).scalar() or 0
+        else:
+            counted = session.execute(select(counting.scalar_subquery(), _content_version(app),
+                                             _next_due(app, query.post_type, now))).one()
+            total = counted[0] or 0
+            cache.put(key, total, counted[1], counted[2])
     return [row_to_item(app, row, query.post_type) for row in rows], total
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import text, update
+import datetime
+
+import pytest
+from sqlalchemy import event, insert, text, update
 
 from plugins.core.render import RenderedCache
 from tests.core.conftest import API
@@ -59,3 +62,134 @@ def test_indexes_added_later_are_created_on_an_existing_database(make_app, tmp_p
         names = {row[0] for row in connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'"))}
     assert {"ix_posts_type_date_id", "ix_posts_type_status_date_gmt"} <= names
     assert second.client.get(f"{API}/posts").status_int == 200
+
+
+def _select_count(app, url: str) -> tuple[object, int]:
+    statements = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("SELECT"):
+            statements.append(statement)
+
+    event.listen(app.db.engine, "before_cursor_execute", record)
+    try:
+        response = app.client.get(url, status=200)
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", record)
+    return response, len(statements)
+
+
+@pytest.fixture
+def core_app(make_app):
+    return make_app(plugins=["core"])
+
+
+def _insert_post(app, **values) -> int:
+    posts = app.db.metadata.tables["posts"]
+    now = datetime.datetime(2024, 5, 1, 12, 0, 0)
+    row = {"type": "post", "status": "publish", "slug": "", "title": "Raw", "content": "", "excerpt": "",
+           "date": now, "date_gmt": now, "modified": now, "modified_gmt": now, "guid": ""}
+    row.update(values)
+    with app.db.session(write=True) as session, session.begin():
+        return session.execute(insert(posts).values(**row)).inserted_primary_key[0]
+
+
+def test_a_repeated_page_reuses_its_total_and_skips_the_count(core_app):
+    for _ in range(3):
+        _insert_post(core_app)
+    first, first_selects = _select_count(core_app, f"{API}/posts?per_page=2")
+    second, second_selects = _select_count(core_app, f"{API}/posts?per_page=2&page=2")
+    assert first.headers["X-WP-Total"] == second.headers["X-WP-Total"] == "3"
+    assert (first_selects, second_selects) == (2, 1)
+
+
+def test_a_total_follows_writes_by_another_process(core_app):
+    """Rows written straight to the tables (as another server process would) change the total at once."""
+    first = _insert_post(core_app)
+    assert core_app.client.get(f"{API}/posts").headers["X-WP-Total"] == "1"
+    second = _insert_post(core_app, title="Second")
+    assert core_app.client.get(f"{API}/posts").headers["X-WP-Total"] == "2"
+    posts = core_app.db.metadata.tables["posts"]
+    with core_app.db.session(write=True) as session, session.begin():
+        session.execute(update(posts).where(posts.c.id == first).values(status="draft"))
+    response = core_app.client.get(f"{API}/posts")
+    assert response.headers["X-WP-Total"] == "1"
+    assert [item["id"] for item in response.json] == [second]
+
+
+def test_a_category_total_follows_term_links(core_app):
+    first, second = _insert_post(core_app), _insert_post(core_app)
+    links = core_app.db.metadata.tables["term_relationships"]
+    with core_app.db.session(write=True) as session, session.begin():
+        session.execute(insert(links).values(post_id=first, term_id=1))
+    assert core_app.client.get(f"{API}/posts?categories=1").headers["X-WP-Total"] == "1"
+    with core_app.db.session(write=True) as session, session.begin():
+        session.execute(insert(links).values(post_id=second, term_id=1))
+    assert core_app.client.get(f"{API}/posts?categories=1").headers["X-WP-Total"] == "2"
+
+
+def test_a_scheduled_post_counts_once_its_time_has_come(core_app, monkeypatch):
+    from plugins.core import dates
+
+    now = dates.utcnow()
+    _insert_post(core_app)
+    due = now + datetime.timedelta(hours=1)
+    _insert_post(core_app, status="future", date=due, date_gmt=due, modified=now, modified_gmt=now)
+    assert core_app.client.get(f"{API}/posts").headers["X-WP-Total"] == "1"
+    monkeypatch.setattr(dates, "utcnow", lambda: now + datetime.timedelta(hours=2))
+    response = core_app.client.get(f"{API}/posts")
+    assert response.headers["X-WP-Total"] == "2"
+    assert response.json[0]["status"] == "publish"
+
+
+def _search(client, query: str, headers=None) -> list[str]:
+    response = client.get(f"{API}/posts?{query}", headers=headers or {}, status=200)
+    assert response.headers["X-WP-Total"] == str(len(response.json))
+    return sorted(item["title"]["rendered"] for item in response.json)
+
+
+def test_search_uses_word_prefixes_all_terms_exclusions_and_phrases(client, make_post):
+    make_post(title="Football final", content="The team played well")
+    make_post(title="Chess club", content="A quiet football afternoon in the library")
+    make_post(title="Barefoot walk", content="Walking on the beach")
+    make_post(title="Library news", content="New books in the school library")
+    assert _search(client, "search=foot") == ["Chess club", "Football final"]  # prefixes, not substrings
+    assert _search(client, "search=football%20library") == ["Chess club"]
+    assert _search(client, "search=library%20-football") == ["Library news"]
+    assert _search(client, "search=%22quiet%20football%22") == ["Chess club"]
+    assert _search(client, "search=%22football%20quiet%22") == []
+    assert _search(client, "search=football&search_columns=post_title") == ["Football final"]
+    assert _search(client, "search=FOOTBALL") == ["Chess club", "Football final"]
+
+
+def test_the_search_index_follows_edits_and_deletions(client, make_post, users):
+    admin = users["administrator"].headers
+    post = make_post(title="Orchestra rehearsal", content="Strings and brass")
+    assert _search(client, "search=orchestra") == ["Orchestra rehearsal"]
+    client.post_json(f"{API}/posts/{post['id']}", {"title": "Choir rehearsal", "content": "Voices"},
+                     headers=admin, status=200)
+    assert _search(client, "search=orchestra") == []
+    assert _search(client, "search=voices") == ["Choir rehearsal"]
+    client.delete(f"{API}/posts/{post['id']}?force=true", headers=admin, status=200)
+    assert _search(client, "search=voices") == []
+
+
+def test_anonymous_searches_never_return_password_protected_posts(client, make_post, users):
+    make_post(title="Open trip letter", content="Museum visit")
+    make_post(title="Protected trip letter", content="Museum visit", password="secret")
+    assert _search(client, "search=museum") == ["Open trip letter"]
+    signed_in = _search(client, "search=museum", users["administrator"].headers)
+    assert signed_in == ["Open trip letter", "Protected trip letter"]
+
+
+def test_search_index_is_built_for_rows_written_before_it_existed(make_app, tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    first = make_app(plugins=["core"], database_url=url)
+    with first.db.engine.begin() as connection:
+        for name in ("insert", "update", "delete"):
+            connection.execute(text(f"DROP TRIGGER posts_fts_{name}"))
+        connection.execute(text("DROP TABLE posts_fts"))
+    _insert_post(first, title="Robotics club results")
+    first.close()
+    second = make_app(plugins=["core"], database_url=url)
+    assert _search(second.client, "search=robotics") == ["Robotics club results"]
