@@ -21,7 +21,7 @@ from host import Page, RestError, RestResponse, Route, forbidden
 
 from . import dates, render, store
 from .posts import NAMESPACE, PostsController, guarded
-from .schemas import CONTEXT, collection_args, item_args, meta_arg
+from .schemas import CONTEXT, collection_args, date_and_slug_args, item_args, meta_arg
 from .shaping import class_list, core_url, generated_slug, local_and_gmt, permalink, post_links, site_url
 
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
@@ -147,11 +147,7 @@ class MediaController(PostsController):
     def routes(self) -> list[Route]:
         item = r"/media/(?P<id>[\d]+)"
         write = {
-            "date": {"description": "The date the post was published, in the site's timezone.",
-                     "type": ["string", "null"], "format": "date-time"},
-            "date_gmt": {"description": "The date the post was published, as GMT.", "type": ["string", "null"],
-                         "format": "date-time"},
-            "slug": {"description": "An alphanumeric identifier for the post unique to its type.", "type": "string"},
+            **date_and_slug_args(),
             "status": {"description": "A named status for the post.", "type": "string",
                        "enum": ["publish", "future", "draft", "pending", "private"]},
             "title": {"description": "The title for the post.", "type": ["string", "object"],

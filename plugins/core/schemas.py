@@ -167,14 +167,21 @@ def meta_arg(app, post_type: str) -> dict:
     return {"description": "Meta fields.", "type": "object", "properties": properties}
 
 
-def write_args(app, post_type: str, kind: str) -> dict:
-    """Writable fields of a post or page (the create and update payload)."""
-    args = {
+def date_and_slug_args() -> dict:
+    """The date, date_gmt and slug args every post type's write payload starts with."""
+    return {
         "date": {"description": "The date the post was published, in the site's timezone.",
                  "type": ["string", "null"], "format": "date-time"},
         "date_gmt": {"description": "The date the post was published, as GMT.", "type": ["string", "null"],
                      "format": "date-time"},
         "slug": {"description": "An alphanumeric identifier for the post unique to its type.", "type": "string"},
+    }
+
+
+def write_args(app, post_type: str, kind: str) -> dict:
+    """Writable fields of a post or page (the create and update payload)."""
+    args = {
+        **date_and_slug_args(),
         "status": {"description": "A named status for the post.", "type": "string",
                    "enum": write_statuses(app, post_type)},
         "password": {"description": "A password to protect access to the content and excerpt.", "type": "string"},
