@@ -340,9 +340,8 @@ class MediaController(PostsController):
                                  or str(post_id), "attachment", post_id)
         store.update_item(self.app, session, post_id, {"slug": slug})
         self._write_meta(request, session, post_id)
-        item = store.get_item(self.app, session, post_id, "attachment")
-        self.announce_saved(request, item, True)
-        response = RestResponse.created(self.prepare(request, item, "edit"), core_url(request, f"media/{post_id}"))
+        response = RestResponse.created(self.written(request, session, post_id, created=True),
+                                        core_url(request, f"media/{post_id}"))
         response.headers["X-WP-Upload-Attachment-ID"] = str(post_id)
         return response
 
@@ -403,10 +402,7 @@ class MediaController(PostsController):
         values["modified"], values["modified_gmt"] = dates.utc_to_local(now, self.app.timezone()), now
         store.update_item(self.app, session, current["id"], values)
         self._write_meta(request, session, current["id"])
-        item = store.get_item(self.app, session, current["id"], "attachment")
-        self.remember(request, item)
-        self.announce_saved(request, item, False)
-        return self.prepare(request, item, "edit")
+        return self.written(request, session, current["id"], created=False)
 
     def delete_item(self, request):
         params, session = request.params, request.session

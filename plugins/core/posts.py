@@ -362,10 +362,7 @@ class PostsController:
         guid = permalink(request, {"id": post_id, "type": self.type})
         store.update_item(self.app, session, post_id, {"slug": slug, "guid": guid})
         self._side_effects(request, session, post_id, None)
-        item = store.get_item(self.app, session, post_id, self.type)
-        self.remember(request, item)
-        data = self.prepare(request, item, "edit")
-        self.announce_saved(request, item, True)
+        data = self.written(request, session, post_id, created=True)
         return RestResponse.created(data, core_url(request, f"{self.base}/{post_id}"))
 
     def _schedule(self, status: str, date, date_gmt):
@@ -532,9 +529,13 @@ class PostsController:
         self._side_effects(request, session, current["id"], current)
         if keep_revision:
             revisions.save_revision(self.app, session, current["id"], user.id)
-        item = store.get_item(self.app, session, current["id"], self.type)
+        return self.written(request, session, current["id"], created=False)
+
+    def written(self, request, session, post_id: int, created: bool) -> dict:
+        """After a create or update: re-read the item, announce it after commit, answer in edit context."""
+        item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
-        self.announce_saved(request, item, False)
+        self.announce_saved(request, item, created)
         return self.prepare(request, item, "edit")
 
     def delete_item(self, request):
