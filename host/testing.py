@@ -22,6 +22,7 @@ import base64
 import os
 import types
 import uuid
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -100,6 +101,45 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
             function = hookimpl(function)
         setattr(module, hook_name, function)
     return module
+
+
+def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: float = 60):
+    """Start a real `sitehost --config CONFIG serve --port 0 ...` process.
+
+    Returns (process, rest_url) once it prints that it listens; `env` replaces the
+    environment (pass `{**os.environ, ...}` to extend it). Stop it with `stop_sitehost`.
+    """
+    import subprocess
+    import sys
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0", *serve_args],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=str(Path(config).parent))
+    output = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        output.append(line)
+        if "sitehost serving on " in line:
+            return process, line.split("sitehost serving on ", 1)[1].split()[0].rstrip("/")
+    process.kill()
+    raise AssertionError("server did not start:\n" + "".join(output))
+
+
+def stop_sitehost(process, grace: float = 10) -> None:
+    """Ask a `start_sitehost` process to stop (SIGINT, like Ctrl+C); kill it if it does not."""
+    import signal
+    import subprocess
+
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def assert_rest_error(response, code: str, status: int) -> dict:

@@ -9,7 +9,8 @@ from webtest import TestApp
 from host.app import create_app
 from host.config import Settings
 from host.testing import client_as, create_test_user
-from tests.host.test_serve import fetch, start_server, stop_server
+from host.testing import stop_sitehost
+from tests.host.test_serve import fetch, start_server
 
 from .conftest import NOTES
 
@@ -22,7 +23,7 @@ def test_a_write_in_this_process_invalidates_the_served_processs_cache(tmp_path,
                       f'[plugins.cache]\npaths = ["{NOTES}"]\n')
     pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"]),
                                   os.environ.get("PYTHONPATH", "")])
-    process, rest, _output = start_server(config, env={"PYTHONPATH": pythonpath})
+    process, rest = start_server(config, env={"PYTHONPATH": pythonpath})
     local = None
     try:
         local = create_app(Settings(database_url=f"sqlite:///{database}", only_plugins=["example", "cache"],
@@ -46,4 +47,4 @@ def test_a_write_in_this_process_invalidates_the_served_processs_cache(tmp_path,
     finally:
         if local is not None:
             local.close()
-        stop_server(process)
+        stop_sitehost(process)

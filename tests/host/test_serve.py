@@ -2,46 +2,19 @@
 
 import json
 import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from host.testing import start_sitehost, stop_sitehost
+
 
 def start_server(config: Path, env: dict | None = None, extra_args=()):
     """Start `sitehost serve --port 0` and return (process, base_url) once it listens."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0", "--threads", "2", *extra_args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
-        cwd=config.parent,
-    )
-    deadline = time.monotonic() + 60
-    output = []
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        output.append(line)
-        if "sitehost serving on " in line:
-            url = line.split("sitehost serving on ", 1)[1].split()[0]
-            return process, url.rstrip("/"), output
-    process.kill()
-    raise AssertionError("server did not start:\n" + "".join(output))
-
-
-def stop_server(process):
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    return start_sitehost(config, "--threads", "2", *extra_args, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture
@@ -51,9 +24,9 @@ def served_site(tmp_path, example_plugin):
     config.write_text(f'database_url = "sqlite:///{database}"\n[site]\nname = "Served School"\n')
     pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"]),
                                   os.environ.get("PYTHONPATH", "")])
-    process, base_url, output = start_server(config, env={"PYTHONPATH": pythonpath})
-    yield {"process": process, "rest": base_url, "database": database, "output": output}
-    stop_server(process)
+    process, base_url = start_server(config, env={"PYTHONPATH": pythonpath})
+    yield {"process": process, "rest": base_url, "database": database}
+    stop_sitehost(process)
 
 
 def fetch(url, data=None, headers=None, method=None):
@@ -94,11 +67,11 @@ def test_serve_without_a_plugin_drops_its_namespace(tmp_path, example_plugin):
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path}/other.db"\n')
     pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"])])
-    process, base_url, _output = start_server(config, env={"PYTHONPATH": pythonpath, "SITEHOST_DISABLE": "example"})
+    process, base_url = start_server(config, env={"PYTHONPATH": pythonpath, "SITEHOST_DISABLE": "example"})
     try:
         status, _headers, body = fetch(base_url + "/")
         assert "example/v1" not in body["namespaces"]
         status, _headers, body = fetch(base_url + "/example/v1/notes")
         assert (status, body["code"]) == (404, "rest_no_route")
     finally:
-        stop_server(process)
+        stop_sitehost(process)

@@ -5,13 +5,14 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import textwrap
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from host.testing import start_sitehost
 
 from tests.conftest import install_entry_point_plugin
 
@@ -50,21 +51,7 @@ def probe_site(tmp_path):
 
 
 def start(config: Path, env: dict, workers: int):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0",
-         "--threads", "2", "--workers", str(workers)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=config.parent)
-    output = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        output.append(line)
-        if "sitehost serving on " in line:
-            return process, line.split("sitehost serving on ", 1)[1].split()[0].rstrip("/")
-    process.kill()
-    raise AssertionError("server did not start:\n" + "".join(output))
+    return start_sitehost(config, "--threads", "2", "--workers", str(workers), env=env)
 
 
 def children(pid: int) -> set[int]:
