@@ -78,8 +78,10 @@ def main(ctx: click.Context, config: str | None) -> None:
               help="Threads per worker (more threads do not add throughput under the GIL).")
 @click.option("--workers", default=default_workers, show_default="one per core", type=click.IntRange(1, 64),
               help="Server processes sharing the port.")
+@click.option("--pin-cpus/--no-pin-cpus", default=True, show_default=True,
+              help="Bind each server process to one CPU (its threads share one GIL; see host/serving.py).")
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int) -> None:
+def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, pin_cpus: bool) -> None:
     """Start the site with waitress (creates the database on first start)."""
     from .serving import serve_single, serve_workers
 
@@ -95,11 +97,11 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int) 
         sys.stdout.flush()
 
     if workers == 1:
-        serve_single(app, host, port, threads, announce)
+        serve_single(app, host, port, threads, announce, pin=pin_cpus)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
     try:
-        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce)
+        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {host}:{port}: {error}") from error
     sys.exit(code)

@@ -31,15 +31,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--no-pin-cpus", dest="pin", action="store_false")
     options = parser.parse_args(argv)
 
     def announce(port: int) -> None:
         print(f"ceiling serving on http://{options.host}:{port}/ok", flush=True)
 
     if options.workers == 1:
-        serve_single(hello_app(), options.host, options.port, options.threads, announce)
+        serve_single(hello_app(), options.host, options.port, options.threads, announce, pin=options.pin)
         return 0
-    return serve_workers(hello_app, options.host, options.port, options.threads, options.workers, announce)
+    return serve_workers(hello_app, options.host, options.port, options.threads, options.workers, announce,
+                         pin=options.pin)
 
 
 if __name__ == "__main__":

@@ -156,3 +156,29 @@ def test_sigterm_stops_them_too_and_a_single_worker_serves_in_process(probe_site
         assert served_pid(rest) == single.pid
     finally:
         stop(single)
+
+
+def allowed_cpus(pid: int) -> set[int]:
+    return os.sched_getaffinity(pid)
+
+
+def test_each_worker_is_pinned_to_its_own_cpu_unless_told_not_to(probe_site):
+    available = sorted(os.sched_getaffinity(0))
+    process, rest = start(*probe_site, workers=2)
+    try:
+        workers = sorted(children(process.pid))
+        assert len(workers) == 2
+        pinned = [allowed_cpus(pid) for pid in workers]
+        assert all(len(cpus) == 1 for cpus in pinned)  # every thread of a worker shares one CPU
+        assert set().union(*pinned) == set(available[:2])  # and the workers spread over the CPUs
+        assert allowed_cpus(process.pid) == set(available)  # the supervising parent is left alone
+        assert pids_answering(rest, 20) == set(workers)
+    finally:
+        stop(process)
+
+    single, rest = start_sitehost(probe_site[0], "--workers", "1", "--no-pin-cpus", env=probe_site[1])
+    try:
+        assert allowed_cpus(single.pid) == set(available)
+        assert served_pid(rest) == single.pid
+    finally:
+        stop(single)
