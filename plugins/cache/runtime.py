@@ -31,4 +31,6 @@ def runtime_of(app) -> Runtime | None:
 
 
 def detach(app) -> None:
-    _RUNTIMES.pop(app, None)
+    runtime = _RUNTIMES.pop(app, None)
+    if runtime:
+        runtime.cache.close()
