@@ -17,6 +17,7 @@ import uuid
 from typing import Any
 from urllib.parse import parse_qsl
 
+import orjson
 from sqlalchemy.exc import DataError
 
 from .request import RestRequest, parse_query
@@ -59,7 +60,17 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+_ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
 def encode_json(data: Any, pretty: bool = False) -> bytes:
+    """Compact JSON through orjson (several times faster on a list page); the standard encoder
+    for `_pretty` (4-space indent) and for what orjson refuses (integers beyond 64 bits)."""
+    if not pretty:
+        try:
+            return orjson.dumps(data, default=json_default, option=_ORJSON_OPTIONS)
+        except orjson.JSONEncodeError:
+            pass
     if pretty:
         return json.dumps(data, default=json_default, ensure_ascii=False, indent=4).encode("utf-8")
     return json.dumps(data, default=json_default, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
