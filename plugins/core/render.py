@@ -8,6 +8,7 @@ then the `render_content` hook so plugins can rewrite the HTML. Input from users
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import threading
@@ -121,7 +122,9 @@ def autop(text: str) -> str:
     return "\n".join(output) + "\n"
 
 
+@functools.lru_cache(maxsize=4096)
 def render_title(raw: str) -> str:
+    """Texturized title; a pure function of the text, so memoised (every list page renders ten)."""
     return texturize(raw.strip())
 
 

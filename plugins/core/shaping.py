@@ -120,8 +120,9 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
     data["meta"] = dict(item.get("meta") or {})
     for taxonomy, pairs in (item.get("terms") or {}).items():
         data[TAXONOMY_FIELDS.get(taxonomy, taxonomy)] = [term_id for term_id, _slug in pairs]
-    data["permalink_template"] = link
-    data["generated_slug"] = generated_slug(item)
+    if context == "edit":  # edit-only fields: not worth computing for the views that drop them
+        data["permalink_template"] = link
+        data["generated_slug"] = generated_slug(item)
     data["class_list"] = class_list(item, protected, is_post)
     data = _in_context(data, context)
     data["_links"] = post_links(request, item, context)

@@ -166,44 +166,86 @@ def _build_item_select(app, post_type: str):
 
 def meta_keys_for(app, post_type: str) -> list:
     """Registered meta keys of a type; revisions carry every key registered with `revisions=True`."""
-    if post_type != "revision":
-        return app.registry.meta_keys(post_type)
-    keys = {}
-    for key, _owner in app.registry.meta:
-        if key.revisions:
-            keys.setdefault(key.key, key)
-    return list(keys.values())
+    return _item_layout(app, post_type).meta_keys
 
 
 def taxonomies_of(app, post_type: str) -> list[str]:
-    return [name for name, (taxonomy, _owner) in app.registry.taxonomies.items() if post_type in taxonomy.object_types]
+    return _item_layout(app, post_type).taxonomies
+
+
+@dataclass(frozen=True)
+class _ItemLayout:
+    """What `row_to_item` needs to know about a type's rows, computed once per (app, type)."""
+
+    post_columns: tuple[str, ...]
+    taxonomies: list[str]
+    meta_keys: list
+    tax_labels: tuple[tuple[str, str], ...]  # (taxonomy, column label)
+    meta_labels: tuple[tuple[str, str, Any], ...]  # (key, column label, default when unset)
+
+
+_LAYOUTS: "weakref.WeakKeyDictionary[Any, dict[str, _ItemLayout]]" = weakref.WeakKeyDictionary()
+
+
+def _item_layout(app, post_type: str) -> _ItemLayout:
+    """Built on first use: the registry is final before the first request."""
+    layouts = _LAYOUTS.setdefault(app, {})
+    layout = layouts.get(post_type)
+    if layout is None:
+        if post_type != "revision":
+            keys = app.registry.meta_keys(post_type)
+        else:
+            found = {}
+            for key, _owner in app.registry.meta:
+                if key.revisions:
+                    found.setdefault(key.key, key)
+            keys = list(found.values())
+        taxonomies = [name for name, (taxonomy, _owner) in app.registry.taxonomies.items()
+                      if post_type in taxonomy.object_types]
+        layout = _ItemLayout(
+            post_columns=tuple(tables(app)["posts"].c.keys()), taxonomies=taxonomies, meta_keys=keys,
+            tax_labels=tuple((taxonomy, f"tax_{index}") for index, taxonomy in enumerate(taxonomies)),
+            meta_labels=tuple((key.key, f"meta_{index}", key.schema.get("default")) for index, key in enumerate(keys)))
+        layouts[post_type] = layout
+    return layout
+
+
+_IMMUTABLE = (str, int, float, bool, type(None))
 
 
 def row_to_item(app, row, post_type: str | None = None) -> dict[str, Any]:
     """A result row as the item dict every shaping function works with."""
     mapping = row._mapping
-    item = {column: mapping[column] for column in tables(app)["posts"].c.keys()}
+    item_type = post_type or mapping["type"]
+    layout = _item_layout(app, item_type)
+    item = {column: mapping[column] for column in layout.post_columns}
     item["stored_status"] = item["status"]
     item["status"] = effective_status(item["status"], item["date_gmt"], dates.utcnow())
-    item["revision_count"] = mapping.get("revision_count", 0) or 0
-    item["latest_revision_id"] = mapping.get("latest_revision_id")
-    item["parent_status"] = mapping.get("parent_status")
-    item["parent_author"] = mapping.get("parent_author")
-    item["parent_type"] = mapping.get("parent_type")
+    get = mapping.get
+    item["revision_count"] = get("revision_count", 0) or 0
+    item["latest_revision_id"] = get("latest_revision_id")
+    item["parent_status"] = get("parent_status")
+    item["parent_author"] = get("parent_author")
+    item["parent_type"] = get("parent_type")
     item["author"] = item["author"] or 0
-    item_type = post_type or item["type"]
-    item["terms"] = {}
-    for index, taxonomy in enumerate(taxonomies_of(app, item_type)):
-        value = mapping.get(f"tax_{index}")
+    terms = item["terms"] = {}
+    for taxonomy, label in layout.tax_labels:
+        value = get(label)
         pairs = []
-        for part in (value or "").split(","):
-            if ":" in part:
-                term_id, slug = part.split(":", 1)
-                pairs.append((int(term_id), slug))
-        item["terms"][taxonomy] = sorted(pairs)
-    item["meta"] = {}
-    for index, key in enumerate(meta_keys_for(app, item_type)):
-        item["meta"][key.key] = decode_meta(mapping.get(f"meta_{index}"), key.schema)
+        if value:
+            for part in value.split(","):
+                if ":" in part:
+                    term_id, slug = part.split(":", 1)
+                    pairs.append((int(term_id), slug))
+            pairs.sort()
+        terms[taxonomy] = pairs
+    meta = item["meta"] = {}
+    for key, label, default in layout.meta_labels:
+        raw = get(label)
+        if raw is None and isinstance(default, _IMMUTABLE):
+            meta[key] = default
+        else:
+            meta[key] = decode_meta(raw, {"default": default})
     if item.get("parent") and item.get("parent_status") is not None:
         item["_parent"] = {"id": item["parent"], "type": item["parent_type"], "status": item["parent_status"],
                            "author": item["parent_author"] or 0}
