@@ -16,11 +16,11 @@ import math
 import time
 from dataclasses import dataclass, fields
 
-from sqlalchemy import and_, delete, func, insert, or_, select
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..config import ConfigError
 from ..rest.response import RestError
-from .users import tables, utcnow
+from .users import prepared, tables, utcnow
 
 LOGIN_SCOPE = "login"
 ADDRESS_SCOPE = "ip"
@@ -98,23 +98,25 @@ def _recent(session, table, scope: str, subject: str, since: datetime.datetime):
         table.c.scope == scope, table.c.subject == subject, table.c.failed_at >= since)).one()
 
 
-def check_allowed(app, identifier: str, address: str) -> int:
+def check_allowed(app, identifier: str, address: str, connection=None) -> int:
     """Raise TooManyAttempts while the login or the address is locked out; else the login's recent failures.
 
-    Runs on every authenticated request, so both subjects are read by ONE statement over the
-    (scope, subject, failed_at) index, on a plain connection rather than an ORM session.
+    Runs on every authenticated request, so both subjects are read by ONE prepared statement
+    over the (scope, subject, failed_at) index, on `connection` when the caller has one open
+    (the request's authentication reads), else on a plain connection of its own.
     """
     rules = limits(app)
-    table = tables(app)["sign_in_failures"]
     now = utcnow()
-    since = now - datetime.timedelta(seconds=rules.window_seconds)
     subjects = _subjects(identifier, address)
-    statement = (select(table.c.scope, func.count(), func.max(table.c.failed_at))
-                 .where(or_(*[and_(table.c.scope == scope, table.c.subject == subject) for scope, subject in subjects]),
-                        table.c.failed_at >= since)
-                 .group_by(table.c.scope))
-    with app.db.engine.connect() as connection:
-        found = {scope: (count, latest) for scope, count, latest in connection.execute(statement)}
+    params = {"since": now - datetime.timedelta(seconds=rules.window_seconds)}
+    for index, (_scope, subject) in enumerate(subjects):
+        params[f"subject_{index}"] = subject
+    statement = _failures_statement(app, tuple(scope for scope, _subject in subjects))
+    if connection is None:
+        with app.db.engine.connect() as own:
+            found = {scope: (count, latest) for scope, count, latest in own.execute(statement, params)}
+    else:
+        found = {scope: (count, latest) for scope, count, latest in connection.execute(statement, params)}
     wait = 0
     for scope, _subject in subjects:
         count, latest = found.get(scope, (0, None))
@@ -125,6 +127,17 @@ def check_allowed(app, identifier: str, address: str) -> int:
     if wait > 0:
         raise TooManyAttempts(wait)
     return found.get(LOGIN_SCOPE, (0, None))[0]
+
+
+def _failures_statement(app, scopes: tuple[str, ...]):
+    """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1) of `scopes`."""
+    table = tables(app)["sign_in_failures"]
+    return prepared(app, "sign_in_failures:" + ",".join(scopes), lambda: (
+        select(table.c.scope, func.count(), func.max(table.c.failed_at))
+        .where(or_(*[and_(table.c.scope == scope, table.c.subject == bindparam(f"subject_{index}"))
+                     for index, scope in enumerate(scopes)]),
+               table.c.failed_at >= bindparam("since"))
+        .group_by(table.c.scope)))
 
 
 def record_failure(app, identifier: str, address: str) -> None:

@@ -16,11 +16,12 @@ import re
 import secrets
 import string
 import uuid as uuid_module
-from typing import Any
+import weakref
+from typing import Any, Callable
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import String, case, delete, func, insert, literal, or_, select, update
+from sqlalchemy import String, bindparam, case, delete, func, insert, literal, or_, select, update
 
 from .roles import ROLE_CAPABILITIES, ROLES
 
@@ -86,6 +87,22 @@ class User:
 
 def tables(app) -> dict:
     return app.auth_tables
+
+
+_PREPARED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+
+
+def prepared(app, name: str, build: Callable[[], Any]) -> Any:
+    """A statement of the per-request path, built once per app with bind parameters.
+
+    Building a statement and computing its cache key cost several times more than running
+    it on SQLite; a statement object reused across requests keeps its cache key.
+    """
+    statements = _PREPARED.setdefault(app, {})
+    statement = statements.get(name)
+    if statement is None:
+        statement = statements[name] = build()
+    return statement
 
 
 # --- users -----------------------------------------------------------------------------
@@ -172,9 +189,10 @@ def get_user(app, session, user_id: int) -> User | None:
 
 
 def find_user(app, session, identifier: str) -> User | None:
-    """Look a user up by login, then by email when the identifier looks like one."""
+    """Look a user up by login, then by email when the identifier looks like one (a session or a connection)."""
     users = tables(app)["users"]
-    row = session.execute(select(users).where(users.c.login == identifier)).first()
+    by_login = prepared(app, "user_by_login", lambda: select(users).where(users.c.login == bindparam("login")))
+    row = session.execute(by_login, {"login": identifier}).first()
     if row is None and "@" in identifier:
         row = session.execute(select(users).where(func.lower(users.c.email) == identifier.lower())).first()
     return User(app, row) if row is not None else None
@@ -361,9 +379,9 @@ def create_application_password(app, session, user_id: int, name: str, app_id: s
 
 def list_application_passwords(app, session, user_id: int) -> list[dict]:
     passwords = tables(app)["application_passwords"]
-    rows = session.execute(select(passwords).where(passwords.c.user_id == user_id)
-                           .order_by(passwords.c.created, passwords.c.uuid)).mappings().all()
-    return [dict(row) for row in rows]
+    statement = prepared(app, "application_passwords_of", lambda: select(passwords).where(
+        passwords.c.user_id == bindparam("user_id")).order_by(passwords.c.created, passwords.c.uuid))
+    return [dict(row) for row in session.execute(statement, {"user_id": user_id}).mappings()]
 
 
 def get_application_password(app, session, user_id: int, uuid: str) -> dict | None:
