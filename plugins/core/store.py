@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import (
-    String, and_, case, cast, column, delete, exists, false, func, insert, literal, literal_column, not_, or_, select,
+    String, and_, bindparam, case, cast, column, delete, exists, false, func, insert, literal, literal_column, not_, or_, select,
     table, update,
 )
 
@@ -284,7 +284,7 @@ def post_exists(app, session, post_id: int) -> dict | None:
 
 def _status_clause(app, statuses: list[str]):
     posts = tables(app)["posts"]
-    now = dates.utcnow()
+    now = bindparam("now", dates.utcnow(), type_=posts.c.date_gmt.type)  # a cached statement gets a fresh value
     clauses = []
     plain = [status for status in statuses if status not in ("publish", "future")]
     if plain:
@@ -527,35 +527,77 @@ def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict
     The page also reads the content version: when a total for these filters is cached at that
     version, the COUNT is skipped.
     """
-    posts = tables(app)["posts"]
-    where = filters(app, query)
-    ordering = order_clauses(app, query)
-    page_ids = select(posts.c.id).where(*where).order_by(*ordering)
-    if query.per_page is not None:
-        offset = query.offset if query.offset else (page - 1) * query.per_page
-        page_ids = page_ids.limit(query.per_page).offset(offset)
-    elif query.offset:
-        page_ids = page_ids.offset(query.offset)
     cache = totals_cache(app)
-    statement = item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery())).order_by(*ordering)
-    if cache is not None:
-        statement = statement.add_columns(_content_version(app).label("content_version"))
-    rows = session.execute(statement).all()
+    statement = _page_statement(app, query, page, cache is not None)
     now = dates.utcnow()
+    rows = session.execute(statement, {"now": now}).all()
     key = _filter_key(query)
     total = None
     if cache is not None and rows:
         total = cache.get(key, rows[0].content_version, now)
     if total is None:
-        counting = select(func.count()).select_from(posts).where(*where)
+        posts = tables(app)["posts"]
+        counting = select(func.count()).select_from(posts).where(*filters(app, query))
         if cache is None:
-            total = session.execute(counting).scalar() or 0
+            total = session.execute(counting, {"now": now}).scalar() or 0
         else:
             counted = session.execute(select(counting.scalar_subquery(), _content_version(app),
-                                             _next_due(app, query.post_type, now))).one()
+                                             _next_due(app, query.post_type, now)), {"now": now}).one()
             total = counted[0] or 0
             cache.put(key, total, counted[1], counted[2])
     return [row_to_item(app, row, query.post_type) for row in rows], total
+
+
+class _StatementCache:
+    """Built page statements by query, per app: building one costs more than running it.
+
+    A statement depends only on the query, the page and the registry (final before the first
+    request); the current time is the bound parameter `now`, supplied at each execution.
+    """
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get_or_build(self, key, build):
+        with self.lock:
+            statement = self.entries.get(key)
+            if statement is not None:
+                self.entries.move_to_end(key)
+                return statement
+        statement = build()
+        with self.lock:
+            self.entries[key] = statement
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+        return statement
+
+
+_STATEMENTS: "weakref.WeakKeyDictionary[Any, _StatementCache]" = weakref.WeakKeyDictionary()
+
+
+def _page_statement(app, query: PostQuery, page: int, with_version: bool):
+    statements = _STATEMENTS.get(app)
+    if statements is None:
+        statements = _STATEMENTS.setdefault(app, _StatementCache())
+
+    def build():
+        posts = tables(app)["posts"]
+        ordering = order_clauses(app, query)
+        page_ids = select(posts.c.id).where(*filters(app, query)).order_by(*ordering)
+        if query.per_page is not None:
+            offset = query.offset if query.offset else (page - 1) * query.per_page
+            page_ids = page_ids.limit(query.per_page).offset(offset)
+        elif query.offset:
+            page_ids = page_ids.offset(query.offset)
+        statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
+                     .order_by(*ordering))
+        if with_version:
+            statement = statement.add_columns(_content_version(app).label("content_version"))
+        return statement
+
+    return statements.get_or_build((repr(query), page, with_version), build)
 
 
 def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]:
