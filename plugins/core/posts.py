@@ -8,6 +8,7 @@ the `content_saved` / `content_deleted` events fire only after that transaction 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 from typing import Any
@@ -44,6 +45,15 @@ def guarded(check, handler_name: str, controller):
             finally:
                 session.rollback()
     return permission
+
+
+@dataclasses.dataclass
+class Written:
+    """What `_side_effects` stored besides the insert: post columns, term links, meta values."""
+
+    columns: dict[str, Any] = dataclasses.field(default_factory=dict)
+    terms: dict[str, list[tuple[int, str]]] = dataclasses.field(default_factory=dict)
+    meta: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class PostsController:
@@ -358,11 +368,14 @@ class PostsController:
             "modified": date, "modified_gmt": date_gmt or dates.local_to_utc(date, self.app.timezone()),
         }
         post_id = store.insert_item(self.app, session, values)
-        slug = self._slug(request, status, title, None, post_id, parent)
-        guid = permalink(request, {"id": post_id, "type": self.type})
-        store.update_item(self.app, session, post_id, {"slug": slug, "guid": guid})
-        self._side_effects(request, session, post_id, None)
-        data = self.written(request, session, post_id, created=True)
+        values["slug"] = self._slug(request, status, title, None, post_id, parent)
+        values["guid"] = permalink(request, {"id": post_id, "type": self.type})
+        store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
+        wrote = self._side_effects(request, session, post_id, None)
+        values.update(wrote.columns)
+        # A new top-level item is fully known from what was just written: answer without re-reading it.
+        item = store.new_item(self.app, post_id, values, wrote.terms, wrote.meta) if not parent else None
+        data = self.written(request, session, post_id, created=True, item=item)
         return RestResponse.created(data, core_url(request, f"{self.base}/{post_id}"))
 
     def _schedule(self, status: str, date, date_gmt):
@@ -431,28 +444,35 @@ class PostsController:
             return slug
         return store.unique_slug(self.app, request.session, slug, self.type, post_id, parent)
 
-    def _side_effects(self, request, session, post_id: int, current: dict | None) -> None:
-        """Featured media, terms and meta, after the row exists."""
+    def _side_effects(self, request, session, post_id: int, current: dict | None) -> Written:
+        """Featured media, terms and meta, after the row exists (`current` None: created in this transaction)."""
         params = request.params
+        wrote = Written()
         if request.has_param("featured_media") and params.get("featured_media") is not None:
             media_id = params["featured_media"]
             if media_id == 0:
-                store.update_item(self.app, session, post_id, {"featured_media": 0})
+                wrote.columns["featured_media"] = 0
             else:
                 target = store.get_item(self.app, session, media_id, "attachment")
                 if target is not None and (target["mime_type"] or "").startswith("image/"):
-                    store.update_item(self.app, session, post_id, {"featured_media": media_id})
+                    wrote.columns["featured_media"] = media_id
                 elif store.post_exists(self.app, session, media_id) is not None:
-                    store.update_item(self.app, session, post_id, {"featured_media": 0})
+                    wrote.columns["featured_media"] = 0
+            if wrote.columns:
+                store.update_item(self.app, session, post_id, wrote.columns)
         if self.kind == "post":
+            new = current is None
             for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
                 if request.has_param(field) and isinstance(params.get(field), list):
-                    store.set_terms(self.app, session, post_id, taxonomy, params[field])
-                elif field == "categories" and (current is None or not current["terms"].get("category")):
-                    store.set_terms(self.app, session, post_id, "category", [DEFAULT_CATEGORY])
-        self._write_meta(request, session, post_id)
+                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new)
+                elif field == "categories" and (new or not current["terms"].get("category")):
+                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, "category",
+                                                            [DEFAULT_CATEGORY], new)
+        self._write_meta(request, session, post_id, wrote.meta, new=current is None)
+        return wrote
 
-    def _write_meta(self, request, session, post_id: int) -> None:
+    def _write_meta(self, request, session, post_id: int, wrote: dict | None = None, new: bool = False) -> None:
+        """The registered meta keys sent; each value stored goes into `wrote` too."""
         meta = request.params.get("meta") if request.has_param("meta") else None
         if not isinstance(meta, dict):
             return
@@ -466,7 +486,9 @@ class PostsController:
                                                                               "author": request.user.id}):
                 raise forbidden(request.user, "rest_cannot_update",
                                 f"Sorry, you are not allowed to edit the {key.key} custom field.")
-            store.set_meta(self.app, session, post_id, key.key, value)
+            store.set_meta(self.app, session, post_id, key.key, value, new)
+            if wrote is not None:
+                wrote[key.key] = value
 
     def update_item(self, request):
         return self.apply_update(request, keep_revision=True)
@@ -531,9 +553,10 @@ class PostsController:
             revisions.save_revision(self.app, session, current["id"], user.id)
         return self.written(request, session, current["id"], created=False)
 
-    def written(self, request, session, post_id: int, created: bool) -> dict:
-        """After a create or update: re-read the item, announce it after commit, answer in edit context."""
-        item = store.get_item(self.app, session, post_id, self.type)
+    def written(self, request, session, post_id: int, created: bool, item: dict | None = None) -> dict:
+        """After a create or update: the item (re-read unless given), announced after commit, in edit context."""
+        if item is None:
+            item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
         self.announce_saved(request, item, created)
         return self.prepare(request, item, "edit")

@@ -624,22 +624,22 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
     """
     posts = tables(app)["posts"]
     if session.get_bind().dialect.name == "postgresql":
-        session.execute(select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY)))
+        session.execute(prepared(app, "slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
     if post_type == "attachment":
-        scope = [posts.c.type != "revision"]
+        scope = "attachment"
     elif post_type == "page" or _hierarchical(app, post_type):
-        scope = [posts.c.type.in_([post_type, "attachment"]), posts.c.parent == parent]
+        scope = "hierarchical"
     else:
-        scope = [posts.c.type == post_type]
-    if post_id:
-        scope.append(posts.c.id != post_id)
+        scope = "type"
+    probe = prepared(app, f"slug_probe:{scope}:{bool(post_id)}", lambda: _slug_probe(posts, scope, bool(post_id)))
+    params = {"type": post_type, "parent": parent, "post_id": post_id}
 
     def taken(candidate: str) -> bool:
         if candidate in RESERVED_SLUGS:
             return True
         if post_type == "page" and re.fullmatch(r"(page)?\d+", candidate):
             return True
-        return session.execute(select(posts.c.id).where(posts.c.slug == candidate, *scope).limit(1)).first() is not None
+        return session.execute(probe, {**params, "slug": candidate}).first() is not None
 
     if not taken(slug):
         return slug
@@ -652,6 +652,20 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
         suffix += 1
 
 
+def _slug_probe(posts, scope: str, other_than_id: bool):
+    """SELECT of one post holding :slug in the scope (attachments: every type; pages: same parent)."""
+    if scope == "attachment":
+        where = [posts.c.type != "revision"]
+    elif scope == "hierarchical":
+        where = [or_(posts.c.type == bindparam("type"), posts.c.type == "attachment"),
+                 posts.c.parent == bindparam("parent")]
+    else:
+        where = [posts.c.type == bindparam("type")]
+    if other_than_id:
+        where.append(posts.c.id != bindparam("post_id"))
+    return select(posts.c.id).where(posts.c.slug == bindparam("slug"), *where).limit(1)
+
+
 def _hierarchical(app, post_type: str) -> bool:
     registered = app.registry.post_types.get(post_type)
     return bool(registered and registered[0].hierarchical)
@@ -659,15 +673,60 @@ def _hierarchical(app, post_type: str) -> bool:
 
 # --- writing -------------------------------------------------------------------------------
 
+_PREPARED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
+
+
+def prepared(app, name: str, build):
+    """A statement of the write path, built once per app with bind parameters.
+
+    Building a statement and computing its cache key cost several times more than running
+    it on SQLite; a statement object reused across requests keeps its cache key.
+    """
+    statements = _PREPARED.setdefault(app, {})
+    statement = statements.get(name)
+    if statement is None:
+        statement = statements[name] = build()
+    return statement
+
+
 def insert_item(app, session, values: dict) -> int:
     posts = tables(app)["posts"]
-    return session.execute(insert(posts).values(**values)).inserted_primary_key[0]
+    return session.execute(prepared(app, "insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
 
 
 def update_item(app, session, post_id: int, values: dict) -> None:
+    """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
     if values:
         posts = tables(app)["posts"]
-        session.execute(update(posts).where(posts.c.id == post_id).values(**values))
+        statement = prepared(app, "update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
+        session.execute(statement, {**values, "post_id_": post_id})
+
+
+def new_item(app, post_id: int, values: dict, terms: dict[str, list[tuple[int, str]]], meta: dict[str, Any]) -> dict:
+    """The item `get_item` would read right after this transaction inserted it, without the SELECT.
+
+    `values` are the columns written (insert and updates), `terms` the links `set_terms`
+    made, `meta` the values `set_meta` stored. Only for a top-level item (parent 0): a new
+    one has no revisions, and its other columns are the table's defaults.
+    """
+    posts = tables(app)["posts"]
+    item_type = values["type"]
+    item: dict[str, Any] = {}
+    for column in posts.columns:
+        if column.key in values:
+            item[column.key] = values[column.key]
+        elif column.key == "id":
+            item["id"] = post_id
+        else:
+            item[column.key] = column.default.arg if column.default is not None and column.default.is_scalar else None
+    item["stored_status"] = item["status"]
+    item["status"] = effective_status(item["status"], item["date_gmt"], dates.utcnow())
+    item.update(revision_count=0, latest_revision_id=None, parent_status=None, parent_author=None, parent_type=None)
+    item["author"] = item["author"] or 0
+    item["terms"] = {taxonomy: sorted(terms.get(taxonomy, ())) for taxonomy in taxonomies_of(app, item_type)}
+    item["meta"] = {key.key: decode_meta(json.dumps(meta[key.key]) if meta.get(key.key) is not None else None,
+                                         key.schema) for key in meta_keys_for(app, item_type)}
+    return item
 
 
 def delete_item(app, session, post_id: int) -> None:
@@ -685,34 +744,50 @@ def delete_item(app, session, post_id: int) -> None:
     session.execute(delete(posts).where(posts.c.id == post_id))
 
 
-def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int]) -> None:
-    """Replace the item's terms of `taxonomy`; ids that are not terms of it are dropped."""
+def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int],
+              new: bool = False) -> list[tuple[int, str]]:
+    """Replace the item's terms of `taxonomy`; ids that are not terms of it are dropped.
+
+    Returns the (id, slug) pairs linked, sorted. `new`: the item was inserted in this
+    transaction, so it has no links to remove yet.
+    """
     t = tables(app)
     terms, relationships = t["terms"], t["term_relationships"]
-    current = select(terms.c.id).where(terms.c.taxonomy == taxonomy)
-    session.execute(delete(relationships).where(relationships.c.post_id == post_id,
-                                                relationships.c.term_id.in_(current)))
+    if not new:
+        unlink = prepared(app, "unlink_terms", lambda: delete(relationships).where(
+            relationships.c.post_id == bindparam("post_id"),
+            relationships.c.term_id.in_(select(terms.c.id).where(terms.c.taxonomy == bindparam("taxonomy")))))
+        session.execute(unlink, {"post_id": post_id, "taxonomy": taxonomy})
     if not term_ids:
-        return
-    valid = session.execute(select(terms.c.id).where(terms.c.id.in_(term_ids), terms.c.taxonomy == taxonomy)).scalars()
-    rows = [{"post_id": post_id, "term_id": term_id} for term_id in dict.fromkeys(valid)]
-    if rows:
-        session.execute(insert(relationships), rows)
+        return []
+    of_taxonomy = prepared(app, "terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
+        terms.c.id.in_(bindparam("ids", expanding=True)), terms.c.taxonomy == bindparam("taxonomy")))
+    valid = dict(session.execute(of_taxonomy, {"ids": list(term_ids), "taxonomy": taxonomy}).all())
+    if valid:
+        link = prepared(app, "link_terms", lambda: insert(relationships))
+        session.execute(link, [{"post_id": post_id, "term_id": term_id} for term_id in valid])
+    return sorted(valid.items())
 
 
-def set_meta(app, session, post_id: int, key: str, value: Any) -> None:
-    """Store a meta value (JSON-encoded); None deletes the key."""
+def set_meta(app, session, post_id: int, key: str, value: Any, new: bool = False) -> None:
+    """Store a meta value (JSON-encoded); None deletes the key. `new`: nothing stored yet to delete."""
     meta = tables(app)["post_meta"]
-    session.execute(delete(meta).where(meta.c.post_id == post_id, meta.c.key == key))
+    if not new:
+        remove = prepared(app, "delete_meta", lambda: delete(meta).where(
+            meta.c.post_id == bindparam("post_id"), meta.c.key == bindparam("key")))
+        session.execute(remove, {"post_id": post_id, "key": key})
     if value is not None:
-        session.execute(insert(meta).values(post_id=post_id, key=key, value=json.dumps(value)))
+        session.execute(prepared(app, "insert_meta", lambda: insert(meta)),
+                        {"post_id": post_id, "key": key, "value": json.dumps(value)})
 
 
 def existing_term_ids(app, session, ids: list[int]) -> list[int]:
     terms = tables(app)["terms"]
     if not ids:
         return []
-    return list(session.execute(select(terms.c.id).where(terms.c.id.in_(ids))).scalars())
+    statement = prepared(app, "existing_terms", lambda: select(terms.c.id).where(
+        terms.c.id.in_(bindparam("ids", expanding=True))))
+    return list(session.execute(statement, {"ids": list(ids)}).scalars())
 
 
 def revisions_of(app, session, parent_id: int) -> list[dict]:

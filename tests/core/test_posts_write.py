@@ -293,3 +293,45 @@ def test_write_enum_follows_registered_statuses(make_app):
     plain = make_app(plugins=["core"])
     routes = plain.client.get("/wp-json/core/v2").json["routes"]
     assert "fields-disabled" not in routes["/core/v2/posts"]["endpoints"][1]["args"]["status"]["enum"]
+
+
+def test_created_item_answers_as_a_re_read_would(client, users, app):
+    """A create answers from what it wrote; the body and the saved event's item match a fresh read."""
+    from host import hookimpl
+
+    saved = {}
+
+    class Listener:
+        @hookimpl
+        def content_saved(self, app, item, created):
+            saved[item["id"]] = item
+
+    app.pm.register(Listener(), name="created-item-listener")
+    admin, author = users["administrator"].headers, users["author"].headers
+    news = client.post_json(f"{API}/categories", {"name": "News"}, headers=admin).json["id"]
+    tag = client.post_json(f"{API}/tags", {"name": "Sports day"}, headers=admin).json["id"]
+    image = client.post(f"{API}/media", b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01"
+                        b"\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;",
+                        headers={**admin, "Content-Type": "image/gif",
+                                 "Content-Disposition": 'attachment; filename="dot.gif"'}).json["id"]
+    top = client.post_json(f"{API}/pages", {"title": "Top", "status": "publish"}, headers=admin).json["id"]
+    cases = [
+        ("posts", author, {"title": "Sports day", "content": "<p>Run</p>", "status": "publish", "categories": [news]}),
+        ("posts", author, {"title": "Sports day", "status": "publish", "categories": [news, 1, 999], "tags": [tag],
+                           "meta": {"footnotes": "[1]"}, "excerpt": "Short", "format": "aside"}),
+        ("posts", admin, {"title": "Pinned", "status": "publish", "sticky": True, "featured_media": image,
+                          "date": "2021-03-04T05:06:07", "comment_status": "closed", "slug": "Pinned Post"}),
+        ("posts", admin, {"title": "Later", "status": "publish", "date_gmt": "2999-01-01T00:00:00"}),
+        ("posts", admin, {"title": "Past", "status": "future", "date_gmt": "2001-01-01T00:00:00"}),
+        ("posts", author, {"title": "Floating draft", "password": "secret", "tags": []}),
+        ("posts", admin, {"content": "No title", "status": "private", "meta": {"footnotes": None}}),
+        ("pages", admin, {"title": "Child", "status": "publish", "parent": top, "menu_order": 3}),
+        ("pages", admin, {"title": "Top", "status": "publish", "template": ""}),
+    ]
+    for base, headers, fields in cases:
+        created = client.post_json(f"{API}/{base}", fields, headers=headers, status=201).json
+        read = client.get(f"{API}/{base}/{created['id']}?context=edit", headers=headers).json
+        assert created == read, fields
+        with app.db.session() as session:
+            from plugins.core import store
+            assert saved[created["id"]] == store.get_item(app, session, created["id"]), fields
