@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl
 import orjson
 from sqlalchemy.exc import DataError
 
+from ..plugins import ESSENTIAL
 from .request import RestRequest, parse_query
 from .response import RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
@@ -115,6 +116,9 @@ class RestServer:
         self.app = app
         self.registry = app.registry
         self.hook = app.pm.hook
+        # Only the host's authenticators: they sign in from the Authorization header alone (see `_handle`).
+        self._host_authentication_only = {impl.plugin_name for impl in self.hook.authenticate.get_hookimpls()} \
+            <= set(ESSENTIAL)
 
     # --- WSGI edge -----------------------------------------------------------------------
 
@@ -161,15 +165,20 @@ class RestServer:
         except RestError as error:
             return self._finish_error(error, headers)
         request.body = body
-        try:
-            user = self.hook.authenticate(app=self.app, request=request)
-        except RestError as error:
-            return self._finish_error(error, headers)
-        if user is not None:
-            request.user = user
+        cacheable = method == "GET"
+        # The host's own authenticators answer only to an Authorization header: a GET without one (or
+        # cookies) is anonymous for sure, so it skips the hook and a cache hit costs no authentication.
+        if not cacheable or not self._host_authentication_only or "HTTP_AUTHORIZATION" in environ \
+                or "HTTP_COOKIE" in environ:
+            try:
+                user = self.hook.authenticate(app=self.app, request=request)
+            except RestError as error:
+                return self._finish_error(error, headers)
+            if user is not None:
+                request.user = user
         if request.user.is_authenticated:
             headers.update(NO_CACHE_HEADERS)
-        cacheable = method == "GET" and not request.user.is_authenticated
+            cacheable = False
         if cacheable:
             cached = self.hook.cached_response(app=self.app, request=request)
             if cached is not None:

@@ -66,11 +66,11 @@ class SqliteVersionReader:
 
     def read(self) -> int:
         local = self._local
-        connection = getattr(local, "connection", None) or self._open()
-        if connection is None:
+        cursor = getattr(local, "cursor", None) or self._open()
+        if cursor is None:
             return self._read_version()
         try:
-            data_version = connection.execute("PRAGMA data_version").fetchone()[0]
+            data_version = cursor.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error:
             log.warning("PRAGMA data_version failed; reading the cache version directly", exc_info=True)
             return self._read_version()
@@ -80,7 +80,7 @@ class SqliteVersionReader:
         local.data_version, local.version = data_version, version
         return version
 
-    def _open(self) -> sqlite3.Connection | None:
+    def _open(self) -> sqlite3.Cursor | None:
         with self._lock:
             if self._closed:
                 return None
@@ -90,8 +90,8 @@ class SqliteVersionReader:
                 log.warning("cannot open %s for PRAGMA data_version", self.path, exc_info=True)
                 return None
             self._connections.append(connection)
-        self._local.connection, self._local.data_version, self._local.version = connection, None, None
-        return connection
+        self._local.cursor, self._local.data_version, self._local.version = connection.cursor(), None, None
+        return self._local.cursor
 
     def close(self) -> None:
         """Close every thread's connection (at app shutdown); later reads go to the database."""
@@ -123,6 +123,8 @@ class ResponseCache:
         self._pending: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # request -> (key, version)
         self.hits = 0
         self.misses = 0
+        self._paths = frozenset(config.paths)
+        self._path_prefixes = tuple(path.rstrip("/") + "/" for path in config.paths)  # "/" -> "/": every path
         self._reader = version_reader(app, self.current_version)
         self._version = self._reader.read if self._reader else self.current_version
 
@@ -166,7 +168,7 @@ class ResponseCache:
         path = request.path
         if self.config.cache_indexes and (path == "/" or path.lstrip("/") in self.app.registry.namespaces):
             return True
-        return any(path == prefix or path.startswith(prefix.rstrip("/") + "/") for prefix in self.config.paths)
+        return path in self._paths or path.startswith(self._path_prefixes)
 
     @staticmethod
     def key(request) -> tuple:
