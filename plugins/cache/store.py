@@ -46,6 +46,10 @@ class Entry:
         return len(self.body) + sum(len(name) + len(value) for name, value in self.headers.items())
 
 
+class _ProbeConnection(sqlite3.Connection):
+    """A plain sqlite3 connection that can be weakly referenced, so it goes away with its thread."""
+
+
 class SqliteVersionReader:
     """The shared version on an SQLite file, read through SQLAlchemy only after some commit.
 
@@ -60,7 +64,7 @@ class SqliteVersionReader:
         self.path = path
         self._read_version = read_version
         self._local = threading.local()
-        self._connections: list[sqlite3.Connection] = []
+        self._connections: weakref.WeakSet = weakref.WeakSet()  # to close at shutdown; dead threads' go
         self._lock = threading.Lock()
         self._closed = False
 
@@ -72,7 +76,8 @@ class SqliteVersionReader:
         try:
             data_version = cursor.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error:
-            log.warning("PRAGMA data_version failed; reading the cache version directly", exc_info=True)
+            if not self._closed:
+                log.warning("PRAGMA data_version failed; reading the cache version directly", exc_info=True)
             return self._read_version()
         if data_version == local.data_version:
             return local.version
@@ -85,11 +90,12 @@ class SqliteVersionReader:
             if self._closed:
                 return None
             try:
-                connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False,
+                                             factory=_ProbeConnection)
             except sqlite3.Error:
                 log.warning("cannot open %s for PRAGMA data_version", self.path, exc_info=True)
                 return None
-            self._connections.append(connection)
+            self._connections.add(connection)
         self._local.cursor, self._local.data_version, self._local.version = connection.cursor(), None, None
         return self._local.cursor
 
@@ -97,7 +103,8 @@ class SqliteVersionReader:
         """Close every thread's connection (at app shutdown); later reads go to the database."""
         with self._lock:
             self._closed = True
-            connections, self._connections = self._connections, []
+            connections = list(self._connections)
+            self._connections.clear()
         for connection in connections:
             connection.close()
 
