@@ -168,7 +168,7 @@ class ResponseCache:
     def eligible(self, request) -> bool:
         if not self.config.enabled or request.method != "GET" or request.internal:
             return False
-        if request.header("authorization") or request.header("cookie"):
+        if request.headers.get("authorization") or request.headers.get("cookie"):  # names are lower-case
             return False
         if any(name in request.query for name in _UNCACHEABLE_QUERY):
             return False
@@ -202,9 +202,7 @@ class ResponseCache:
             if entry is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                headers = dict(entry.headers)
-                headers["X-Cache"] = "hit"
-                return entry.status, headers, entry.body
+                return entry.status, {**entry.headers, "X-Cache": "hit"}, entry.body
             self.misses += 1
         self._pending[request] = (key, version)
         return None
