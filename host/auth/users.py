@@ -61,6 +61,7 @@ class User:
         self.roles: tuple[str, ...] = tuple(role for role in row.roles.split(",") if role)
         self.application_password_uuid: str | None = None
         self._capabilities: frozenset[str] | None = None
+        self._answers: dict[str, bool] = {}  # can(capability) without an object
 
     @property
     def capabilities(self) -> frozenset[str]:
@@ -75,11 +76,22 @@ class User:
         return self._capabilities
 
     def can(self, capability: str, *args: Any) -> bool:
-        """Primitive capability, or a meta capability on an object (`can("edit_post", post)`)."""
+        """Primitive capability, or a meta capability on an object (`can("edit_post", post)`).
+
+        Answers without an object are remembered: like `capabilities`, they are fixed for the
+        life of this User, which is one request (a request asks the same ones many times).
+        """
+        if not args:
+            known = self._answers.get(capability)
+            if known is not None:
+                return known
         required = self.app.hook.map_meta_capability(app=self.app, user=self, capability=capability, args=args)
         if required is None:
             required = [capability]
-        return all(cap in self.capabilities for cap in required)
+        answer = all(cap in self.capabilities for cap in required)
+        if not args:
+            self._answers[capability] = answer
+        return answer
 
     def __repr__(self) -> str:
         return f"User({self.id}, {self.login!r}, roles={self.roles})"
