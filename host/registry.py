@@ -155,6 +155,7 @@ class Endpoint:
     capability: str = ""
     required: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
+    prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
 
 
 @dataclass

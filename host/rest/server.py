@@ -8,6 +8,7 @@ RestResponse and raise RestError; they never format errors or common headers by 
 
 from __future__ import annotations
 
+import copy
 import datetime
 import decimal
 import json
@@ -311,17 +312,19 @@ class RestServer:
                 request.form = parse_query(parse_qsl(text, keep_blank_values=True))
 
     def prepare_params(self, request: RestRequest, endpoint) -> dict[str, Any]:
-        params: dict[str, Any] = dict(endpoint.defaults)
+        sent: dict[str, Any] = {}
         sources = [request.url_params, request.query, request.form]
         if isinstance(request.json, dict):
             sources.append(request.json)
         for source in sources:
             for key, value in source.items():
                 if value is not None:
-                    params[key] = value
+                    sent[key] = value
         for name in GLOBAL_PARAMS:
-            params.pop(name, None)
-        params.pop("rest_route", None)
+            sent.pop(name, None)
+        sent.pop("rest_route", None)
+        params = _default_params(endpoint)
+        params.update(sent)
         missing = [name for name in endpoint.required if params.get(name) is None]
         if missing:
             raise RestError("rest_missing_callback_param", f"Missing parameter(s): {', '.join(missing)}", 400,
@@ -329,10 +332,10 @@ class RestServer:
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
         for name, arg in endpoint.args.items():
-            if name not in params:
+            if name not in sent:
                 continue
             try:
-                validate_value(params[name], arg, name)
+                validate_value(sent[name], arg, name)
             except ParamError as error:
                 invalid[name] = error.message
                 details[name] = {"code": error.code, "message": error.message, "data": error.data}
@@ -340,8 +343,8 @@ class RestServer:
             raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", 400,
                             {"params": invalid, "details": details})
         for name, arg in endpoint.args.items():
-            if name in params:
-                params[name] = sanitize_value(params[name], arg)
+            if name in sent:
+                params[name] = sanitize_value(sent[name], arg)
         return params
 
     def _check_permission(self, request: RestRequest, endpoint) -> None:
@@ -497,6 +500,26 @@ class RestServer:
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         return outcome.status, response_headers, outcome.data.body
+
+
+def _default_params(endpoint) -> dict[str, Any]:
+    """A fresh copy of the endpoint's defaults, validated and sanitized once (they never change).
+
+    A default that does not validate is a plugin's bug: it is reported at first use as the
+    error it would have caused on every request.
+    """
+    prepared = endpoint.prepared_defaults
+    if prepared is None:
+        prepared = {}
+        for name, value in endpoint.defaults.items():
+            arg = endpoint.args.get(name)
+            if arg:
+                validate_value(value, arg, name)
+                value = sanitize_value(value, arg)
+            prepared[name] = value
+        endpoint.prepared_defaults = prepared
+    return {name: copy.deepcopy(value) if isinstance(value, (list, dict)) else value
+            for name, value in prepared.items()}
 
 
 def _path_params(url_params: dict[str, str], args: dict[str, dict]) -> dict[str, Any]:
