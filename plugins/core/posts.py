@@ -32,6 +32,31 @@ def invalid_id(status: int = 404) -> RestError:
     return RestError("rest_post_invalid_id", "Invalid post ID.", status)
 
 
+class _SessionOnDemand:
+    """Stands for a session and opens one only when a check reads the database.
+
+    Most Allow probes are answered from the caller's capabilities alone (an anonymous caller
+    may not create); opening, beginning and rolling back a session for them cost a list page
+    more than its JSON encoding.
+    """
+
+    def __init__(self, app):
+        self._app = app
+        self._session = None
+
+    def __getattr__(self, name):
+        if self._session is None:
+            self._session = self._app.db.session()
+        return getattr(self._session, name)
+
+    def close(self) -> None:
+        if self._session is not None:
+            try:
+                self._session.rollback()
+            finally:
+                self._session.close()
+
+
 def guarded(check, handler_name: str, controller):
     """A permission callable that, when probed for the Allow header, reads in its own short session."""
     def permission(request):
@@ -39,11 +64,11 @@ def guarded(check, handler_name: str, controller):
         if endpoint is not None and getattr(endpoint.handler, "__name__", "") == handler_name \
                 and getattr(endpoint.handler, "__self__", None) is controller:
             return check(request, request.session)
-        with request.app.db.session() as session:
-            try:
-                return check(request, session)
-            finally:
-                session.rollback()
+        session = _SessionOnDemand(request.app)
+        try:
+            return check(request, session)
+        finally:
+            session.close()
     return permission
 
 
@@ -151,14 +176,17 @@ class PostsController:
         return True
 
     def _check_terms(self, request, session):
+        """May the caller assign the existing terms sent? One read for both fields, kept for `set_terms`."""
         if self.kind != "post":
             return
-        for field in ("categories", "tags"):
-            ids = request.params.get(field)
-            if not isinstance(ids, list):
-                continue
-            for term_id in store.existing_term_ids(self.app, session, ids):
-                if not request.user.can("assign_term", term_id):
+        sent = [ids for ids in (request.params.get("categories"), request.params.get("tags")) if isinstance(ids, list)]
+        if not sent:
+            return
+        found = store.terms_by_id(self.app, session, [term_id for ids in sent for term_id in ids])
+        request.__dict__["core_terms"] = found
+        for ids in sent:
+            for term_id in dict.fromkeys(ids):
+                if term_id in found and not request.user.can("assign_term", term_id):
                     raise forbidden(request.user, "rest_cannot_assign_term",
                                     "Sorry, you are not allowed to assign the provided terms.")
 
@@ -464,7 +492,8 @@ class PostsController:
             new = current is None
             for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
                 if request.has_param(field) and isinstance(params.get(field), list):
-                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new)
+                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new,
+                                                            request.__dict__.get("core_terms"))
                 elif field == "categories" and (new or not current["terms"].get("category")):
                     wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, "category",
                                                             [DEFAULT_CATEGORY], new)
