@@ -8,7 +8,6 @@ RestResponse and raise RestError; they never format errors or common headers by 
 
 from __future__ import annotations
 
-import copy
 import datetime
 import decimal
 import json
@@ -505,6 +504,9 @@ class RestServer:
 def _default_params(endpoint) -> dict[str, Any]:
     """A fresh copy of the endpoint's defaults, validated and sanitized once (they never change).
 
+    Defaults are scalars or flat lists (statuses, orders), so a shallow copy per request keeps
+    a handler's changes from leaking into the next request.
+
     A default that does not validate is a plugin's bug: it is reported at first use as the
     error it would have caused on every request.
     """
@@ -518,8 +520,7 @@ def _default_params(endpoint) -> dict[str, Any]:
                 value = sanitize_value(value, arg)
             prepared[name] = value
         endpoint.prepared_defaults = prepared
-    return {name: copy.deepcopy(value) if isinstance(value, (list, dict)) else value
-            for name, value in prepared.items()}
+    return {name: value.copy() if isinstance(value, (list, dict)) else value for name, value in prepared.items()}
 
 
 def _path_params(url_params: dict[str, str], args: dict[str, dict]) -> dict[str, Any]:
