@@ -176,14 +176,17 @@ class PostsController:
         return True
 
     def _check_terms(self, request, session):
+        """May the caller assign the existing terms sent? One read for both fields, kept for `set_terms`."""
         if self.kind != "post":
             return
-        for field in ("categories", "tags"):
-            ids = request.params.get(field)
-            if not isinstance(ids, list):
-                continue
-            for term_id in store.existing_term_ids(self.app, session, ids):
-                if not request.user.can("assign_term", term_id):
+        sent = [ids for ids in (request.params.get("categories"), request.params.get("tags")) if isinstance(ids, list)]
+        if not sent:
+            return
+        found = store.terms_by_id(self.app, session, [term_id for ids in sent for term_id in ids])
+        request.__dict__["core_terms"] = found
+        for ids in sent:
+            for term_id in dict.fromkeys(ids):
+                if term_id in found and not request.user.can("assign_term", term_id):
                     raise forbidden(request.user, "rest_cannot_assign_term",
                                     "Sorry, you are not allowed to assign the provided terms.")
 
@@ -489,7 +492,8 @@ class PostsController:
             new = current is None
             for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
                 if request.has_param(field) and isinstance(params.get(field), list):
-                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new)
+                    wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new,
+                                                            request.__dict__.get("core_terms"))
                 elif field == "categories" and (new or not current["terms"].get("category")):
                     wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, "category",
                                                             [DEFAULT_CATEGORY], new)

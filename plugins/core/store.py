@@ -744,12 +744,13 @@ def delete_item(app, session, post_id: int) -> None:
     session.execute(delete(posts).where(posts.c.id == post_id))
 
 
-def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int],
-              new: bool = False) -> list[tuple[int, str]]:
+def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int], new: bool = False,
+              known: dict[int, tuple[str, str]] | None = None) -> list[tuple[int, str]]:
     """Replace the item's terms of `taxonomy`; ids that are not terms of it are dropped.
 
     Returns the (id, slug) pairs linked, sorted. `new`: the item was inserted in this
-    transaction, so it has no links to remove yet.
+    transaction, so it has no links to remove yet. `known`: what `terms_by_id` read in this
+    transaction for ids including these, so they need not be read again.
     """
     t = tables(app)
     terms, relationships = t["terms"], t["term_relationships"]
@@ -760,9 +761,12 @@ def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int],
         session.execute(unlink, {"post_id": post_id, "taxonomy": taxonomy})
     if not term_ids:
         return []
-    of_taxonomy = prepared(app, "terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
-        terms.c.id.in_(bindparam("ids", expanding=True)), terms.c.taxonomy == bindparam("taxonomy")))
-    valid = dict(session.execute(of_taxonomy, {"ids": list(term_ids), "taxonomy": taxonomy}).all())
+    if known is not None and all(term_id in known for term_id in term_ids):
+        valid = {term_id: known[term_id][1] for term_id in term_ids if known[term_id][0] == taxonomy}
+    else:
+        of_taxonomy = prepared(app, "terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
+            terms.c.id.in_(bindparam("ids", expanding=True)), terms.c.taxonomy == bindparam("taxonomy")))
+        valid = dict(session.execute(of_taxonomy, {"ids": list(term_ids), "taxonomy": taxonomy}).all())
     if valid:
         link = prepared(app, "link_terms", lambda: insert(relationships))
         session.execute(link, [{"post_id": post_id, "term_id": term_id} for term_id in valid])
@@ -781,13 +785,14 @@ def set_meta(app, session, post_id: int, key: str, value: Any, new: bool = False
                         {"post_id": post_id, "key": key, "value": json.dumps(value)})
 
 
-def existing_term_ids(app, session, ids: list[int]) -> list[int]:
+def terms_by_id(app, session, ids: list[int]) -> dict[int, tuple[str, str]]:
+    """{id: (taxonomy, slug)} of the terms among `ids` that exist."""
     terms = tables(app)["terms"]
     if not ids:
-        return []
-    statement = prepared(app, "existing_terms", lambda: select(terms.c.id).where(
+        return {}
+    statement = prepared(app, "terms_by_id", lambda: select(terms.c.id, terms.c.taxonomy, terms.c.slug).where(
         terms.c.id.in_(bindparam("ids", expanding=True))))
-    return list(session.execute(statement, {"ids": list(ids)}).scalars())
+    return {row.id: (row.taxonomy, row.slug) for row in session.execute(statement, {"ids": list(dict.fromkeys(ids))})}
 
 
 def revisions_of(app, session, parent_id: int) -> list[dict]:

@@ -319,6 +319,7 @@ def test_created_item_answers_as_a_re_read_would(client, users, app):
         ("posts", author, {"title": "Sports day", "content": "<p>Run</p>", "status": "publish", "categories": [news]}),
         ("posts", author, {"title": "Sports day", "status": "publish", "categories": [news, 1, 999], "tags": [tag],
                            "meta": {"footnotes": "[1]"}, "excerpt": "Short", "format": "aside"}),
+        ("posts", author, {"title": "Crossed", "status": "publish", "categories": [tag, news, news], "tags": [news, tag]}),
         ("posts", admin, {"title": "Pinned", "status": "publish", "sticky": True, "featured_media": image,
                           "date": "2021-03-04T05:06:07", "comment_status": "closed", "slug": "Pinned Post"}),
         ("posts", admin, {"title": "Later", "status": "publish", "date_gmt": "2999-01-01T00:00:00"}),
@@ -332,6 +333,8 @@ def test_created_item_answers_as_a_re_read_would(client, users, app):
         created = client.post_json(f"{API}/{base}", fields, headers=headers, status=201).json
         read = client.get(f"{API}/{base}/{created['id']}?context=edit", headers=headers).json
         assert created == read, fields
+        if fields.get("title") == "Crossed":
+            assert (created["categories"], created["tags"]) == ([news], [tag])
         with app.db.session() as session:
             from plugins.core import store
             assert saved[created["id"]] == store.get_item(app, session, created["id"]), fields
