@@ -106,14 +106,13 @@ def authenticate(app, request):
         return None
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
-    # The limit check, the user and their passwords: three prepared reads on one plain connection.
+    # The limit check, then the user with their passwords: two prepared reads on one plain connection.
     with app.db.engine.connect() as connection:
         try:
             recent_failures = ratelimit.check_allowed(app, identifier, address, connection)
         except ratelimit.TooManyAttempts as refusal:
             raise refusal.rest_error() from None
-        user = user_service.find_user(app, connection, identifier)
-        record = user_service.match_application_password(app, connection, user.id, password) if user else None
+        user, record = user_service.find_application_password(app, connection, identifier, password)
     if user is None or record is None:
         ratelimit.record_failure(app, identifier, address)
         if user is not None:

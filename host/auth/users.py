@@ -420,12 +420,37 @@ def rename_application_password(app, session, user_id: int, uuid: str, name: str
 
 def match_application_password(app, session, user_id: int, password: str) -> dict | None:
     """The record whose hash matches `password`, compared in constant time, or None."""
+    return _matching(list_application_passwords(app, session, user_id), password)
+
+
+def _matching(records: list[dict], password: str) -> dict | None:
     candidate = hash_application_password(normalize_application_password(password))
     found = None
-    for record in list_application_passwords(app, session, user_id):
+    for record in records:
         if hmac.compare_digest(record["password_hash"], candidate):
             found = record
     return found
+
+
+def find_application_password(app, connection, identifier: str, password: str) -> tuple[User | None, dict | None]:
+    """(user, their application password matching `password` or None); (None, None) for no such user.
+
+    A login (what API clients send) is looked up with the user's passwords in ONE statement;
+    an email address falls back to `find_user` and `match_application_password`.
+    """
+    users, passwords = tables(app)["users"], tables(app)["application_passwords"]
+    statement = prepared(app, "user_with_application_passwords", lambda: (
+        select(users, *[column.label("app_password_" + column.key) for column in passwords.c])
+        .outerjoin(passwords, passwords.c.user_id == users.c.id)
+        .where(users.c.login == bindparam("login"))
+        .order_by(passwords.c.created, passwords.c.uuid)))
+    rows = connection.execute(statement, {"login": identifier}).all()
+    if not rows:
+        user = find_user(app, connection, identifier)
+        return user, match_application_password(app, connection, user.id, password) if user else None
+    records = [{key: row._mapping["app_password_" + key] for key in passwords.c.keys()}
+               for row in rows if row.app_password_uuid is not None]
+    return User(app, rows[0]), _matching(records, password)
 
 
 def record_application_password_use(app, session, record: dict, remote_addr: str) -> None:
