@@ -92,10 +92,14 @@ class PostsController:
         self.kind = kind  # "post" (sticky, format, terms), "page" (parent, menu order) or "attachment"
         self.base = base
         self.hierarchical = hierarchical
+        self._caps: dict[str, str] | None = None
 
     @property
     def caps(self) -> dict[str, str]:
-        return type_caps(self.app, self.type)
+        """Computed at the first request (the registry is final by then), then kept."""
+        if self._caps is None:
+            self._caps = type_caps(self.app, self.type)
+        return self._caps
 
     # --- routes ---------------------------------------------------------------------------
 

@@ -623,7 +623,7 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
     assignment takes a transaction-scoped advisory lock; SQLite writers are already serial.
     """
     posts = tables(app)["posts"]
-    if session.get_bind().dialect.name == "postgresql":
+    if app.db.engine.dialect.name == "postgresql":
         session.execute(prepared(app, "slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
     if post_type == "attachment":
         scope = "attachment"
