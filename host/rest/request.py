@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl
 from ..users import ANONYMOUS
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
+GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
 
 
 def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
@@ -86,6 +87,15 @@ class RestRequest:
     @property
     def content_type(self) -> str:
         return (self.header("content-type") or "").split(";", 1)[0].strip().lower()
+
+    @property
+    def plain(self) -> bool:
+        """An external request with none of the global parameters (_fields, _embed, _pretty, ...).
+
+        Its answer is the handler's data as it is, so a handler may answer with items it
+        encoded earlier (`host.encode_item`).
+        """
+        return not self.internal and not any(name in self.query for name in GLOBAL_PARAMS)
 
     def has_param(self, name: str) -> bool:
         """Whether the caller sent `name` at all (a JSON null counts as sent)."""

@@ -21,7 +21,7 @@ import orjson
 from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
-from .request import RestRequest, parse_query
+from .request import GLOBAL_PARAMS, RestRequest, parse_query
 from .response import RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
@@ -31,7 +31,6 @@ log = logging.getLogger("sitehost.rest")
 JSON_CONTENT_TYPE = "application/json; charset=UTF-8"
 _JSONP_CALLBACK = re.compile(r"^[\w.]+$")
 _JSON_TYPE = re.compile(r"^application/([\w!#$&.+^-]+\+)?json(\+oembed)?$")
-GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
 NO_CACHE_HEADERS = {
     "Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private",
     "Expires": "Wed, 11 Jan 1984 05:00:00 GMT",
@@ -536,6 +535,16 @@ def _path_params(url_params: dict[str, str], args: dict[str, dict]) -> dict[str,
             pass
         params[name] = value
     return params
+
+
+def encode_item(data: dict) -> orjson.Fragment:
+    """`data` finished as the host finishes a returned item (`_links` compacted), encoded once.
+
+    A handler may keep the result and return it, inside its list, to later requests whose
+    `request.plain` is true: the host embeds the bytes as they are. (Requests with _fields,
+    _embed or _pretty need the item as a dict and must get it as one.)
+    """
+    return orjson.Fragment(encode_json(_finish_links(data, True)))
 
 
 def _finish_links(data: Any, keep_links: bool) -> Any:

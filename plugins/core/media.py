@@ -141,6 +141,8 @@ def uploads_page() -> Page:
 class MediaController(PostsController):
     """The `media` routes: attachments are posts of type `attachment` with a file."""
 
+    reuses_encoded_items = False  # media details read the upload settings, not only the row
+
     def __init__(self, app):
         super().__init__(app, "attachment", "attachment", "media")
 

@@ -13,13 +13,14 @@ import datetime
 import math
 from typing import Any
 
-from host import RestError, RestResponse, Route, forbidden
+from host import RestError, RestResponse, Route, encode_item, forbidden
 from host.auth import users as user_service
 
 from . import dates, render, revisions, store
 from .permissions import type_caps
 from .schemas import collection_args, item_args, write_args
-from .shaping import can_read, core_url, permalink, prepare_post
+from .encoded import encoded_items
+from .shaping import can_read, core_url, permalink, prepare_post, public_status
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")
@@ -83,6 +84,10 @@ class Written:
 
 class PostsController:
     """The REST routes of one post type under core/v2 (`posts`, `pages` ...)."""
+
+    # Whether list pages may reuse items encoded earlier (plugins/core/encoded.py): true when
+    # `prepare` in the view context depends on nothing but the row and the REST root.
+    reuses_encoded_items = True
 
     def __init__(self, app, post_type: str, kind: str, base: str, hierarchical: bool = False):
         # Routes are built while the registry is still being assembled: everything read from
@@ -297,7 +302,7 @@ class PostsController:
         context = params.get("context", "view")
         page = params.get("page", 1)
         query = self.build_query(request)
-        items, total = store.list_items(self.app, request.session, query, page)
+        rows, total = store.list_rows(self.app, request.session, query, page)
         per_page = query.per_page
         pages = math.ceil(total / per_page) if per_page else 1
         if total and page > pages:
@@ -305,13 +310,37 @@ class PostsController:
                             "The page number requested is larger than the number of pages available.", 400)
         if (self.kind == "post" and params.get("ignore_sticky") is False and page == 1 and not query.include
                 and not query.search and not query.tax_clauses and not query.formats):
-            items = self._stick(request, items, query)
+            items = self._stick(request, [store.row_to_item(self.app, row, self.type) for row in rows], query)
+            return RestResponse.collection(request, self._visible(request, items, context), total, per_page, page)
+        if not (self.reuses_encoded_items and context == "view" and request.plain):
+            items = [store.row_to_item(self.app, row, self.type) for row in rows]
+            return RestResponse.collection(request, self._visible(request, items, context), total, per_page, page)
+        kept = encoded_items(self.app)
+        visible = []
+        for row in rows:
+            key = (request.base_url, store.row_values(row))
+            encoded = kept.get(key)
+            if encoded is None:
+                item = store.row_to_item(self.app, row, self.type)
+                if not can_read(request, item):
+                    continue
+                data = self.prepare(request, item, context)
+                if not (public_status(self.app, item["status"]) and not item["password"]):
+                    visible.append(data)
+                    continue
+                encoded = encode_item(data)
+                kept.put(key, encoded)
+            visible.append(encoded)
+        return RestResponse.collection(request, visible, total, per_page, page)
+
+    def _visible(self, request, items: list[dict], context: str) -> list[dict]:
+        """The items the caller may read (edit: may edit), prepared in `context`."""
         visible = []
         for item in items:
             allowed = request.user.can("edit_post", item) if context == "edit" else can_read(request, item)
             if allowed:
                 visible.append(self.prepare(request, item, context))
-        return RestResponse.collection(request, visible, total, per_page, page)
+        return visible
 
     def _stick(self, request, items: list[dict], query: store.PostQuery) -> list[dict]:
         """ignore_sticky=false: sticky posts of the page first, then the other published sticky posts."""

@@ -519,7 +519,19 @@ def _next_due(app, post_type: str, now):
 
 
 def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict], int]:
-    """(items of the page, total): at most two statements whatever the filters.
+    """(items of the page, total): see `list_rows`."""
+    rows, total = list_rows(app, session, query, page)
+    return [row_to_item(app, row, query.post_type) for row in rows], total
+
+
+def row_values(row) -> tuple:
+    """What an item is built from: every value of its row but the content version (which any write bumps)."""
+    values = tuple(row)
+    return values[:-1] if row._fields[-1] == "content_version" else values
+
+
+def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]:
+    """(rows of the page, total): at most two statements whatever the filters.
 
     The inner SELECT picks the page's ids through the ordered index (the filters see only
     `posts` columns and EXISTS on term links); the outer SELECT computes the extras (terms,
@@ -545,7 +557,7 @@ def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict
                                              _next_due(app, query.post_type, now)), {"now": now}).one()
             total = counted[0] or 0
             cache.put(key, total, counted[1], counted[2])
-    return [row_to_item(app, row, query.post_type) for row in rows], total
+    return rows, total
 
 
 class _StatementCache:

@@ -193,3 +193,83 @@ def test_search_index_is_built_for_rows_written_before_it_existed(make_app, tmp_
     first.close()
     second = make_app(plugins=["core"], database_url=url)
     assert _search(second.client, "search=robotics") == ["Robotics club results"]
+
+
+# --- list items reused by their row (plugins/core/encoded.py) --------------------------------
+
+@pytest.fixture
+def reader(users):
+    """A signed-in subscriber: the response cache (cache plugin) never answers them, the item reuse does."""
+    return users["subscriber"].headers
+
+
+def _listed(client, post_id, headers):
+    body = client.get(f"{API}/posts", headers=headers).json
+    return next((item for item in body if item.get("id") == post_id), None)
+
+
+def test_reused_list_items_follow_every_change_a_reader_can_see(app, client, make_post, users, reader):
+    admin = users["administrator"].headers
+    category = client.post_json(f"{API}/categories", {"name": "Choir"}, headers=admin, status=201).json
+    post = make_post(title="Spring concert", categories=[category["id"]])
+    first = _listed(client, post["id"], reader)
+    assert first == _listed(client, post["id"], reader)  # the second page is built from the kept item
+    assert first["title"]["rendered"] == "Spring concert"
+    assert "category-choir" in first["class_list"]
+
+    client.post_json(f"{API}/posts/{post['id']}", {"title": "Summer concert"}, headers=admin, status=200)
+    edited = _listed(client, post["id"], reader)
+    assert edited["title"]["rendered"] == "Summer concert"
+    single = client.get(f"{API}/posts/{post['id']}").json
+    assert edited["_links"]["version-history"] == single["_links"]["version-history"]
+    assert edited["_links"]["version-history"][0]["count"] >= 1
+
+    client.post_json(f"{API}/categories/{category['id']}", {"slug": "singers"}, headers=admin, status=200)
+    assert "category-singers" in _listed(client, post["id"], reader)["class_list"]
+
+    tag = client.post_json(f"{API}/tags", {"name": "Music"}, headers=admin, status=201).json
+    client.post_json(f"{API}/posts/{post['id']}", {"tags": [tag["id"]]}, headers=admin, status=200)
+    assert _listed(client, post["id"], reader)["tags"] == [tag["id"]]
+
+    posts = app.db.metadata.tables["posts"]
+    with app.db.session(write=True) as session, session.begin():  # a write that keeps `modified`
+        session.execute(update(posts).where(posts.c.id == post["id"]).values(content="Rewritten programme"))
+    assert "Rewritten programme" in _listed(client, post["id"], reader)["content"]["rendered"]
+
+    client.delete(f"{API}/posts/{post['id']}", headers=admin, status=200)
+    assert _listed(client, post["id"], reader) is None
+
+
+def test_shaping_parameters_still_shape_items_that_were_reused(client, make_post):
+    post = make_post(title="Sports day")
+    plain = client.get(f"{API}/posts")
+    assert plain.json[0]["id"] == post["id"]
+
+    fields = client.get(f"{API}/posts?_fields=id,title").json
+    assert fields[0] == {"id": post["id"], "title": {"rendered": "Sports day"}}
+
+    embedded = client.get(f"{API}/posts?_embed=author").json
+    assert embedded[0]["_embedded"]["author"][0]["id"] == embedded[0]["author"]
+
+    pretty = client.get(f"{API}/posts?_pretty=1")
+    assert pretty.body.startswith(b"[\n    {")
+    assert pretty.json == plain.json
+
+    enveloped = client.get(f"{API}/posts?_envelope=1").json
+    assert enveloped["status"] == 200
+    assert enveloped["body"] == plain.json
+    assert client.get(f"{API}/posts").body == plain.body
+
+
+def test_protected_and_private_items_are_built_for_each_request(client, make_post, users, reader):
+    editor = users["editor"].headers
+    protected = make_post(title="Staff notes", content="Secret agenda", password="letmein")
+    private = make_post(title="Governors only", status="private")
+    for _ in range(2):
+        listed = _listed(client, protected["id"], reader)
+        assert listed["content"] == {"rendered": "", "protected": True}
+        assert _listed(client, private["id"], reader) is None
+    seen = client.get(f"{API}/posts?status=publish,private", headers=editor).json
+    assert {item["id"] for item in seen} >= {protected["id"], private["id"]}
+    assert _listed(client, private["id"], reader) is None
+    client.get(f"{API}/posts?status=private", status=400)
