@@ -318,7 +318,7 @@ class PostsController:
         kept = encoded_items(self.app)
         visible = []
         for row in rows:
-            key = (request.base_url, store.row_values(row))
+            key = (request.base_url, store.row_values(self.app, row, self.type))
             encoded = kept.get(key)
             if encoded is None:
                 item = store.row_to_item(self.app, row, self.type)

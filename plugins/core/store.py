@@ -524,10 +524,19 @@ def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict
     return [row_to_item(app, row, query.post_type) for row in rows], total
 
 
-def row_values(row) -> tuple:
-    """What an item is built from: every value of its row but the content version (which any write bumps)."""
-    values = tuple(row)
-    return values[:-1] if row._fields[-1] == "content_version" else values
+def row_values(app, row, post_type: str) -> tuple:
+    """What an item is built from: every value of its row but the content version (which any write bumps).
+
+    The item select's columns come first in a page row; anything after them is dropped.
+    """
+    widths = _ROW_WIDTHS.setdefault(app, {})
+    width = widths.get(post_type)
+    if width is None:
+        width = widths[post_type] = len(item_select(app, post_type).selected_columns)
+    return tuple(row)[:width]
+
+
+_ROW_WIDTHS: "weakref.WeakKeyDictionary[Any, dict[str, int]]" = weakref.WeakKeyDictionary()
 
 
 def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]:
