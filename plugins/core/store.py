@@ -551,7 +551,8 @@ def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]
     cache = totals_cache(app)
     statement = _page_statement(app, query, page, cache is not None)
     now = dates.utcnow()
-    rows = session.execute(statement, {"now": now}).all()
+    # Core execution on the session's connection: the ORM layer adds nothing to a plain SELECT.
+    rows = session.connection().execute(statement, {"now": now}).all()
     key = _filter_key(query)
     total = None
     if cache is not None and rows:
