@@ -570,6 +570,12 @@ def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]
     return rows, total
 
 
+# A search's first pages walk the date index and keep the full-text matches (cheap while
+# matches are near the top); from this offset on, the matches are fetched and sorted instead.
+# On 100,000 posts with 1% matching: page 1 0.4 ms walking vs 2.5 ms sorting; page 20 3.7 vs 2.9.
+DEEP_SEARCH_OFFSET = 50
+
+
 class _StatementCache:
     """Built page statements by query, per app: building one costs more than running it.
 
@@ -607,9 +613,14 @@ def _page_statement(app, query: PostQuery, page: int, with_version: bool):
     def build():
         posts = tables(app)["posts"]
         ordering = order_clauses(app, query)
-        page_ids = select(posts.c.id).where(*filters(app, query)).order_by(*ordering)
+        offset = query.offset if query.offset else (page - 1) * (query.per_page or 0)
+        where = filters(app, query)
+        if query.search and offset >= DEEP_SEARCH_OFFSET and app.db.engine.dialect.name == "sqlite":
+            # "+column" keeps SQLite off the (type, date, ...) walk: past the first pages, starting
+            # from the full-text matches and sorting them costs less than walking to them.
+            where[0] = literal_column("+posts.type") == query.post_type
+        page_ids = select(posts.c.id).where(*where).order_by(*ordering)
         if query.per_page is not None:
-            offset = query.offset if query.offset else (page - 1) * query.per_page
             page_ids = page_ids.limit(query.per_page).offset(offset)
         elif query.offset:
             page_ids = page_ids.offset(query.offset)

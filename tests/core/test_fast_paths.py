@@ -54,13 +54,15 @@ def test_indexes_added_later_are_created_on_an_existing_database(make_app, tmp_p
     url = f"sqlite:///{tmp_path / 'old.db'}"
     first = make_app(plugins=["core"], database_url=url)
     with first.db.engine.begin() as connection:
-        connection.execute(text("DROP INDEX ix_posts_type_date_id"))
+        connection.execute(text("DROP INDEX ix_posts_type_date_id_status"))
         connection.execute(text("DROP INDEX ix_posts_type_status_date_gmt"))
+        connection.execute(text("CREATE INDEX ix_posts_type_date_id ON posts (type, date, id)"))  # an older release's
     first.close()
     second = make_app(plugins=["core"], database_url=url)
     with second.db.engine.connect() as connection:
         names = {row[0] for row in connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'"))}
-    assert {"ix_posts_type_date_id", "ix_posts_type_status_date_gmt"} <= names
+    assert {"ix_posts_type_date_id_status", "ix_posts_type_status_date_gmt"} <= names
+    assert "ix_posts_type_date_id" not in names  # superseded: dropped, since every index costs each write
     assert second.client.get(f"{API}/posts").status_int == 200
 
 
@@ -273,3 +275,27 @@ def test_protected_and_private_items_are_built_for_each_request(client, make_pos
     assert {item["id"] for item in seen} >= {protected["id"], private["id"]}
     assert _listed(client, private["id"], reader) is None
     client.get(f"{API}/posts?status=private", status=400)
+
+
+def test_deep_search_pages_continue_the_first_pages_exactly(client, make_post):
+    """Past the first pages a search starts from the full-text matches instead of walking the
+    date index (plugins/core/store.py DEEP_SEARCH_OFFSET); both give one consistent order."""
+    from plugins.core.store import DEEP_SEARCH_OFFSET
+
+    wanted = DEEP_SEARCH_OFFSET + 25
+    for number in range(wanted):
+        make_post(title=f"Violin lesson {number}", content="Bring your violin.",
+                  date=f"2024-03-{1 + number % 28:02d}T10:{number % 60:02d}:00")
+        if number % 5 == 0:
+            make_post(title=f"Cello lesson {number}", date=f"2024-03-{1 + number % 28:02d}T10:30:00")
+    whole = client.get(f"{API}/posts?search=violin&per_page=100")
+    assert whole.headers["X-WP-Total"] == str(wanted)
+    expected = [item["id"] for item in whole.json]
+    paged = []
+    for page in range(1, wanted // 10 + 2):
+        response = client.get(f"{API}/posts?search=violin&per_page=10&page={page}")
+        assert response.headers["X-WP-Total"] == str(wanted)
+        paged += [item["id"] for item in response.json]
+    assert paged == expected
+    deep = client.get(f"{API}/posts?search=violin&per_page=5&offset={DEEP_SEARCH_OFFSET + 5}").json
+    assert [item["id"] for item in deep] == expected[DEEP_SEARCH_OFFSET + 5:DEEP_SEARCH_OFFSET + 10]
