@@ -75,3 +75,24 @@ def test_serve_without_a_plugin_drops_its_namespace(tmp_path, example_plugin):
         assert (status, body["code"]) == (404, "rest_no_route")
     finally:
         stop_sitehost(process)
+
+
+def test_a_busy_server_does_not_log_every_queued_request(tmp_path):
+    """waitress writes "Task queue depth is N" per request queued behind busy threads; serve quiets it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\n')
+    process, rest = start_sitehost(config, "--threads", "1", "--workers", "1", env={**os.environ})
+    try:
+        def fetch(_number):
+            with urllib.request.urlopen(rest + "/core/v2/posts?per_page=50", timeout=30) as response:
+                return response.status
+
+        with ThreadPoolExecutor(max_workers=12) as pool:
+            assert set(pool.map(fetch, range(120))) == {200}
+    finally:
+        stop_sitehost(process)
+    output = process.stdout.read()
+    assert "Traceback" not in output
+    assert "Task queue depth" not in output
