@@ -47,10 +47,12 @@ MAX_RESTART_DELAY = 10.0
 POLL_SECONDS = 0.2
 
 
-# Threads per worker. Under the GIL more threads add no throughput (tests/benchmarks: 1, 2 and 4
-# threads within noise of each other on reads); a second thread keeps a worker answering
-# reads while one request waits for SQLite's write lock, which is what 2 showed on the
-# mixed read/write load.
+# Threads per worker. Under the GIL more threads add little (tests/benchmarks, 10,000 posts,
+# workers pinned): at 2 workers, 1/2/4 threads gave 1,523/1,463/1,626 list req/s and
+# 4,455/5,860/6,372 cache hits; at 1 worker a second thread halved the mixed read/write load
+# (583 -> 288 req/s: two writers of one process wait on SQLite's busy timeout). 2 keeps a
+# worker answering while one request is slow (an _embed, a write waiting for the lock), and
+# at one worker per core (the default) it gave the best mixed load (818 vs 782 and 368).
 DEFAULT_THREADS = 2
 
 
