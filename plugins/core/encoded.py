@@ -1,11 +1,12 @@
-"""Encoded list items kept by the exact row they were built from.
+"""Encoded list items kept per content version.
 
-Most list pages repeat items the site answered moments ago. An item's public view is a
-function of its row (every column, the terms, meta, revision count and parent status the
-page SELECT brings along) and the REST root it links to, so the JSON built for that pair
-can be reused for as long as the row is unchanged: any edit changes a value in the key
-and misses. Only public, unprotected items in the `view` context are kept; what a reader
-may see never depends on who asks for those, and everything else is built per request.
+Most list pages repeat items the site answered moments ago. The content version (a row
+that triggers bump inside every write to posts, meta, terms and term links, in any
+process) says whether anything an item is built from may have changed; while it has not,
+the JSON built for an item and a REST root is exactly what building it again would give.
+A list page then reads only its ids and the version from the listing index, and builds
+only the items not kept. Only public, unprotected items in the `view` context are kept:
+what a reader may see of those never depends on who asks.
 """
 
 from __future__ import annotations

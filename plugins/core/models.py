@@ -109,7 +109,7 @@ def create_missing_indexes(app) -> None:
             connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
 
 
-VERSIONED_TABLES = ("posts", "terms", "term_relationships")
+VERSIONED_TABLES = ("posts", "post_meta", "terms", "term_relationships")
 
 
 def install_content_version(app) -> None:

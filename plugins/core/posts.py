@@ -302,36 +302,53 @@ class PostsController:
         context = params.get("context", "view")
         page = params.get("page", 1)
         query = self.build_query(request)
+        sticky_first = (self.kind == "post" and params.get("ignore_sticky") is False and page == 1
+                        and not query.include and not query.search and not query.tax_clauses and not query.formats)
+        reuse = self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
+        listed = store.list_page_ids(self.app, request.session, query, page) if reuse else None
+        if listed is not None:
+            ids, total, version = listed
+            self._check_page(query, page, total)
+            return RestResponse.collection(request, self._reused(request, ids, version), total, query.per_page, page)
         rows, total = store.list_rows(self.app, request.session, query, page)
-        per_page = query.per_page
-        pages = math.ceil(total / per_page) if per_page else 1
+        self._check_page(query, page, total)
+        items = [store.row_to_item(self.app, row, self.type) for row in rows]
+        if sticky_first:
+            items = self._stick(request, items, query)
+        return RestResponse.collection(request, self._visible(request, items, context), total, query.per_page, page)
+
+    @staticmethod
+    def _check_page(query: store.PostQuery, page: int, total: int) -> None:
+        pages = math.ceil(total / query.per_page) if query.per_page else 1
         if total and page > pages:
             raise RestError("rest_post_invalid_page_number",
                             "The page number requested is larger than the number of pages available.", 400)
-        if (self.kind == "post" and params.get("ignore_sticky") is False and page == 1 and not query.include
-                and not query.search and not query.tax_clauses and not query.formats):
-            items = self._stick(request, [store.row_to_item(self.app, row, self.type) for row in rows], query)
-            return RestResponse.collection(request, self._visible(request, items, context), total, per_page, page)
-        if not (self.reuses_encoded_items and context == "view" and request.plain):
-            items = [store.row_to_item(self.app, row, self.type) for row in rows]
-            return RestResponse.collection(request, self._visible(request, items, context), total, per_page, page)
+
+    def _reused(self, request, ids: list[int], version) -> list:
+        """The page's items in the view context, each public one encoded once per content version.
+
+        The content version changes with every write to posts, terms, term links and meta (in
+        any process), so an item kept at the current version is exactly what building it again
+        would give; only the items not kept are read in full and built.
+        """
         kept = encoded_items(self.app)
-        visible = []
-        for row in rows:
-            key = (request.base_url, store.row_values(self.app, row, self.type))
-            encoded = kept.get(key)
-            if encoded is None:
+        found = {}
+        for post_id in ids:
+            encoded = kept.get((request.base_url, post_id, version))
+            if encoded is not None:
+                found[post_id] = encoded
+        missing = [post_id for post_id in ids if post_id not in found]
+        if missing:
+            for post_id, row in store.rows_by_ids(self.app, request.session, self.type, missing).items():
                 item = store.row_to_item(self.app, row, self.type)
                 if not can_read(request, item):
                     continue
-                data = self.prepare(request, item, context)
-                if not (public_status(self.app, item["status"]) and not item["password"]):
-                    visible.append(data)
-                    continue
-                encoded = encode_item(data)
-                kept.put(key, encoded)
-            visible.append(encoded)
-        return RestResponse.collection(request, visible, total, per_page, page)
+                data = self.prepare(request, item, "view")
+                if public_status(self.app, item["status"]) and not item["password"]:
+                    data = encode_item(data)
+                    kept.put((request.base_url, post_id, version), data)
+                found[post_id] = data
+        return [found[post_id] for post_id in ids if post_id in found]
 
     def _visible(self, request, items: list[dict], context: str) -> list[dict]:
         """The items the caller may read (edit: may edit), prepared in `context`."""

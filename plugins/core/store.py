@@ -527,21 +527,6 @@ def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict
     return [row_to_item(app, row, query.post_type) for row in rows], total
 
 
-def row_values(app, row, post_type: str) -> tuple:
-    """What an item is built from: every value of its row but the content version (which any write bumps).
-
-    The item select's columns come first in a page row; anything after them is dropped.
-    """
-    widths = _ROW_WIDTHS.setdefault(app, {})
-    width = widths.get(post_type)
-    if width is None:
-        width = widths[post_type] = len(item_select(app, post_type).selected_columns)
-    return tuple(row)[:width]
-
-
-_ROW_WIDTHS: "weakref.WeakKeyDictionary[Any, dict[str, int]]" = weakref.WeakKeyDictionary()
-
-
 def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]:
     """(rows of the page, total): at most two statements whatever the filters.
 
@@ -556,21 +541,49 @@ def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]
     now = dates.utcnow()
     # Core execution on the session's connection: the ORM layer adds nothing to a plain SELECT.
     rows = session.connection().execute(statement, {"now": now}).all()
+    version = rows[0].content_version if cache is not None and rows else None
+    return rows, _page_total(app, session, query, cache, version, now)
+
+
+def list_page_ids(app, session, query: PostQuery, page: int = 1) -> tuple[list[int], int, int | None] | None:
+    """(ids of the page, total, content version) from the listing index alone; None where
+    no trigger keeps a content version (then `list_rows` is the way).
+
+    With the version, a caller that kept what it built for an item at that version needs
+    nothing else from the database; `rows_by_ids` fetches the rest.
+    """
+    cache = totals_cache(app)
+    if cache is None:
+        return None
+    statement = _page_statement(app, query, page, True, ids_only=True)
+    now = dates.utcnow()
+    rows = session.connection().execute(statement, {"now": now}).all()
+    version = rows[0][1] if rows else None
+    return [row[0] for row in rows], _page_total(app, session, query, cache, version, now), version
+
+
+def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
+    """Full item rows (terms, meta, revisions, parent) of `ids`, by id."""
+    posts = tables(app)["posts"]
+    statement = item_select(app, post_type).where(posts.c.id.in_(ids))
+    return {row.id: row for row in session.connection().execute(statement).all()}
+
+
+def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
+    """The page's total: from the totals cache at `version`, else one COUNT (cached for next time)."""
     key = _filter_key(query)
-    total = None
-    if cache is not None and rows:
-        total = cache.get(key, rows[0].content_version, now)
-    if total is None:
-        posts = tables(app)["posts"]
-        counting = select(func.count()).select_from(posts).where(*filters(app, query))
-        if cache is None:
-            total = session.execute(counting, {"now": now}).scalar() or 0
-        else:
-            counted = session.execute(select(counting.scalar_subquery(), _content_version(app),
-                                             _next_due(app, query.post_type, now)), {"now": now}).one()
-            total = counted[0] or 0
-            cache.put(key, total, counted[1], counted[2])
-    return rows, total
+    if cache is not None and version is not None:
+        total = cache.get(key, version, now)
+        if total is not None:
+            return total
+    posts = tables(app)["posts"]
+    counting = select(func.count()).select_from(posts).where(*filters(app, query))
+    if cache is None:
+        return session.execute(counting, {"now": now}).scalar() or 0
+    counted = session.execute(select(counting.scalar_subquery(), _content_version(app),
+                                     _next_due(app, query.post_type, now)), {"now": now}).one()
+    cache.put(key, counted[0] or 0, counted[1], counted[2])
+    return counted[0] or 0
 
 
 # A search's first pages (in date order) walk the date index and keep the full-text matches
@@ -610,7 +623,7 @@ class _StatementCache:
 _STATEMENTS: "weakref.WeakKeyDictionary[Any, _StatementCache]" = weakref.WeakKeyDictionary()
 
 
-def _page_statement(app, query: PostQuery, page: int, with_version: bool):
+def _page_statement(app, query: PostQuery, page: int, with_version: bool, ids_only: bool = False):
     statements = _STATEMENTS.get(app)
     if statements is None:
         statements = _STATEMENTS.setdefault(app, _StatementCache())
@@ -631,13 +644,15 @@ def _page_statement(app, query: PostQuery, page: int, with_version: bool):
             page_ids = page_ids.limit(query.per_page).offset(offset)
         elif query.offset:
             page_ids = page_ids.offset(query.offset)
+        if ids_only:
+            return page_ids.add_columns(_content_version(app).label("content_version"))
         statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
                      .order_by(*ordering))
         if with_version:
             statement = statement.add_columns(_content_version(app).label("content_version"))
         return statement
 
-    return statements.get_or_build((repr(query), page, with_version), build)
+    return statements.get_or_build((repr(query), page, with_version, ids_only), build)
 
 
 def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]:
