@@ -20,7 +20,7 @@ from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..config import ConfigError
 from ..rest.response import RestError
-from .users import prepared, tables, utcnow
+from .users import tables, utcnow
 
 LOGIN_SCOPE = "login"
 ADDRESS_SCOPE = "ip"
@@ -132,7 +132,7 @@ def check_allowed(app, identifier: str, address: str, connection=None) -> int:
 def _failures_statement(app, scopes: tuple[str, ...]):
     """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1) of `scopes`."""
     table = tables(app)["sign_in_failures"]
-    return prepared(app, "sign_in_failures:" + ",".join(scopes), lambda: (
+    return app.db.prepared("auth.sign_in_failures:" + ",".join(scopes), lambda: (
         select(table.c.scope, func.count(), func.max(table.c.failed_at))
         .where(or_(*[and_(table.c.scope == scope, table.c.subject == bindparam(f"subject_{index}"))
                      for index, scope in enumerate(scopes)]),

@@ -16,8 +16,7 @@ import re
 import secrets
 import string
 import uuid as uuid_module
-import weakref
-from typing import Any, Callable
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -99,22 +98,6 @@ class User:
 
 def tables(app) -> dict:
     return app.auth_tables
-
-
-_PREPARED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
-
-
-def prepared(app, name: str, build: Callable[[], Any]) -> Any:
-    """A statement of the per-request path, built once per app with bind parameters.
-
-    Building a statement and computing its cache key cost several times more than running
-    it on SQLite; a statement object reused across requests keeps its cache key.
-    """
-    statements = _PREPARED.setdefault(app, {})
-    statement = statements.get(name)
-    if statement is None:
-        statement = statements[name] = build()
-    return statement
 
 
 # --- users -----------------------------------------------------------------------------
@@ -203,7 +186,7 @@ def get_user(app, session, user_id: int) -> User | None:
 def find_user(app, session, identifier: str) -> User | None:
     """Look a user up by login, then by email when the identifier looks like one (a session or a connection)."""
     users = tables(app)["users"]
-    by_login = prepared(app, "user_by_login", lambda: select(users).where(users.c.login == bindparam("login")))
+    by_login = app.db.prepared("auth.user_by_login", lambda: select(users).where(users.c.login == bindparam("login")))
     row = session.execute(by_login, {"login": identifier}).first()
     if row is None and "@" in identifier:
         row = session.execute(select(users).where(func.lower(users.c.email) == identifier.lower())).first()
@@ -391,7 +374,7 @@ def create_application_password(app, session, user_id: int, name: str, app_id: s
 
 def list_application_passwords(app, session, user_id: int) -> list[dict]:
     passwords = tables(app)["application_passwords"]
-    statement = prepared(app, "application_passwords_of", lambda: select(passwords).where(
+    statement = app.db.prepared("auth.application_passwords_of", lambda: select(passwords).where(
         passwords.c.user_id == bindparam("user_id")).order_by(passwords.c.created, passwords.c.uuid))
     return [dict(row) for row in session.execute(statement, {"user_id": user_id}).mappings()]
 
@@ -439,7 +422,7 @@ def find_application_password(app, connection, identifier: str, password: str) -
     an email address falls back to `find_user` and `match_application_password`.
     """
     users, passwords = tables(app)["users"], tables(app)["application_passwords"]
-    statement = prepared(app, "user_with_application_passwords", lambda: (
+    statement = app.db.prepared("auth.user_with_application_passwords", lambda: (
         select(users, *[column.label("app_password_" + column.key) for column in passwords.c])
         .outerjoin(passwords, passwords.c.user_id == users.c.id)
         .where(users.c.login == bindparam("login"))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 import html
 import re
-import threading
 import weakref
-from collections import OrderedDict
 
 import nh3
+
+from .lru import LruCache, per_app
 
 EXCERPT_MORE = " [&hellip;]"
 RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
@@ -128,7 +128,7 @@ def render_title(raw: str) -> str:
     return texturize(raw.strip())
 
 
-class RenderedCache:
+class RenderedCache(LruCache):
     """A bounded LRU of rendered HTML, one per app (rendering is most of a list page's Python time).
 
     Keys hold the item id, its `modified` time and the raw text itself, so an edit through
@@ -138,33 +138,14 @@ class RenderedCache:
     """
 
     def __init__(self, size: int = RENDERED_CACHE_ENTRIES):
-        self.size = size
-        self.entries: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key):
-        with self.lock:
-            value = self.entries.get(key)
-            if value is not None:
-                self.entries.move_to_end(key)
-            return value
-
-    def put(self, key, value: str) -> None:
-        with self.lock:
-            self.entries[key] = value
-            self.entries.move_to_end(key)
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+        super().__init__(size)
 
 
 _CACHES: "weakref.WeakKeyDictionary[object, RenderedCache]" = weakref.WeakKeyDictionary()
 
 
 def rendered_cache(app) -> RenderedCache:
-    cache = _CACHES.get(app)
-    if cache is None:
-        cache = _CACHES.setdefault(app, RenderedCache())
-    return cache
+    return per_app(_CACHES, app, RenderedCache)
 
 
 def _item_key(item: dict) -> tuple:

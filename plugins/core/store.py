@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 
 from . import dates
+from .lru import LruCache, per_app
 from .models import tables
 
 AUTOSAVE_SUFFIX = "-autosave-v1"
@@ -521,12 +522,6 @@ def _next_due(app, post_type: str, now):
             .where(posts.c.type == post_type, posts.c.status == "future", posts.c.date_gmt > now).scalar_subquery())
 
 
-def list_items(app, session, query: PostQuery, page: int = 1) -> tuple[list[dict], int]:
-    """(items of the page, total): see `list_rows`."""
-    rows, total = list_rows(app, session, query, page)
-    return [row_to_item(app, row, query.post_type) for row in rows], total
-
-
 def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]:
     """(rows of the page, total): at most two statements whatever the filters.
 
@@ -594,65 +589,46 @@ def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
 DEEP_SEARCH_OFFSET = 20
 
 
-class _StatementCache:
-    """Built page statements by query, per app: building one costs more than running it.
-
-    A statement depends only on the query, the page and the registry (final before the first
-    request); the current time is the bound parameter `now`, supplied at each execution.
-    """
-
-    def __init__(self, size: int = 256):
-        self.size = size
-        self.entries: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get_or_build(self, key, build):
-        with self.lock:
-            statement = self.entries.get(key)
-            if statement is not None:
-                self.entries.move_to_end(key)
-                return statement
-        statement = build()
-        with self.lock:
-            self.entries[key] = statement
-            while len(self.entries) > self.size:
-                self.entries.popitem(last=False)
-        return statement
-
-
-_STATEMENTS: "weakref.WeakKeyDictionary[Any, _StatementCache]" = weakref.WeakKeyDictionary()
+# Built page statements by query, per app: building one costs more than running it. A
+# statement depends only on the query, the page and the registry (final before the first
+# request); the current time is the bound parameter `now`, supplied at each execution.
+_STATEMENTS: "weakref.WeakKeyDictionary[Any, LruCache]" = weakref.WeakKeyDictionary()
+STATEMENT_ENTRIES = 256
 
 
 def _page_statement(app, query: PostQuery, page: int, with_version: bool, ids_only: bool = False):
-    statements = _STATEMENTS.get(app)
-    if statements is None:
-        statements = _STATEMENTS.setdefault(app, _StatementCache())
+    statements = per_app(_STATEMENTS, app, lambda: LruCache(STATEMENT_ENTRIES))
+    key = (repr(query), page, with_version, ids_only)
+    statement = statements.get(key)
+    if statement is None:
+        statement = _build_page_statement(app, query, page, with_version, ids_only)
+        statements.put(key, statement)
+    return statement
 
-    def build():
-        posts = tables(app)["posts"]
-        ordering = order_clauses(app, query)
-        offset = query.offset if query.offset else (page - 1) * (query.per_page or 0)
-        sqlite = app.db.engine.dialect.name == "sqlite"
-        deep = offset >= DEEP_SEARCH_OFFSET
-        where = filters(app, query, walk_date_index=sqlite and not deep and query.orderby == "date")
-        if query.search and deep and sqlite:
-            # "+column" keeps SQLite off the (type, date, ...) walk: past the first pages, starting
-            # from the full-text matches and sorting them costs less than walking to them.
-            where[0] = literal_column("+posts.type") == query.post_type
-        page_ids = select(posts.c.id).where(*where).order_by(*ordering)
-        if query.per_page is not None:
-            page_ids = page_ids.limit(query.per_page).offset(offset)
-        elif query.offset:
-            page_ids = page_ids.offset(query.offset)
-        if ids_only:
-            return page_ids.add_columns(_content_version(app).label("content_version"))
-        statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
-                     .order_by(*ordering))
-        if with_version:
-            statement = statement.add_columns(_content_version(app).label("content_version"))
-        return statement
 
-    return statements.get_or_build((repr(query), page, with_version, ids_only), build)
+def _build_page_statement(app, query: PostQuery, page: int, with_version: bool, ids_only: bool):
+    posts = tables(app)["posts"]
+    ordering = order_clauses(app, query)
+    offset = query.offset if query.offset else (page - 1) * (query.per_page or 0)
+    sqlite = app.db.engine.dialect.name == "sqlite"
+    deep = offset >= DEEP_SEARCH_OFFSET
+    where = filters(app, query, walk_date_index=sqlite and not deep and query.orderby == "date")
+    if query.search and deep and sqlite:
+        # "+column" keeps SQLite off the (type, date, ...) walk: past the first pages, starting
+        # from the full-text matches and sorting them costs less than walking to them.
+        where[0] = literal_column("+posts.type") == query.post_type
+    page_ids = select(posts.c.id).where(*where).order_by(*ordering)
+    if query.per_page is not None:
+        page_ids = page_ids.limit(query.per_page).offset(offset)
+    elif query.offset:
+        page_ids = page_ids.offset(query.offset)
+    if ids_only:
+        return page_ids.add_columns(_content_version(app).label("content_version"))
+    statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
+                 .order_by(*ordering))
+    if with_version:
+        statement = statement.add_columns(_content_version(app).label("content_version"))
+    return statement
 
 
 def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]:
@@ -679,14 +655,14 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
     """
     posts = tables(app)["posts"]
     if app.db.engine.dialect.name == "postgresql":
-        session.execute(prepared(app, "slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
+        session.execute(app.db.prepared("core.slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
     if post_type == "attachment":
         scope = "attachment"
     elif post_type == "page" or _hierarchical(app, post_type):
         scope = "hierarchical"
     else:
         scope = "type"
-    probe = prepared(app, f"slug_probe:{scope}:{bool(post_id)}", lambda: _slug_probe(posts, scope, bool(post_id)))
+    probe = app.db.prepared(f"core.slug_probe:{scope}:{bool(post_id)}", lambda: _slug_probe(posts, scope, bool(post_id)))
     params = {"type": post_type, "parent": parent, "post_id": post_id}
 
     def taken(candidate: str) -> bool:
@@ -728,32 +704,16 @@ def _hierarchical(app, post_type: str) -> bool:
 
 # --- writing -------------------------------------------------------------------------------
 
-_PREPARED: "weakref.WeakKeyDictionary[Any, dict[str, Any]]" = weakref.WeakKeyDictionary()
-
-
-def prepared(app, name: str, build):
-    """A statement of the write path, built once per app with bind parameters.
-
-    Building a statement and computing its cache key cost several times more than running
-    it on SQLite; a statement object reused across requests keeps its cache key.
-    """
-    statements = _PREPARED.setdefault(app, {})
-    statement = statements.get(name)
-    if statement is None:
-        statement = statements[name] = build()
-    return statement
-
-
 def insert_item(app, session, values: dict) -> int:
     posts = tables(app)["posts"]
-    return session.execute(prepared(app, "insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
+    return session.execute(app.db.prepared("core.insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
 
 
 def update_item(app, session, post_id: int, values: dict) -> None:
     """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
     if values:
         posts = tables(app)["posts"]
-        statement = prepared(app, "update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
+        statement = app.db.prepared("core.update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
         session.execute(statement, {**values, "post_id_": post_id})
 
 
@@ -810,7 +770,7 @@ def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int], ne
     t = tables(app)
     terms, relationships = t["terms"], t["term_relationships"]
     if not new:
-        unlink = prepared(app, "unlink_terms", lambda: delete(relationships).where(
+        unlink = app.db.prepared("core.unlink_terms", lambda: delete(relationships).where(
             relationships.c.post_id == bindparam("post_id"),
             relationships.c.term_id.in_(select(terms.c.id).where(terms.c.taxonomy == bindparam("taxonomy")))))
         session.execute(unlink, {"post_id": post_id, "taxonomy": taxonomy})
@@ -819,11 +779,11 @@ def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int], ne
     if known is not None and all(term_id in known for term_id in term_ids):
         valid = {term_id: known[term_id][1] for term_id in term_ids if known[term_id][0] == taxonomy}
     else:
-        of_taxonomy = prepared(app, "terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
+        of_taxonomy = app.db.prepared("core.terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
             terms.c.id.in_(bindparam("ids", expanding=True)), terms.c.taxonomy == bindparam("taxonomy")))
         valid = dict(session.execute(of_taxonomy, {"ids": list(term_ids), "taxonomy": taxonomy}).all())
     if valid:
-        link = prepared(app, "link_terms", lambda: insert(relationships))
+        link = app.db.prepared("core.link_terms", lambda: insert(relationships))
         session.execute(link, [{"post_id": post_id, "term_id": term_id} for term_id in valid])
     return sorted(valid.items())
 
@@ -832,11 +792,11 @@ def set_meta(app, session, post_id: int, key: str, value: Any, new: bool = False
     """Store a meta value (JSON-encoded); None deletes the key. `new`: nothing stored yet to delete."""
     meta = tables(app)["post_meta"]
     if not new:
-        remove = prepared(app, "delete_meta", lambda: delete(meta).where(
+        remove = app.db.prepared("core.delete_meta", lambda: delete(meta).where(
             meta.c.post_id == bindparam("post_id"), meta.c.key == bindparam("key")))
         session.execute(remove, {"post_id": post_id, "key": key})
     if value is not None:
-        session.execute(prepared(app, "insert_meta", lambda: insert(meta)),
+        session.execute(app.db.prepared("core.insert_meta", lambda: insert(meta)),
                         {"post_id": post_id, "key": key, "value": json.dumps(value)})
 
 
@@ -845,7 +805,7 @@ def terms_by_id(app, session, ids: list[int]) -> dict[int, tuple[str, str]]:
     terms = tables(app)["terms"]
     if not ids:
         return {}
-    statement = prepared(app, "terms_by_id", lambda: select(terms.c.id, terms.c.taxonomy, terms.c.slug).where(
+    statement = app.db.prepared("core.terms_by_id", lambda: select(terms.c.id, terms.c.taxonomy, terms.c.slug).where(
         terms.c.id.in_(bindparam("ids", expanding=True))))
     return {row.id: (row.taxonomy, row.slug) for row in session.execute(statement, {"ids": list(dict.fromkeys(ids))})}
 

@@ -1,0 +1,39 @@
+"""A bounded, thread-safe LRU and per-app instances of it (core's caches of built things)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any, Callable
+
+
+class LruCache:
+    """At most `size` entries; the least recently used goes first. waitress serves from several threads."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key) -> Any:
+        with self.lock:
+            value = self.entries.get(key)
+            if value is not None:
+                self.entries.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.entries[key] = value
+            self.entries.move_to_end(key)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+def per_app(instances: "weakref.WeakKeyDictionary", app, create: Callable[[], Any]) -> Any:
+    """The app's instance in `instances`, created on first use (each App has its own; tests build many)."""
+    found = instances.get(app)
+    if found is None:
+        found = instances.setdefault(app, create())
+    return found
