@@ -1,15 +1,21 @@
-"""sitehost's public API: everything a plugin author imports comes from here."""
+"""sitehost's public API: everything a plugin author imports comes from here.
 
-import pluggy
+Besides the names below, these host modules are public API for plugins: `host.args` (base
+schemas for route args), `host.stash` (app.stash keys, request.state), `host.content` (the
+content service, `app.content`), `host.lru` (the LRU helper), `host.auth.users` (users,
+roles and application passwords; core's users routes use it like any plugin would) and
+`host.testing` (pytest fixtures). A plugin reads another plugin's data through
+`request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
+"""
 
+from .content import ContentDeleted, ContentSaved
+from .hookspecs import hookimpl
 from .registry import HtmlView, MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
 from .rest.response import RawBody, RestError, RestResponse, forbidden
 from .rest.server import encode_item
 from .users import ANONYMOUS, AnonymousUser
 
-hookimpl = pluggy.HookimplMarker("sitehost")
-
 __all__ = [
-    "ANONYMOUS", "AnonymousUser", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
+    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl",
 ]

@@ -14,18 +14,22 @@ from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import bottle
+from marshmallow import Schema, fields
 from sqlalchemy import MetaData, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from .args import in_order
 from .config import ConfigError, Settings, load_settings
+from .content import CONTENT_SERVICE, ContentService
 from .db import Database
 from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
 from .registry import Registry, Route, StartupError
-from .rest.batch import BATCH_ARGS, handle_batch
+from .rest.batch import BatchArgs, handle_batch
 from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
+from .stash import Stash
 from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
@@ -60,6 +64,12 @@ HTML_SECURITY_HEADERS = {
 }
 
 
+class IndexArgs(Schema):
+    """The root and namespace indexes: `context` untyped, as the reference declares it."""
+
+    context = fields.Raw(load_default="view")
+
+
 class App:
     """One site: settings, plugins, registry, database and the WSGI entry point."""
 
@@ -68,12 +78,14 @@ class App:
         self.pm, self.plugin_records = build_plugin_manager(settings)
         self.hook = self.pm.hook
         self.db = Database(settings.resolved_database_url())
+        self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self.registry = self._build_registry_until_stable()
         self.db.create_tables()
         self._start_plugins()
         self.rest = RestServer(self)
         self.bottle = self._build_bottle()
         self._closed = False
+        self._guid_site_url = ""  # read once from site_state (guid_site_url)
 
     # --- plugins -------------------------------------------------------------------------
 
@@ -86,6 +98,14 @@ class App:
             if record.name == name:
                 return record
         return None
+
+    @property
+    def content(self) -> ContentService:
+        """The content service (host.content) of the enabled content plugin."""
+        service = self.stash.get(CONTENT_SERVICE)
+        if service is None:
+            raise RuntimeError("no content service: the core plugin is disabled or has not started")
+        return service
 
     def plugin_config(self, name: str) -> dict[str, Any]:
         """The `[plugins.NAME]` table of sitehost.toml (empty when absent)."""
@@ -113,8 +133,8 @@ class App:
         self.host_tables = define_host_tables(metadata)
         self.auth_tables = define_auth_tables(metadata)
         implementations = self._implementations_by_plugin()
-        registry.add_route(Route("", "", "GET", self._root_index, args={"context": {"default": "view"}}), "host", True)
-        registry.add_route(Route("", "/batch/v1", "POST", handle_batch, args=BATCH_ARGS), "host", True)
+        registry.add_route(Route("", "", "GET", self._root_index, args=IndexArgs), "host", True)
+        registry.add_route(Route("", "/batch/v1", "POST", handle_batch, args=BatchArgs), "host", True)
         owners = self._ordered_hook_owners()
         for owner in owners:
             impls = implementations.get(owner, {})
@@ -155,8 +175,9 @@ class App:
         if target == "add_namespace":
             for namespace in result:
                 registry.add_namespace(namespace, owner)
-                registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args={
-                    "namespace": {"default": namespace.name}, "context": {"default": "view"}}), owner)
+                args = in_order(IndexArgs.from_dict({"namespace": fields.Raw(load_default=namespace.name)},
+                                                    name="NamespaceIndexArgs"), "namespace")
+                registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args=args), owner)
         elif target == "add_route":
             for route in result:
                 registry.add_route(route, owner)
@@ -182,22 +203,32 @@ class App:
         elif target == "authentication":
             registry.authentication.update(result)
 
-    def _start_plugins(self) -> None:
+    def _implementations_in_order(self, hook_name: str):
+        """(owner, implementation) of one hook: host plugins first, then plugins in load order.
+
+        pluggy calls implementations LIFO and does not say who returned what; the host calls
+        them one by one so that a failure is reported by plugin name. A plugin unloaded while
+        this runs is skipped from then on.
+        """
+        caller = getattr(self.pm.hook, hook_name)
         for owner in self._ordered_hook_owners():
-            for implementation in self.pm.hook.startup.get_hookimpls():
-                if implementation.plugin_name != owner:
-                    continue
-                try:
-                    _call(implementation, app=self)
-                except Exception as error:
-                    record = self.plugin(owner)
-                    if record is None:
-                        raise
-                    log.error("plugin %s failed to start", owner, exc_info=error)
-                    unload(record, f"startup failed: {error}", self.pm)
-                    apply_requirements(self.plugin_records, self.pm)
-                    self.registry = self._build_registry_until_stable()
-                    self.db.create_tables()
+            for implementation in caller.get_hookimpls():
+                if implementation.plugin_name == owner:
+                    yield owner, implementation
+
+    def _start_plugins(self) -> None:
+        for owner, implementation in self._implementations_in_order("startup"):
+            try:
+                _call(implementation, app=self)
+            except Exception as error:
+                record = self.plugin(owner)
+                if record is None:
+                    raise
+                log.error("plugin %s failed to start", owner, exc_info=error)
+                unload(record, f"startup failed: {error}", self.pm)
+                apply_requirements(self.plugin_records, self.pm)
+                self.registry = self._build_registry_until_stable()
+                self.db.create_tables()
         for record in self.plugin_records:
             record.namespaces = self.registry.plugin_namespaces(record.name) if record.loaded else []
 
@@ -214,15 +245,11 @@ class App:
                 done = session.execute(select(site_state.c.value).where(site_state.c.key == "installed")).first()
                 if done is not None:
                     return []
-                for owner in self._ordered_hook_owners():
-                    for implementation in self.pm.hook.site_installed.get_hookimpls():
-                        if implementation.plugin_name == owner:
-                            lines.extend(_call(implementation, app=self, session=session) or [])
+                for _owner, implementation in self._implementations_in_order("site_installed"):
+                    lines.extend(_call(implementation, app=self, session=session) or [])
                 if demo:
-                    for owner in self._ordered_hook_owners():
-                        for implementation in self.pm.hook.demo_content.get_hookimpls():
-                            if implementation.plugin_name == owner:
-                                _call(implementation, app=self, session=session)
+                    for _owner, implementation in self._implementations_in_order("demo_content"):
+                        _call(implementation, app=self, session=session)
                     lines.append("demo content written")
                 session.execute(insert(site_state).values(
                     key="installed", value=datetime.datetime.now(datetime.timezone.utc).isoformat()))
@@ -235,6 +262,7 @@ class App:
             return
         self._closed = True
         self.hook.shutdown(app=self)
+        self.stash.clear()
         self.db.dispose()
 
     # --- site facts ----------------------------------------------------------------------
@@ -257,6 +285,32 @@ class App:
             if (scheme, port) not in (("http", "80"), ("https", "443")):
                 host = f"{host}:{port}"
         return f"{scheme}://{host}"
+
+    def guid_site_url(self, session, request_site_url: str, record: bool = True) -> str:
+        """The site URL that new guids start with; it never follows a request's Host header.
+
+        A guid is kept for ever, so a Host header an outsider sends must not become part of it.
+        The configured `[site] url` wins; without one, the first request that needs a guid
+        records its site URL (`request_site_url`) in `site_state` once, and every later guid
+        uses that record. `record=False` (demo content written before any request) reads
+        without recording.
+        """
+        configured = self.settings.site.get("url")
+        if configured:
+            return configured.rstrip("/")
+        if self._guid_site_url:
+            return self._guid_site_url
+        site_state = self.host_tables["site_state"]
+        recorded = session.execute(select(site_state.c.value).where(site_state.c.key == "guid_site_url")).scalar()
+        if recorded is None:
+            if not record:
+                return request_site_url
+            recorded = request_site_url
+            session.execute(_insert_if_absent(session, site_state).values(key="guid_site_url", value=recorded))
+            # Not remembered in memory yet: the caller's transaction may still roll back.
+            return session.execute(select(site_state.c.value).where(site_state.c.key == "guid_site_url")).scalar_one()
+        self._guid_site_url = recorded
+        return recorded
 
     def rest_base_url(self, environ: dict | None = None) -> str:
         return self.site_url(environ) + self.settings.rest_prefix
@@ -323,8 +377,8 @@ class App:
             return self.bottle(environ, start_response)
         if isinstance(route_path, RestError):
             body = encode_json(route_path.to_body())
-            start_response("400 Bad Request", [("Content-Type", "application/json; charset=UTF-8"),
-                                               ("Content-Length", str(len(body)))])
+            headers = list(self.rest.base_headers(environ).items())
+            start_response("400 Bad Request", headers + [("Content-Length", str(len(body)))])
             return [body]
         status, headers, body = self.rest.handle(environ, route_path)
         start_response(status, headers)
@@ -451,3 +505,12 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> App:
         for key, value in overrides.items():
             setattr(settings, key, value)
     return App(settings)
+
+
+def _insert_if_absent(session, table):
+    """INSERT that leaves an existing row alone (two processes may record the same fact at once)."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+        return postgresql_insert(table).on_conflict_do_nothing()
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+    return sqlite_insert(table).on_conflict_do_nothing()

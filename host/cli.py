@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .config import ConfigError, load_settings, read_config_file, write_config_file
-from .openapi import openapi_command
+from .openapi import openapi_document
 from .plugins import build_plugin_manager, discover
 from .serving import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
@@ -226,7 +226,19 @@ def plugins_disable(ctx: click.Context, name: str) -> None:
     _edit_disabled(ctx, name, disable=True)
 
 
-main.add_command(openapi_command)  # `sitehost openapi`, defined beside the document it prints
+@main.command("openapi")
+@click.option("--url", default="http://127.0.0.1:8080", show_default=True,
+              help="Site address the document's server entry points at.")
+@click.pass_context
+def openapi_command(ctx: click.Context, url: str) -> None:
+    """Print the OpenAPI 3.1 document of every enabled plugin's routes."""
+    app = _create_app(ctx)
+    try:
+        click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))
+    finally:
+        app.close()
+
+
 main.add_command(plugin_command)  # `sitehost plugin new NAME`, defined in host/scaffold.py
 
 

@@ -5,9 +5,7 @@ They are marked trylast so that any plugin's answer comes before the host's.
 
 from __future__ import annotations
 
-import pluggy
-
-hookimpl = pluggy.HookimplMarker("sitehost")
+from .hookspecs import hookimpl
 
 
 @hookimpl(trylast=True)

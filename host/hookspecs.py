@@ -10,15 +10,32 @@ when the two differ, when a hook has no docstring, or when a hook has no `test_h
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Hashable
+
 import pluggy
 
+if TYPE_CHECKING:  # annotations only: importing these here would make cycles
+    import bottle
+    import click
+    from marshmallow import Schema
+    from sqlalchemy import MetaData
+    from sqlalchemy.orm import Session
+
+    from .app import App
+    from .auth.users import User
+    from .content import ContentDeleted, ContentSaved
+    from .registry import HtmlView, MetaKey, Namespace, Page, PostType, Route, Status, Taxonomy
+    from .rest.request import RestRequest
+    from .rest.response import RestResponse
+
 hookspec = pluggy.HookspecMarker("sitehost")
+hookimpl = pluggy.HookimplMarker("sitehost")  # the one marker; plugins import it from `host`
 
 
 # --- registration: once per app in create_app; first every plugin's descriptions, then routes and pages --
 
 @hookspec
-def register_tables(metadata):
+def register_tables(metadata: MetaData) -> None:
     """Add the plugin's SQLAlchemy tables to `metadata`.
 
     When: once per app, before the database is opened; the tables of every enabled plugin
@@ -30,7 +47,7 @@ def register_tables(metadata):
 
 
 @hookspec
-def register_namespaces(app):
+def register_namespaces(app: App) -> list[Namespace] | None:
     """Declare the REST namespaces the plugin serves (for example `cal/events/v1`).
 
     When: once per app, first of the registration hooks.
@@ -43,7 +60,7 @@ def register_namespaces(app):
 
 
 @hookspec
-def register_statuses(app):
+def register_statuses(app: App) -> list[Status] | None:
     """Declare content statuses with their public/protected/private/internal flags.
 
     When: once per app, after namespaces.
@@ -55,7 +72,7 @@ def register_statuses(app):
 
 
 @hookspec
-def register_post_types(app):
+def register_post_types(app: App) -> list[PostType] | None:
     """Declare content types stored by the content plugin (events, courses, forms ...).
 
     When: once per app, after statuses.
@@ -65,7 +82,7 @@ def register_post_types(app):
 
 
 @hookspec
-def register_taxonomies(app):
+def register_taxonomies(app: App) -> list[Taxonomy] | None:
     """Declare term vocabularies (categories, tags, event categories ...).
 
     When: once per app, after post types.
@@ -75,7 +92,7 @@ def register_taxonomies(app):
 
 
 @hookspec
-def register_meta(app):
+def register_meta(app: App) -> list[MetaKey] | None:
     """Declare typed meta keys of an object type, shown under the object's `meta`.
 
     When: once per app, after taxonomies.
@@ -86,7 +103,7 @@ def register_meta(app):
 
 
 @hookspec
-def register_capabilities(app):
+def register_capabilities(app: App) -> dict[str, list[str]] | None:
     """Grant extra primitive capabilities to roles.
 
     When: once per app, after meta keys.
@@ -97,7 +114,7 @@ def register_capabilities(app):
 
 
 @hookspec
-def register_schemas(app):
+def register_schemas(app: App) -> dict[str, type[Schema]] | None:
     """Name the plugin's resource shapes (they become OpenAPI components).
 
     When: once per app, after capabilities.
@@ -108,7 +125,7 @@ def register_schemas(app):
 
 
 @hookspec
-def register_routes(app):
+def register_routes(app: App) -> list[Route] | None:
     """Declare the plugin's REST endpoints.
 
     When: once per app, after EVERY enabled plugin's namespaces, statuses, types, meta,
@@ -124,7 +141,7 @@ def register_routes(app):
 
 
 @hookspec
-def register_pages(app):
+def register_pages(app: App) -> list[Page] | None:
     """Declare HTML pages of the site outside the REST root.
 
     When: once per app, after routes.
@@ -136,7 +153,7 @@ def register_pages(app):
 
 
 @hookspec
-def register_authentication(app):
+def register_authentication(app: App) -> dict[str, Any] | None:
     """Advertise an authentication scheme in the root index's `authentication` object.
 
     When: once per app, last of the registration hooks.
@@ -148,7 +165,7 @@ def register_authentication(app):
 
 
 @hookspec
-def register_commands(cli):
+def register_commands(cli: click.Group) -> None:
     """Add commands to the `sitehost` command line.
 
     When: the first time `sitehost --help` lists commands or an unknown command is asked
@@ -162,7 +179,7 @@ def register_commands(cli):
 # --- lifecycle -------------------------------------------------------------------------
 
 @hookspec
-def startup(app):
+def startup(app: App) -> None:
     """Check configuration and prepare the plugin, once the app is built.
 
     When: once per app, after the registry is complete and the tables exist, in plugin order.
@@ -175,7 +192,7 @@ def startup(app):
 
 
 @hookspec
-def shutdown(app):
+def shutdown(app: App) -> None:
     """Release what the plugin holds (connections, threads) when the app closes.
 
     When: once, on `app.close()` (server stop, end of a test).
@@ -185,7 +202,7 @@ def shutdown(app):
 
 
 @hookspec
-def site_installed(app, session):
+def site_installed(app: App, session: Session) -> list[str] | None:
     """Do first-time set-up of a new site (for example create the first administrator).
 
     When: once per database, the first time `sitehost serve` or `sitehost init` runs on it
@@ -196,7 +213,7 @@ def site_installed(app, session):
 
 
 @hookspec
-def demo_content(app, session):
+def demo_content(app: App, session: Session) -> None:
     """Write realistic sample data for a demonstration site.
 
     When: with `sitehost init --demo` (and `sitehost serve` on an empty database), right
@@ -209,7 +226,7 @@ def demo_content(app, session):
 # --- request pipeline ------------------------------------------------------------------
 
 @hookspec(firstresult=True)
-def authenticate(app, request):
+def authenticate(app: App, request: RestRequest) -> User | None:
     """Decide who sends a REST request.
 
     When: for every REST request, before routing.
@@ -223,7 +240,7 @@ def authenticate(app, request):
 
 
 @hookspec(firstresult=True)
-def handle_exception(app, request, exception):
+def handle_exception(app: App, request: RestRequest, exception: Exception) -> RestResponse | None:
     """Answer an unexpected exception raised by a handler.
 
     When: a handler raised something other than `host.RestError`; the request's
@@ -236,7 +253,7 @@ def handle_exception(app, request, exception):
 
 
 @hookspec(firstresult=True)
-def map_meta_capability(app, user, capability, args):
+def map_meta_capability(app: App, user: User, capability: str, args: tuple) -> list[str] | None:
     """Map a meta capability on an object to the primitive capabilities it needs.
 
     When: every `user.can(capability, *args)` on a signed-in user.
@@ -250,7 +267,7 @@ def map_meta_capability(app, user, capability, args):
 
 
 @hookspec
-def response_headers(app, request, response):
+def response_headers(app: App, request: RestRequest, response: dict[str, str]) -> None:
     """Add or change headers of a finished REST response before it is sent.
 
     When: for every REST response, errors included.
@@ -260,7 +277,7 @@ def response_headers(app, request, response):
 
 
 @hookspec(firstresult=True)
-def cached_response(app, request):
+def cached_response(app: App, request: RestRequest) -> tuple[int, list[tuple[str, str]], bytes] | None:
     """Answer an anonymous GET from a cache.
 
     When: anonymous GET requests, after authentication and before routing.
@@ -273,7 +290,7 @@ def cached_response(app, request):
 
 
 @hookspec
-def store_response(app, request, status, headers, body):
+def store_response(app: App, request: RestRequest, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
     """See the final answer to an anonymous GET (to cache it).
 
     When: after an anonymous GET was answered by the pipeline (not by `cached_response`).
@@ -283,7 +300,7 @@ def store_response(app, request, status, headers, body):
 
 
 @hookspec
-def request_finished(app, request, status):
+def request_finished(app: App, request: RestRequest, status: int) -> None:
     """Observe every finished REST request (metrics, logs).
 
     When: after each REST request (and each batch or embed sub-request) has its response,
@@ -294,7 +311,7 @@ def request_finished(app, request, status):
 
 
 @hookspec(firstresult=True)
-def html_view(app, request):
+def html_view(app: App, request: bottle.BaseRequest) -> HtmlView | None:
     """Answer a request for the site's front page address that carries a query (plain permalinks).
 
     When: for every GET or HEAD of `/` or `/index.php` that is not a REST request
@@ -306,7 +323,7 @@ def html_view(app, request):
 
 
 @hookspec
-def html_head(app, request, item):
+def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> str | None:
     """Add tags to the `<head>` of an HTML view of a content item (discovery links, meta tags).
 
     When: each time an `HtmlView` that names an item is rendered.
@@ -319,30 +336,32 @@ def html_head(app, request, item):
 # --- cross-plugin events ---------------------------------------------------------------
 
 @hookspec
-def content_saved(app, item, created):
+def content_saved(app: App, event: ContentSaved) -> None:
     """React to a content item that was written (purge a cache, index it, send a digest).
 
     When: fired by the plugin that stored the item, after its transaction committed
-    (through `request.after_commit`), so listeners never see rolled-back data.
-    Arguments: `app`; `item`, a dict with at least `id`, `type` and `status`; `created`,
-    True for a new item, False for an update.
+    (through `request.after_commit`), so listeners never see rolled-back data. Fire it as
+    `app.hook.content_saved(app=app, event=ContentSaved.of(item, created))`.
+    Arguments: `app`; `event`, a `host.ContentSaved`: `id`, `type`, `status`, `created`
+    (True for a new item, False for an update) and `item` (its fields, read-only).
     Returns: nothing.
     """
 
 
 @hookspec
-def content_deleted(app, item, force):
+def content_deleted(app: App, event: ContentDeleted) -> None:
     """React to a content item that was trashed or deleted.
 
-    When: fired by the plugin that stored the item, after its transaction committed.
-    Arguments: `app`; `item`, a dict with at least `id`, `type` and `status` (as it was
-    before deletion); `force`, False when trashed, True when deleted for good.
+    When: fired by the plugin that stored the item, after its transaction committed, as
+    `app.hook.content_deleted(app=app, event=ContentDeleted.of(item, force))`.
+    Arguments: `app`; `event`, a `host.ContentDeleted`: `id`, `type`, `status` and `item`
+    as they were before deletion, and `force` (False when trashed, True when deleted for good).
     Returns: nothing.
     """
 
 
 @hookspec(firstresult=True)
-def check_spam(app, submission):
+def check_spam(app: App, submission: dict[str, Any]) -> dict[str, Any] | None:
     """Judge a form entry, comment or sign-up before it is stored.
 
     When: fired by the plugin receiving the submission, before it writes anything.
@@ -355,7 +374,7 @@ def check_spam(app, submission):
 
 
 @hookspec
-def render_content(app, item, content):
+def render_content(app: App, item: dict[str, Any], content: dict[str, str]) -> None:
     """Rewrite the rendered HTML of a content item (shortcodes, embeds, lazy images).
 
     When: fired by the plugin rendering the item, each time it builds `rendered` output.
@@ -367,7 +386,25 @@ def render_content(app, item, content):
 
 
 @hookspec
-def oembed_providers(app):
+def render_cache_key(app: App, item: dict[str, Any]) -> Hashable | None:
+    """Name what else an item's rendered HTML depends on, so that cached output is not stale.
+
+    Core keeps rendered content and excerpts per (item id, type, modified time, raw text).
+    A `render_content` implementation whose output depends on other data (an "upcoming
+    events" block reads the events) must say so here, or readers get the old output until
+    the item itself changes.
+    When: each time core renders an item's content or excerpt, before its cache lookup;
+    only while some plugin implements this hook. While one does, core's list pages encode
+    their items afresh instead of reusing items encoded earlier. Keep it cheap.
+    Arguments: `app`; `item`, the item dict.
+    Returns: a hashable value that changes whenever your output for this item would (the
+    newest event's modified time, a settings version); `False` to have this item rendered
+    afresh every time; or None when your output depends on nothing else.
+    """
+
+
+@hookspec
+def oembed_providers(app: App) -> list[tuple[str, str]] | None:
     """Name the external oEmbed providers the site may call.
 
     When: fired by the plugin that resolves embeds, when it needs the provider list.
@@ -378,7 +415,7 @@ def oembed_providers(app):
 
 
 @hookspec(historic=True)
-def add_hookspecs(plugin_manager):
+def add_hookspecs(plugin_manager: pluggy.PluginManager) -> None:
     """Publish hooks of the plugin's own, for other plugins to implement.
 
     When: once for each plugin as it is registered (historic: plugins registered later

@@ -1,4 +1,4 @@
-"""OpenAPI 3.1 from the registry: `/openapi.json`, `/api-reference` and `sitehost openapi`.
+"""OpenAPI 3.1 from the registry: `/openapi.json`, `/api-reference` and `sitehost openapi` (in cli.py).
 
 The document is built from the very arg dicts the discovery documents show (each
 endpoint's `args`, made by host.rest.schemas from the route's marshmallow schema) and the
@@ -15,7 +15,6 @@ import json
 import re
 from typing import Any
 
-import click
 from apispec import APISpec
 
 from .rest.schemas import schema_instance, schema_properties
@@ -425,20 +424,3 @@ def add_reference_pages(web, app) -> None:
     def api_reference():
         document = openapi_document(app, app.site_url(bottle.request.environ))
         return app.render_html_page("API reference", reference_html(document))
-
-
-# --- command line ----------------------------------------------------------------------------
-
-@click.command("openapi")
-@click.option("--url", default="http://127.0.0.1:8080", show_default=True,
-              help="Site address the document's server entry points at.")
-@click.pass_context
-def openapi_command(ctx: click.Context, url: str) -> None:
-    """Print the OpenAPI 3.1 document of every enabled plugin's routes."""
-    from .cli import _create_app
-
-    app = _create_app(ctx)
-    try:
-        click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))
-    finally:
-        app.close()

@@ -218,15 +218,3 @@ def enable_tracing(manager: pluggy.PluginManager) -> None:
             print(f"[sitehost trace] {hook_name} raised {exception!r}", file=sys.stderr)
 
     manager.add_hookcall_monitoring(before, after)
-
-
-def call_per_plugin(manager: pluggy.PluginManager, hook_name: str, **kwargs):
-    """Call one hook's implementations one by one, yielding (plugin_name, result).
-
-    pluggy does not say which plugin returned what; registration needs to know, to
-    report collisions and failures by plugin name. Order: registration order.
-    """
-    caller = getattr(manager.hook, hook_name)
-    for implementation in caller.get_hookimpls():  # registration order (pluggy *calls* them LIFO)
-        arguments = {name: kwargs[name] for name in implementation.argnames}
-        yield implementation.plugin_name, implementation.function(**arguments)

@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from marshmallow import Schema
+
+from .args import handler_validated_args
 from .rest.schemas import args_from_schema, item_schema
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -44,8 +47,8 @@ class Route:
     """One REST endpoint: a pattern in a namespace, its methods and its handler.
 
     `pattern` is relative to the namespace (`/posts/(?P<id>[\\d]+)`; "" for the namespace
-    itself) and uses Python named groups. `args` is a marshmallow Schema (class or
-    instance), a dict of marshmallow fields, or a dict of ready JSON-Schema arg dicts.
+    itself) and uses Python named groups. `args` is a marshmallow Schema class, usually a
+    subclass of host.args.ContextArgs or CollectionArgs.
     `partial_args` strips defaults and `required` (update endpoints). `permission` is a
     callable(request) returning True, False or raising RestError; None means public.
     `schema` is the resource shape shown in help context and OPTIONS. `capability` names a
@@ -155,6 +158,7 @@ class Endpoint:
     capability: str = ""
     required: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
+    handler_validated: tuple[str, ...] = ()  # args the handler reads and checks itself (host.args.RenderedText)
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
 
 
@@ -187,18 +191,13 @@ def normalize_methods(methods: Any) -> tuple[str, ...]:
 
 
 def compile_args(route: Route) -> dict[str, dict[str, Any]]:
-    raw = route.args
-    if raw is None:
+    """The route's args as JSON-Schema dicts; `route.args` must be a marshmallow Schema class."""
+    if route.args is None:
         return {}
-    if isinstance(raw, dict) and raw and all(isinstance(value, dict) for value in raw.values()):
-        args = {name: dict(value) for name, value in raw.items()}
-        for value in args.values():
-            if route.partial_args:
-                value.pop("default", None)
-                value["required"] = False
-            value.setdefault("required", False)
-        return args
-    return args_from_schema(raw, partial=route.partial_args)
+    if not (isinstance(route.args, type) and issubclass(route.args, Schema)):
+        raise StartupError(f"route {route.namespace}{route.pattern!r}: args must be a marshmallow Schema class "
+                           f"(subclass host.args.ContextArgs or CollectionArgs), not {type(route.args).__name__}")
+    return args_from_schema(route.args, partial=route.partial_args)
 
 
 def _require_capability(capability: str, permission: Callable | None) -> Callable:
@@ -256,6 +255,7 @@ class Registry:
             allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden, capability=route.capability,
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
+            handler_validated=handler_validated_args(route.args),
         )
         compiled = self.routes.get(full)
         if compiled is None:

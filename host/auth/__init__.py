@@ -13,16 +13,15 @@ import base64
 import binascii
 import secrets
 
-import pluggy
 from sqlalchemy import select
 
 from ..registry import Page
+from ..hookspecs import hookimpl
 from ..rest.response import RestError
 from . import pages, ratelimit
 from . import users as user_service
 from .pages import AUTHORIZE_PATH
 
-hookimpl = pluggy.HookimplMarker("sitehost")
 
 # Meta capabilities on one user (args[0] is the user id) and the primitive ones they need.
 # Editing yourself needs nothing beyond being signed in; everything else needs the *_users cap.

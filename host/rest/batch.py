@@ -11,14 +11,17 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
+from marshmallow import Schema, fields, validate
+
+from ..args import JsonSchemaField
 from .request import RestRequest
 from .response import RestError, RestResponse
 
 MAX_BATCH_REQUESTS = 25
 
-BATCH_ARGS: dict[str, dict[str, Any]] = {
-    "validation": {"type": "string", "enum": ["require-all-validate", "normal"], "default": "normal"},
-    "requests": {
+class BatchArgs(Schema):
+    validation = fields.String(load_default="normal", validate=validate.OneOf(["require-all-validate", "normal"]))
+    requests = JsonSchemaField({
         "type": "array",
         "maxItems": MAX_BATCH_REQUESTS,
         "items": {
@@ -31,9 +34,7 @@ BATCH_ARGS: dict[str, dict[str, Any]] = {
                             "additionalProperties": {"type": ["string", "array"], "items": {"type": "string"}}},
             },
         },
-        "required": True,
-    },
-}
+    }, required=True)
 
 
 def handle_batch(request: RestRequest) -> RestResponse:
@@ -86,4 +87,7 @@ def _prevalidate(server, item: RestRequest) -> RestError | None:
 
 
 def _envelope(status: int, body: Any, headers: dict[str, str]) -> dict[str, Any]:
-    return {"body": body, "status": status, "headers": headers or []}
+    """One answer as WordPress gives it: headers as an object (totals as numbers), `[]` when none."""
+    from .server import numeric_headers
+
+    return {"body": body, "status": status, "headers": numeric_headers(headers) if headers else []}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import parse_qsl
 
+from ..stash import RequestState
 from ..users import ANONYMOUS
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
@@ -75,6 +77,7 @@ class RestRequest:
         self.endpoint = None
         self.application_password = None
         self.permitted: bool | None = None
+        self.state = RequestState()  # what plugins keep for the rest of this request (host.stash)
         self._session = None
         self._finished = False
         self._after_commit: list[Callable[[], None]] = []
@@ -109,6 +112,24 @@ class RestRequest:
             if source and source.get(name) is not None:
                 return source[name]
         return None
+
+    # --- reading other plugins' data ---------------------------------------------------------
+
+    def internal_get(self, path: str, **query: Any) -> "InternalResponse":
+        """GET another route of this site as this request's caller, through the normal pipeline.
+
+        This is how a plugin reads another plugin's data without importing its modules: the
+        route's own validation and permission checks run for the same user, so nothing the
+        caller may not read comes back. `path` is relative to the REST root
+        (`/core/v2/posts/5`); query values may be strings, numbers, booleans or lists.
+
+            answer = request.internal_get("/core/v2/posts/5", context="view")
+            if answer.ok:
+                title = answer.data["title"]["rendered"]
+        """
+        pairs = [(name, _query_text(value)) for name, value in query.items()]
+        status, headers, data = self.app.rest.dispatch_internal(self, "GET", path, pairs)
+        return InternalResponse(status, headers, data)
 
     # --- URLs ----------------------------------------------------------------------------
 
@@ -150,3 +171,24 @@ class RestRequest:
         if success:
             for callback in callbacks:
                 callback()
+
+
+@dataclass(frozen=True)
+class InternalResponse:
+    """What `request.internal_get` answers: the status, headers and data a client would get."""
+
+    status: int
+    headers: dict[str, str]
+    data: Any
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def _query_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_query_text(item) for item in value)
+    return str(value)

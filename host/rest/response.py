@@ -12,19 +12,25 @@ class RestError(Exception):
 
     Raise it anywhere in a handler or permission check. `status` is the HTTP status;
     `data` adds fields beside `status` (for example `params` and `details`).
+    `additional_data` is WordPress's top-level list of the error's earlier data (a duplicate
+    term name gives the existing term's id there).
     """
 
     def __init__(self, code: str, message: str, status: int = 500, data: dict[str, Any] | None = None,
-                 headers: dict[str, str] | None = None):
+                 headers: dict[str, str] | None = None, additional_data: list[Any] | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.data = dict(data or {})
         self.headers = dict(headers or {})
+        self.additional_data = list(additional_data) if additional_data else None
 
     def to_body(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "data": {"status": self.status, **self.data}}
+        body = {"code": self.code, "message": self.message, "data": {"status": self.status, **self.data}}
+        if self.additional_data:
+            body["additional_data"] = self.additional_data
+        return body
 
     def __repr__(self) -> str:
         return f"RestError({self.code!r}, status={self.status})"

@@ -13,7 +13,7 @@ from typing import Any
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 # The JSON-Schema keywords an arg keeps in the discovery documents, in this order.
 ARG_KEYWORDS = (
@@ -57,10 +57,26 @@ def field_to_json_schema(field: fields.Field) -> dict[str, Any]:
         result = {"type": "object", "properties": properties}
         if field.many:
             result = {"type": "array", "items": result}
+    elif isinstance(field, fields.List) and isinstance(field.inner, fields.Nested):
+        # apispec would register the nested schema as a component of its throwaway spec
+        result = {"type": "array", "items": field_to_json_schema(field.inner)}
+        for length in (validator for validator in field.validators if isinstance(validator, validate.Length)):
+            if length.min is not None:
+                result["minItems"] = length.min
+            if length.max is not None:
+                result["maxItems"] = length.max
     elif isinstance(field, fields.List):
         result = {"type": "array", "items": field_to_json_schema(field.inner)}
         result.update({key: value for key, value in _converter().field2property(field).items()
                        if key not in ("items", "type")})
+    elif isinstance(field, fields.Dict) and field.value_field is not None:
+        # Values inlined (discovery has no components to $ref), and a Length counts properties.
+        result = {"type": "object", "additionalProperties": field_to_json_schema(field.value_field)}
+        for length in (validator for validator in field.validators if isinstance(validator, validate.Length)):
+            if length.min is not None:
+                result["minProperties"] = length.min
+            if length.max is not None:
+                result["maxProperties"] = length.max
     else:
         result = dict(_converter().field2property(field))
         if isinstance(field, fields.Dict) and result.get("additionalProperties") == {}:

@@ -129,6 +129,10 @@ class RestServer:
             log.exception("unexpected failure in the REST pipeline")
             error = RestError("internal_server_error", "The server encountered an unexpected error.", 500)
             status, headers, body = 500, {"Content-Type": JSON_CONTENT_TYPE}, encode_json(error.to_body())
+            try:
+                headers["Link"] = self.discovery_link(environ)
+            except Exception:  # the site URL itself could not be worked out: answer without it
+                log.exception("no discovery link for the failed REST answer")
         if environ.get("REQUEST_METHOD") == "HEAD":
             body = b""
         header_list = [(name, str(value)) for name, value in headers.items()]
@@ -197,17 +201,30 @@ class RestServer:
         headers.update(error.headers)
         return error.status, headers, encode_json(error.to_body())
 
+    def discovery_link(self, environ: dict) -> str:
+        """`Link: <REST root/>; rel="https://api.w.org/"`, which every REST answer carries."""
+        return f'<{self.app.rest_base_url(environ)}/>; rel="https://api.w.org/"'
+
     def base_headers(self, environ: dict) -> dict[str, str]:
+        """Headers of every REST answer, errors included: discovery Link, nosniff and CORS.
+
+        CORS is open as in WordPress: REST signs callers in from the Authorization header
+        only, never from cookies, so a page on another origin gains nothing a script could
+        not already send without the browser's help. `cors_origins`, when set, narrows the
+        origins that are answered to that list.
+        """
         headers = {
             "Content-Type": JSON_CONTENT_TYPE,
             "X-Robots-Tag": "noindex",
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "strict-origin-when-cross-origin",
+            "Link": self.discovery_link(environ),
             "Access-Control-Expose-Headers": "X-WP-Total, X-WP-TotalPages, Link",
-            "Access-Control-Allow-Headers": "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type",
+            "Access-Control-Allow-Headers": "Authorization, Content-Type, Content-Disposition, Content-MD5",
         }
         origin = environ.get("HTTP_ORIGIN")
-        if origin and origin in self.app.settings.cors_origins:
+        restricted = self.app.settings.cors_origins
+        if origin and (not restricted or origin in restricted):
             headers["Access-Control-Allow-Origin"] = origin
             headers["Access-Control-Allow-Methods"] = "OPTIONS, GET, POST, PUT, PATCH, DELETE"
             headers["Access-Control-Allow-Credentials"] = "true"
@@ -263,6 +280,8 @@ class RestServer:
             request.finish(success=False)
             outcome = self._unexpected(request, exception, route)
         self.hook.request_finished(app=self.app, request=request, status=outcome.status)
+        if _deleted_for_good(request, outcome):
+            return outcome  # the item is gone: no method is allowed on it any more
         try:
             allowed = self.allowed_methods(request, route)
         finally:
@@ -329,8 +348,9 @@ class RestServer:
                             {"params": missing})
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
+        unchecked = endpoint.handler_validated  # passed on as sent (host.args.RenderedText)
         for name, arg in endpoint.args.items():
-            if name not in sent:
+            if name not in sent or name in unchecked:
                 continue
             try:
                 validate_value(sent[name], arg, name)
@@ -341,7 +361,7 @@ class RestServer:
             raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", 400,
                             {"params": invalid, "details": details})
         for name, arg in endpoint.args.items():
-            if name in sent:
+            if name in sent and name not in unchecked:
                 params[name] = sanitize_value(sent[name], arg)
         return params
 
@@ -376,6 +396,61 @@ class RestServer:
             if permitted:
                 allowed.extend(method for method in endpoint.methods if method not in allowed)
         return allowed
+
+    def target_hints(self, request: RestRequest, href: str, prime: dict[str, Any] | None = None) -> dict | None:
+        """WordPress's `targetHints` of a `self` link: `{"allow": [...]}` for the caller, or None.
+
+        The methods come from the same permission checks as the Allow header, run for a GET
+        probe of the link's route. `prime` is set on the probe request before the checks, so a
+        plugin can hand over the object it has in hand (its per-request caches) and the checks
+        read nothing again: on a list page that saves a database round trip per item.
+        """
+        base = request.base_url
+        if not href.startswith(base + "/"):
+            return None
+        path = href[len(base):].split("?", 1)[0].rstrip("/") or "/"
+        route = self.registry.first_route_for(path)
+        if route is None:
+            return None
+        found = route.regex.match(path)
+        probe = RestRequest(self.app, "GET", path, [], {}, base_url=base, remote_addr=request.remote_addr,
+                            internal=True, environ=request.environ)
+        probe.user = request.user
+        probe.application_password = request.application_password
+        probe.route = route
+        probe.url_params = {key: value for key, value in found.groupdict().items() if value is not None}
+        endpoint = route.endpoint_for("GET") or route.endpoints[0]
+        probe.params = _path_params(probe.url_params, endpoint.args)
+        if prime:
+            probe.state.update(prime)
+        try:
+            allowed = self.allowed_methods(probe, route)
+        finally:
+            probe.finish(success=False)
+        return {"allow": allowed} if allowed else None
+
+    def _with_target_hints(self, request: RestRequest, data: Any) -> Any:
+        """targetHints on every item's `self` links that its plugin did not fill in already.
+
+        Items are copied, never changed in place: a plugin may keep the dicts it returned.
+        """
+        if isinstance(data, list):
+            return [self._with_target_hints(request, item) if isinstance(item, dict) else item for item in data]
+        if not isinstance(data, dict):
+            return data
+        links = data.get("_links")
+        selves = links.get("self") if isinstance(links, dict) else None
+        if not isinstance(selves, list) or not any(isinstance(link, dict) and "targetHints" not in link
+                                                   for link in selves):
+            return data
+        hinted = []
+        for link in selves:
+            if isinstance(link, dict) and "targetHints" not in link and isinstance(link.get("href"), str):
+                hints = self.target_hints(request, link["href"])
+                if hints:
+                    link = {**link, "targetHints": hints}
+            hinted.append(link)
+        return {**data, "_links": {**links, "self": hinted}}
 
     def _options(self, request: RestRequest) -> _Outcome:
         route = self.registry.first_route_for(request.path)
@@ -443,6 +518,8 @@ class RestServer:
                 if isinstance(item, dict):
                     embed_links(self, request, item, wanted or None, fetched)
             data = items if isinstance(data, list) else items[0]
+        if keep_links and isinstance(data, (dict, list)):
+            data = self._with_target_hints(request, data)
         if tree is not None:
             data = filter_fields(data, tree)
         if isinstance(data, (dict, list)):
@@ -458,14 +535,17 @@ class RestServer:
         status = outcome.status
         response_headers = dict(headers)
         response_headers.update(outcome.headers)
-        if "Link" not in outcome.headers:
-            response_headers["Link"] = f'<{request.base_url}/>; rel="https://api.w.org/"'
+        discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
+        if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
+            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
+        else:
+            response_headers["Link"] = discovery
         if "_envelope" in request.query:
-            envelope_headers = dict(outcome.headers)
+            envelope_headers = numeric_headers(outcome.headers)
             data = {"body": data, "status": status, "headers": envelope_headers}
             for name in envelope_headers:
                 response_headers.pop(name, None)
-            response_headers["Link"] = f'<{request.base_url}/>; rel="https://api.w.org/"'
+            response_headers["Link"] = discovery
             status = 200
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         if status == 204 or (data is None and not outcome.is_error):
@@ -494,10 +574,39 @@ class RestServer:
         """A RawBody goes out as it is, with its own content type and the usual headers."""
         response_headers = dict(headers)
         response_headers.update(outcome.headers)
-        response_headers.setdefault("Link", f'<{request.base_url}/>; rel="https://api.w.org/"')
+        discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
+        if "Link" in outcome.headers:
+            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
+        else:
+            response_headers["Link"] = discovery
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         return outcome.status, response_headers, outcome.data.body
+
+
+NUMERIC_HEADERS = ("X-WP-Total", "X-WP-TotalPages")
+
+
+def numeric_headers(headers: dict[str, str]) -> dict[str, Any]:
+    """Headers as a JSON object the way WordPress puts them in `_envelope` and batch answers:
+    the totals are numbers there, not the strings HTTP carries."""
+    result: dict[str, Any] = dict(headers)
+    for name in NUMERIC_HEADERS:
+        value = result.get(name)
+        if isinstance(value, str) and value.isdigit():
+            result[name] = int(value)
+    return result
+
+
+def _deleted_for_good(request: RestRequest, outcome: _Outcome) -> bool:
+    """A DELETE that answered `{deleted: true, previous: ...}` removed its item for good.
+
+    That is the answer shape of every permanent delete (posts with force, terms, revisions,
+    users, application passwords); the item no longer exists, so no method is allowed on it.
+    """
+    data = outcome.data
+    return request.method == "DELETE" and not outcome.is_error and isinstance(data, dict) \
+        and data.get("deleted") is True and "previous" in data
 
 
 def _default_params(endpoint) -> dict[str, Any]:

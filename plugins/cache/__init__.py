@@ -8,21 +8,20 @@ write bumps (`content_saved` / `content_deleted`) before the write's response is
 
 from __future__ import annotations
 
-from host import Namespace, PluginInfo, Route, hookimpl
+from host import Namespace, PluginInfo, hookimpl
 
-from . import admin, callbacks, models
+from . import routes, tables
+from .routes import V1, V3
 from .runtime import attach, detach, runtime_of
 from .settings import load_config
 
 PLUGIN = PluginInfo(name="cache", version="0.1.0",
                     description="Response cache for anonymous REST reads, cache warming and optimisation callbacks")
-V1 = "cache/v1"
-V3 = "cache/v3"
 
 
 @hookimpl
 def register_tables(metadata):
-    models.define_tables(metadata)
+    tables.define_tables(metadata)
 
 
 @hookimpl
@@ -33,23 +32,7 @@ def register_namespaces():
 
 @hookimpl
 def register_routes():
-    operator = admin.require_manage_options
-    service = callbacks.require_callback_secret
-    return [
-        Route(V1, "/toggle_crawler_state", "POST", admin.toggle_crawler_state, permission=operator),
-        Route(V1, "/tool/check_ip", "GET", admin.check_ip, permission=operator),
-        Route(V1, "/status", "GET", admin.cache_status, permission=operator),
-        Route(V1, "/notify_img", "POST", callbacks.notify_img, permission=service),
-        Route(V1, "/notify_ccss", "POST", callbacks.notify_page_result("ccss"), permission=service),
-        Route(V1, "/notify_ucss", "POST", callbacks.notify_page_result("ucss"), permission=service),
-        Route(V1, "/notify_vpi", "POST", callbacks.notify_page_result("vpi"), permission=service),
-        Route(V1, "/check_img", "POST", callbacks.check_img, permission=service),
-        Route(V3, "/ip_validate", "POST", callbacks.ip_validate, permission=service),
-        Route(V3, "/wp_rest_echo", "POST", callbacks.wp_rest_echo, permission=service),
-        Route(V3, "/ping", "POST", callbacks.ping, permission=service),
-        Route(V3, "/cdn_status", "POST", callbacks.cdn_status, permission=service),
-        Route(V3, "/err_domains", "POST", callbacks.err_domains, permission=service),
-    ]
+    return routes.routes()
 
 
 @hookimpl

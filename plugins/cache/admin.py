@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from host import forbidden
 
 from .crawler import CRAWLERS, Warmer
-from .models import tables
+from .tables import tables
 from .outbound import detect_public_ipv4
 from .runtime import runtime_of
 from .state import get_state, set_state

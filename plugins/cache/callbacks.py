@@ -24,7 +24,7 @@ from sqlalchemy import delete, func, insert, select, update
 
 from host import RestError, RestResponse, forbidden
 
-from .models import tables
+from .tables import tables
 from .runtime import runtime_of
 from .state import get_state, set_state
 from .validation import load_payload
@@ -250,7 +250,8 @@ def check_img(request):
 
 # --- cache/v1: page optimisation (critical CSS, unused CSS, viewport images) --------------------
 
-def _page_result_schema(kind: str) -> Schema:
+def page_result_schema(kind: str) -> type[Schema]:
+    """The payload of notify_ccss, notify_ucss or notify_vpi: results keyed by the kind."""
     item = Schema.from_dict({
         "request_url": fields.Url(required=True, require_tld=False),
         "queue_k": fields.String(required=True, validate=validate.Length(min=1, max=200)),
@@ -258,13 +259,13 @@ def _page_result_schema(kind: str) -> Schema:
     }, name=f"{kind.title()}ResultSchema")
     return Schema.from_dict({
         "data": fields.List(fields.Nested(item(unknown=EXCLUDE)), required=True, validate=validate.Length(min=1, max=500)),
-    }, name=f"Notify{kind.title()}Schema")()
+    }, name=f"Notify{kind.title()}Schema")
 
 
 def notify_page_result(kind: str):
     def handler(request):
         """Store one result per queue key (the newest wins); the count of saved items comes back."""
-        payload = load_payload(_page_result_schema(kind), request.params)
+        payload = load_payload(page_result_schema(kind)(), request.params)
         table = tables(request.app)["cache_page_results"]
         session = request.session
         now = _utcnow()

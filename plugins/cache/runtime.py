@@ -1,17 +1,13 @@
-"""Per-app objects of the cache plugin (settings and the response cache), found by app.
-
-Each App builds its own (tests build many apps in one process), so nothing is global.
-"""
+"""The cache plugin's per-app objects (settings and the response cache), kept in `app.stash`."""
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
+
+from host.stash import StashKey
 
 from .settings import CacheConfig
 from .store import ResponseCache
-
-_RUNTIMES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -20,17 +16,20 @@ class Runtime:
     cache: ResponseCache
 
 
+RUNTIME = StashKey[Runtime]("cache.runtime")
+
+
 def attach(app, config: CacheConfig) -> Runtime:
     runtime = Runtime(config, ResponseCache(app, config))
-    _RUNTIMES[app] = runtime
+    app.stash[RUNTIME] = runtime
     return runtime
 
 
 def runtime_of(app) -> Runtime | None:
-    return _RUNTIMES.get(app)
+    return app.stash.get(RUNTIME)
 
 
 def detach(app) -> None:
-    runtime = _RUNTIMES.pop(app, None)
+    runtime = app.stash.pop(RUNTIME)
     if runtime:
         runtime.cache.close()

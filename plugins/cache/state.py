@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
-from .models import tables
+from .tables import tables
 
 
 def get_state(session, app, key: str, default: Any = None) -> Any:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from .models import VERSION_ROW, tables
+from .tables import VERSION_ROW, tables
 from .settings import CacheConfig
 
 log = logging.getLogger("sitehost.cache")

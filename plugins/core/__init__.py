@@ -1,8 +1,8 @@
 """core/v2: the site's content (posts, pages, media, revisions, autosaves, terms) and its users.
 
 The content store serves every registered post type; other plugins add types, statuses,
-taxonomies and meta keys through the registration hooks and read and write content with
-`plugins.core.store`-free host APIs or their own routes built on the same tables.
+taxonomies and meta keys through the registration hooks, get core/v2 routes for them, and
+read and write their items through the content service, `app.content` (host/content.py).
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 from sqlalchemy import insert, select
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
+from host.content import CONTENT_SERVICE
 
-from . import users
-from .models import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
+from .content import CoreContentService
+from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)")
@@ -83,21 +84,9 @@ def register_meta():
 
 @hookimpl
 def register_routes(app):
-    from .media import MediaController
-    from .posts import PostsController
-    from .revisions import RevisionsController
-    from .terms import TermsController
+    from .routes import routes
 
-    posts = PostsController(app, "post", "post", "posts")
-    pages = PostsController(app, "page", "page", "pages", hierarchical=True)
-    return [
-        *posts.routes(), *RevisionsController(posts).routes(),
-        *pages.routes(), *RevisionsController(pages).routes(),
-        *MediaController(app).routes(),
-        *TermsController(app, "category", "categories", True).routes(),
-        *TermsController(app, "post_tag", "tags", False).routes(),
-        *users.routes(app),
-    ]
+    return routes(app)
 
 
 @hookimpl
@@ -111,6 +100,7 @@ def register_pages(app):
 def startup(app):
     """Indexes added since the database was created, the content version and the full-text index with
     their triggers, and the default category (id 1) every site has."""
+    app.stash[CONTENT_SERVICE] = CoreContentService(app)
     create_missing_indexes(app)
     install_content_version(app)
     install_search_index(app)

@@ -15,7 +15,7 @@ from sqlalchemy import insert, select
 from host.auth import users as user_service
 
 from . import dates, store
-from .models import tables
+from .tables import tables
 
 CATEGORIES = [("News", "School news and announcements", None), ("Events", "What is coming up", None),
               ("Sport", "Fixtures and results", "Events"), ("Music", "Concerts and rehearsals", "Events")]
@@ -73,7 +73,7 @@ def write_demo_content(app, session) -> None:
     t = tables(app)
     admin = _first_administrator(app, session) or _teacher(app, session)
     teacher = _teacher(app, session)
-    site = (app.settings.site.get("url") or "http://localhost").rstrip("/")
+    site = app.guid_site_url(session, "http://localhost", record=False)
     tz = app.timezone()
     now = dates.utcnow()
     term_ids: dict[str, int] = {}

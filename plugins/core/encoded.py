@@ -6,20 +6,20 @@ process) says whether anything an item is built from may have changed; while it 
 the JSON built for an item and a REST root is exactly what building it again would give.
 A list page then reads only its ids and the version from the listing index, and builds
 only the items not kept. Only public, unprotected items in the `view` context are kept:
-what a reader may see of those never depends on who asks.
+what a reader may see of those never depends on who asks, except the targetHints of their
+`self` link, so an entry is the item's row with one encoding per distinct targetHints.
 """
 
 from __future__ import annotations
 
-import weakref
-from typing import Any
 
-from .lru import LruCache, per_app
+from host.lru import LruCache
+from host.stash import StashKey
 
 ENTRIES = 2048  # about 4 KB each with a 2 KB body: a few MB per worker
 
-_BY_APP: "weakref.WeakKeyDictionary[Any, LruCache]" = weakref.WeakKeyDictionary()
+ENCODED = StashKey[LruCache]("core.encoded_items")
 
 
 def encoded_items(app) -> LruCache:
-    return per_app(_BY_APP, app, lambda: LruCache(ENTRIES))
+    return app.stash.setdefault_by(ENCODED, lambda: LruCache(ENTRIES))

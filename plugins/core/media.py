@@ -20,9 +20,9 @@ import bottle
 from host import Page, RestError, RestResponse, Route, forbidden
 
 from . import dates, render, store
-from .posts import NAMESPACE, PostsController, guarded
-from .schemas import CONTEXT, collection_args, date_and_slug_args, item_args, meta_arg
-from .shaping import class_list, core_url, generated_slug, local_and_gmt, permalink, post_links, site_url
+from .posts import NAMESPACE, PostsController
+from .schemas import MediaReadArgs, PostDeleteArgs, PostIdArgs, collection_args, media_write_args, with_id
+from .shaping import class_list, core_url, generated_slug, guid_base, local_and_gmt, permalink, post_links, site_url
 
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
 ALLOWED = {
@@ -148,41 +148,18 @@ class MediaController(PostsController):
 
     def routes(self) -> list[Route]:
         item = r"/media/(?P<id>[\d]+)"
-        write = {
-            **date_and_slug_args(),
-            "status": {"description": "A named status for the post.", "type": "string",
-                       "enum": ["publish", "future", "draft", "pending", "private"]},
-            "title": {"description": "The title for the post.", "type": ["string", "object"],
-                      "properties": {"raw": {"type": "string"}}},
-            "author": {"description": "The ID for the author of the post.", "type": "integer"},
-            "featured_media": {"description": "The ID of the featured media for the post.", "type": "integer"},
-            "comment_status": {"description": "Whether or not comments are open on the post.", "type": "string",
-                               "enum": ["open", "closed"]},
-            "ping_status": {"description": "Whether or not the post can be pinged.", "type": "string",
-                            "enum": ["open", "closed"]},
-            "meta": meta_arg(self.app, "attachment"),
-            "template": {"description": "The theme file to use to display the post.", "type": "string"},
-            "alt_text": {"description": "Alternative text to display when attachment is not displayed.",
-                         "type": "string"},
-            "caption": {"description": "The attachment caption.", "type": ["string", "object"],
-                        "properties": {"raw": {"type": "string"}}},
-            "description": {"description": "The attachment description.", "type": ["string", "object"],
-                            "properties": {"raw": {"type": "string"}}},
-            "post": {"description": "The ID for the associated post of the attachment.", "type": "integer"},
-        }
+        write = media_write_args(self.app)
         return [
             Route(NAMESPACE, "/media", "GET", self.list_items, args=collection_args(self.app, "attachment", "attachment"),
-                  permission=guarded(self.check_list, "list_items", self), title="attachment"),
+                  permission=self.check_list, title="attachment"),
             Route(NAMESPACE, "/media", "POST", self.create_item, args=write,
-                  permission=guarded(self.check_create, "create_item", self)),
-            Route(NAMESPACE, item, "GET", self.get_item, args=item_args({"context": dict(CONTEXT)}),
-                  permission=guarded(self.check_read, "get_item", self), title="attachment"),
-            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=item_args(write), partial_args=True,
-                  permission=guarded(self.check_update, "update_item", self)),
-            Route(NAMESPACE, item, "DELETE", self.delete_item, args=item_args({
-                "force": {"description": "Whether to bypass Trash and force deletion.", "type": "boolean",
-                          "default": False}}),
-                  permission=guarded(self.check_delete, "delete_item", self)),
+                  permission=self.check_create),
+            Route(NAMESPACE, item, "GET", self.get_item, args=MediaReadArgs,
+                  permission=self.check_read, title="attachment"),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write),
+                  partial_args=True, permission=self.check_update),
+            Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,
+                  permission=self.check_delete),
         ]
 
     # --- reading --------------------------------------------------------------------------
@@ -250,15 +227,28 @@ class MediaController(PostsController):
 
     # --- writing --------------------------------------------------------------------------
 
-    def check_create(self, request, session):
-        super().check_create(request, session)
+    def check_create(self, request):
+        super().check_create(request)
+        self._check_parent_editable(request)
+        return True
+
+    def check_update(self, request):
+        super().check_update(request)
+        self._check_parent_editable(request)
+        return True
+
+    def _check_parent_editable(self, request) -> None:
+        """Attaching media to a post edits that post: the caller must be allowed to edit it.
+
+        Upload and update share this check; WordPress makes it on upload only, which lets an
+        author attach media to (and so learn of) someone else's draft through an update.
+        """
         post_id = request.params.get("post")
         if post_id:
-            parent = store.get_item(self.app, session, post_id)
+            parent = store.get_item(self.app, request.session, post_id)
             if parent is not None and not request.user.can("edit_post", parent):
                 raise forbidden(request.user, "rest_cannot_edit",
                                 "Sorry, you are not allowed to upload media to this post.")
-        return True
 
     def _parent_for(self, session, post_id) -> int:
         if not post_id:
@@ -314,8 +304,10 @@ class MediaController(PostsController):
         try:
             mime = check_file(name, data, user.can("unfiltered_html"))
         except ValueError as refused:
+            # WordPress answers 500 here, but a refused file type is the client's error, not the
+            # server's: same code, status 415 (README, "Differences from WordPress").
             code = "rest_upload_unknown_error" if multipart else "rest_upload_sideload_error"
-            raise RestError(code, str(refused), 500) from None
+            raise RestError(code, str(refused), 415) from None
         now = dates.utcnow()
         tz = self.app.timezone()
         local_now = dates.utc_to_local(now, tz)
@@ -335,7 +327,7 @@ class MediaController(PostsController):
             "ping_status": params.get("ping_status") or "closed", "date": local_now, "date_gmt": now,
             "modified": local_now, "modified_gmt": now, "mime_type": mime, "file": relative,
             "media_details": details, "alt_text": render.plain_text(params.get("alt_text") or ""),
-            "guid": f"{site_url(request)}/uploads/{relative}",
+            "guid": f"{guid_base(request)}/uploads/{relative}",
         }
         post_id = store.insert_item(self.app, session, values)
         slug = store.unique_slug(self.app, session, store.sanitize_slug(params.get("slug") or values["title"])
@@ -373,7 +365,7 @@ class MediaController(PostsController):
 
     def update_item(self, request):
         params, session = request.params, request.session
-        current = self.load(request, session, params["id"])
+        current = self.load(request, params["id"])
         values: dict[str, Any] = {}
         if request.has_param("featured_media") and params.get("featured_media"):
             if not (current["mime_type"].startswith("audio/") or current["mime_type"].startswith("video/")):
@@ -408,7 +400,7 @@ class MediaController(PostsController):
 
     def delete_item(self, request):
         params, session = request.params, request.session
-        item = self.load(request, session, params["id"])
+        item = self.load(request, params["id"])
         if not params.get("force"):
             raise RestError("rest_trash_not_supported",
                             "The post does not support trashing. Set 'force' to true to delete.", 501)

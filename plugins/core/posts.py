@@ -13,14 +13,14 @@ import datetime
 import math
 from typing import Any
 
-from host import RestError, RestResponse, Route, encode_item, forbidden
+from host import ContentDeleted, ContentSaved, RestError, RestResponse, Route, encode_item, forbidden
 from host.auth import users as user_service
 
 from . import dates, render, revisions, store
 from .permissions import type_caps
-from .schemas import collection_args, item_args, write_args
+from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
-from .shaping import can_read, core_url, permalink, prepare_post, public_status
+from .shaping import can_read, core_url, guid_base, permalink, post_hints, prepare_post, public_status
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")
@@ -31,46 +31,6 @@ DEFAULT_CATEGORY = 1
 
 def invalid_id(status: int = 404) -> RestError:
     return RestError("rest_post_invalid_id", "Invalid post ID.", status)
-
-
-class _SessionOnDemand:
-    """Stands for a session and opens one only when a check reads the database.
-
-    Most Allow probes are answered from the caller's capabilities alone (an anonymous caller
-    may not create); opening, beginning and rolling back a session for them cost a list page
-    more than its JSON encoding.
-    """
-
-    def __init__(self, app):
-        self._app = app
-        self._session = None
-
-    def __getattr__(self, name):
-        if self._session is None:
-            self._session = self._app.db.session()
-        return getattr(self._session, name)
-
-    def close(self) -> None:
-        if self._session is not None:
-            try:
-                self._session.rollback()
-            finally:
-                self._session.close()
-
-
-def guarded(check, handler_name: str, controller):
-    """A permission callable that, when probed for the Allow header, reads in its own short session."""
-    def permission(request):
-        endpoint = request.endpoint
-        if endpoint is not None and getattr(endpoint.handler, "__name__", "") == handler_name \
-                and getattr(endpoint.handler, "__self__", None) is controller:
-            return check(request, request.session)
-        session = _SessionOnDemand(request.app)
-        try:
-            return check(request, session)
-        finally:
-            session.close()
-    return permission
 
 
 @dataclasses.dataclass
@@ -115,31 +75,24 @@ class PostsController:
         write = write_args(self.app, self.type, self.kind)
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
-                  permission=guarded(self.check_list, "list_items", self), allow_batch=True, title=schema_title),
+                  permission=self.check_list, allow_batch=True, title=schema_title),
             Route(NAMESPACE, base, "POST", self.create_item, args=write,
-                  permission=guarded(self.check_create, "create_item", self), allow_batch=True),
-            Route(NAMESPACE, item, "GET", self.get_item, args=item_args({
-                "context": {"description": "Scope under which the request is made; determines fields present in "
-                            "response.", "type": "string", "enum": ["view", "embed", "edit"], "default": "view"},
-                "excerpt_length": {"description": "Override the default excerpt length.", "type": "integer"},
-                "password": {"description": "The password for the post if it is password protected.",
-                             "type": "string"}}),
-                  permission=guarded(self.check_read, "get_item", self), allow_batch=True, title=schema_title),
-            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=item_args(write), partial_args=True,
-                  permission=guarded(self.check_update, "update_item", self), allow_batch=True),
-            Route(NAMESPACE, item, "DELETE", self.delete_item, args=item_args({
-                "force": {"description": "Whether to bypass Trash and force deletion.", "type": "boolean",
-                          "default": False}}),
-                  permission=guarded(self.check_delete, "delete_item", self), allow_batch=True),
+                  permission=self.check_create, allow_batch=True),
+            Route(NAMESPACE, item, "GET", self.get_item, args=PostReadArgs,
+                  permission=self.check_read, allow_batch=True, title=schema_title),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write), partial_args=True,
+                  permission=self.check_update, allow_batch=True),
+            Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,
+                  permission=self.check_delete, allow_batch=True),
         ]
 
     # --- loading --------------------------------------------------------------------------
 
-    def load(self, request, session, post_id) -> dict:
-        cache = request.__dict__.setdefault("core_items", {})
+    def load(self, request, post_id) -> dict:
+        cache = request.state.setdefault("core_items", {})
         key = (self.type, int(post_id))
         if key not in cache:
-            item = store.get_item(self.app, session, int(post_id), self.type) if int(post_id) > 0 else None
+            item = store.get_item(self.app, request.session, int(post_id), self.type) if int(post_id) > 0 else None
             if item is None:
                 raise invalid_id()
             cache[key] = item
@@ -150,11 +103,11 @@ class PostsController:
         return prepare_post(request, item, context, password, excerpt_length)
 
     def remember(self, request, item: dict) -> None:
-        request.__dict__.setdefault("core_items", {})[(self.type, item["id"])] = item
+        request.state.setdefault("core_items", {})[(self.type, item["id"])] = item
 
     # --- permission checks ----------------------------------------------------------------
 
-    def check_list(self, request, session):
+    def check_list(self, request):
         params = request.params
         user = request.user
         if params.get("context") == "edit" and not user.can(self.caps["edit"]):
@@ -172,8 +125,8 @@ class PostsController:
                                        "data": {"status": inner}}}})
         return True
 
-    def check_read(self, request, session):
-        item = self.load(request, session, request.params["id"])
+    def check_read(self, request):
+        item = self.load(request, request.params["id"])
         user = request.user
         if request.params.get("context") == "edit" and not user.can("edit_post", item):
             raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit this post.")
@@ -184,22 +137,22 @@ class PostsController:
             raise forbidden(user, "rest_forbidden", "Sorry, you are not allowed to do that.")
         return True
 
-    def _check_terms(self, request, session):
+    def _check_terms(self, request):
         """May the caller assign the existing terms sent? One read for both fields, kept for `set_terms`."""
         if self.kind != "post":
             return
         sent = [ids for ids in (request.params.get("categories"), request.params.get("tags")) if isinstance(ids, list)]
         if not sent:
             return
-        found = store.terms_by_id(self.app, session, [term_id for ids in sent for term_id in ids])
-        request.__dict__["core_terms"] = found
+        found = store.terms_by_id(self.app, request.session, [term_id for ids in sent for term_id in ids])
+        request.state.core_terms = found
         for ids in sent:
             for term_id in dict.fromkeys(ids):
                 if term_id in found and not request.user.can("assign_term", term_id):
                     raise forbidden(request.user, "rest_cannot_assign_term",
                                     "Sorry, you are not allowed to assign the provided terms.")
 
-    def check_create(self, request, session):
+    def check_create(self, request):
         params, user = request.params, request.user
         if params.get("id") not in (None, "", 0, "0"):
             raise RestError("rest_post_exists", "Cannot create existing post.", 400)
@@ -212,11 +165,11 @@ class PostsController:
             raise forbidden(user, "rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.")
         if not user.can(self.caps["create"]):
             raise forbidden(user, "rest_cannot_create", "Sorry, you are not allowed to create posts as this user.")
-        self._check_terms(request, session)
+        self._check_terms(request)
         return True
 
-    def check_update(self, request, session):
-        item = self.load(request, session, request.params["id"])
+    def check_update(self, request):
+        item = self.load(request, request.params["id"])
         params, user = request.params, request.user
         if not user.can("edit_post", item):
             raise forbidden(user, "rest_cannot_edit", "Sorry, you are not allowed to edit this post.")
@@ -227,11 +180,11 @@ class PostsController:
         if self.kind == "post" and "sticky" in params and bool(params["sticky"]) != bool(item["sticky"]) and not (
                 user.can(self.caps["edit_others"]) and user.can(self.caps["publish"])):
             raise forbidden(user, "rest_cannot_assign_sticky", "Sorry, you are not allowed to make posts sticky.")
-        self._check_terms(request, session)
+        self._check_terms(request)
         return True
 
-    def check_delete(self, request, session):
-        item = self.load(request, session, request.params["id"])
+    def check_delete(self, request):
+        item = self.load(request, request.params["id"])
         if not request.user.can("delete_post", item):
             raise forbidden(request.user, "rest_cannot_delete", "Sorry, you are not allowed to delete this post.")
         return True
@@ -304,7 +257,9 @@ class PostsController:
         query = self.build_query(request)
         sticky_first = (self.kind == "post" and params.get("ignore_sticky") is False and page == 1
                         and not query.include and not query.search and not query.tax_clauses and not query.formats)
-        reuse = self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
+        # Kept encodings hold rendered content: not while a plugin says rendering depends on more.
+        reuse = (self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
+                 and not self.app.hook.render_cache_key.get_hookimpls())
         listed = store.list_page_ids(self.app, request.session, query, page) if reuse else None
         if listed is not None:
             ids, total, version = listed
@@ -329,14 +284,23 @@ class PostsController:
 
         The content version changes with every write to posts, terms, term links and meta (in
         any process), so an item kept at the current version is exactly what building it again
-        would give; only the items not kept are read in full and built.
+        would give; only the items not kept are read in full and built. The kept row also
+        answers the caller's targetHints, and the encoding is kept per distinct answer.
         """
         kept = encoded_items(self.app)
         found = {}
         for post_id in ids:
-            encoded = kept.get((request.base_url, post_id, version))
-            if encoded is not None:
-                found[post_id] = encoded
+            entry = kept.get((request.base_url, post_id, version))
+            if entry is None:
+                continue
+            item, encodings = entry
+            hints = post_hints(request, item, core_url(request, f"{self.base}/{post_id}"))
+            allow = tuple(hints["allow"]) if hints else ()
+            encoded = encodings.get(allow)
+            if encoded is None:
+                encoded = encode_item(self.prepare(request, item, "view"))
+                encodings[allow] = encoded
+            found[post_id] = encoded
         missing = [post_id for post_id in ids if post_id not in found]
         if missing:
             for post_id, row in store.rows_by_ids(self.app, request.session, self.type, missing).items():
@@ -345,8 +309,10 @@ class PostsController:
                     continue
                 data = self.prepare(request, item, "view")
                 if public_status(self.app, item["status"]) and not item["password"]:
+                    hints = data["_links"]["self"][0].get("targetHints")
                     data = encode_item(data)
-                    kept.put((request.base_url, post_id, version), data)
+                    kept.put((request.base_url, post_id, version),
+                             (item, {tuple(hints["allow"]) if hints else (): data}))
                 found[post_id] = data
         return [found[post_id] for post_id in ids if post_id in found]
 
@@ -369,7 +335,7 @@ class PostsController:
         return sticky_here + missing + others
 
     def get_item(self, request):
-        item = self.load(request, request.session, request.params["id"])
+        item = self.load(request, request.params["id"])
         params = request.params
         data = self.prepare(request, item, params.get("context", "view"), params.get("password"),
                             params.get("excerpt_length"))
@@ -388,7 +354,11 @@ class PostsController:
             value = value.get("raw")
             if name == "title" and value == "":
                 return None
-        value = "" if value is None else str(value)
+        if not isinstance(value, str):  # the pipeline leaves these args to the handler (host.args.RenderedText)
+            message = f"{name} must be a string or an object whose raw is a string."
+            raise RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400, {
+                "params": {name: message},
+                "details": {name: {"code": "rest_invalid_type", "message": message, "data": None}}})
         if request.user.can("unfiltered_html"):
             return value
         return render.sanitize_title(value) if name == "title" else render.sanitize_html(value)
@@ -447,7 +417,7 @@ class PostsController:
         }
         post_id = store.insert_item(self.app, session, values)
         values["slug"] = self._slug(request, status, title, None, post_id, parent)
-        values["guid"] = permalink(request, {"id": post_id, "type": self.type})
+        values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
         store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
         wrote = self._side_effects(request, session, post_id, None)
         values.update(wrote.columns)
@@ -543,7 +513,7 @@ class PostsController:
             for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
                 if request.has_param(field) and isinstance(params.get(field), list):
                     wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, taxonomy, params[field], new,
-                                                            request.__dict__.get("core_terms"))
+                                                            request.state.get("core_terms"))
                 elif field == "categories" and (new or not current["terms"].get("category")):
                     wrote.terms[taxonomy] = store.set_terms(self.app, session, post_id, "category",
                                                             [DEFAULT_CATEGORY], new)
@@ -575,7 +545,7 @@ class PostsController:
     def apply_update(self, request, keep_revision: bool):
         """Merge the sent fields into the stored item; `keep_revision` writes a revision afterwards."""
         params, user, session = request.params, request.user, request.session
-        current = self.load(request, session, params["id"])
+        current = self.load(request, params["id"])
         status = current["status"]
         if request.has_param("status") and params.get("status") and params["status"] != current["status"]:
             status = params["status"]
@@ -642,7 +612,7 @@ class PostsController:
 
     def delete_item(self, request):
         params, session = request.params, request.session
-        item = self.load(request, session, params["id"])
+        item = self.load(request, params["id"])
         if params.get("force"):
             previous = self.prepare(request, item, "edit")
             store.delete_item(self.app, session, item["id"])
@@ -662,8 +632,8 @@ class PostsController:
 
     def announce_saved(self, request, item: dict, created: bool) -> None:
         app = self.app
-        request.after_commit(lambda: app.hook.content_saved(app=app, item=dict(item), created=created))
+        request.after_commit(lambda: app.hook.content_saved(app=app, event=ContentSaved.of(item, created)))
 
     def announce_deleted(self, request, item: dict, force: bool) -> None:
         app = self.app
-        request.after_commit(lambda: app.hook.content_deleted(app=app, item=dict(item), force=force))
+        request.after_commit(lambda: app.hook.content_deleted(app=app, event=ContentDeleted.of(item, force)))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import functools
 import html
 import re
-import weakref
 
 import nh3
 
-from .lru import LruCache, per_app
+from host.lru import LruCache
+from host.stash import StashKey
 
 EXCERPT_MORE = " [&hellip;]"
 RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
@@ -132,29 +132,43 @@ class RenderedCache(LruCache):
     """A bounded LRU of rendered HTML, one per app (rendering is most of a list page's Python time).
 
     Keys hold the item id, its `modified` time and the raw text itself, so an edit through
-    the API or a direct write to the table never serves stale HTML. `render_content`
-    implementations receive only the app and the stored item, so their output is a function
-    of what the key covers.
+    the API or a direct write to the table never serves stale HTML. A `render_content`
+    implementation whose output depends on anything else adds it to the key, or opts the
+    item out, through the `render_cache_key` hook.
     """
 
     def __init__(self, size: int = RENDERED_CACHE_ENTRIES):
         super().__init__(size)
 
 
-_CACHES: "weakref.WeakKeyDictionary[object, RenderedCache]" = weakref.WeakKeyDictionary()
+RENDERED = StashKey["RenderedCache"]("core.rendered")
 
 
 def rendered_cache(app) -> RenderedCache:
-    return per_app(_CACHES, app, RenderedCache)
+    return app.stash.setdefault_by(RENDERED, RenderedCache)
 
 
 def _item_key(item: dict) -> tuple:
     return item.get("id"), item.get("type"), item.get("modified")
 
 
+def render_cache_contributions(app, item: dict) -> tuple | None:
+    """What plugins add to an item's render cache key (`render_cache_key` hook); None: do not cache."""
+    caller = app.hook.render_cache_key
+    if not caller.get_hookimpls():
+        return ()
+    parts = caller(app=app, item=item)
+    if any(part is False for part in parts):
+        return None
+    return tuple(parts)
+
+
 def render_content(app, item: dict, raw: str) -> str:
     """Stored content through the display filters and the `render_content` hook (cached)."""
-    key = ("content", *_item_key(item), raw)
+    extra = render_cache_contributions(app, item)
+    if extra is None:
+        return _render_content(app, item, raw)
+    key = ("content", *_item_key(item), raw, extra)
     cache = rendered_cache(app)
     found = cache.get(key)
     if found is None:
@@ -172,7 +186,10 @@ def _render_content(app, item: dict, raw: str) -> str:
 
 def render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None = None) -> str:
     """The written excerpt as paragraphs, or the first `words` words of the content (cached)."""
-    key = ("excerpt", *_item_key(item), excerpt, content, words)
+    extra = render_cache_contributions(app, item)
+    if extra is None:
+        return _render_excerpt(app, item, excerpt, content, words)
+    key = ("excerpt", *_item_key(item), excerpt, content, words, extra)
     cache = rendered_cache(app)
     found = cache.get(key)
     if found is None:

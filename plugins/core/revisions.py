@@ -14,11 +14,14 @@ import math
 from host import RestError, RestResponse, Route, forbidden
 
 from . import dates, render, store
-from .shaping import core_url, local_and_gmt, permalink
+from .schemas import (
+    AutosaveCollectionArgs, AutosaveParentArgs, AutosaveReadArgs, RevisionCollectionArgs, RevisionDeleteArgs,
+    RevisionReadArgs, with_id, write_args,
+)
+from .shaping import core_url, local_and_gmt, permalink, rest_base
 
 NAMESPACE = "core/v2"
 COMPARED = ("title", "content", "excerpt")
-REVISION_ORDERBY = ["date", "id", "include", "relevance", "slug", "include_slugs", "title"]
 
 
 def revisioned_keys(app, post_type: str) -> list[str]:
@@ -97,7 +100,7 @@ def prepare_revision(request, revision: dict, parent: dict, context: str, autosa
         data["guid"] = {"rendered": data["guid"]["rendered"]}
         for name in ("title", "content", "excerpt"):
             data[name] = {"rendered": data[name]["rendered"]}
-    base = "pages" if parent["type"] == "page" else parent["type"] + "s" if parent["type"] == "post" else parent["type"]
+    base = rest_base(request.app, parent["type"])
     data["_links"] = {"parent": [{"href": core_url(request, f"{base}/{revision['parent']}")}]}
     return data
 
@@ -111,104 +114,85 @@ class RevisionsController:
         self.type = posts_controller.type
         self.base = posts_controller.base
 
-    def routes(self) -> list[Route]:
-        from .posts import guarded
-        from .schemas import CONTEXT, write_args
-
-        parent = {"description": "The ID for the parent of the revision.", "type": "integer"}
-        revision_id = {"description": "Unique identifier for the revision.", "type": "integer"}
-        revisions = f"/{self.base}/(?P<parent>[\\d]+)/revisions"
-        autosaves = f"/{self.base}/(?P<id>[\\d]+)/autosaves"
-        write = write_args(self.app, self.type, self.posts.kind)
-        write["parent"] = parent
-        return [
-            Route(NAMESPACE, revisions, "GET", self.list_revisions, args={
-                "parent": parent, "context": dict(CONTEXT),
-                "page": {"description": "Current page of the collection.", "type": "integer", "default": 1,
-                         "minimum": 1},
-                "per_page": {"description": "Maximum number of items to be returned in result set.",
-                             "type": "integer", "minimum": 1, "maximum": 100},
-                "search": {"description": "Limit results to those matching a string.", "type": "string"},
-                "exclude": {"description": "Ensure result set excludes specific IDs.", "type": "array",
-                            "items": {"type": "integer"}, "default": []},
-                "include": {"description": "Limit result set to specific IDs.", "type": "array",
-                            "items": {"type": "integer"}, "default": []},
-                "offset": {"description": "Offset the result set by a specific number of items.",
-                           "type": "integer"},
-                "order": {"description": "Order sort attribute ascending or descending.", "type": "string",
-                          "default": "desc", "enum": ["asc", "desc"]},
-                "orderby": {"description": "Sort collection by object attribute.", "type": "string",
-                            "default": "date", "enum": REVISION_ORDERBY}},
-                  permission=guarded(self.check_read, "list_revisions", self)),
-            Route(NAMESPACE, revisions + r"/(?P<id>[\d]+)", "GET", self.get_revision, args={
-                "parent": parent, "id": revision_id, "context": dict(CONTEXT)},
-                  permission=guarded(self.check_read, "get_revision", self)),
-            Route(NAMESPACE, revisions + r"/(?P<id>[\d]+)", "DELETE", self.delete_revision, args={
-                "parent": parent, "id": revision_id,
-                "force": {"description": "Required to be true, as revisions do not support trashing.",
-                          "type": "boolean", "default": False}},
-                  permission=guarded(self.check_delete, "delete_revision", self)),
-            Route(NAMESPACE, autosaves, "GET", self.list_autosaves, args={
-                "parent": parent, "context": dict(CONTEXT)},
-                  permission=guarded(self.check_read, "list_autosaves", self)),
-            Route(NAMESPACE, autosaves, "POST", self.create_autosave, args={"id": revision_id, **write},
-                  partial_args=True, permission=guarded(self.check_autosave, "create_autosave", self)),
-            Route(NAMESPACE, f"/{self.base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)", "GET", self.get_autosave,
-                  args={"parent": parent, "id": revision_id, "context": dict(CONTEXT)},
-                  permission=guarded(self.check_read, "get_autosave", self)),
-        ]
+    def routes(self, revisions: bool = True, autosaves: bool = True) -> list[Route]:
+        """The revisions routes and/or the autosaves routes of the parent's type."""
+        history = f"/{self.base}/(?P<parent>[\\d]+)/revisions"
+        autosave_base = f"/{self.base}/(?P<id>[\\d]+)/autosaves"
+        table = []
+        if revisions:
+            table += [
+                Route(NAMESPACE, history, "GET", self.list_revisions, args=RevisionCollectionArgs,
+                      permission=self.check_read),
+                Route(NAMESPACE, history + r"/(?P<id>[\d]+)", "GET", self.get_revision, args=RevisionReadArgs,
+                      permission=self.check_read),
+                Route(NAMESPACE, history + r"/(?P<id>[\d]+)", "DELETE", self.delete_revision, args=RevisionDeleteArgs,
+                      permission=self.check_delete),
+            ]
+        if autosaves:
+            # WordPress declares the autosave routes' `parent` once for the route: every endpoint has
+            # it, and an endpoint's own `parent` (a page's parent field, on create) wins over it.
+            write = with_id(AutosaveParentArgs, write_args(self.app, self.type, self.posts.kind))
+            table += [
+                Route(NAMESPACE, autosave_base, "GET", self.list_autosaves, args=AutosaveCollectionArgs,
+                      permission=self.check_read),
+                Route(NAMESPACE, autosave_base, "POST", self.create_autosave, args=write,
+                      partial_args=True, permission=self.check_autosave),
+                Route(NAMESPACE, f"/{self.base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)", "GET",
+                      self.get_autosave, args=AutosaveReadArgs, permission=self.check_read),
+            ]
+        return table
 
     # --- permission -----------------------------------------------------------------------
 
-    def parent_of(self, request, session) -> dict:
+    def parent_of(self, request) -> dict:
         url = request.url_params
         parent_id = int(url.get("parent") or url.get("id") or 0) if "parent" in url else int(url.get("id") or 0)
-        cache = request.__dict__.setdefault("core_items", {})
+        cache = request.state.setdefault("core_items", {})
         key = (self.type, parent_id)
         if key not in cache:
-            item = store.get_item(self.app, session, parent_id, self.type) if parent_id > 0 else None
+            item = store.get_item(self.app, request.session, parent_id, self.type) if parent_id > 0 else None
             if item is None:
                 raise RestError("rest_post_invalid_parent", "Invalid post parent ID.", 404)
             cache[key] = item
         return cache[key]
 
-    def check_read(self, request, session):
-        parent = self.parent_of(request, session)
+    def check_read(self, request):
+        parent = self.parent_of(request)
         if not request.user.can("edit_post", parent):
             raise forbidden(request.user, "rest_cannot_read",
                             "Sorry, you are not allowed to view revisions of this post.")
         return True
 
-    def check_delete(self, request, session):
-        parent = self.parent_of(request, session)
+    def check_delete(self, request):
+        parent = self.parent_of(request)
         user = request.user
         if not user.can("delete_post", parent):
             raise forbidden(user, "rest_cannot_delete", "Sorry, you are not allowed to delete revisions of this post.")
-        revision = self._revision(request, session, parent)
+        revision = self._revision(request, parent)
         if not user.can("edit_post", parent):
             raise forbidden(user, "rest_cannot_read", "Sorry, you are not allowed to view revisions of this post.")
         if not user.can("delete_post", dict(revision, _parent=parent)):
             raise forbidden(user, "rest_cannot_delete", "Sorry, you are not allowed to delete this revision.")
         return True
 
-    def check_autosave(self, request, session):
+    def check_autosave(self, request):
         parent_id = int(request.url_params.get("id") or 0)
-        item = store.get_item(self.app, session, parent_id, self.type) if parent_id > 0 else None
+        item = store.get_item(self.app, request.session, parent_id, self.type) if parent_id > 0 else None
         if item is None:
             raise RestError("rest_post_invalid_id", "Invalid post ID.", 404)
-        request.__dict__.setdefault("core_items", {})[(self.type, parent_id)] = item
+        request.state.setdefault("core_items", {})[(self.type, parent_id)] = item
         saved = request.params
         try:
             request.params = dict(saved, id=parent_id)
-            return self.posts.check_update(request, session)
+            return self.posts.check_update(request)
         finally:
             request.params = saved
 
     # --- handlers -------------------------------------------------------------------------
 
-    def _revision(self, request, session, parent: dict) -> dict:
+    def _revision(self, request, parent: dict) -> dict:
         revision_id = int(request.url_params.get("id") or 0)
-        revision = store.get_item(self.app, session, revision_id, "revision") if revision_id > 0 else None
+        revision = store.get_item(self.app, request.session, revision_id, "revision") if revision_id > 0 else None
         if revision is None:
             raise RestError("rest_post_invalid_id", "Invalid revision ID.", 404)
         if revision["parent"] != parent["id"]:
@@ -218,7 +202,7 @@ class RevisionsController:
 
     def list_revisions(self, request):
         params = request.params
-        parent = self.parent_of(request, request.session)
+        parent = self.parent_of(request)
         items = store.revisions_of(self.app, request.session, parent["id"])
         if params.get("include"):
             items = [item for item in items if item["id"] in params["include"]]
@@ -267,13 +251,13 @@ class RevisionsController:
         return sorted(items, key=key, reverse=reverse)
 
     def get_revision(self, request):
-        parent = self.parent_of(request, request.session)
-        revision = self._revision(request, request.session, parent)
+        parent = self.parent_of(request)
+        revision = self._revision(request, parent)
         return prepare_revision(request, revision, parent, request.params.get("context", "view"))
 
     def delete_revision(self, request):
-        parent = self.parent_of(request, request.session)
-        revision = self._revision(request, request.session, parent)
+        parent = self.parent_of(request)
+        revision = self._revision(request, parent)
         if not request.params.get("force"):
             raise RestError("rest_trash_not_supported",
                             "Revisions do not support trashing. Set 'force' to true to delete.", 501)
@@ -286,21 +270,24 @@ class RevisionsController:
                 if item["slug"].endswith(store.AUTOSAVE_SUFFIX)]
 
     def list_autosaves(self, request):
-        parent = self.parent_of(request, request.session)
+        parent = self.parent_of(request)
         context = request.params.get("context", "view")
         return [prepare_revision(request, item, parent, context, autosave=True)
                 for item in self._autosaves(request.session, parent["id"])]
 
     def get_autosave(self, request):
-        parent = self.parent_of(request, request.session)
-        found = self._autosaves(request.session, parent["id"])
-        if not found:
+        parent = self.parent_of(request)
+        # WordPress answers the parent's first autosave whatever the id asks for; answering another
+        # autosave than the one named is a surprise, so the id must name an autosave of this parent.
+        wanted = int(request.params["id"])
+        found = next((item for item in self._autosaves(request.session, parent["id"]) if item["id"] == wanted), None)
+        if found is None:
             raise RestError("rest_post_no_autosave", "There is no autosave revision for this post.", 404)
-        return prepare_revision(request, found[0], parent, request.params.get("context", "view"), autosave=True)
+        return prepare_revision(request, found, parent, request.params.get("context", "view"), autosave=True)
 
     def create_autosave(self, request):
         session, user = request.session, request.user
-        post = self.parent_of(request, session)
+        post = self.parent_of(request)
         if post["stored_status"] in ("draft", "auto-draft") and post["author"] == user.id:
             saved = request.params
             try:

@@ -28,9 +28,14 @@ def site_url(request) -> str:
     return request.base_url[: -len(prefix)] if prefix and request.base_url.endswith(prefix) else request.base_url
 
 
-def permalink(request, item: dict) -> str:
+def guid_base(request) -> str:
+    """The site URL a new guid starts with: configured or recorded once, never this request's Host."""
+    return request.app.guid_site_url(request.session, site_url(request))
+
+
+def permalink(request, item: dict, site: str | None = None) -> str:
     """Plain permalinks (a fresh site's default): ?p=ID, ?page_id=ID, ?attachment_id=ID."""
-    site = site_url(request)
+    site = site or site_url(request)
     if item["type"] == "page":
         return f"{site}/?page_id={item['id']}"
     if item["type"] == "post":
@@ -173,13 +178,31 @@ def rest_base(app, post_type: str) -> str:
     return (registered[0].rest_base if registered and registered[0].rest_base else post_type)
 
 
+def post_hints(request, item: dict, self_url: str) -> dict | None:
+    """targetHints of the item's self link: its route's permission checks, the item handed over.
+
+    Published items without a password answer the same for every item of one type, status
+    and ownership, so a list page asks the checks once per such combination, not per item.
+    """
+    shared = public_status(request.app, item["status"]) and not item.get("password") and item["type"] != "attachment"
+    key = (item["type"], item["status"], bool(item["author"]) and item["author"] == request.user.id)
+    memo = request.state.setdefault("core_hints", {})
+    if shared and key in memo:
+        return memo[key]
+    hints = request.app.rest.target_hints(request, self_url, prime={"core_items": {(item["type"], item["id"]): item}})
+    if shared:
+        memo[key] = hints
+    return hints
+
+
 def post_links(request, item: dict, context: str) -> dict:
     app = request.app
     post_type = item["type"]
     base = rest_base(app, post_type)
     self_url = core_url(request, f"{base}/{item['id']}")
+    hints = post_hints(request, item, self_url)
     links: dict[str, list] = {
-        "self": [{"href": self_url}],
+        "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
         "collection": [{"href": core_url(request, base)}],
         "about": [{"href": core_url(request, f"types/{post_type}")}],
     }

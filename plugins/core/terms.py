@@ -8,13 +8,15 @@ from sqlalchemy import case, delete, func, insert, select, update
 from host import RestError, RestResponse, Route, forbidden
 
 from . import render, store
-from .models import tables
-from .schemas import CONTEXT
+from .tables import tables
+from .schemas import (
+    HierarchicalTermCollectionArgs, HierarchicalTermUpdateArgs, HierarchicalTermWriteArgs, TermCollectionArgs,
+    TermDeleteArgs, TermReadArgs, TermUpdateArgs, TermWriteArgs,
+)
 from .shaping import can_read, core_url, site_url
 
 NAMESPACE = "core/v2"
 DEFAULT_CATEGORY = 1
-TERM_ORDERBY = ["id", "include", "name", "slug", "include_slugs", "term_group", "description", "count"]
 
 
 class TermsController:
@@ -28,66 +30,24 @@ class TermsController:
         self.create_cap = "manage_categories" if self.hierarchical else "edit_posts"
 
     def routes(self) -> list[Route]:
-        from .posts import guarded
 
         base = f"/{self.base}"
         item = base + r"/(?P<id>[\d]+)"
-        list_args = {
-            "context": dict(CONTEXT),
-            "page": {"description": "Current page of the collection.", "type": "integer", "default": 1, "minimum": 1},
-            "per_page": {"description": "Maximum number of items to be returned in result set.", "type": "integer",
-                         "default": 10, "minimum": 1, "maximum": 100},
-            "search": {"description": "Limit results to those matching a string.", "type": "string"},
-            "exclude": {"description": "Ensure result set excludes specific IDs.", "type": "array",
-                        "items": {"type": "integer"}, "default": []},
-            "include": {"description": "Limit result set to specific IDs.", "type": "array",
-                        "items": {"type": "integer"}, "default": []},
-        }
-        if not self.hierarchical:
-            list_args["offset"] = {"description": "Offset the result set by a specific number of items.",
-                                   "type": "integer"}
-        list_args.update({
-            "order": {"description": "Order sort attribute ascending or descending.", "type": "string",
-                      "default": "asc", "enum": ["asc", "desc"]},
-            "orderby": {"description": "Sort collection by term attribute.", "type": "string", "default": "name",
-                        "enum": TERM_ORDERBY},
-            "hide_empty": {"description": "Whether to hide terms not assigned to any posts.", "type": "boolean",
-                           "default": False},
-        })
         if self.hierarchical:
-            list_args["parent"] = {"description": "Limit result set to terms assigned to a specific parent.",
-                                   "type": "integer"}
-        list_args.update({
-            # Core declares `default: null`; the kernel would validate that null as an integer, so no default.
-            "post": {"description": "Limit result set to terms assigned to a specific post.", "type": "integer"},
-            "slug": {"description": "Limit result set to terms with one or more specific slugs.", "type": "array",
-                     "items": {"type": "string"}},
-        })
-        write = {
-            "description": {"description": "HTML description of the term.", "type": "string"},
-            "name": {"description": "HTML title for the term.", "type": "string", "required": True},
-            "slug": {"description": "An alphanumeric identifier for the term unique to its type.", "type": "string"},
-        }
-        if self.hierarchical:
-            write["parent"] = {"description": "The parent term ID.", "type": "integer"}
-        write["meta"] = {"description": "Meta fields.", "type": "object", "properties": {}}
-        update_args = {"id": {"description": "Unique identifier for the term.", "type": "integer"}}
-        update_args.update({key: dict(value) for key, value in write.items()})
+            list_args, write, update = HierarchicalTermCollectionArgs, HierarchicalTermWriteArgs, HierarchicalTermUpdateArgs
+        else:
+            list_args, write, update = TermCollectionArgs, TermWriteArgs, TermUpdateArgs
         return [
             Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
-                  permission=guarded(self.check_list, "list_terms", self), allow_batch=True),
+                  permission=self.check_list, allow_batch=True),
             Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
                   allow_batch=True),
-            Route(NAMESPACE, item, "GET", self.get_term, args={
-                "id": update_args["id"], "context": dict(CONTEXT)},
-                  permission=guarded(self.check_read, "get_term", self), allow_batch=True),
-            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_term, args=update_args, partial_args=True,
-                  permission=guarded(self.check_update, "update_term", self), allow_batch=True),
-            Route(NAMESPACE, item, "DELETE", self.delete_term, args={
-                "id": update_args["id"],
-                "force": {"description": "Required to be true, as terms do not support trashing.",
-                          "type": "boolean", "default": False}},
-                  permission=guarded(self.check_delete, "delete_term", self), allow_batch=True),
+            Route(NAMESPACE, item, "GET", self.get_term, args=TermReadArgs,
+                  permission=self.check_read, allow_batch=True),
+            Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_term, args=update, partial_args=True,
+                  permission=self.check_update, allow_batch=True),
+            Route(NAMESPACE, item, "DELETE", self.delete_term, args=TermDeleteArgs,
+                  permission=self.check_delete, allow_batch=True),
         ]
 
     # --- queries --------------------------------------------------------------------------
@@ -100,11 +60,13 @@ class TermsController:
                  .scalar_subquery().label("count"))
         return select(terms, count).where(terms.c.taxonomy == self.taxonomy), count
 
-    def load(self, request, term_id, status: int = 404, session=None) -> dict:
+    def load(self, request, term_id, status: int = 404) -> dict:
+        primed = request.state.get("core_primed_terms")  # a targetHints probe hands its term over
+        if primed and int(term_id) in primed:
+            return primed[int(term_id)]
         terms = tables(self.app)["terms"]
         statement, _count = self._select()
-        session = session if session is not None else request.session
-        row = session.execute(statement.where(terms.c.id == int(term_id))).first() if int(term_id) > 0 else None
+        row = request.session.execute(statement.where(terms.c.id == int(term_id))).first() if int(term_id) > 0 else None
         if row is None:
             raise RestError("rest_term_invalid", "Term does not exist.", status)
         return dict(row._mapping)
@@ -124,8 +86,10 @@ class TermsController:
         if context == "embed":
             data = {key: data[key] for key in ("id", "link", "name", "slug", "taxonomy")}
         field = {"category": "categories", "post_tag": "tags"}.get(self.taxonomy, self.base)
+        self_url = core_url(request, f"{self.base}/{term['id']}")
+        hints = request.app.rest.target_hints(request, self_url, prime={"core_primed_terms": {term["id"]: term}})
         links = {
-            "self": [{"href": core_url(request, f"{self.base}/{term['id']}")}],
+            "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
             "collection": [{"href": core_url(request, self.base)}],
             "about": [{"href": core_url(request, f"taxonomies/{self.taxonomy}")}],
         }
@@ -137,20 +101,20 @@ class TermsController:
 
     # --- permissions ----------------------------------------------------------------------
 
-    def check_list(self, request, session):
+    def check_list(self, request):
         params, user = request.params, request.user
         if params.get("context") == "edit" and not user.can("manage_categories"):
             raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit terms in this taxonomy.")
         if params.get("post"):
-            post = store.get_item(self.app, session, params["post"])
+            post = store.get_item(self.app, request.session, params["post"])
             if post is None or post["type"] == "revision":
                 raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
             if not can_read(request, post):
                 raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to view terms for this post.")
         return True
 
-    def check_read(self, request, session):
-        self.load(request, request.params["id"], session=session)
+    def check_read(self, request):
+        self.load(request, request.params["id"])
         if request.params.get("context") == "edit" and not request.user.can("manage_categories"):
             raise forbidden(request.user, "rest_forbidden_context",
                             "Sorry, you are not allowed to edit this term.")
@@ -162,14 +126,14 @@ class TermsController:
                             "Sorry, you are not allowed to create terms in this taxonomy.")
         return True
 
-    def check_update(self, request, session):
-        term = self.load(request, request.params["id"], session=session)
+    def check_update(self, request):
+        term = self.load(request, request.params["id"])
         if not request.user.can("edit_term", term):
             raise forbidden(request.user, "rest_cannot_update", "Sorry, you are not allowed to edit this term.")
         return True
 
-    def check_delete(self, request, session):
-        term = self.load(request, request.params["id"], session=session)
+    def check_delete(self, request):
+        term = self.load(request, request.params["id"])
         if not request.user.can("delete_term", term) or (self.taxonomy == "category" and term["id"] == DEFAULT_CATEGORY):
             raise forbidden(request.user, "rest_cannot_delete", "Sorry, you are not allowed to delete this term.")
         return True
@@ -222,7 +186,9 @@ class TermsController:
                       "term_group": terms.c.id}.get(orderby, terms.c.name)
             order = [column.desc() if descending else column.asc(), terms.c.id.desc() if descending else terms.c.id]
         per_page, page = params.get("per_page", 10), params.get("page", 1)
-        offset = params.get("offset") if params.get("offset") is not None else (page - 1) * per_page
+        # Categories declare no `offset` (as in WordPress), so a sent one is an unvalidated string.
+        offset = None if self.hierarchical else params.get("offset")
+        offset = offset if offset is not None else (page - 1) * per_page
         rows = request.session.execute(statement.where(*where).order_by(*order).limit(per_page).offset(offset)).all()
         context = params.get("context", "view")
         data = [self.prepare(request, dict(row._mapping), context) for row in rows]
@@ -293,7 +259,7 @@ class TermsController:
         existing = self._name_taken(session, name, parent, None)
         if existing and not (sent_slug and not self._slug_taken(session, sent_slug, None)):
             raise RestError("term_exists", "A term with the name provided already exists with this parent.", 400,
-                            {"term_id": existing})
+                            {"term_id": existing}, additional_data=[existing])
         slug = self._unique_slug(session, sent_slug or store.sanitize_slug(name) or "term", parent)
         terms = tables(self.app)["terms"]
         term_id = session.execute(insert(terms).values(
@@ -313,7 +279,7 @@ class TermsController:
             existing = self._name_taken(session, values["name"], values.get("parent", term["parent"]), term["id"])
             if existing:
                 raise RestError("term_exists", "A term with the name provided already exists with this parent.",
-                                400, {"term_id": existing})
+                                400, {"term_id": existing}, additional_data=[existing])
         if params.get("slug"):
             slug = store.sanitize_slug(params["slug"])
             if self._slug_taken(session, slug, term["id"]):

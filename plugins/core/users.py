@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields
+
+from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, force_field, orderby_field, string_list
 
 from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
 from host.auth.roles import ROLES
 
 NAMESPACE = "core/v2"
-CONTEXTS = ["view", "embed", "edit"]
 USERNAME = r"^[A-Za-z0-9 _.@-]+$"
 
 
@@ -50,47 +51,33 @@ class UserSchema(Schema):
     meta = fields.Dict(metadata=_meta("Meta fields.", ["view", "edit"]))
 
 
-class UserCollectionArgs(Schema):
-    context = fields.String(load_default="view", validate=validate.OneOf(CONTEXTS),
-                            metadata={"description": "Scope under which the request is made; determines fields present in response."})
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1),
-                          metadata={"description": "Current page of the collection."})
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Maximum number of items to be returned in result set."})
-    search = fields.String(metadata={"description": "Limit results to those matching a string."})
-    exclude = fields.List(fields.Integer(), load_default=list,
-                          metadata={"description": "Ensure result set excludes specific IDs.", "default": []})
-    include = fields.List(fields.Integer(), load_default=list,
-                          metadata={"description": "Limit result set to specific IDs.", "default": []})
-    offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})
-    order = fields.String(load_default="asc", validate=validate.OneOf(["asc", "desc"]),
-                          metadata={"description": "Order sort attribute ascending or descending."})
-    orderby = fields.String(load_default="name", validate=validate.OneOf(
-        ["id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"]),
-        metadata={"description": "Sort collection by user attribute."})
-    slug = fields.List(fields.String(), metadata={"description": "Limit result set to users with one or more specific slugs."})
-    roles = fields.List(fields.String(), metadata={
-        "description": "Limit result set to users matching at least one specific role provided. Accepts csv list or single role."})
-    who = fields.String(validate=validate.OneOf(["authors"]), metadata={
-        "description": "Limit result set to users who are considered authors."})
+class UserCollectionArgs(CollectionArgs):
+    order = enum_field(["asc", "desc"], "Order sort attribute ascending or descending.", "asc")
+    orderby = orderby_field(["id", "include", "name", "registered_date", "slug", "include_slugs", "email", "url"],
+                            "name", "Sort collection by user attribute.")
+    slug = string_list("Limit result set to users with one or more specific slugs.")
+    roles = string_list("Limit result set to users matching at least one specific role provided. Accepts csv list "
+                        "or single role.")
+    who = enum_field(["authors"], "Limit result set to users who are considered authors.")
 
 
-class ContextArgs(Schema):
-    context = fields.String(load_default="view", validate=validate.OneOf(CONTEXTS),
-                            metadata={"description": "Scope under which the request is made; determines fields present in response."})
-
-
-class UserItemArgs(ContextArgs):
+class UserIdArgs(Schema):
     id = fields.Integer(metadata={"description": "Unique identifier for the user."})
 
 
-USER_DELETE_ARGS = {
-    "id": {"description": "Unique identifier for the user.", "type": "integer"},
-    "force": {"description": "Required to be true, as users do not support trashing.", "type": "boolean", "default": False},
+class UserItemArgs(UserIdArgs, ContextArgs):
+    pass
+
+
+class UserDeleteArgs(Schema):
+    force = force_field("Required to be true, as users do not support trashing.")
     # An integer user id, or false to reassign nothing (the reference accepts "false" here too).
-    "reassign": {"description": "Reassign the deleted user's posts and links to this user ID.",
-                 "type": ["integer", "boolean"], "required": True},
-}
+    reassign = JsonSchemaField({"description": "Reassign the deleted user's posts and links to this user ID.",
+                                "type": ["integer", "boolean"]}, required=True)
+
+
+class UserItemDeleteArgs(UserDeleteArgs, UserIdArgs):  # the last base's fields come first: id, force, reassign
+    pass
 
 
 class ApplicationPasswordSchema(Schema):
@@ -160,8 +147,12 @@ def user_url(request, user_id: int) -> str:
     return f"{request.base_url}/{NAMESPACE}/users/{user_id}"
 
 
-def prepare_user(request, user, context: str) -> dict[str, Any]:
-    """The user object in `context` (embed, view or edit); never any password or hash."""
+def prepare_user(request, user, context: str, known_public: bool = False) -> dict[str, Any]:
+    """The user object in `context` (embed, view or edit); never any password or hash.
+
+    `known_public`: the caller already knows the user has published posts (a list filtered
+    so), which the targetHints checks then need not read again.
+    """
     data: dict[str, Any] = {"id": user.id}
     if context == "edit":
         data["username"] = user.login
@@ -183,14 +174,21 @@ def prepare_user(request, user, context: str) -> dict[str, Any]:
         data["extra_capabilities"] = {role: True for role in user.roles}
     if context != "embed":
         data["meta"] = {}
+    self_url = user_url(request, user.id)
+    prime: dict[str, Any] = {"_target_users": {str(user.id): user}}
+    if known_public:
+        prime["core_public_users"] = {user.id}
+    hints = request.app.rest.target_hints(request, self_url, prime=prime)
     data["_links"] = {
-        "self": [{"href": user_url(request, user.id)}],
+        "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
         "collection": [{"href": f"{request.base_url}/{NAMESPACE}/users"}],
     }
     return data
 
 
 def visible_to_public(request, user) -> bool:
+    if user.id in request.state.get("core_public_users", ()):
+        return True
     with request.app.db.session() as session:
         return user_service.has_published(request.app, session, user.id)
 
@@ -269,7 +267,7 @@ def list_users(request):
         roles=params.get("roles") or [],
         any_of_roles=user_service.roles_with_capability(request.app, "edit_posts") if params.get("who") == "authors" else None,
         published_only=not may_list, orderby=params["orderby"], order=params["order"], limit=per_page, offset=offset)
-    items = [prepare_user(request, item, params["context"]) for item in found]
+    items = [prepare_user(request, item, params["context"], known_public=not may_list) for item in found]
     return RestResponse.collection(request, items, total, per_page, page)
 
 
@@ -516,12 +514,12 @@ def routes(app):
         Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user, **common),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,
               permission=can_update_user, **common),
-        Route(NAMESPACE, item, "DELETE", delete_user, args=USER_DELETE_ARGS, permission=can_delete_user, **common),
+        Route(NAMESPACE, item, "DELETE", delete_user, args=UserItemDeleteArgs, permission=can_delete_user, **common),
         Route(NAMESPACE, "/users/me", "GET", get_me, args=ContextArgs, **common),
         Route(NAMESPACE, "/users/me", ("POST", "PUT", "PATCH"), update_me, args=UserSchema, partial_args=True,
               permission=_me_permission(can_update_user), **common),
         Route(NAMESPACE, "/users/me", "DELETE", delete_me,
-              args={name: arg for name, arg in USER_DELETE_ARGS.items() if name != "id"},
+              args=UserDeleteArgs,
               permission=_me_permission(can_delete_user), **common),
         Route(NAMESPACE, passwords, "GET", list_app_passwords, args=ContextArgs, permission=_app_password_check(
             "list_app_passwords", "rest_cannot_list_application_passwords",

@@ -1,6 +1,6 @@
 """oEmbed data for this site's own published posts and pages (the `embed` route).
 
-Items are read through core/v2 itself (an internal REST GET), so the content plugin's own
+Items are read through core/v2 itself (`request.internal_get`, an internal REST GET), so the content plugin's own
 visibility rules apply; on top of that only published posts and pages are embeddable.
 """
 
@@ -81,8 +81,8 @@ def local_route(request, url: str) -> str:
 
 
 def _internal_get(request, path: str):
-    status, _headers, data = request.app.rest.dispatch_internal(request, "GET", path, [("context", "view")])
-    return data if status == 200 and isinstance(data, dict) else None
+    answer = request.internal_get(path, context="view")
+    return answer.data if answer.status == 200 and isinstance(answer.data, dict) else None
 
 
 def embed_data(request, url: str, maxwidth) -> dict:

@@ -1,23 +1,23 @@
-"""The validated `[plugins.oembed]` settings of each app (tests build many apps in one process)."""
+"""The validated `[plugins.oembed]` settings, loaded once in `startup` and kept in `app.stash`."""
 
 from __future__ import annotations
 
-import weakref
+from host.stash import StashKey
 
 from .settings import OembedConfig, load_config
 
-_CONFIGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+CONFIG = StashKey[OembedConfig]("oembed.config")
 
 
 def configure(app) -> OembedConfig:
     config = load_config(app.plugin_config("oembed"))
-    _CONFIGS[app] = config
+    app.stash[CONFIG] = config
     return config
 
 
 def config_of(app) -> OembedConfig:
-    return _CONFIGS[app]
+    return app.stash[CONFIG]
 
 
 def forget(app) -> None:
-    _CONFIGS.pop(app, None)
+    app.stash.pop(CONFIG)

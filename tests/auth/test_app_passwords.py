@@ -6,7 +6,7 @@ import re
 
 from host.testing import assert_rest_error
 
-from .conftest import assert_no_hash, basic
+from .helpers import assert_no_hash, basic
 
 USERS = "/wp-json/core/v2/users"
 APP_ID = "5b1a1d2e-8d4b-4c6e-9f0a-0123456789ab"

@@ -9,7 +9,7 @@ from webtest import TestApp
 
 from host.testing import assert_rest_error
 
-from .conftest import assert_no_hash, basic
+from .helpers import assert_no_hash, basic
 
 PAGE = "/authorize-application"
 APP_ID = "0b7e6a3c-1d2f-4a5b-8c9d-0e1f2a3b4c5d"

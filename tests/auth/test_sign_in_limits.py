@@ -8,7 +8,7 @@ from webtest import TestApp
 from host.config import ConfigError
 from host.testing import assert_rest_error, create_test_user
 
-from .conftest import _content_stand_in, basic
+from .helpers import basic, content_stand_in
 
 ME = "/wp-json/core/v2/users/me"
 LIMITS = {"max_failures": 3, "max_failures_per_address": 5, "window_seconds": 600, "lockout_seconds": 300,
@@ -17,7 +17,7 @@ LIMITS = {"max_failures": 3, "max_failures_per_address": 5, "window_seconds": 60
 
 @pytest.fixture
 def guarded(make_app):
-    return make_app(plugins=["core", _content_stand_in()], extra={"auth": LIMITS})
+    return make_app(plugins=["core", content_stand_in()], extra={"auth": LIMITS})
 
 
 def test_basic_auth_locks_a_login_after_max_failures(guarded):
@@ -38,7 +38,7 @@ def test_the_state_is_shared_by_apps_on_one_database(guarded, make_app):
     victim = create_test_user(guarded, "editor")
     for _attempt in range(3):
         guarded.client.get(ME, headers=basic(victim.login, "guess"), status=401)
-    second_process = make_app(plugins=["core", _content_stand_in()], extra={"auth": LIMITS},
+    second_process = make_app(plugins=["core", content_stand_in()], extra={"auth": LIMITS},
                               database_url=guarded.settings.database_url)
     assert_rest_error(second_process.client.get(ME, headers=victim.headers, status=429), "too_many_sign_in_attempts", 429)
 

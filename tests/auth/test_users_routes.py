@@ -6,7 +6,7 @@ import pytest
 
 from host.testing import assert_rest_error
 
-from .conftest import assert_no_hash, publish_post
+from .helpers import assert_no_hash, publish_post
 
 USERS = "/wp-json/core/v2/users"
 

@@ -7,9 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-NOTES = "/example/v1/notes"
-SECRET = "s3cret-shared-with-the-optimisation-service"
-
+from .helpers import NOTES, SECRET
 
 @pytest.fixture
 def cache_app(make_app, example_plugin):

@@ -12,7 +12,7 @@ import pytest
 from host import RestError, hookimpl
 from host.testing import assert_rest_error, basic_auth_headers, create_test_user, make_plugin
 
-from .conftest import NOTES
+from .helpers import NOTES
 
 REST = "/wp-json"
 ALLOWED = "https://app.school.test"

@@ -10,7 +10,7 @@ from host.testing import (
     assert_in_root_index, assert_not_in_root_index, assert_rest_error, client_as, create_test_user,
 )
 
-from .conftest import NOTES
+from .helpers import NOTES
 
 REST = "/wp-json"
 

@@ -11,7 +11,7 @@ import pytest
 
 from host.testing import assert_rest_error, client_as, create_test_user
 
-from .conftest import NOTES, SECRET
+from .helpers import NOTES, SECRET
 
 REST = "/wp-json"
 SIGNED = {"X-Cache-Secret": SECRET}
@@ -259,3 +259,36 @@ def test_notify_page_results_are_stored_per_queue_key(site, kind):
     assert_rest_error(site.client.post_json(url, {}, headers=SIGNED, expect_errors=True),
                       "rest_missing_callback_param", 400)
     assert status_of(site)["page_optimizations"][kind] == 2
+
+
+# --- declared args ---------------------------------------------------------------------------
+
+CALLBACK_ARGS = {
+    "/cache/v1/toggle_crawler_state": {"crawler_id"}, "/cache/v1/notify_img": {"server", "status", "data"},
+    "/cache/v1/notify_ccss": {"data"}, "/cache/v1/notify_ucss": {"data"}, "/cache/v1/notify_vpi": {"data"},
+    "/cache/v1/check_img": {"data"}, "/cache/v3/ip_validate": {"hash"},
+    "/cache/v3/wp_rest_echo": {"wpapi_ts", "wpapi_signature_b64"}, "/cache/v3/ping": {"funcs", "classes", "consts"},
+    "/cache/v3/cdn_status": {"qc_activated"}, "/cache/v3/err_domains": {"alias", "main_domain"},
+}
+
+
+def test_every_cache_route_with_a_payload_declares_it_in_discovery_and_openapi(site):
+    routes = site.client.get(REST + "/").json["routes"]
+    document = site.client.get("/openapi.json").json
+    for path, names in CALLBACK_ARGS.items():
+        assert set(routes[path]["endpoints"][0]["args"]) == names, path
+        operation = document["paths"][REST + path]["post"]
+        body = operation["requestBody"]["content"]["application/json"]["schema"]["properties"]
+        assert set(body) == names, path
+    image_row = routes["/cache/v1/notify_img"]["endpoints"][0]["args"]["data"]
+    assert image_row["maxProperties"] == 1000 and image_row["additionalProperties"]["properties"]["id"]["minimum"] == 1
+
+
+def test_a_callback_payload_of_the_wrong_type_is_refused_by_the_pipeline_and_changes_nothing(site):
+    response = site.client.post_json(REST + "/cache/v3/cdn_status", {"qc_activated": "sideways"}, headers=SIGNED,
+                                     status=400)
+    assert_rest_error(response, "rest_invalid_param", 400)
+    assert "qc_activated" in response.json["data"]["params"]
+    response = site.client.post_json(REST + "/cache/v1/check_img", {"data": "many"}, headers=SIGNED, status=400)
+    assert response.json["data"]["details"]["data"]["code"] == "rest_invalid_type"
+    assert status_of(site)["cdn"]["status"] != "sideways"

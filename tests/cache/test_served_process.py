@@ -12,7 +12,7 @@ from host.testing import client_as, create_test_user
 from host.testing import stop_sitehost
 from tests.host.test_serve import fetch, start_server
 
-from .conftest import NOTES
+from .helpers import NOTES
 
 
 def test_a_write_in_this_process_invalidates_the_served_processs_cache(tmp_path, example_plugin):

@@ -14,7 +14,7 @@ from host.app import create_app
 from host.config import Settings
 from host.testing import client_as, create_test_user
 
-from .conftest import NOTES
+from .helpers import NOTES
 
 REST = "/wp-json"
 

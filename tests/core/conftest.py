@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-API = "/wp-json/core/v2"
-
+from tests.core.helpers import API
 
 @pytest.fixture
 def make_post(client, users):

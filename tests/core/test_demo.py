@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def test_demo_content_is_a_believable_school_site(make_app):

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import event, insert, text, update
 
 from plugins.core.render import RenderedCache
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def test_rendered_html_follows_an_edit_through_the_api(client, make_post, users):
@@ -288,7 +288,7 @@ def test_protected_and_private_items_are_built_for_each_request(client, make_pos
 
 def test_deep_search_pages_continue_the_first_pages_exactly(client, make_post):
     """Past the first pages a search starts from the full-text matches instead of walking the
-    date index (plugins/core/store.py DEEP_SEARCH_OFFSET); both give one consistent order."""
+    date index (plugins/core/store/listing.py DEEP_SEARCH_OFFSET); both give one consistent order."""
     from plugins.core.store import DEEP_SEARCH_OFFSET
 
     wanted = DEEP_SEARCH_OFFSET + 25

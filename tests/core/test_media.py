@@ -10,7 +10,7 @@ from pathlib import Path
 
 from host.testing import assert_rest_error
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def png(width=3, height=2) -> bytes:
@@ -67,15 +67,15 @@ def test_upload_errors(client, users, make_app):
     assert_rest_error(client.post(f"{API}/media", png(), headers=dict(author, **{
         "Content-Type": "image/png", "Content-Disposition": "photo.png"}), status=400),
         "rest_upload_invalid_disposition", 400)
-    assert_rest_error(upload(client, author, name="photo.jpg", mime="image/jpeg", status=500),
-                      "rest_upload_sideload_error", 500)  # a PNG named .jpg
-    assert_rest_error(upload(client, author, data=b"<svg/>", name="x.svg", mime="image/svg+xml", status=500),
-                      "rest_upload_sideload_error", 500)
+    assert_rest_error(upload(client, author, name="photo.jpg", mime="image/jpeg", status=415),
+                      "rest_upload_sideload_error", 415)  # a PNG named .jpg
+    assert_rest_error(upload(client, author, data=b"<svg/>", name="x.svg", mime="image/svg+xml", status=415),
+                      "rest_upload_sideload_error", 415)
     assert_rest_error(upload(client, author, data=b"MZ\x90", name="x.exe", mime="application/octet-stream",
-                             status=500), "rest_upload_sideload_error", 500)
+                             status=415), "rest_upload_sideload_error", 415)
     assert_rest_error(client.post(f"{API}/media", {}, upload_files=[("file", "x.html", b"<script></script>",
-                                                                      "text/html")], headers=author, status=500),
-                      "rest_upload_unknown_error", 500)
+                                                                      "text/html")], headers=author, status=415),
+                      "rest_upload_unknown_error", 415)
     assert_rest_error(upload(client, author, **{"Content-MD5": "0" * 32}, status=412), "rest_upload_hash_mismatch", 412)
     good_md5 = base64.b64encode(hashlib.md5(png()).digest()).decode()
     assert upload(client, author, **{"Content-MD5": good_md5}).status_int == 201
@@ -137,3 +137,17 @@ def test_update_featured_image_and_delete_removes_the_file(app, client, users, m
     deleted = client.delete(f"{API}/media/{media['id']}?force=true", headers=admin).json
     assert deleted["deleted"] is True and not path.exists()
     assert client.get(f"{API}/posts/{post['id']}").json["featured_media"] == 0
+
+
+def test_update_cannot_attach_media_to_a_post_the_caller_cannot_edit(client, users, make_post):
+    """Upload checks the parent; update must too, or an author attaches to an admin's draft (issue 12.10)."""
+    author = users["author"].headers
+    admins_draft = make_post(title="Admin's draft", status="draft")
+    own = make_post(title="Mine", status="draft", role="author")
+    media = upload(client, author).json
+    assert_rest_error(client.post_json(f"{API}/media/{media['id']}", {"post": admins_draft["id"]}, headers=author,
+                                       status=403), "rest_cannot_edit", 403)
+    assert client.get(f"{API}/media/{media['id']}?context=edit", headers=author).json["post"] is None
+    assert client.post_json(f"{API}/media/{media['id']}", {"post": own["id"]}, headers=author).json["post"] == own["id"]
+    assert client.post_json(f"{API}/media/{media['id']}", {"post": admins_draft["id"]},
+                            headers=users["administrator"].headers).json["post"] == admins_draft["id"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from host.testing import assert_rest_error
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 
@@ -256,12 +256,12 @@ def test_events_fire_after_commit(make_app):
 
     class Listener:
         @hookimpl
-        def content_saved(self, app, item, created):
-            seen.append(("saved", item["id"], created))
+        def content_saved(self, app, event):
+            seen.append(("saved", event.id, event.created))
 
         @hookimpl
-        def content_deleted(self, app, item, force):
-            seen.append(("deleted", item["id"], force))
+        def content_deleted(self, app, event):
+            seen.append(("deleted", event.id, event.force))
 
     app = make_app(plugins=["core"])
     app.pm.register(Listener(), name="listener")
@@ -303,8 +303,8 @@ def test_created_item_answers_as_a_re_read_would(client, users, app):
 
     class Listener:
         @hookimpl
-        def content_saved(self, app, item, created):
-            saved[item["id"]] = item
+        def content_saved(self, app, event):
+            saved[event.id] = event.item
 
     app.pm.register(Listener(), name="created-item-listener")
     admin, author = users["administrator"].headers, users["author"].headers

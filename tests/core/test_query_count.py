@@ -8,7 +8,7 @@ import pytest
 
 from sqlalchemy import event, insert, select
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def _seed(app, count: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from host.testing import assert_rest_error
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def test_revisions_are_written_on_update_only_when_changed(client, users, make_post):
@@ -92,8 +92,15 @@ def test_autosave_of_a_published_post_is_one_revision_per_user(client, users, ma
     listed = client.get(f"{API}/posts/{post['id']}/autosaves", headers=admin).json
     assert len(listed) == 2 and "X-WP-Total" not in client.get(f"{API}/posts/{post['id']}/autosaves",
                                                                headers=admin).headers
-    latest = client.get(f"{API}/posts/{post['id']}/autosaves/999", headers=admin).json
-    assert latest["title"]["rendered"] == "Editor&#8217;s"
+    editors = next(item for item in listed if item["author"] == users["editor"].id)
+    assert client.get(f"{API}/posts/{post['id']}/autosaves/{editors['id']}", headers=admin).json["title"][
+        "rendered"] == "Editor&#8217;s"
+    assert client.get(f"{API}/posts/{post['id']}/autosaves/{first['id']}?context=edit", headers=admin).json[
+        "title"]["raw"] == "Live (edit 2)"
+    # An id that is not an autosave of this post is not found, rather than answered with another autosave.
+    for other in (999999, post["id"]):
+        assert_rest_error(client.get(f"{API}/posts/{post['id']}/autosaves/{other}", headers=admin, status=404),
+                          "rest_post_no_autosave", 404)
     assert client.get(f"{API}/posts/{post['id']}", headers=admin).json["title"]["rendered"] == "Live"
     revisions = client.get(f"{API}/posts/{post['id']}/revisions", headers=admin).json
     assert len(revisions) == 2  # autosaves appear among revisions

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from host.testing import assert_rest_error
 
-from tests.core.conftest import API
+from tests.core.helpers import API
 
 
 def test_fresh_site_has_uncategorized(client):

@@ -2,6 +2,7 @@
 answered by small listener plugins, over real HTTP."""
 
 import pluggy
+from marshmallow import Schema, fields
 
 from host import Namespace, Route
 from host.testing import assert_rest_error, make_plugin
@@ -10,8 +11,9 @@ from host.testing import assert_rest_error, make_plugin
 def test_hook_content_saved(make_app, example_plugin, make_user):
     saved = []
 
-    def content_saved(item, created):
-        saved.append((item, created))
+    def content_saved(event):
+        saved.append((dict(event.item), event.created))
+        assert (event.id, event.type, event.status) == (event.item["id"], "note", event.item["status"])
 
     app = make_app(plugins=["example", make_plugin("listener", content_saved)])
     editor = make_user(app, "editor")
@@ -30,8 +32,8 @@ def test_hook_content_saved(make_app, example_plugin, make_user):
 def test_hook_content_deleted(make_app, example_plugin, make_user):
     deleted = []
 
-    def content_deleted(item, force):
-        deleted.append((item["id"], item["status"], force))
+    def content_deleted(event):
+        deleted.append((event.id, event.status, event.force))
 
     app = make_app(plugins=["example", make_plugin("listener", content_deleted)])
     editor = make_user(app, "editor")
@@ -131,7 +133,7 @@ def test_hook_add_hookspecs(make_app):
         "lunch", add_hookspecs=lambda plugin_manager: plugin_manager.add_hookspecs(LunchHooks),
         register_namespaces=lambda: [Namespace("lunch/v1")],
         register_routes=lambda: [Route("lunch/v1", "/publish", "POST", publish,
-                                       args={"day": {"type": "string", "required": True}})])
+                                       args=Schema.from_dict({"day": fields.String(required=True)}))])
     # registered before the publisher: the spec is checked when it arrives
     newsletter = make_plugin("lunch_newsletter", lunch_menu_published=lambda day, dishes: heard.append((day, dishes)))
     app = make_app(plugins=[newsletter, publisher])
@@ -139,3 +141,33 @@ def test_hook_add_hookspecs(make_app):
     assert "lunch_menu_published" in app.plugin("lunch_newsletter").hooks
     assert app.client.post_json("/wp-json/lunch/v1/publish", {"day": "2025-09-01"}).json == {"published": "2025-09-01"}
     assert heard == [("2025-09-01", ["soup"])]
+
+
+def test_hook_render_cache_key(make_app, make_user):
+    """A block whose output depends on other data names it in the cache key, or opts out."""
+    state = {"next_event": "Sports day", "version": 1, "cache": True}
+
+    def render_content(item, content):
+        content["html"] += f'<aside>Next: {state["next_event"]}</aside>'
+
+    def render_cache_key(item):
+        return state["version"] if state["cache"] else False
+
+    app = make_app(plugins=["core", make_plugin("events_block", render_content, render_cache_key)])
+    editor = make_user(app, "editor")
+    post = app.client.post_json("/wp-json/core/v2/posts", {"title": "News", "content": "Hello", "status": "publish"},
+                                headers=editor.headers).json
+
+    def rendered_item():
+        return app.client.get(f"/wp-json/core/v2/posts/{post['id']}").json["content"]["rendered"]
+
+    def rendered_list():
+        return app.client.get("/wp-json/core/v2/posts").json[0]["content"]["rendered"]
+
+    assert "Next: Sports day" in rendered_item() and "Next: Sports day" in rendered_list()
+    state["next_event"] = "Concert"  # the events changed, the post did not
+    assert "Next: Sports day" in rendered_item()  # same key: the cached output (the contract this hook fixes)
+    state["version"] = 2
+    assert "Next: Concert" in rendered_item() and "Next: Concert" in rendered_list()
+    state.update(next_event="Fair", cache=False)  # opted out: rendered afresh every time
+    assert "Next: Fair" in rendered_item() and "Next: Fair" in rendered_list()

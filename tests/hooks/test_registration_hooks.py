@@ -32,7 +32,7 @@ def test_hook_register_tables(make_app, make_user):
         return [row.name for row in request.session.execute(select(table).order_by(table.c.id))]
 
     plugin = make_plugin("lunch", register_tables, register_namespaces=lunch_namespace, register_routes=lambda: [
-        Route("lunch/v1", "/dishes", "POST", add_dish, args={"name": {"type": "string", "required": True}}),
+        Route("lunch/v1", "/dishes", "POST", add_dish, args=Schema.from_dict({"name": fields.String(required=True)})),
         Route("lunch/v1", "/dishes", "GET", list_dishes)])
     app = make_app(plugins=[plugin])
     assert "lunch_dishes" in inspect(app.db.engine).get_table_names()

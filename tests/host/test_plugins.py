@@ -5,6 +5,7 @@ import sys
 import types
 
 import pytest
+from marshmallow import Schema, fields, validate
 from click.testing import CliRunner
 
 from host import Namespace, PluginInfo, Route, StartupError, hookimpl
@@ -197,7 +198,7 @@ def test_routes_see_statuses_registered_by_plugins_loaded_after_them(make_app):
     def register_routes(app):
         statuses = app.registry.status_names(writable_only=True)
         return [Route("early/v1", "/items", "POST", lambda request: request.params,
-                      args={"status": {"type": "string", "enum": statuses}})]
+                      args=Schema.from_dict({"status": fields.String(validate=validate.OneOf(statuses))}))]
 
     early.register_namespaces = hookimpl(lambda: [Namespace("early/v1")])
     early.register_statuses = hookimpl(lambda: [Status("publish"), Status("draft")])

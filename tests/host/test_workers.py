@@ -14,7 +14,7 @@ import pytest
 
 from host.testing import start_sitehost
 
-from tests.conftest import install_entry_point_plugin
+from tests.helpers import install_entry_point_plugin
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT") or not Path("/proc/self/task").exists(),
                                 reason="workers share a port through SO_REUSEPORT (Linux)")

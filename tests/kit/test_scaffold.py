@@ -1,8 +1,10 @@
 """`sitehost plugin new NAME` produces a package that installs, passes its own tests and is served.
 
-The generated package is installed with pip into a throwaway virtual environment that
-sees this interpreter's packages (sitehost included), so the sitehost test run that is
-going on meanwhile never sees the extra entry point.
+The generated package is built and installed by pip into a folder of its own (`--target`),
+with this interpreter's setuptools and wheel, which the project's `test` extra installs; the
+folder is put on PYTHONPATH only for the subprocesses below, so the sitehost test run that is
+going on meanwhile never sees the extra entry point. Nothing here depends on what the base
+interpreter happens to have (issue 13.1: a venv made from a venv sees the base's packages).
 """
 
 import json
@@ -11,7 +13,6 @@ import subprocess
 import sys
 import importlib.metadata
 
-import pytest
 from click.testing import CliRunner
 
 from host.cli import main
@@ -20,63 +21,59 @@ from host.scaffold import create_plugin_package, render_files
 NAME = "lunch_menu"
 
 
-def run(command, cwd, env, timeout=120):
+def run(command, cwd, env, timeout=180):
     completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert completed.returncode == 0, f"{command} failed:\n{completed.stdout}\n{completed.stderr}"
     return completed.stdout
 
 
-@pytest.fixture
-def venv_python(tmp_path):
-    """A virtual environment on top of this interpreter's packages (no network needed)."""
-    folder = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(folder)],
-                   check=True, timeout=60)
-    return str(folder / "bin" / "python")
-
-
-def clean_env(tmp_path):
+def clean_env(tmp_path, installed):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("SITEHOST_", "PYTEST_")) or key == "SITEHOST_TEST_DATABASE_URL"}
     env["SITEHOST_CONFIG"] = str(tmp_path / "sitehost.toml")
     env["SITEHOST_DATABASE_URL"] = f"sqlite:///{tmp_path / 'site.db'}"
+    env["PYTHONPATH"] = str(installed)
     return env
 
 
-def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_served(tmp_path, venv_python):
+def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_served(tmp_path):
     result = CliRunner().invoke(main, ["plugin", "new", NAME, "--directory", str(tmp_path)])
     assert result.exit_code == 0, result.output
     package = tmp_path / "sitehost-lunch-menu"
     assert f"created {package}" in result.output
     assert sorted(str(path.relative_to(package)) for path in package.rglob("*") if path.is_file()) == [
-        "README.md", "pyproject.toml", "sitehost_lunch_menu/__init__.py", "tests/test_lunch_menu.py"]
+        "README.md", "pyproject.toml", "sitehost_lunch_menu/__init__.py", "sitehost_lunch_menu/routes.py",
+        "sitehost_lunch_menu/schemas.py", "sitehost_lunch_menu/settings.py", "sitehost_lunch_menu/tables.py",
+        "tests/test_lunch_menu.py"]
     pyproject = (package / "pyproject.toml").read_text()
     assert '[project.entry-points.sitehost]\nlunch_menu = "sitehost_lunch_menu"' in pyproject
     assert 'dependencies = ["sitehost"]' in pyproject
 
-    env = clean_env(tmp_path)
-    run([venv_python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "-e", str(package)],
-        tmp_path, env)
-    try:
-        output = run([venv_python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], package, env)
-        assert "7 passed" in output, output
+    installed = tmp_path / "installed"
+    env = clean_env(tmp_path, installed)
+    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "--target", str(installed), str(package)], tmp_path, env)
+    assert (installed / "sitehost_lunch_menu" / "routes.py").is_file()
 
-        listing = json.loads(run([venv_python, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, env))
-        row = next(row for row in listing if row["name"] == NAME)
-        assert (row["source"], row["version"], row["state"]) == ("package", "0.1.0", "enabled")
-        assert row["namespaces"] == ["lunch_menu/v1"]
-        assert {"register_routes", "register_tables", "register_statuses", "startup"} <= set(row["hooks"])
+    output = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], package, env)
+    assert "7 passed" in output, output
 
-        probe = ("import json, webtest\nfrom host.app import create_app\napp = create_app()\n"
-                 "client = webtest.TestApp(app, extra_environ={'HTTP_HOST': 'school.test'})\n"
-                 "print(json.dumps({'namespaces': client.get('/wp-json/').json['namespaces'],"
-                 " 'items': client.get('/wp-json/lunch_menu/v1/items').json}))\napp.close()\n")
-        served = json.loads(run([venv_python, "-c", probe], tmp_path, env))
-        assert "lunch_menu/v1" in served["namespaces"]
-        assert served["items"] == []
-    finally:
-        run([venv_python, "-m", "pip", "uninstall", "-y", "sitehost-lunch-menu"], tmp_path, env)
-    after = json.loads(run([venv_python, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, env))
+    listing = json.loads(run([sys.executable, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, env))
+    row = next(row for row in listing if row["name"] == NAME)
+    assert (row["source"], row["version"], row["state"]) == ("package", "0.1.0", "enabled")
+    assert row["namespaces"] == ["lunch_menu/v1"]
+    assert {"register_routes", "register_tables", "register_statuses", "startup"} <= set(row["hooks"])
+
+    probe = ("import json, webtest\nfrom host.app import create_app\napp = create_app()\n"
+             "client = webtest.TestApp(app, extra_environ={'HTTP_HOST': 'school.test'})\n"
+             "print(json.dumps({'namespaces': client.get('/wp-json/').json['namespaces'],"
+             " 'items': client.get('/wp-json/lunch_menu/v1/items').json}))\napp.close()\n")
+    served = json.loads(run([sys.executable, "-c", probe], tmp_path, env))
+    assert "lunch_menu/v1" in served["namespaces"]
+    assert served["items"] == []
+
+    without = {key: value for key, value in env.items() if key != "PYTHONPATH"}
+    after = json.loads(run([sys.executable, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, without))
     assert NAME not in [row["name"] for row in after]
     assert NAME not in [entry_point.name for entry_point in importlib.metadata.entry_points(group="sitehost")]
 
@@ -93,10 +90,40 @@ def test_plugin_new_refuses_bad_names_and_existing_folders(tmp_path):
     assert "already exists" in again.output
 
 
-def test_generated_module_imports_only_the_public_api():
-    module = render_files("lunch")["sitehost_lunch/__init__.py"]
-    imports = [line for line in module.splitlines() if line.startswith(("from host", "import host"))]
-    assert imports == ["from host import (Namespace, PluginInfo, RestError, RestResponse, Route, StartupError, "
-                       "Status, forbidden,"]
-    compile(module, "sitehost_lunch/__init__.py", "exec")
-    compile(render_files("lunch")["tests/test_lunch.py"], "tests/test_lunch.py", "exec")
+def test_generated_package_has_the_plugin_layout_and_imports_only_public_api():
+    files = render_files("lunch")
+    assert {path for path in files if path.startswith("sitehost_lunch/")} == {
+        "sitehost_lunch/__init__.py", "sitehost_lunch/tables.py", "sitehost_lunch/schemas.py",
+        "sitehost_lunch/settings.py", "sitehost_lunch/routes.py"}
+    public = ("host", "host.args", "host.stash")
+    for path, text in files.items():
+        if path.endswith(".py"):
+            compile(text, path, "exec")
+            for line in text.splitlines():
+                if line.startswith(("from host", "import host")) and not path.startswith("tests/"):
+                    assert line.split()[1] in public, (path, line)
+    init = files["sitehost_lunch/__init__.py"]
+    assert [line for line in init.splitlines() if line.startswith("def ")] == [
+        "def register_tables(metadata):", "def register_namespaces():", "def register_statuses():",
+        "def register_schemas():", "def register_routes():", "def startup(app):", "def shutdown(app):"]
+    assert "https://github.com/" not in files["README.md"] and "](" not in files["README.md"]
+
+
+def test_generated_tests_pass_and_do_not_pin_the_route_set(tmp_path):
+    """The generated tests run green in-process (no venv), and still pass once a route is added."""
+    import subprocess
+    import sys
+
+    from tests.helpers import install_entry_point_plugin
+
+    target = create_plugin_package("lunch", tmp_path)
+    routes = target / "sitehost_lunch" / "routes.py"
+    routes.write_text(routes.read_text().replace(
+        "    return [\n", '    return [\n        Route(NAMESPACE, "/specials", "GET", lambda request: []),\n', 1))
+    assert "/specials" in routes.read_text()
+    site = install_entry_point_plugin(tmp_path / "site", "sitehost-lunch", "0.1.0", "lunch", "sitehost_lunch")
+    env = {**__import__("os").environ, "PYTHONPATH": f"{target}{__import__('os').pathsep}{site}"}
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                             str(target / "tests")], capture_output=True, text=True, env=env, cwd=target, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "7 passed" in result.stdout

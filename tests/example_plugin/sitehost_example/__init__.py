@@ -19,7 +19,7 @@ import html
 from marshmallow import Schema, fields, validate
 from sqlalchemy import Column, DateTime, Integer, String, Table, Text, delete, func, insert, select, update
 
-from host import Namespace, PluginInfo, RestError, RestResponse, Route, Status, forbidden, hookimpl
+from host import ContentDeleted, ContentSaved, Namespace, PluginInfo, RestError, RestResponse, Route, Status, forbidden, hookimpl
 
 PLUGIN = PluginInfo(name="example", version="1.2.3", description="Notes, to prove the kernel end to end")
 NAMESPACE = "example/v1"
@@ -150,7 +150,7 @@ def create_note(request):
         raise RuntimeError("secret internal detail")
     row = request.session.execute(select(table).where(table.c.id == note_id)).first()
     app = request.app
-    request.after_commit(lambda: app.hook.content_saved(app=app, item=_event_item(row), created=True))
+    request.after_commit(lambda: app.hook.content_saved(app=app, event=ContentSaved.of(_event_item(row), True)))
     return RestResponse.created(_note(request, row), f"{request.base_url}/{NAMESPACE}/notes/{note_id}")
 
 
@@ -173,7 +173,7 @@ def delete_note(request):
         trashed = request.session.execute(select(table).where(table.c.id == row.id)).first()
         body = _note(request, trashed)
     app = request.app
-    request.after_commit(lambda: app.hook.content_deleted(app=app, item=_event_item(row), force=force))
+    request.after_commit(lambda: app.hook.content_deleted(app=app, event=ContentDeleted.of(_event_item(row), force)))
     return body
 
 
@@ -239,15 +239,22 @@ def register_statuses():
     return [Status("example-archived", "Archived", post_types=("note",))]
 
 
+class NoteIdArgs(Schema):
+    id = fields.Integer(metadata={"description": "Unique identifier."})
+
+
+class EchoSourceArgs(Schema):
+    source = fields.String()
+
+
 @hookimpl
 def register_routes():
     return [
         Route(NAMESPACE, "/notes", "GET", list_notes, args=NoteListArgs, schema=NoteSchema, title="note"),
         Route(NAMESPACE, "/notes", "POST", create_note, args=NoteSchema, permission=can_write, allow_batch=True),
-        Route(NAMESPACE, r"/notes/(?P<id>[\d]+)", "GET", get_note,
-              args={"id": fields.Integer(metadata={"description": "Unique identifier."})}, schema=NoteSchema),
+        Route(NAMESPACE, r"/notes/(?P<id>[\d]+)", "GET", get_note, args=NoteIdArgs, schema=NoteSchema),
         Route(NAMESPACE, "/echo", "GET, POST, PUT, PATCH, DELETE", echo, args=KitchenSinkArgs),
-        Route(NAMESPACE, r"/echo/(?P<source>[\w-]+)", "GET, POST", echo, args={"source": {"type": "string"}}),
+        Route(NAMESPACE, r"/echo/(?P<source>[\w-]+)", "GET, POST", echo, args=EchoSourceArgs),
         Route(NAMESPACE, r"/notes/(?P<id>[\d]+)", "DELETE", delete_note, args=DeleteNoteArgs, permission=can_write),
         Route(NAMESPACE, r"/notes/(?P<id>[\d]+)/preview", "GET", preview_note),
         Route(NAMESPACE, "/feedback", "POST", send_feedback, args=FeedbackSchema, schema=FeedbackSchema,

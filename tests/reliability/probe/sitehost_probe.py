@@ -138,16 +138,19 @@ def register_statuses():
             Status(SECRET, "Secret", private=True, post_types=("probe_item",))]
 
 
+class ItemIdArgs(Schema):
+    id = fields.Integer(metadata={"description": "Unique identifier."})
+
+
 @hookimpl
 def register_routes():
     item = r"/items/(?P<id>[\d]+)"
-    item_id = {"id": fields.Integer(metadata={"description": "Unique identifier."})}
     return [
         Route(NAMESPACE, "/items", "GET", list_items, args=ListArgs, schema=ItemSchema, title="probe_item"),
         Route(NAMESPACE, "/items", "POST", create_item, args=ItemSchema, capability="edit_posts", allow_batch=True),
-        Route(NAMESPACE, item, "GET", get_item, args=item_id, schema=ItemSchema, title="probe_item"),
+        Route(NAMESPACE, item, "GET", get_item, args=ItemIdArgs, schema=ItemSchema, title="probe_item"),
         Route(NAMESPACE, item, "PUT, PATCH", update_item, args=ItemSchema, partial_args=True,
               capability="edit_others_posts", allow_batch=True),
-        Route(NAMESPACE, item, "DELETE", delete_item, args=item_id, capability="delete_others_posts", allow_batch=True),
+        Route(NAMESPACE, item, "DELETE", delete_item, args=ItemIdArgs, capability="delete_others_posts", allow_batch=True),
         Route(NAMESPACE, "/tripwire", "POST", tripwire, args=TripwireArgs),
     ]

@@ -1,11 +1,10 @@
-"""A bounded, thread-safe LRU and per-app instances of it (core's caches of built things)."""
+"""The host's one LRU helper: bounded, thread-safe (waitress serves from several threads)."""
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
-from typing import Any, Callable
+from typing import Any
 
 
 class LruCache:
@@ -30,10 +29,3 @@ class LruCache:
             while len(self.entries) > self.size:
                 self.entries.popitem(last=False)
 
-
-def per_app(instances: "weakref.WeakKeyDictionary", app, create: Callable[[], Any]) -> Any:
-    """The app's instance in `instances`, created on first use (each App has its own; tests build many)."""
-    found = instances.get(app)
-    if found is None:
-        found = instances.setdefault(app, create())
-    return found

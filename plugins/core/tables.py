@@ -49,7 +49,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("alt_text", Text, nullable=False, default=""),
         # A page in the default order walks this index backwards and stops after one page. It
         # carries status and date_gmt so that walk never reads a row: a search's first pages
-        # walk it too, keeping the ids the full-text index matched (plugins/core/store.py).
+        # walk it too, keeping the ids the full-text index matched (plugins/core/store/search.py).
         Index("ix_posts_type_date_id_status", "type", "date", "id", "status", "date_gmt"),
         # Covers the COUNT of a status filter, scheduled posts included (their date_gmt decides).
         Index("ix_posts_type_status_date_gmt", "type", "status", "date_gmt"),

@@ -1,0 +1,87 @@
+"""Search terms and the full-text clause; a full-text index can replace it without touching the routes."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from sqlalchemy import and_, column, func, literal_column, not_, or_, select, table
+
+from ..tables import tables
+
+if TYPE_CHECKING:
+    from .query import PostQuery
+
+STOP_WORDS = frozenset("about an are as at be by com for from how in is it of on or that the this to was what when "
+                       "where who will with www".split())
+
+
+def split_search(search: str) -> list[str]:
+    """Search terms: quoted phrases kept, stop words and one-letter terms dropped, >9 terms -> whole string."""
+    search = re.sub(r"<[^>]*>", "", search).strip()
+    found = re.findall(r'(-?"[^"]+"|[^\s,+]+)', search)
+    terms = [term.replace('"', "") for term in found]
+    terms = [term for term in terms if term.strip("-")]
+    if len(terms) > 9:
+        return [search]
+    kept = []
+    for term in terms:
+        bare = term.lstrip("-").lower()
+        if len(bare) < 2 or bare in STOP_WORDS:
+            continue
+        kept.append(term)
+    return kept
+
+
+
+SEARCH_WORD = re.compile(r"\w+")
+FULL_TEXT_COLUMNS = ("title", "content", "excerpt")
+POSTGRES_SEARCH_VECTOR = "to_tsvector('simple', posts.title || ' ' || posts.content || ' ' || posts.excerpt)"
+
+
+def search_clause(app, query: PostQuery, walk_date_index: bool = False):
+    """Every term must match a search column; `-term` must not.
+
+    Terms go through the database's full-text index (FTS5 on SQLite, a tsvector GIN index on
+    PostgreSQL) as word-prefix matches: "foot" finds "football" but, unlike a substring scan,
+    not "barefoot". A quoted phrase or a hyphenated term is a phrase of word prefixes' last
+    word. Exact semantics, media (file names), other databases, and terms without a letter
+    or digit keep the substring comparison.
+    """
+    posts = tables(app)["posts"]
+    column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
+    columns = [getattr(posts.c, name[5:]) for name in column_names]
+    if query.post_type == "attachment" and not query.search_columns:
+        columns.append(posts.c.file)
+    dialect = app.db.engine.dialect.name
+    indexed = not query.search_exact and query.post_type != "attachment" and (
+        dialect == "sqlite" or (dialect == "postgresql" and len(set(column_names)) == 3))
+    clauses = []
+    for term in split_search(query.search):
+        negate = term.startswith("-") and len(term) > 1
+        word = term[1:] if negate else term
+        words = SEARCH_WORD.findall(word.lower())
+        if indexed and words:
+            match = _full_text_match(app, dialect, [name[5:] for name in column_names], words, walk_date_index)
+        elif query.search_exact:
+            match = or_(*[func.lower(column) == word.lower() for column in columns])
+        else:
+            escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            match = or_(*[column.ilike(f"%{escaped}%", escape="\\") for column in columns])
+        clauses.append(not_(match) if negate else match)
+    return and_(*clauses) if clauses else None
+
+
+def _full_text_match(app, dialect: str, column_names: list[str], words: list[str], walk_date_index: bool = False):
+    posts = tables(app)["posts"]
+    if dialect == "postgresql":
+        tsquery = " <-> ".join(words) + ":*"
+        return literal_column(POSTGRES_SEARCH_VECTOR).op("@@")(func.to_tsquery(literal_column("'simple'"), tsquery))
+    phrase = '"' + " ".join(words) + '" *'
+    if set(column_names) != set(FULL_TEXT_COLUMNS):
+        phrase = "{" + " ".join(dict.fromkeys(column_names)) + "} : " + phrase
+    index = table("posts_fts", column("rowid"))
+    # "+posts.id" keeps SQLite from starting at the matches (see DEEP_SEARCH_OFFSET): it walks the
+    # date index and keeps the ids found in the full-text index, whatever ANALYZE says.
+    matched_id = literal_column("+posts.id") if walk_date_index else posts.c.id
+    return matched_id.in_(select(index.c.rowid).where(literal_column("posts_fts").op("MATCH")(phrase)))

@@ -1,0 +1,108 @@
+"""Writing posts: insert, update, delete, term links and meta, inside the caller's transaction."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import bindparam, delete, insert, or_, select, update
+
+from .. import dates
+from ..tables import tables
+from .items import decode_meta, effective_status, meta_keys_for, taxonomies_of
+
+
+def insert_item(app, session, values: dict) -> int:
+    posts = tables(app)["posts"]
+    return session.execute(app.db.prepared("core.insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
+
+
+def update_item(app, session, post_id: int, values: dict) -> None:
+    """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
+    if values:
+        posts = tables(app)["posts"]
+        statement = app.db.prepared("core.update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
+        session.execute(statement, {**values, "post_id_": post_id})
+
+
+def new_item(app, post_id: int, values: dict, terms: dict[str, list[tuple[int, str]]], meta: dict[str, Any]) -> dict:
+    """The item `get_item` would read right after this transaction inserted it, without the SELECT.
+
+    `values` are the columns written (insert and updates), `terms` the links `set_terms`
+    made, `meta` the values `set_meta` stored. Only for a top-level item (parent 0): a new
+    one has no revisions, and its other columns are the table's defaults.
+    """
+    posts = tables(app)["posts"]
+    item_type = values["type"]
+    item: dict[str, Any] = {}
+    for column in posts.columns:
+        if column.key in values:
+            item[column.key] = values[column.key]
+        elif column.key == "id":
+            item["id"] = post_id
+        else:
+            item[column.key] = column.default.arg if column.default is not None and column.default.is_scalar else None
+    item["stored_status"] = item["status"]
+    item["status"] = effective_status(item["status"], item["date_gmt"], dates.utcnow())
+    item.update(revision_count=0, latest_revision_id=None, parent_status=None, parent_author=None, parent_type=None)
+    item["author"] = item["author"] or 0
+    item["terms"] = {taxonomy: sorted(terms.get(taxonomy, ())) for taxonomy in taxonomies_of(app, item_type)}
+    item["meta"] = {key.key: decode_meta(json.dumps(meta[key.key]) if meta.get(key.key) is not None else None,
+                                         key.schema) for key in meta_keys_for(app, item_type)}
+    return item
+
+
+def delete_item(app, session, post_id: int) -> None:
+    """Delete a post for good: revisions, autosaves, meta and term links with it."""
+    t = tables(app)
+    posts = t["posts"]
+    row = session.execute(select(posts.c.parent, posts.c.type).where(posts.c.id == post_id)).first()
+    revision_ids = select(posts.c.id).where(posts.c.parent == post_id, posts.c.type == "revision")
+    for table in (t["post_meta"], t["term_relationships"]):
+        session.execute(delete(table).where(or_(table.c.post_id == post_id, table.c.post_id.in_(revision_ids))))
+    session.execute(delete(posts).where(posts.c.parent == post_id, posts.c.type == "revision"))
+    if row is not None:
+        session.execute(update(posts).where(posts.c.parent == post_id).values(parent=row.parent))
+    session.execute(update(posts).where(posts.c.featured_media == post_id).values(featured_media=0))
+    session.execute(delete(posts).where(posts.c.id == post_id))
+
+
+def set_terms(app, session, post_id: int, taxonomy: str, term_ids: list[int], new: bool = False,
+              known: dict[int, tuple[str, str]] | None = None) -> list[tuple[int, str]]:
+    """Replace the item's terms of `taxonomy`; ids that are not terms of it are dropped.
+
+    Returns the (id, slug) pairs linked, sorted. `new`: the item was inserted in this
+    transaction, so it has no links to remove yet. `known`: what `terms_by_id` read in this
+    transaction for ids including these, so they need not be read again.
+    """
+    t = tables(app)
+    terms, relationships = t["terms"], t["term_relationships"]
+    if not new:
+        unlink = app.db.prepared("core.unlink_terms", lambda: delete(relationships).where(
+            relationships.c.post_id == bindparam("post_id"),
+            relationships.c.term_id.in_(select(terms.c.id).where(terms.c.taxonomy == bindparam("taxonomy")))))
+        session.execute(unlink, {"post_id": post_id, "taxonomy": taxonomy})
+    if not term_ids:
+        return []
+    if known is not None and all(term_id in known for term_id in term_ids):
+        valid = {term_id: known[term_id][1] for term_id in term_ids if known[term_id][0] == taxonomy}
+    else:
+        of_taxonomy = app.db.prepared("core.terms_of_taxonomy", lambda: select(terms.c.id, terms.c.slug).where(
+            terms.c.id.in_(bindparam("ids", expanding=True)), terms.c.taxonomy == bindparam("taxonomy")))
+        valid = dict(session.execute(of_taxonomy, {"ids": list(term_ids), "taxonomy": taxonomy}).all())
+    if valid:
+        link = app.db.prepared("core.link_terms", lambda: insert(relationships))
+        session.execute(link, [{"post_id": post_id, "term_id": term_id} for term_id in valid])
+    return sorted(valid.items())
+
+
+def set_meta(app, session, post_id: int, key: str, value: Any, new: bool = False) -> None:
+    """Store a meta value (JSON-encoded); None deletes the key. `new`: nothing stored yet to delete."""
+    meta = tables(app)["post_meta"]
+    if not new:
+        remove = app.db.prepared("core.delete_meta", lambda: delete(meta).where(
+            meta.c.post_id == bindparam("post_id"), meta.c.key == bindparam("key")))
+        session.execute(remove, {"post_id": post_id, "key": key})
+    if value is not None:
+        session.execute(app.db.prepared("core.insert_meta", lambda: insert(meta)),
+                        {"post_id": post_id, "key": key, "value": json.dumps(value)})

@@ -1,0 +1,3 @@
+"""Values shared by the core/v2 content tests."""
+
+API = "/wp-json/core/v2"

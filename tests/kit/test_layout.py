@@ -1,0 +1,93 @@
+"""The code layout the plugin guide teaches, checked so that it stays true as plugins are added."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _imported_modules(path: Path, root: Path = ROOT) -> list[str]:
+    """Every module `path` imports, relative imports resolved against its package (under `root`)."""
+    package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            module = ".".join([*base, node.module] if node.module else base)
+            found.append(module)
+            found.extend(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_no_test_imports_from_a_conftest():
+    """Shared test helpers live in helper modules; conftest files hold fixtures only."""
+    offenders = [f"{path.relative_to(ROOT)} imports {module}"
+                 for path in sorted((ROOT / "tests").rglob("*.py"))
+                 for module in _imported_modules(path) if module.split(".")[-1] == "conftest"]
+    assert offenders == []
+
+
+IMPORT_EACH_ALONE = r"""
+import importlib, sys, traceback
+failures = []
+for name in sys.argv[1:]:
+    for loaded in [key for key in sys.modules if key.split(".")[0] in ("host", "plugins")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except Exception:
+        failures.append(name + ": " + traceback.format_exc().strip().splitlines()[-1])
+print("\n".join(failures))
+"""
+
+
+def _modules(package: str) -> list[str]:
+    return [".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            for path in sorted((ROOT / package).rglob("*.py"))]
+
+
+def test_every_module_imports_on_its_own():
+    """No import cycle: each module of host/ and plugins/ imports first, with nothing loaded before it."""
+    import subprocess
+    import sys
+
+    modules = _modules("host") + _modules("plugins")
+    result = subprocess.run([sys.executable, "-c", IMPORT_EACH_ALONE, *modules], capture_output=True, text=True,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def _plugin_imports(plugins_root: Path) -> list[str]:
+    """'plugins/X/file.py imports plugins.Y' for every import of another plugin under `plugins_root`."""
+    offenders = []
+    for path in sorted(plugins_root.rglob("*.py")):
+        parts = path.relative_to(plugins_root).parts
+        if len(parts) < 2:
+            continue  # plugins/__init__.py lists the built-ins
+        own = parts[0]
+        for module in _imported_modules(path, plugins_root.parent):
+            names = module.split(".")
+            if names[0] == "plugins" and len(names) > 1 and names[1] != own:
+                offenders.append(f"plugins/{'/'.join(parts)} imports {module}")
+    return offenders
+
+
+def test_no_plugin_imports_another_plugin():
+    """Plugins reach each other through host APIs, the content service, internal requests or hooks."""
+    assert _plugin_imports(ROOT / "plugins") == []
+
+
+def test_the_plugin_import_check_catches_an_import_of_another_plugin(tmp_path):
+    """The check above is not vacuous: a plugin importing another is reported, by path."""
+    (tmp_path / "plugins" / "calendar").mkdir(parents=True)
+    (tmp_path / "plugins" / "calendar" / "__init__.py").write_text("from . import events\n")
+    (tmp_path / "plugins" / "calendar" / "events.py").write_text("from plugins.core import store\nfrom ..core.posts import X\n")
+    assert _plugin_imports(tmp_path / "plugins") == ["plugins/calendar/events.py imports plugins.core",
+                                                     "plugins/calendar/events.py imports plugins.core.store",
+                                                     "plugins/calendar/events.py imports plugins.core.posts",
+                                                     "plugins/calendar/events.py imports plugins.core.posts.X"]
