@@ -18,6 +18,7 @@ from typing import Any
 from apispec import APISpec
 
 from .rest.schemas import schema_instance, schema_properties
+from .rest.validation import ParamError, validate_value
 
 OPENAPI_PATH = "/openapi.json"
 REFERENCE_PATH = "/api-reference"
@@ -141,18 +142,38 @@ def json_schema(arg: dict[str, Any]) -> dict[str, Any]:
             schema[keyword] = [json_schema(sub) if isinstance(sub, dict) else sub for sub in schema[keyword]]
     if isinstance(schema.get("additionalProperties"), dict):
         schema["additionalProperties"] = json_schema(schema["additionalProperties"])
-    if "default" in schema and not _accepts(schema, schema["default"]):
+    if "default" in schema and not _accepts(arg, schema["default"]):
         # e.g. an email arg defaulting to "": the server accepts its own default, so say so.
         default = schema.pop("default")
         schema = {"anyOf": [schema, {"const": default}], "default": default}
     return schema
 
 
-def _accepts(schema: dict[str, Any], value: Any) -> bool:
-    import jsonschema
+_JSON_TYPES = {
+    "string": lambda value: isinstance(value, str),
+    "integer": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "number": lambda value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    "boolean": lambda value: isinstance(value, bool),
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, dict),
+    "null": lambda value: value is None,
+}
 
-    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
-    return jsonschema.Draft202012Validator(schema, format_checker=checker).is_valid(value)
+
+def _accepts(arg: dict[str, Any], value: Any) -> bool:
+    """Whether the server's own argument validation accepts `value` for `arg`.
+
+    The same checks a request goes through (host.rest.validation), so the document never
+    claims less or more than the server does, and no JSON Schema library is needed at runtime.
+    """
+    types = _types(arg)
+    if types and not any(_JSON_TYPES[kind](value) for kind in types if kind in _JSON_TYPES):
+        return False  # the request validator coerces "publish" to ["publish"]; JSON Schema does not
+    try:
+        validate_value(value, arg, "default")
+    except ParamError:
+        return False
+    return True
 
 
 def _types(schema: dict[str, Any]) -> set[str]:

@@ -91,3 +91,39 @@ def test_the_plugin_import_check_catches_an_import_of_another_plugin(tmp_path):
                                                      "plugins/calendar/events.py imports plugins.core.store",
                                                      "plugins/calendar/events.py imports plugins.core.posts",
                                                      "plugins/calendar/events.py imports plugins.core.posts.X"]
+
+
+def _runtime_import_names() -> set[str]:
+    """Top-level import names provided by the runtime dependencies in pyproject.toml (not the extras)."""
+    import importlib.metadata
+    import re
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    wanted = {re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+              for requirement in declared}
+    return {module for module, distributions in importlib.metadata.packages_distributions().items()
+            if any(name.lower().replace("_", "-") in wanted for name in distributions)}
+
+
+# host/testing.py is the pytest plugin (entry point pytest11): only pytest loads it, and it
+# imports WebTest inside the fixture that needs it.
+PYTEST_PLUGIN = ROOT / "host" / "testing.py"
+
+
+def test_code_imports_only_the_standard_library_and_runtime_dependencies():
+    """`pip install -e .` (no extras) must be enough for every module, including lazy imports in functions.
+
+    Issue 13.2: host/openapi.py imported jsonschema, which only the test extra installs, so
+    /openapi.json answered 500 on a site installed as the README says.
+    """
+    import sys
+
+    allowed = set(sys.stdlib_module_names) | _runtime_import_names() | {"host", "plugins", "__future__"}
+    offenders = sorted({f"{path.relative_to(ROOT)} imports {module}"
+                        for package in ("host", "plugins")
+                        for path in (ROOT / package).rglob("*.py")
+                        if path != PYTEST_PLUGIN
+                        for module in _imported_modules(path)
+                        if module and module.split(".")[0] not in allowed})
+    assert offenders == []
