@@ -175,6 +175,11 @@ class PagedArgs(ContextArgs):
                               metadata={"description": "Maximum number of items to be returned in result set."})
 
 
+# A search longer than this is refused (400): SQLite refuses LIKE patterns past 50,000 bytes
+# (a 500 before), and no reader types 1,000 characters into a search box.
+MAX_SEARCH_LENGTH = 1000
+
+
 class CollectionArgs(PagedArgs):
     """Args every collection understands: paging, search, include/exclude and order.
 
@@ -183,7 +188,8 @@ class CollectionArgs(PagedArgs):
     handler implements: a collection that only pages subclasses PagedArgs.
     """
 
-    search = fields.String(metadata={"description": "Limit results to those matching a string."})
+    search = fields.String(validate=validate.Length(max=MAX_SEARCH_LENGTH),
+                           metadata={"description": "Limit results to those matching a string."})
     exclude = id_list("Ensure result set excludes specific IDs.")
     include = id_list("Limit result set to specific IDs.")
     offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})

@@ -19,11 +19,11 @@ import bottle
 
 from . import ratelimit, sessions
 from . import users as user_service
+from ..text import strip_tags
 
 AUTHORIZE_PATH = "/authorize-application"
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _UNSAFE_URL_CHARACTERS = re.compile(r"[\x00-\x20\x7f]")
-_TAGS = re.compile(r"<[^>]*>")
 REQUEST_PARAMS = ("app_name", "app_id", "success_url", "reject_url")
 BASE_CSP = ("default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'; "
             "form-action 'self'")
@@ -81,7 +81,7 @@ def add_query_args(url: str, pairs: list[tuple[str, str]]) -> str:
 
 def clean_name(value: str) -> str:
     """Tags stripped and white space collapsed, as application names are stored."""
-    return " ".join(_TAGS.sub("", value).split())[:200]
+    return " ".join(strip_tags(value).split())[:200]
 
 
 # --- the page --------------------------------------------------------------------------

@@ -11,6 +11,9 @@ from ..stash import RequestState
 from ..users import ANONYMOUS
 
 _BRACKETS = re.compile(r"\[([^\]]*)\]")
+# PHP's max_input_nesting_level: a key nested deeper (a[][][]... 5,000 times) is dropped, as PHP
+# drops it, instead of recursing until Python's stack runs out.
+MAX_QUERY_NESTING = 64
 GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
 
 
@@ -22,7 +25,10 @@ def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         if bracket <= 0 or not key.endswith("]"):
             result[key] = value
             continue
-        _assign(result, [key[:bracket], *_BRACKETS.findall(key[bracket:])], value)
+        keys = _BRACKETS.findall(key[bracket:])
+        if len(keys) >= MAX_QUERY_NESTING:
+            continue
+        _assign(result, [key[:bracket], *keys], value)
     return result
 
 

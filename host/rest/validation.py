@@ -15,14 +15,20 @@ import math
 import re
 from typing import Any
 
+from .. import linear
+from ..text import strip_tags
+
 _NUMERIC = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 _DATE_TIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(:?\d{2})?)?$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _HEX_COLOR = re.compile(r"^#([A-Fa-f0-9]{3}){1,2}$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _LIST_SPLIT = re.compile(r"[\s,]+")
-_TAGS = re.compile(r"<[^>]*>")
+
+
+# An array argument that declares no maxItems takes at most this many (issue 12.11: a million
+# `include` ids reached SQL). Far above any page size (100); WordPress declares no bound.
+MAX_ARRAY_ITEMS = 1000
 
 
 class ParamError(Exception):
@@ -177,15 +183,15 @@ def _validate_one_of(value, schema, param):
 
 def _validate_array(items: list, schema: dict, param: str) -> None:
     item_schema = schema.get("items")
+    if len(items) > schema.get("maxItems", MAX_ARRAY_ITEMS):
+        count = schema.get("maxItems", MAX_ARRAY_ITEMS)  # checked first, before any work per item
+        raise ParamError("rest_too_many_items", f"{param} must contain at most {count} {'item' if count == 1 else 'items'}.")
     if item_schema:
         for index, item in enumerate(items):
             validate_value(item, item_schema, f"{param}[{index}]")
     if "minItems" in schema and len(items) < schema["minItems"]:
         count = schema["minItems"]
         raise ParamError("rest_too_few_items", f"{param} must contain at least {count} {'item' if count == 1 else 'items'}.")
-    if "maxItems" in schema and len(items) > schema["maxItems"]:
-        count = schema["maxItems"]
-        raise ParamError("rest_too_many_items", f"{param} must contain at most {count} {'item' if count == 1 else 'items'}.")
     if schema.get("uniqueItems"):
         sanitized = [sanitize_value(item, item_schema) if item_schema else item for item in items]
         seen = set()
@@ -232,9 +238,17 @@ def _property_schema(key: str, schema: dict):
     if key in properties:
         return properties[key]
     for pattern, sub in (schema.get("patternProperties") or {}).items():
-        if re.search(pattern, key):
+        if linear.pattern(pattern).search(key):
             return sub
     return schema.get("additionalProperties", None)
+
+
+def looks_like_email(value: str) -> bool:
+    """local@domain.tld with no white space or second `@`: WordPress's is_email() shape, without a regex."""
+    local, at, domain = value.partition("@")
+    if not at or not local or "@" in domain or any(character.isspace() for character in value):
+        return False
+    return "." in domain[1:-1]
 
 
 def _validate_string(value: str, schema: dict, param: str) -> None:
@@ -244,7 +258,7 @@ def _validate_string(value: str, schema: dict, param: str) -> None:
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         count = schema["maxLength"]
         raise ParamError("rest_too_long", f"{param} must be at most {count} {'character' if count == 1 else 'characters'} long.")
-    if "pattern" in schema and not re.search(schema["pattern"], value):
+    if "pattern" in schema and not linear.pattern(schema["pattern"]).search(value):
         raise ParamError("rest_invalid_pattern", f"{param} does not match pattern {schema['pattern']}.")
 
 
@@ -295,7 +309,7 @@ def _validate_enum(value: Any, schema: dict, param: str) -> None:
 def _validate_format(value: str, fmt: str, param: str) -> None:
     if fmt == "date-time" and not valid_date_time(value):
         raise ParamError("rest_invalid_date", "Invalid date.")
-    if fmt == "email" and not _EMAIL.match(value):
+    if fmt == "email" and not looks_like_email(value):
         raise ParamError("rest_invalid_email", "Invalid email address.")
     if fmt == "ip":
         try:
@@ -369,9 +383,9 @@ def sanitize_value(value: Any, schema: dict | None) -> Any:
         if fmt == "hex-color" and not _HEX_COLOR.match(text):
             return ""
         if fmt == "text-field":
-            return " ".join(_TAGS.sub("", text).split())
+            return " ".join(strip_tags(text).split())
         if fmt == "textarea-field":
-            return _TAGS.sub("", text).strip()
+            return strip_tags(text).strip()
         return text
     return value
 

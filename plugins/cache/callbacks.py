@@ -34,7 +34,9 @@ ECHO_MAX_AGE_SECONDS = 24 * 60 * 60
 DB_SCHEMA_VERSION = 1
 MAX_ERR_DOMAINS = 100
 NO_STORE = {"Cache-Control": "no-cache, must-revalidate, max-age=0, no-store, private"}
-_HOSTNAME = r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+# Length is checked apart (253 at most): JSON Schema patterns run on RE2, which has no look-ahead.
+MAX_HOSTNAME = 253
+_HOSTNAME = r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
 _NAME = validate.Regexp(r"^[\w./-]{1,100}$")
 
 
@@ -149,8 +151,9 @@ def cdn_status(request):
 
 
 class ErrDomainsSchema(Schema):
-    alias = fields.String(required=True, validate=validate.Regexp(_HOSTNAME))
-    main_domain = fields.String(required=True, validate=validate.Regexp(_HOSTNAME))
+    alias = fields.String(required=True, validate=[validate.Length(min=1, max=MAX_HOSTNAME), validate.Regexp(_HOSTNAME)])
+    main_domain = fields.String(required=True,
+                                validate=[validate.Length(min=1, max=MAX_HOSTNAME), validate.Regexp(_HOSTNAME)])
 
 
 def err_domains(request):
@@ -221,7 +224,7 @@ def _server_host(request, server: str) -> str:
     """The service node's host name; it must belong to a configured image server domain."""
     host = (urlsplit(server if "//" in server else "//" + server).hostname or "").lower()
     allowed = runtime_of(request.app).config.image_servers
-    if not re.match(_HOSTNAME, host) or (allowed and not any(host == d or host.endswith("." + d) for d in allowed)):
+    if len(host) > MAX_HOSTNAME or not re.match(_HOSTNAME, host) or (allowed and not any(host == d or host.endswith("." + d) for d in allowed)):
         raise RestError("cache_wrong_server", "The server is not one of the configured image servers.", 400,
                         {"server": server})
     return host

@@ -9,27 +9,24 @@ then the `render_content` hook so plugins can rewrite the HTML. Input from users
 from __future__ import annotations
 
 import functools
-import html
 import re
 
 import nh3
 
 from host.lru import LruCache
 from host.stash import StashKey
+from host.text import html_to_text, split_markup, tag_name
 
 EXCERPT_MORE = " [&hellip;]"
 RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
 DEFAULT_EXCERPT_WORDS = 55
 
-_TAG_SPLIT = re.compile(r"(<[^>]*>|<!--.*?-->)", re.DOTALL)
 _BARE_AMPERSAND = re.compile(r"&(?!#?[A-Za-z0-9]+;)")
 _NO_TEXTURIZE = {"pre", "code", "kbd", "style", "script", "tt"}
 _BLOCK = ("table|thead|tfoot|caption|col|colgroup|tbody|tr|td|th|div|dl|dd|dt|ul|ol|li|pre|form|map|area|"
           "blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|"
           "footer|nav|figure|figcaption|details|menu|summary|script|iframe|video|audio|object")
 _BLOCK_START = re.compile(rf"^\s*</?(?:{_BLOCK})[\s/>]", re.IGNORECASE)
-_BLOCK_COMMENT = re.compile(r"<!--\s*/?wp:.*?-->\s*", re.DOTALL)
-_ALL_TAGS = re.compile(r"<[^>]*>")
 
 TITLE_TAGS = {"a", "abbr", "acronym", "b", "blockquote", "cite", "code", "del", "em", "i", "q", "s", "strike", "strong"}
 CONTENT_TAGS = {
@@ -66,22 +63,21 @@ def sanitize_html(raw: str) -> str:
 
 
 def plain_text(raw: str) -> str:
-    """Tags stripped and white space collapsed (term names)."""
-    return " ".join(html.unescape(_ALL_TAGS.sub("", raw)).split())
+    """What a reader sees of `raw`, entities decoded, on one line (term names, alt text)."""
+    return html_to_text(raw)
 
 
 # --- display filters ---------------------------------------------------------------------
 
 def texturize(text: str) -> str:
     """Curly quotes and dashes in text, never inside tags or code."""
-    parts = _TAG_SPLIT.split(text)
+    parts = split_markup(text)
     skipping: list[str] = []
     result = []
-    for part in parts:
-        if part.startswith("<"):
-            name = re.match(r"</?\s*([A-Za-z0-9]+)", part)
-            if name:
-                tag = name.group(1).lower()
+    for index, part in enumerate(parts):
+        if index % 2:
+            tag = tag_name(part)
+            if tag:
                 if tag in _NO_TEXTURIZE:
                     if part.startswith("</"):
                         if skipping and skipping[-1] == tag:
@@ -118,8 +114,18 @@ def autop(text: str) -> str:
         if _BLOCK_START.match(block):
             output.append(block)
         else:
-            output.append("<p>" + re.sub(r"(?<!<br />)\s*\n\s*", "<br />\n", block) + "</p>")
+            output.append("<p>" + _line_breaks(block) + "</p>")
     return "\n".join(output) + "\n"
+
+
+def _line_breaks(block: str) -> str:
+    """Each newline (and the white space around it) becomes `<br />` and a newline, unless one is there."""
+    lines = block.split("\n")
+    joined = [lines[0].rstrip()]
+    for line in lines[1:]:
+        joined.append("\n" if joined[-1].endswith("<br />") else "<br />\n")
+        joined.append(line.strip())
+    return "".join(joined)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -178,7 +184,7 @@ def render_content(app, item: dict, raw: str) -> str:
 
 
 def _render_content(app, item: dict, raw: str) -> str:
-    text = _BLOCK_COMMENT.sub("", raw)
+    text = without_block_comments(raw)
     rendered = {"html": autop(texturize(text))}
     app.hook.render_content(app=app, item=item, content=rendered)
     return rendered["html"]
@@ -203,12 +209,27 @@ def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | No
         return autop(texturize(excerpt))
     if not content.strip():
         return ""
-    text = " ".join(_ALL_TAGS.sub(" ", render_content(app, item, content)).split())
+    text = html_to_text(render_content(app, item, content), keep_entities=True)
     limit = DEFAULT_EXCERPT_WORDS if words is None else max(words, 0)
     pieces = text.split(" ")
     if len(pieces) > limit:
         text = " ".join(pieces[:limit]) + EXCERPT_MORE
     return autop(text) if text else ""
+
+
+def without_block_comments(raw: str) -> str:
+    """Content without its block delimiters (`<!-- wp:paragraph -->`) and the white space after them."""
+    if "<!--" not in raw:
+        return raw
+    parts = split_markup(raw)
+    kept = [parts[0]]
+    for index in range(1, len(parts), 2):
+        tag, following = parts[index], parts[index + 1]
+        if tag.startswith("<!--") and tag[4:].lstrip().startswith(("wp:", "/wp:")):
+            kept.append(following.lstrip())
+        else:
+            kept.extend((tag, following))
+    return "".join(kept)
 
 
 def block_version(raw: str) -> int:

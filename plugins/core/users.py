@@ -18,6 +18,7 @@ from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, 
 from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
 from host.auth.roles import ROLES
+from host.text import strip_tags
 
 NAMESPACE = "core/v2"
 USERNAME = r"^[A-Za-z0-9 _.@-]+$"
@@ -436,7 +437,7 @@ def _record_or_404(request, user_id: int, uuid: str) -> dict:
 
 
 def clean_app_password_name(value: Any) -> str:
-    return " ".join(re.sub(r"<[^>]*>", "", str(value or "")).split())
+    return " ".join(strip_tags(str(value or "")).split())
 
 
 def list_app_passwords(request):

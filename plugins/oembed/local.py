@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.etree import ElementTree
 
 from host import RawBody, RestError
+from host.text import strip_tags
 
 XML_CONTENT_TYPE = "text/xml; charset=UTF-8"
 MIN_WIDTH, MAX_WIDTH, MIN_HEIGHT = 200, 600, 200
@@ -21,7 +22,6 @@ MIN_WIDTH, MAX_WIDTH, MIN_HEIGHT = 200, 600, 200
 PERMALINK_QUERIES = (("p", "posts"), ("page_id", "pages"))
 EMBEDDABLE_TYPES = {"post", "page"}
 _LEADING_INTEGER = re.compile(r"^\s*[+-]?\d+")
-_TAGS = re.compile(r"<[^>]*>")
 
 # Resizes the iframe when the embedded page reports its height (messages carry the secret).
 RESIZE_SCRIPT = (
@@ -139,7 +139,7 @@ def _embed_html(link: str, title: str, site_name: str, width: int, height: int) 
     secret = secrets.token_hex(5)
     separator = "&" if "?" in link else "?"
     embed_url = f"{link}{separator}embed=true#?secret={secret}"
-    plain_title = html.unescape(_TAGS.sub("", title))
+    plain_title = html.unescape(strip_tags(title))
     frame_title = html.escape(f"\u201c{plain_title}\u201d \u2014 {site_name}")
     return (
         f'<blockquote class="wp-embedded-content" data-secret="{secret}"><a href="{html.escape(link)}">'

@@ -20,7 +20,8 @@ from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit, parse_qsl
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from host import RestError, forbidden
+from host import RestError, forbidden, linear
+from host.text import split_markup, tag_name
 
 from . import local
 from .fetch import fetch
@@ -85,9 +86,9 @@ def _provider_endpoint(app, url: str) -> str | None:
     for answer in app.hook.oembed_providers(app=app):
         for pattern, endpoint in answer or []:
             try:
-                if re.match(pattern, url):
+                if linear.pattern(pattern).match(url):
                     return endpoint
-            except re.error:
+            except linear.error:
                 log.warning("oEmbed provider pattern %r does not compile; skipped", pattern)
     return None
 
@@ -125,14 +126,23 @@ def _with_query(url: str, extra: dict) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(pairs), ""))
 
 
-_IFRAME = re.compile(r"<iframe\b[^>]*\bsrc\s*=\s*[\"']([^\"']+)[\"'][^>]*>", re.IGNORECASE)
+_SRC_ATTRIBUTE = re.compile(r"\bsrc\s*=\s*[\"']([^\"'<>]+)[\"']", re.IGNORECASE)
 _DIMENSION = re.compile(r"^\d{1,4}$")
+
+
+def _first_iframe_source(markup: str) -> "re.Match | None":
+    """The `src` of the first <iframe> tag (tags found by a linear scan, then one attribute search)."""
+    parts = split_markup(markup)
+    for tag in parts[1::2]:
+        if tag_name(tag) == "iframe" and not tag.startswith("</"):
+            return _SRC_ATTRIBUTE.search(tag)
+    return None
 
 
 def _untrusted_html(data: dict, url: str) -> str:
     """Discovered providers' HTML is cut down to a sandboxed iframe, or a link when there is none."""
     raw = data.get("html") if isinstance(data.get("html"), str) else ""
-    frame = _IFRAME.search(raw)
+    frame = _first_iframe_source(raw)
     if frame and urlsplit(html.unescape(frame.group(1))).scheme in ("http", "https"):
         width = str(data.get("width", "")) if _DIMENSION.match(str(data.get("width", ""))) else "600"
         height = str(data.get("height", "")) if _DIMENSION.match(str(data.get("height", ""))) else "338"

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import and_, column, func, literal_column, not_, or_, select, table
 
+from host.text import strip_tags
+
 from ..tables import tables
 
 if TYPE_CHECKING:
@@ -18,7 +20,7 @@ STOP_WORDS = frozenset("about an are as at be by com for from how in is it of on
 
 def split_search(search: str) -> list[str]:
     """Search terms: quoted phrases kept, stop words and one-letter terms dropped, >9 terms -> whole string."""
-    search = re.sub(r"<[^>]*>", "", search).strip()
+    search = strip_tags(search).strip()
     found = re.findall(r'(-?"[^"]+"|[^\s,+]+)', search)
     terms = [term.replace('"', "") for term in found]
     terms = [term for term in terms if term.strip("-")]

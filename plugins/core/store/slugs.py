@@ -7,6 +7,8 @@ import unicodedata
 
 from sqlalchemy import bindparam, func, or_, select
 
+from host.text import strip_tags
+
 from ..tables import tables
 
 RESERVED_SLUGS = frozenset({"feed", "rdf", "rss", "rss2", "atom", "embed"})
@@ -15,7 +17,7 @@ MAX_SLUG = 200
 
 def sanitize_slug(value: str) -> str:
     """sanitize_title: lowercase ASCII, accents transliterated, spaces to dashes, punctuation dropped."""
-    text = re.sub(r"<[^>]*>", "", value or "")
+    text = strip_tags(value or "")
     text = text.replace("æ", "ae").replace("Æ", "AE").replace("ø", "o").replace("ß", "ss").replace("œ", "oe")
     text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     text = re.sub(r"&[a-z0-9#]+;", "", text)

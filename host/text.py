@@ -1,0 +1,113 @@
+"""Markup scanning that runs in linear time, whatever the input.
+
+Patterns such as `<[^>]*>` or `<!--.*?-->` backtrack: on a string of many `<` with no `>`
+every start position scans to the end, so a 1 MB field costs minutes (issue 12.1). These
+scanners move forward with `str.find` only and never look at a character twice after a
+failed search, so their cost is proportional to the text.
+"""
+
+from __future__ import annotations
+
+import html
+
+# Elements whose text is never shown to a reader (the HTML parsing spec's raw text elements,
+# plus template and noscript): nothing inside them may reach excerpts or search.
+HIDDEN_ELEMENTS = frozenset({"script", "style", "template", "noscript", "iframe", "object", "textarea", "title"})
+# Elements that separate words when the markup is read as text ("a</p><p>b" is two words).
+_BLOCK_ELEMENTS = frozenset({
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+    "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot",
+    "th", "thead", "tr", "ul", "img", "audio", "video",
+})
+# Punctuation that follows a word without a space ("Friday." not "Friday .").
+_CLOSING_PUNCTUATION = frozenset(".,;:!?)]}»”’…")
+
+
+def split_markup(text: str) -> list[str]:
+    """Text and markup in turn, as `re.split` with one group gives: [text, tag, text, ..., text].
+
+    A tag runs from `<` to the next `>`; a comment from `<!--` to the next `-->` (so `>`
+    inside a comment does not end it). A `<` with no `>` after it is text.
+    """
+    parts: list[str] = []
+    text_start = 0
+    position = 0
+    comment_end_exists = True  # once "-->" was not found after some point, it is not found later either
+    length = len(text)
+    while position < length:
+        opening = text.find("<", position)
+        if opening < 0:
+            break
+        closing = -1
+        if comment_end_exists and text.startswith("<!--", opening):
+            comment_end = text.find("-->", opening + 4)
+            if comment_end < 0:
+                comment_end_exists = False
+            else:
+                closing = comment_end + 2
+        if closing < 0:
+            closing = text.find(">", opening + 1)
+            if closing < 0:
+                break  # no `>` anywhere after: the rest is text
+        parts.append(text[text_start:opening])
+        parts.append(text[opening:closing + 1])
+        text_start = position = closing + 1
+    parts.append(text[text_start:])
+    return parts
+
+
+def tag_name(tag: str) -> str:
+    """`div` for `<div class=x>` and `</DIV>`; "" for comments and declarations."""
+    start = 2 if tag.startswith("</") else 1
+    while start < len(tag) and tag[start] in " \t\n\r\f":
+        start += 1
+    end = start
+    while end < len(tag) and (tag[end].isascii() and tag[end].isalnum()):
+        end += 1
+    return tag[start:end].lower()
+
+
+def strip_tags(text: str) -> str:
+    """The text without its tags and comments (entities are left as they are)."""
+    return "".join(split_markup(text)[0::2])
+
+
+def html_to_text(markup: str, keep_entities: bool = False) -> str:
+    """What a reader sees of `markup`, as one line of words.
+
+    Tags and comments go; the content of script, style and the other hidden elements goes;
+    block elements separate words; white space collapses; no space is left before closing
+    punctuation. Entities are decoded unless `keep_entities` (for text that is put back into HTML).
+    """
+    parts = split_markup(markup)
+    words: list[str] = []
+    hidden: str | None = None
+    for index, part in enumerate(parts):
+        if index % 2:
+            name = tag_name(part)
+            if hidden is not None:
+                if part.startswith("</") and name == hidden:
+                    hidden = None
+                continue
+            if name in HIDDEN_ELEMENTS and not part.startswith("</") and not part.endswith("/>"):
+                hidden = name
+            elif name in _BLOCK_ELEMENTS:
+                words.append(" ")
+            continue
+        if hidden is None and part:
+            words.append(part if keep_entities else html.unescape(part))
+    return _join_words("".join(words))
+
+
+def _join_words(text: str) -> str:
+    pieces = text.split()
+    if not pieces:
+        return ""
+    joined = [pieces[0]]
+    for piece in pieces[1:]:
+        if piece[0] in _CLOSING_PUNCTUATION:
+            joined[-1] += piece
+        else:
+            joined.append(piece)
+    return " ".join(joined)
