@@ -83,8 +83,12 @@ def main(ctx: click.Context, config: str | None) -> None:
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, pin_cpus: bool) -> None:
     """Start the site with waitress (creates the database on first start)."""
-    from .serving import serve_single, serve_workers
+    from .serving import ServerLimits, serve_single, serve_workers
 
+    try:
+        limits = ServerLimits.from_settings(_settings(ctx))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
     app = _create_app(ctx)
     for line in app.install_site(demo=True):
         click.echo(line)
@@ -97,11 +101,12 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         sys.stdout.flush()
 
     if workers == 1:
-        serve_single(app, host, port, threads, announce, pin=pin_cpus)
+        serve_single(app, host, port, threads, announce, pin=pin_cpus, limits=limits)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
     try:
-        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus)
+        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus,
+                             limits=limits)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {host}:{port}: {error}") from error
     sys.exit(code)

@@ -30,6 +30,12 @@ DEFAULT_SITE = {
 }
 
 
+# What one client may hold of a server process (host.serving.ServerLimits).
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+DEFAULT_CHANNEL_TIMEOUT = 30  # seconds
+DEFAULT_CONNECTION_LIMIT = 100  # per server process
+
+
 class ConfigError(Exception):
     """The configuration cannot be used; the message says which setting and why."""
 
@@ -50,7 +56,9 @@ class Settings:
     load_entry_points: bool = True
     plugins: dict[str, dict[str, Any]] = field(default_factory=dict)
     uploads_dir: str = "uploads"
-    max_body_bytes: int = 32 * 1024 * 1024
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
+    connection_limit: int = DEFAULT_CONNECTION_LIMIT
     max_json_depth: int = 64
     cors_origins: list[str] = field(default_factory=list)
     trace_plugins: bool = False
@@ -65,7 +73,8 @@ class Settings:
         return self.database_url or "sqlite:///sitehost.db"
 
 
-_SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins"}
+_SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins",
+                "channel_timeout", "connection_limit"}
 
 
 def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, str] | None = None,

@@ -11,10 +11,18 @@ never listens (so no other program takes the port while a worker restarts), star
 workers, prints the banner once they all listen, restarts a worker that dies, and on
 SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
 whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
+
+Every waitress server is built by `make_server` with the site's limits (ServerLimits):
+idle connections close after `channel_timeout`, a request whose header is still
+incomplete after that long is cut even while it trickles bytes (a slow-header client
+holds a connection for nothing), at most `connection_limit` connections are open at
+once, and a body larger than `max_body_bytes` is refused with 413 from its
+Content-Length, before it is read.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import select
@@ -25,6 +33,15 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
+
+from waitress.adjustments import Adjustments
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
+from waitress.server import TcpWSGIServer
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.utilities import RequestEntityTooLarge
+
+from .config import DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, ConfigError
 
 log = logging.getLogger("sitehost.serving")
 
@@ -116,15 +133,120 @@ def pin_to_cpu(slot: int) -> int | None:
     return cpu
 
 
-def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],
-                 pin: bool = True) -> None:
-    """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens."""
-    import waitress
+@dataclass(frozen=True)
+class ServerLimits:
+    """What one client may hold of a server process: time, connections, body bytes.
 
+    `channel_timeout` (seconds): a connection with nothing in progress closes after this
+    long without a byte, and a request header must be complete this long after its first
+    byte. `connection_limit`: open connections per server process; beyond it new ones
+    wait in the kernel's backlog. `max_body_bytes`: the largest request body.
+    """
+
+    channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
+    connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    @classmethod
+    def from_settings(cls, settings) -> "ServerLimits":
+        """The limits of `settings`; ConfigError naming the setting when one is not a positive integer."""
+        values = {}
+        for name in ("channel_timeout", "connection_limit", "max_body_bytes"):
+            value = getattr(settings, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} = {value!r}: must be a whole number of at least 1")
+            values[name] = value
+        return cls(**values)
+
+    def waitress_options(self) -> dict[str, Any]:
+        return {
+            "channel_timeout": self.channel_timeout,
+            "connection_limit": self.connection_limit,
+            # waitress refuses a body of max_request_body_size bytes or more; ours may be exactly the limit.
+            "max_request_body_size": self.max_body_bytes + 1,
+            # How often idle and slow connections are looked for: often enough that none outlives its
+            # timeout by more than half of it.
+            "cleanup_interval": max(1, min(30, self.channel_timeout // 2)),
+            "ident": SERVER_IDENT,
+        }
+
+
+class _TimedRequestParser(HTTPRequestParser):
+    """Remembers when the request's first byte arrived, for the header deadline."""
+
+    def __init__(self, adj):
+        super().__init__(adj)
+        self.started = time.time()
+
+
+class _BodyTooLargeTask(ErrorTask):
+    """waitress's error answers, except that a too-large body answers 413 in the REST error format."""
+
+    def execute(self):
+        error = self.request.error
+        if not isinstance(error, RequestEntityTooLarge):
+            return super().execute()
+        limit = self.channel.server.adj.max_request_body_size - 1
+        body = json.dumps({"code": "rest_request_too_large",
+                           "message": f"The request body is larger than the limit of {limit} bytes.",
+                           "data": {"status": 413}}).encode()
+        self.status = "413 Content Too Large"
+        self.response_headers.extend([("Content-Type", "application/json; charset=UTF-8"),
+                                      ("X-Content-Type-Options", "nosniff")])
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class _Channel(HTTPChannel):
+    parser_class = _TimedRequestParser
+    error_task_class = _BodyTooLargeTask
+
+
+class SitehostServer(TcpWSGIServer):
+    """waitress's TCP server with a deadline for request headers (see ServerLimits)."""
+
+    channel_class = _Channel
+
+    def maintenance(self, now):
+        super().maintenance(now)
+        cutoff = now - self.adj.channel_timeout
+        for channel in list(self.active_channels.values()):
+            request = channel.request
+            if request is not None and not request.headers_finished and request.started < cutoff:
+                channel.will_close = True
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (host, port), not yet listening; OSError when the port is taken."""
+    family, address = _address(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | None = None) -> SitehostServer:
+    """A waitress server for `app` on the bound socket `sock`, with `limits`."""
+    limits = limits or ServerLimits()
+    adj = Adjustments(sockets=[sock], threads=threads, **limits.waitress_options())
+    dispatcher = ThreadedTaskDispatcher()
+    dispatcher.set_thread_count(threads)
+    sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
+    return SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
+
+
+def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],
+                 pin: bool = True, limits: ServerLimits | None = None) -> None:
+    """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens."""
     if pin:
         pin_to_cpu(0)
     quiet_waitress_queue()
-    server = waitress.create_server(app, host=host, port=port, threads=threads, ident=SERVER_IDENT)
+    server = make_server(app, bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:
         server.run()
@@ -147,9 +269,10 @@ class WorkerPool:
     """The parent's side: start, watch, restart and stop N worker processes."""
 
     def __init__(self, app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
-                 pin: bool = True):
+                 pin: bool = True, limits: ServerLimits | None = None):
         self.app_factory = app_factory
         self.pin = pin
+        self.limits = limits
         self.host = host
         self.threads = threads
         self.reservation = shared_port_socket(host, port, listen=False)
@@ -281,8 +404,6 @@ class WorkerPool:
             os._exit(code)
 
     def _worker_main(self, parent: int, slot: int) -> int:
-        import waitress
-
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, _raise_system_exit)
         self.reservation.close()
@@ -294,7 +415,7 @@ class WorkerPool:
         app = self.app_factory()
         try:
             listener = shared_port_socket(self.host, self.port, listen=False)
-            server = waitress.create_server(app, sockets=[listener], threads=self.threads, ident=SERVER_IDENT)
+            server = make_server(app, listener, self.threads, self.limits)
             os.write(self._ready_write, b"1")
             os.close(self._ready_write)
             log.info("worker %d (pid %d) listening on port %d", slot, os.getpid(), self.port)
@@ -325,7 +446,7 @@ def _describe_status(status: int) -> str:
 
 
 def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
-                  announce: Callable[[int], None], pin: bool = True) -> int:
+                  announce: Callable[[int], None], pin: bool = True, limits: ServerLimits | None = None) -> int:
     """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code."""
-    pool = WorkerPool(app_factory, host, port, threads, workers, pin)
+    pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits)
     return pool.run(announce)
