@@ -225,6 +225,7 @@ class PostsController:
             query.menu_order = params["menu_order"]
         if query.search and not request.user.is_authenticated:
             query.hide_password_protected = True
+        query.read_scope = self.read_scope(request, statuses)
         if self.kind == "post":
             self._taxonomy_filters(params, query)
             query.formats = list(params.get("format") or [])
@@ -233,6 +234,37 @@ class PostsController:
             elif params.get("sticky") is False and request.has_param("sticky"):
                 query.sticky = False
         return query
+
+    def read_scope(self, request, statuses: list[str]) -> store.ReadScope | None:
+        """What of `statuses` the caller may read, for the query and its total (None: all of it).
+
+        Asked of the permission checks with stand-in items (another author's item in each
+        status), so the SQL and `can_read` apply the same rules, plugins' capabilities included.
+        """
+        app, user = self.app, request.user
+        public = tuple(name for name in app.registry.statuses if public_status(app, name)) or ("publish",)
+        if all(status in public for status in statuses):
+            return None
+
+        def others_readable(post_type: str, candidates) -> tuple[str, ...]:
+            readable = []
+            for status in candidates:
+                if status in public or status == "inherit":
+                    continue
+                stand_ins = [{"type": post_type, "status": status, "author": None}]
+                if status == "trash":  # readable only where every pre-trash status would be
+                    stand_ins = [{**stand_ins[0], "pre_trash_status": before} for before in ("draft", "publish", "private")]
+                if all(user.can("read_post", stand_in) for stand_in in stand_ins):
+                    readable.append(status)
+            return tuple(readable)
+
+        parent_others = ()
+        if "inherit" in statuses:
+            parent_statuses = [name for name in app.registry.statuses if name not in public]
+            parent_others = tuple((post_type, others_readable(post_type, parent_statuses))
+                                  for post_type in app.registry.post_types if post_type != "attachment")
+        return store.ReadScope(author=user.id if user.is_authenticated else 0, public=public,
+                               others=others_readable(self.type, statuses), parent_others=parent_others)
 
     def _taxonomy_filters(self, params, query: store.PostQuery) -> None:
         query.tax_relation = params.get("tax_relation") or "AND"

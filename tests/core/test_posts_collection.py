@@ -153,12 +153,13 @@ def test_status_filters_and_permissions(client, make_post, users):
     assert_rest_error(client.get(f"{API}/posts?status=unknown", headers=editor, status=400), "rest_invalid_param", 400)
 
 
-def test_contributor_listing_drafts_sees_only_own_but_total_counts_all(client, make_post, users):
+def test_contributor_listing_drafts_sees_and_counts_only_own(client, make_post, users):
+    """WordPress counts the admin's draft too (X-WP-Total 2): a leak (issue 12.5)."""
     make_post(title="Admin draft", status="draft")
     own = make_post(title="Own draft", status="draft", role="contributor")
     response = client.get(f"{API}/posts?status=draft", headers=users["contributor"].headers)
     assert ids(response) == [own["id"]]
-    assert response.headers["X-WP-Total"] == "2"
+    assert response.headers["X-WP-Total"] == "1"
 
 
 def test_categories_tags_and_their_forms(client, make_post, category, tag):

@@ -21,6 +21,24 @@ class TaxClause:
     exclude: bool = False
 
 
+@dataclass(frozen=True)
+class ReadScope:
+    """Which non-public items the caller may read, in terms SQL can apply (issue 12.5).
+
+    Filtering after the query made totals count what the caller cannot read: a contributor's
+    `status=draft&search=word` answered [] with X-WP-Total 1. `author` is the caller's id (0:
+    anonymous), whose own items are readable; `others` the non-public statuses in which others'
+    items of the queried type are readable; `parent_others` the same per parent type, for
+    attachments, which inherit their parent's visibility. Built from the permission checks
+    themselves (plugins/core/posts.py), so the query and the per-item check agree.
+    """
+
+    author: int
+    public: tuple[str, ...]
+    others: tuple[str, ...] = ()
+    parent_others: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
 @dataclass
 class PostQuery:
     """Every filter a posts/pages/media collection understands (None or empty: not applied)."""
@@ -52,6 +70,7 @@ class PostQuery:
     order: str = "desc"
     per_page: int | None = 10
     offset: int = 0
+    read_scope: ReadScope | None = None
 
 
 
@@ -97,9 +116,34 @@ def _tax_clause(app, clause: TaxClause):
     return has(clause.terms)
 
 
+def _readable_clause(app, scope: ReadScope):
+    """Items of the page the caller may read: public, their own, others' in readable statuses."""
+    posts = tables(app)["posts"]
+    now = bindparam("now", dates.utcnow(), type_=posts.c.date_gmt.type)
+    # A scheduled post whose time has come reads as published (see _status_clause).
+    readable = [posts.c.status.in_(scope.public), and_(posts.c.status == "future", posts.c.date_gmt <= now)]
+    if scope.author:
+        readable.append(posts.c.author == scope.author)
+    if scope.others:
+        readable.append(posts.c.status.in_(scope.others))
+    parent = posts.alias("readable_parent")
+    parent_readable = [parent.c.status.in_(scope.public)]
+    if scope.author:
+        parent_readable.append(parent.c.author == scope.author)
+    parent_readable.extend(and_(parent.c.type == parent_type, parent.c.status.in_(statuses))
+                           for parent_type, statuses in scope.parent_others if statuses)
+    readable.append(and_(posts.c.status == "inherit", or_(
+        posts.c.parent == 0, posts.c.parent.is_(None),
+        exists().where(parent.c.id == posts.c.parent, or_(*parent_readable)),
+        ~exists().where(parent.c.id == posts.c.parent))))  # a parent that is gone hides nothing
+    return or_(*readable)
+
+
 def filters(app, query: PostQuery, walk_date_index: bool = False) -> list:
     posts = tables(app)["posts"]
     where = [posts.c.type == query.post_type, _status_clause(app, query.statuses)]
+    if query.read_scope is not None:
+        where.append(_readable_clause(app, query.read_scope))
     if query.include:
         where.append(posts.c.id.in_(query.include))
     if query.exclude:
