@@ -48,6 +48,22 @@ CONTENT_ATTRIBUTES = {
     "blockquote": {"cite"}, "q": {"cite"}, "del": {"datetime"}, "ins": {"datetime"},
 }
 
+# CSS properties an inline `style` keeps for users without unfiltered_html (issue 12.12): text,
+# colour, box and list styling, as WordPress's safecss list, but nothing that positions an element
+# (position, top/left/right/bottom, inset, z-index) so no author can lay a fixed overlay over the
+# page, and no url()-bearing background-image, content or cursor.
+STYLE_PROPERTIES = frozenset({
+    "background-color", "border", "border-bottom", "border-collapse", "border-color", "border-left",
+    "border-radius", "border-right", "border-spacing", "border-style", "border-top", "border-width",
+    "caption-side", "clear", "color", "column-count", "column-gap", "columns", "direction", "float",
+    "font", "font-family", "font-size", "font-style", "font-variant", "font-weight", "height",
+    "letter-spacing", "line-height", "list-style", "list-style-position", "list-style-type", "margin",
+    "margin-bottom", "margin-left", "margin-right", "margin-top", "max-height", "max-width",
+    "min-height", "min-width", "padding", "padding-bottom", "padding-left", "padding-right",
+    "padding-top", "text-align", "text-decoration", "text-indent", "text-transform", "vertical-align",
+    "white-space", "width", "word-spacing", "writing-mode",
+})
+
 
 # --- filtering on input ------------------------------------------------------------------
 
@@ -58,8 +74,10 @@ def sanitize_title(raw: str) -> str:
 
 
 def sanitize_html(raw: str) -> str:
-    """Post-level filtering: structural tags stay, scripts and event handlers are removed."""
-    return nh3.clean(raw, tags=CONTENT_TAGS, attributes=CONTENT_ATTRIBUTES, link_rel="noopener")
+    """Post-level filtering: structural tags stay, scripts and event handlers are removed, and
+    inline styles keep only the properties of STYLE_PROPERTIES."""
+    return nh3.clean(raw, tags=CONTENT_TAGS, attributes=CONTENT_ATTRIBUTES, link_rel="noopener",
+                     filter_style_properties=STYLE_PROPERTIES)
 
 
 def plain_text(raw: str) -> str:

@@ -338,3 +338,23 @@ def test_created_item_answers_as_a_re_read_would(client, users, app):
         with app.db.session() as session:
             from plugins.core import store
             assert saved[created["id"]] == store.get_item(app, session, created["id"]), fields
+
+
+def test_inline_styles_keep_only_allowed_properties_for_authors(client, users):
+    """An author's style cannot lay a fixed, full-page overlay over the site (issue 12.12)."""
+    overlay = ('<div style="position:fixed;top:0;left:0;inset:0;z-index:99999;width:100%;color:red;'
+               'background-image:url(https://evil.test/x.png);text-align:center">Notice</div>')
+    created = client.post_json(f"{API}/posts", {"title": "Styled", "content": overlay, "status": "draft"},
+                               headers=users["author"].headers, status=201).json
+    raw = client.get(f"{API}/posts/{created['id']}?context=edit", headers=users["author"].headers).json
+    assert 'style="width:100%;color:red;text-align:center"' in raw["content"]["raw"]
+    for gone in ("position", "top:", "left:", "inset", "z-index", "url("):
+        assert gone not in raw["content"]["raw"] and gone not in raw["content"]["rendered"]
+
+
+def test_inline_styles_are_kept_whole_for_unfiltered_html(client, users):
+    overlay = '<div style="position:fixed;z-index:9">Banner</div>'
+    created = client.post_json(f"{API}/posts", {"title": "Styled", "content": overlay, "status": "draft"},
+                               headers=users["administrator"].headers, status=201).json
+    raw = client.get(f"{API}/posts/{created['id']}?context=edit", headers=users["administrator"].headers).json
+    assert raw["content"]["raw"] == overlay
