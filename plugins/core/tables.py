@@ -135,36 +135,64 @@ def install_content_version(app) -> None:
                     f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_content_version()")
 
 
-def install_search_index(app) -> None:
-    """The full-text index that `search=` uses: FTS5 on SQLite, a GIN tsvector index on PostgreSQL.
+# PostgreSQL's twin of the SQLite function host/db.py registers: markup without script, style,
+# template and noscript elements, and without tags (issue 13.6: "alert" was found in a post
+# whose only script said alert(1)). IMMUTABLE, so an expression index can use it.
+POSTGRES_VISIBLE_TEXT = r"""
+CREATE OR REPLACE FUNCTION sitehost_text(markup text) RETURNS text AS $$
+  SELECT regexp_replace(
+           regexp_replace(
+             regexp_replace(
+               regexp_replace(
+                 regexp_replace(coalesce(markup, ''), '<script\M.*?</script\s*>', ' ', 'gi'),
+                 '<style\M.*?</style\s*>', ' ', 'gi'),
+               '<template\M.*?</template\s*>', ' ', 'gi'),
+             '<noscript\M.*?</noscript\s*>', ' ', 'gi'),
+           '<[^>]*>', ' ', 'g')
+$$ LANGUAGE sql IMMUTABLE PARALLEL SAFE
+"""
+POSTGRES_SEARCH_INDEX = "ix_posts_search_text"
+SEARCH_TABLE = "posts_search"
 
-    The FTS5 table is external-content over `posts` (title, content, excerpt) and kept in step
-    by triggers; when it is first created, existing rows are indexed.
+
+def install_search_index(app) -> None:
+    """The full-text index that `search=` uses, over the visible text of title, content and excerpt.
+
+    SQLite: a contentless FTS5 table kept in step by triggers that index `sitehost_text(...)`
+    of each column (the deletes give the same values back, as contentless tables need). An
+    index of the raw columns from an earlier version (posts_fts) is replaced, and rows written
+    before the index existed are indexed once. PostgreSQL: the sitehost_text function and a
+    GIN index on the tsvector of its output.
     """
     with app.db.engine.begin() as connection:
         dialect = connection.dialect.name
         if dialect == "sqlite":
+            for name in ("insert", "update", "delete"):
+                connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS posts_fts_{name}")
+            connection.exec_driver_sql("DROP TABLE IF EXISTS posts_fts")
             exists = connection.exec_driver_sql(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'posts_fts'").first()
+                f"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{SEARCH_TABLE}'").first()
+            columns = "sitehost_text({0}.title), sitehost_text({0}.content), sitehost_text({0}.excerpt)"
             if exists is None:
                 connection.exec_driver_sql(
-                    "CREATE VIRTUAL TABLE posts_fts USING fts5(title, content, excerpt, content='posts', "
-                    "content_rowid='id', tokenize='unicode61 remove_diacritics 2')")
-                connection.exec_driver_sql("INSERT INTO posts_fts(posts_fts) VALUES ('rebuild')")
-            new = "VALUES (new.id, new.title, new.content, new.excerpt)"
-            old = "VALUES ('delete', old.id, old.title, old.content, old.excerpt)"
-            for name, timing, body in (
-                    ("insert", "AFTER INSERT", f"INSERT INTO posts_fts(rowid, title, content, excerpt) {new};"),
-                    ("delete", "AFTER DELETE", f"INSERT INTO posts_fts(posts_fts, rowid, title, content, excerpt) {old};"),
-                    ("update", "AFTER UPDATE OF title, content, excerpt",
-                     f"INSERT INTO posts_fts(posts_fts, rowid, title, content, excerpt) {old}; "
-                     f"INSERT INTO posts_fts(rowid, title, content, excerpt) {new};")):
+                    f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(title, content, excerpt, content='', "
+                    "tokenize='unicode61 remove_diacritics 2')")
+                connection.exec_driver_sql(f"INSERT INTO {SEARCH_TABLE}(rowid, title, content, excerpt) "
+                                           f"SELECT id, {columns.format('posts')} FROM posts")
+            insert = f"INSERT INTO {SEARCH_TABLE}(rowid, title, content, excerpt) VALUES (new.id, {columns.format('new')});"
+            delete = (f"INSERT INTO {SEARCH_TABLE}({SEARCH_TABLE}, rowid, title, content, excerpt) "
+                      f"VALUES ('delete', old.id, {columns.format('old')});")
+            for name, timing, body in (("insert", "AFTER INSERT", insert), ("delete", "AFTER DELETE", delete),
+                                       ("update", "AFTER UPDATE OF title, content, excerpt", delete + " " + insert)):
                 connection.exec_driver_sql(
-                    f"CREATE TRIGGER IF NOT EXISTS posts_fts_{name} {timing} ON posts BEGIN {body} END")
+                    f"CREATE TRIGGER IF NOT EXISTS {SEARCH_TABLE}_{name} {timing} ON posts BEGIN {body} END")
         elif dialect == "postgresql":
+            connection.exec_driver_sql(POSTGRES_VISIBLE_TEXT)
+            connection.exec_driver_sql("DROP INDEX IF EXISTS ix_posts_search")
             connection.exec_driver_sql(
-                "CREATE INDEX IF NOT EXISTS ix_posts_search ON posts USING GIN "
-                "(to_tsvector('simple', title || ' ' || content || ' ' || excerpt))")
+                f"CREATE INDEX IF NOT EXISTS {POSTGRES_SEARCH_INDEX} ON posts USING GIN "
+                "(to_tsvector('simple', sitehost_text(title) || ' ' || sitehost_text(content) || ' ' "
+                "|| sitehost_text(excerpt)))")
 
 
 def tables(app) -> dict[str, Table]:

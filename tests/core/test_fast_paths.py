@@ -193,8 +193,8 @@ def test_search_index_is_built_for_rows_written_before_it_existed(make_app, tmp_
     first = make_app(plugins=["core"], database_url=url)
     with first.db.engine.begin() as connection:
         for name in ("insert", "update", "delete"):
-            connection.execute(text(f"DROP TRIGGER posts_fts_{name}"))
-        connection.execute(text("DROP TABLE posts_fts"))
+            connection.execute(text(f"DROP TRIGGER posts_search_{name}"))
+        connection.execute(text("DROP TABLE posts_search"))
     _insert_post(first, title="Robotics club results")
     first.close()
     second = make_app(plugins=["core"], database_url=url)

@@ -38,7 +38,9 @@ def split_search(search: str) -> list[str]:
 
 SEARCH_WORD = re.compile(r"\w+")
 FULL_TEXT_COLUMNS = ("title", "content", "excerpt")
-POSTGRES_SEARCH_VECTOR = "to_tsvector('simple', posts.title || ' ' || posts.content || ' ' || posts.excerpt)"
+# The expression of the GIN index (plugins/core/tables.py), written the same way so it is used.
+POSTGRES_SEARCH_VECTOR = ("to_tsvector('simple', sitehost_text(posts.title) || ' ' || sitehost_text(posts.content) "
+                          "|| ' ' || sitehost_text(posts.excerpt))")
 
 
 def search_clause(app, query: PostQuery, walk_date_index: bool = False):
@@ -52,10 +54,13 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False):
     """
     posts = tables(app)["posts"]
     column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
-    columns = [getattr(posts.c, name[5:]) for name in column_names]
+    dialect = app.db.engine.dialect.name
+    # Substring and exact matches compare the visible text too (sitehost_text exists on both databases).
+    visible = dialect in ("sqlite", "postgresql")
+    columns = [func.sitehost_text(getattr(posts.c, name[5:])) if visible and name[5:] in FULL_TEXT_COLUMNS
+               else getattr(posts.c, name[5:]) for name in column_names]
     if query.post_type == "attachment" and not query.search_columns:
         columns.append(posts.c.file)
-    dialect = app.db.engine.dialect.name
     indexed = not query.search_exact and query.post_type != "attachment" and (
         dialect == "sqlite" or (dialect == "postgresql" and len(set(column_names)) == 3))
     clauses = []
@@ -82,8 +87,8 @@ def _full_text_match(app, dialect: str, column_names: list[str], words: list[str
     phrase = '"' + " ".join(words) + '" *'
     if set(column_names) != set(FULL_TEXT_COLUMNS):
         phrase = "{" + " ".join(dict.fromkeys(column_names)) + "} : " + phrase
-    index = table("posts_fts", column("rowid"))
+    index = table("posts_search", column("rowid"))
     # "+posts.id" keeps SQLite from starting at the matches (see DEEP_SEARCH_OFFSET): it walks the
     # date index and keeps the ids found in the full-text index, whatever ANALYZE says.
     matched_id = literal_column("+posts.id") if walk_date_index else posts.c.id
-    return matched_id.in_(select(index.c.rowid).where(literal_column("posts_fts").op("MATCH")(phrase)))
+    return matched_id.in_(select(index.c.rowid).where(literal_column("posts_search").op("MATCH")(phrase)))

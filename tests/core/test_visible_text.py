@@ -1,0 +1,72 @@
+"""Excerpts and search read what a reader sees: no script or style text, no tag names (issue 13.6)."""
+
+from __future__ import annotations
+
+import datetime
+
+from sqlalchemy import insert, text
+
+from tests.core.helpers import API
+
+SCRIPTED = "<p>Friday</p><script>alert(1)</script><style>p { color: tomato }</style><p>, then the concert.</p>"
+
+
+def titles(response):
+    return [item["title"]["rendered"] for item in response.json]
+
+
+def test_generated_excerpt_has_no_script_text_and_no_space_before_punctuation(client, users):
+    created = client.post_json(f"{API}/posts", {"title": "Week", "content": SCRIPTED, "status": "publish"},
+                               headers=users["administrator"].headers, status=201).json
+    excerpt = client.get(f"{API}/posts/{created['id']}").json["excerpt"]["rendered"]
+    assert excerpt == "<p>Friday, then the concert.</p>\n"
+
+
+def test_search_finds_visible_words_only(client, users):
+    admin = users["administrator"].headers
+    client.post_json(f"{API}/posts", {"title": "Week", "content": SCRIPTED, "status": "publish"}, headers=admin)
+    client.post_json(f"{API}/posts", {"title": "Strong results", "content": "<strong>Well done</strong>",
+                                      "status": "publish"}, headers=admin)
+    for query in ({"search": "concert"}, {"search": "concert", "search_columns": "post_content"},
+                  {"search": "concert", "search_semantics": "exact", "search_columns": "post_content"}):
+        found = titles(client.get(f"{API}/posts", query))
+        assert found == (["Week"] if "search_semantics" not in query else []), query
+    for hidden in ("alert", "tomato", "script", "style"):
+        for query in ({"search": hidden}, {"search": hidden, "search_columns": "post_content"}):
+            response = client.get(f"{API}/posts", query)
+            assert response.json == [] and response.headers["X-WP-Total"] == "0", query
+    assert titles(client.get(f"{API}/posts", {"search": "strong"})) == ["Strong results"]  # the title, not the tag
+
+
+def test_search_index_follows_edits_and_deletes(client, users):
+    admin = users["administrator"].headers
+    post = client.post_json(f"{API}/posts", {"title": "Trip", "content": "<p>Museum</p>", "status": "publish"},
+                            headers=admin).json
+    client.post_json(f"{API}/posts/{post['id']}", {"content": "<p>Aquarium</p><script>museum()</script>"},
+                     headers=admin)
+    assert client.get(f"{API}/posts", {"search": "museum"}).json == []
+    assert titles(client.get(f"{API}/posts", {"search": "aquarium"})) == ["Trip"]
+    client.delete(f"{API}/posts/{post['id']}?force=true", headers=admin)
+    assert client.get(f"{API}/posts", {"search": "aquarium"}).json == []
+
+
+def test_an_index_of_raw_markup_from_an_earlier_version_is_replaced(make_app, tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    first = make_app(plugins=["core"], database_url=url)
+    now = datetime.datetime(2026, 1, 1, 10, 0, 0)
+    with first.db.engine.begin() as connection:  # the layout an earlier version left: raw columns indexed
+        for name in ("insert", "update", "delete"):
+            connection.execute(text(f"DROP TRIGGER posts_search_{name}"))
+        connection.execute(text("DROP TABLE posts_search"))
+        connection.execute(text("CREATE VIRTUAL TABLE posts_fts USING fts5(title, content, excerpt, "
+                                "content='posts', content_rowid='id')"))
+        connection.execute(insert(first.db.metadata.tables["posts"]).values(
+            type="post", status="publish", slug="old-post", title="Old post", excerpt="", guid="",
+            content="<p>Choir</p><script>secretword()</script>", date=now, date_gmt=now, modified=now, modified_gmt=now))
+    first.close()
+    second = make_app(plugins=["core"], database_url=url)
+    with second.db.engine.connect() as connection:
+        names = {row[0] for row in connection.execute(text("SELECT name FROM sqlite_master"))}
+    assert "posts_fts" not in names and {"posts_search", "posts_search_insert"} <= names
+    assert titles(second.client.get(f"{API}/posts", {"search": "choir"})) == ["Old post"]
+    assert second.client.get(f"{API}/posts", {"search": "secretword"}).json == []
