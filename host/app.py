@@ -312,6 +312,26 @@ class App:
         self._guid_site_url = recorded
         return recorded
 
+    def page_user(self, environ: dict):
+        """Who sends a request to a page (not a REST route), for pages that serve some callers only.
+
+        The `authenticate` hooks read it as they read a REST request, so an application password
+        over HTTP Basic signs in here too. No credentials, or refused ones, read as anonymous:
+        such a page answers as it would to anyone, never with a sign-in error.
+        """
+        from .rest.request import RestRequest
+        from .users import ANONYMOUS
+
+        headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
+        request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [], headers,
+                              environ=environ, base_url=self.rest_base_url(environ),
+                              remote_addr=environ.get("REMOTE_ADDR", ""))
+        try:
+            user = self.hook.authenticate(app=self, request=request)
+        except RestError:
+            return ANONYMOUS
+        return user if user is not None else ANONYMOUS
+
     def rest_base_url(self, environ: dict | None = None) -> str:
         return self.site_url(environ) + self.settings.rest_prefix
 

@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import bottle
+from sqlalchemy import bindparam, select, text
 
 from host import Page, RestError, RestResponse, Route, forbidden
 
 from . import dates, render, store
 from .posts import NAMESPACE, PostsController
 from .schemas import MediaReadArgs, PostDeleteArgs, PostIdArgs, collection_args, media_write_args, with_id
-from .shaping import class_list, core_url, generated_slug, guid_base, local_and_gmt, permalink, post_links, site_url
+from .shaping import (
+    class_list, core_url, generated_slug, guid_base, local_and_gmt, permalink, post_links, readable_by_anyone,
+    site_url, user_can_read,
+)
+from .tables import ATTACHMENTS_ONLY, tables
 
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
 ALLOWED = {
@@ -131,10 +136,92 @@ def uploads_root(app) -> Path:
     return Path(app.settings.uploads_dir).resolve()
 
 
+# Shown in the browser; every other type (HTML, SVG, scripts, PDF, documents) downloads.
+# PDF downloads too: PDF viewers run the file's scripts, and Chromium's will not render
+# inside the sandbox below.
+INLINE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp", "image/avif", "text/plain"})
+INLINE_TYPE_FAMILIES = ("audio/", "video/")
+
+
+def shown_inline(mime: str) -> bool:
+    return mime in INLINE_TYPES or mime.startswith(INLINE_TYPE_FAMILIES)
+
+
+def upload_headers(mime: str, name: str) -> dict[str, str]:
+    """Headers that keep an uploaded file from running as a page of the site.
+
+    An uploaded HTML or SVG file would otherwise run its scripts on the site's origin, the
+    one /authorize-application lives on: `sandbox` gives it an opaque origin without
+    scripts, `nosniff` keeps the browser to the type we send, and anything not on the short
+    inline list downloads instead of opening.
+    """
+    headers = {"Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"}
+    if not shown_inline(mime):
+        safe_name = re.sub(r'[^A-Za-z0-9._-]', "_", name) or "download"
+        headers["Content-Disposition"] = f'attachment; filename="{safe_name}"'
+    return headers
+
+
+def attachment_for_file(app, relative: str) -> dict | None:
+    """The attachment stored at `relative` (under the uploads folder) with its parent's visibility, or None.
+
+    One statement on the partial index `ix_posts_attachment_file`.
+    """
+    posts = tables(app)["posts"]
+
+    def build():
+        parent = posts.alias("parent")
+        return (select(posts.c.id, posts.c.status, posts.c.author, posts.c.mime_type, posts.c.parent,
+                       parent.c.id.label("parent_id"), parent.c.type.label("parent_type"),
+                       parent.c.status.label("parent_status"), parent.c.author.label("parent_author"),
+                       parent.c.date_gmt.label("parent_date_gmt"),
+                       parent.c.pre_trash_status.label("parent_pre_trash_status"))
+                .select_from(posts.outerjoin(parent, parent.c.id == posts.c.parent))
+                .where(posts.c.file == bindparam("file"), text(f"posts.{ATTACHMENTS_ONLY}"))
+                .order_by(posts.c.id).limit(1))
+
+    with app.db.engine.connect() as connection:
+        row = connection.execute(app.db.prepared("core.attachment_by_file", build), {"file": relative}).first()
+    if row is None:
+        return None
+    item = {"id": row.id, "type": "attachment", "status": row.status, "author": row.author or 0,
+            "mime_type": row.mime_type, "pre_trash_status": ""}
+    if row.parent_id is not None:
+        item["_parent"] = {"id": row.parent_id, "type": row.parent_type, "author": row.parent_author or 0,
+                           "status": store.effective_status(row.parent_status, row.parent_date_gmt, dates.utcnow()),
+                           "pre_trash_status": row.parent_pre_trash_status}
+    return item
+
+
 def uploads_page() -> Page:
-    """Serves uploaded files so that `source_url` works."""
+    """Serves the files of attachments at their `source_url`, to those who may read the attachment.
+
+    A private attachment, or one attached to a draft or private post, is 404 at its guessable
+    path for anyone who may not read it (the same answer as for a file that does not exist);
+    a caller who may (HTTP Basic with an application password) gets it, marked private for
+    shared caches. Files in the folder that belong to no attachment are not served.
+    """
     def serve(app, request, path):
-        return bottle.static_file(path, root=str(uploads_root(app)))
+        root = str(uploads_root(app))
+        full = os.path.abspath(os.path.join(root, path.strip("/\\")))
+        if not full.startswith(root + os.sep):
+            raise bottle.HTTPError(404)
+        relative = os.path.relpath(full, root).replace(os.sep, "/")  # the form stored in `file`
+        item = attachment_for_file(app, relative)
+        if item is None:
+            raise bottle.HTTPError(404)
+        public = readable_by_anyone(app, item)
+        if not public and not user_can_read(app, app.page_user(request.environ), item):
+            raise bottle.HTTPError(404)
+        mime = item["mime_type"] or "application/octet-stream"
+        response = bottle.static_file(relative, root=root, mimetype=mime)
+        if isinstance(response, bottle.HTTPError):
+            return response
+        for name, value in upload_headers(mime, os.path.basename(relative)).items():
+            response.set_header(name, value)
+        if not public:
+            response.set_header("Cache-Control", "private, no-store")
+        return response
     return Page("/uploads/<path:path>", ("GET", "HEAD"), serve, name="core-uploads")
 
 

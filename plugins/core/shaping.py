@@ -61,17 +61,26 @@ def public_status(app, status: str) -> bool:
 
 def can_read(request, item: dict) -> bool:
     """The single-item read check of reference 4.1 (publish, public status, read_post, inherit)."""
+    return user_can_read(request.app, request.user, item)
+
+
+def readable_by_anyone(app, item: dict) -> bool:
+    """Published (or another public status), or attached to nothing or to something that is."""
     status = item["status"]
-    if public_status(request.app, status):
+    if public_status(app, status):
         return True
     if status == "inherit":
         parent = item.get("_parent")
-        if not parent:
-            return True
-        if public_status(request.app, parent["status"]):
-            return True
-        return request.user.can("read_post", parent)
-    return request.user.can("read_post", item)
+        return not parent or public_status(app, parent["status"])
+    return False
+
+
+def user_can_read(app, user, item: dict) -> bool:
+    if readable_by_anyone(app, item):
+        return True
+    if item["status"] == "inherit":
+        return user.can("read_post", item["_parent"])
+    return user.can("read_post", item)
 
 
 def needs_password(request, item: dict, password: str | None, context: str) -> bool:
