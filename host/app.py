@@ -76,6 +76,8 @@ class App:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.pm, self.plugin_records = build_plugin_manager(settings)
+        for line in dict.fromkeys(settings.warnings):  # allowed, but probably not what the operator meant
+            log.warning("warning: %s", line)
         self.hook = self.pm.hook
         self.db = Database(settings.resolved_database_url())
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks

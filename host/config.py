@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+from marshmallow import Schema, ValidationError, fields, validate
 
 DEFAULT_CONFIG_FILE = "sitehost.toml"
 
@@ -65,6 +66,8 @@ class Settings:
     config_file: str | None = None
     # Anything else from sitehost.toml, kept for subsystems that read their own table.
     extra: dict[str, Any] = field(default_factory=dict)
+    # Lines to print at start-up: settings that are allowed but probably not meant.
+    warnings: list[str] = field(default_factory=list)
 
     def plugin_config(self, name: str) -> dict[str, Any]:
         return self.plugins.get(name, {})
@@ -76,6 +79,99 @@ class Settings:
 _SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins",
                 "channel_timeout", "connection_limit"}
 
+# Variables read by the test suite and CI rather than by a site (no warning when they are set).
+TOOL_VARIABLES = {"SITEHOST_TEST_DATABASE_URL", "SITEHOST_CI_POSTGRES", "SITEHOST_POSTGRES_URL",
+                  "SITEHOST_FUZZ_EXAMPLES", "SITEHOST_CONCURRENCY_SECONDS"}
+ENVIRONMENT_VARIABLES = {"SITEHOST_CONFIG", "SITEHOST_DATABASE_URL", "SITEHOST_UPLOADS_DIR", "SITEHOST_DISABLE",
+                         "SITEHOST_NO_ENTRY_POINTS", "SITEHOST_TRACE_PLUGINS"}
+
+
+# --- what each setting may be (issue 13.3) ----------------------------------------------------
+# Checked once when the settings are loaded, so a bad value stops the start with one line naming
+# the key, the value and what is allowed, instead of starting and answering 500 to every request.
+
+def _database_url(value: str) -> None:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        backend = make_url(value).get_backend_name()
+    except ArgumentError:
+        backend = ""
+    if backend not in ("sqlite", "postgresql"):
+        raise ValidationError("allowed: sqlite:///PATH.db or postgresql+psycopg://USER@HOST/DATABASE")
+
+
+def _time_zone(value: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError("allowed: an IANA time zone such as Europe/London or UTC") from None
+
+
+def _site_url(value: str) -> None:
+    from urllib.parse import urlsplit
+
+    if value and (urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).netloc):
+        raise ValidationError("allowed: empty (taken from each request) or an http(s) URL such as https://school.test")
+
+
+def _count(minimum: int, maximum: int, unit: str = "") -> fields.Integer:
+    allowed = f"allowed: a whole number from {minimum:,} to {maximum:,}{unit}"
+    return fields.Integer(strict=True, validate=validate.Range(minimum, maximum, error=allowed),
+                          error_messages={"invalid": allowed})
+
+
+def _text(**options) -> fields.String:
+    return fields.String(error_messages={"invalid": "allowed: a string"}, **options)
+
+
+class SiteSettings(Schema):
+    """`[site]`: what the root index and the settings describe."""
+
+    name = _text()
+    description = _text()
+    url = _text(validate=_site_url)
+    home = _text(validate=_site_url)
+    timezone_string = _text(validate=_time_zone)
+    page_for_posts = _count(0, 2**31 - 1)
+    page_on_front = _count(0, 2**31 - 1)
+    show_on_front = _text(validate=validate.OneOf(["posts", "page"], error="allowed: posts or page"))
+
+
+class HostSettings(Schema):
+    """The top level of sitehost.toml (plugin tables are checked by their plugins at start-up)."""
+
+    database_url = _text(validate=_database_url)
+    rest_prefix = _text(validate=validate.Regexp(r"^/[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
+                                                 error="allowed: a path such as /wp-json, no trailing slash"))
+    uploads_dir = _text(validate=validate.Length(min=1, error="allowed: a folder path"))
+    max_body_bytes = _count(1, 2**40, " (bytes)")
+    max_json_depth = _count(2, 512)
+    channel_timeout = _count(1, 3600, " (seconds)")
+    connection_limit = _count(1, 100_000)
+    cors_origins = fields.List(_text(validate=_site_url),
+                               error_messages={"invalid": "allowed: a list of origins such as [\"https://app.school.test\"]"})
+    trust_proxy = fields.Boolean(truthy={True}, falsy={False}, error_messages={"invalid": "allowed: true or false"})
+    site = fields.Dict(error_messages={"invalid": "allowed: a table"})
+    plugins = fields.Dict(error_messages={"invalid": "allowed: a table"})
+    auth = fields.Dict(error_messages={"invalid": "allowed: a table"})
+
+
+def check_section(schema: Schema, data: dict[str, Any], where: str) -> None:
+    """Raise ConfigError naming the first unknown key or bad value of `data` (a table of `where`)."""
+    known = schema.fields
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+        try:
+            known[key].deserialize(value)  # runs the field's type check and its validators
+        except ValidationError as error:
+            message = error.messages[0] if isinstance(error.messages, list) else str(error.messages)
+            raise ConfigError(f"{where}: {key} = {value!r} is not valid; {message}") from None
+
 
 def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, str] | None = None,
                   **overrides: Any) -> Settings:
@@ -84,7 +180,7 @@ def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, s
     path = Path(config_file or env.get("SITEHOST_CONFIG") or DEFAULT_CONFIG_FILE)
     data = read_config_file(path)
     settings = Settings(config_file=str(path))
-    _apply_file(settings, data)
+    _apply_file(settings, data, str(path))
     _apply_env(settings, env)
     for key, value in overrides.items():
         if not hasattr(settings, key):
@@ -110,8 +206,11 @@ def write_config_file(path: Path, data: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _apply_file(settings: Settings, data: dict[str, Any]) -> None:
+def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_CONFIG_FILE) -> None:
     data = copy.deepcopy(data)
+    check_section(HostSettings(), data, where)
+    if isinstance(data.get("site"), dict):
+        check_section(SiteSettings(), data["site"], f"{where} [site]")
     for key in _SIMPLE_KEYS:
         if key in data:
             setattr(settings, key, data.pop(key))
@@ -132,9 +231,14 @@ def _apply_file(settings: Settings, data: dict[str, Any]) -> None:
 
 def _apply_env(settings: Settings, env: dict[str, str]) -> None:
     if env.get("SITEHOST_DATABASE_URL"):
+        check_section(HostSettings(), {"database_url": env["SITEHOST_DATABASE_URL"]}, "SITEHOST_DATABASE_URL")
         settings.database_url = env["SITEHOST_DATABASE_URL"]
     if env.get("SITEHOST_UPLOADS_DIR"):
         settings.uploads_dir = env["SITEHOST_UPLOADS_DIR"]
+    for name in sorted(env):
+        if name.startswith("SITEHOST_") and name not in ENVIRONMENT_VARIABLES | TOOL_VARIABLES:
+            settings.warnings.append(f"unknown environment variable {name} ignored "
+                                     f"(known: {', '.join(sorted(ENVIRONMENT_VARIABLES))})")
     if "SITEHOST_DISABLE" in env:
         # For one run: replaces the file's list, so `SITEHOST_DISABLE=` enables everything.
         settings.disabled = [name.strip() for name in env["SITEHOST_DISABLE"].split(",") if name.strip()]

@@ -8,12 +8,15 @@ reason and left out; the site starts without it (and without plugins that requir
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import logging
 import sys
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -69,6 +72,25 @@ def builtin_plugins() -> dict[str, str]:
     return dict(BUILTIN)
 
 
+def declared_version(module_path: str) -> str:
+    """The version in a built-in plugin's `PLUGIN = PluginInfo(version=...)`, read without importing it.
+
+    A disabled plugin is never imported (it may be disabled because it is broken), yet
+    `plugins list` should show its real version, not "0" (issue 13.11).
+    """
+    spec = importlib.util.find_spec(module_path)
+    if spec is None or not spec.origin:
+        return "0"
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "PLUGIN" for target in node.targets) \
+                and isinstance(node.value, ast.Call):
+            for keyword in node.value.keywords:
+                if keyword.arg == "version" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return "0"
+
+
 def discover(settings) -> list[PluginRecord]:
     """Every plugin the settings can see, enabled or not, without importing disabled ones."""
     disabled = set(settings.disabled)
@@ -82,7 +104,8 @@ def discover(settings) -> list[PluginRecord]:
     for name, module_path in builtin_plugins().items():
         if not wanted(name):
             continue
-        record = PluginRecord(name=name, source="builtin", enabled=name not in disabled)
+        record = PluginRecord(name=name, source="builtin", enabled=name not in disabled,
+                              version=declared_version(module_path))
         record.module = module_path
         records.append(record)
         seen.add(name)
@@ -128,6 +151,15 @@ def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRec
     # historic: replayed to each plugin as it registers, so any plugin can publish hooks
     manager.hook.add_hookspecs.call_historic(kwargs={"plugin_manager": manager})
     records = discover(settings)
+    if settings.only_plugins is None:
+        known = {record.name for record in records}
+        for name in settings.disabled:
+            if name not in known:  # a warning, not an error: a plugin may be uninstalled on purpose
+                settings.warnings.append(f"[plugins] disabled names {name!r}, which is not installed "
+                                         f"(installed: {', '.join(sorted(known))})")
+        for name in settings.plugins:
+            if name not in known:
+                settings.warnings.append(f"[plugins.{name}] configures a plugin that is not installed")
     for record in records:
         if not record.enabled:
             manager.set_blocked(record.name)

@@ -131,8 +131,8 @@ def test_a_body_of_exactly_the_limit_reaches_the_site(limited_site):
 
 
 @pytest.mark.parametrize("line, message", [
-    ("channel_timeout = 0", "channel_timeout = 0: must be a whole number of at least 1"),
-    ('connection_limit = "many"', "connection_limit = 'many': must be a whole number of at least 1"),
+    ("channel_timeout = 0", "channel_timeout = 0 is not valid; allowed: a whole number from 1 to 3,600 (seconds)"),
+    ('connection_limit = "many"', "connection_limit = 'many' is not valid; allowed: a whole number from 1 to 100,000"),
 ])
 def test_a_wrong_limit_stops_serve_with_one_error_line(tmp_path, line, message):
     config = tmp_path / "sitehost.toml"
@@ -140,7 +140,7 @@ def test_a_wrong_limit_stops_serve_with_one_error_line(tmp_path, line, message):
     result = subprocess.run([sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0",
                              "--workers", "1"], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert result.returncode == 1
-    assert result.stderr.strip() == f"Error: {message}"
+    assert result.stderr.strip() == f"Error: {config}: {message}"  # checked with every setting (host/config.py)
     assert not (tmp_path / "site.db").exists()
 
 
