@@ -68,9 +68,62 @@ class Database:
 
     def create_tables(self) -> None:
         self.metadata.create_all(self.engine)
+        if self.engine.dialect.name == "sqlite":
+            for table in self.metadata.sorted_tables:
+                if table.dialect_options["sqlite"].get("autoincrement"):
+                    rebuild_with_autoincrement(self.engine, table)
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def rebuild_with_autoincrement(engine: Engine, table) -> bool:
+    """Give an SQLite table made by an earlier version AUTOINCREMENT, so ids are never used twice.
+
+    Without it SQLite hands a deleted post's id to the next post, and a client holding the old
+    id reads a different post (issue 13.4); PostgreSQL sequences and WordPress never reuse ids.
+    SQLite cannot add the keyword to a table, so this is its documented rebuild: with foreign
+    keys off, create the new table, copy the rows, drop the old one, rename, recreate indexes
+    (triggers are re-created by the plugins' start-up). One transaction; a second process
+    starting at the same moment waits for the lock and then finds the work done. True if rebuilt.
+    """
+    from sqlalchemy.schema import CreateIndex, CreateTable
+
+    name = table.name
+    with engine.connect() as connection:
+        driver = connection.connection.driver_connection
+        driver.execute("PRAGMA foreign_keys=OFF")  # DROP TABLE would otherwise cascade to post_meta...
+        try:
+            driver.execute("BEGIN IMMEDIATE")
+            found = driver.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+            if found is None or "AUTOINCREMENT" in found[0].upper():
+                driver.execute("ROLLBACK")
+                return False
+            existing = {row[1] for row in driver.execute(f'PRAGMA table_info("{name}")')}
+            columns = ", ".join(f'"{column.name}"' for column in table.columns if column.name in existing)
+            copies = MetaData()
+            for key in table.foreign_keys:  # the copy's foreign keys must find their tables
+                if key.column.table is not table:
+                    key.column.table.to_metadata(copies)
+            rebuilt = table.to_metadata(copies, name=f"{name}__rebuilt")
+            driver.execute(str(CreateTable(rebuilt).compile(dialect=engine.dialect)))
+            driver.execute(f'INSERT INTO "{name}__rebuilt" ({columns}) SELECT {columns} FROM "{name}"')
+            driver.execute(f'DROP TABLE "{name}"')
+            driver.execute(f'ALTER TABLE "{name}__rebuilt" RENAME TO "{name}"')
+            for index in table.indexes:
+                driver.execute(str(CreateIndex(index).compile(dialect=engine.dialect)))
+            problems = driver.execute(f'PRAGMA foreign_key_check("{name}")').fetchall()
+            if problems:
+                raise RuntimeError(f"rebuilding {name} would break {len(problems)} foreign keys")
+            driver.execute("COMMIT")
+        except BaseException:
+            if driver.in_transaction:
+                driver.execute("ROLLBACK")
+            raise
+        finally:
+            driver.execute("PRAGMA foreign_keys=ON")
+    log.warning("table %s rebuilt with AUTOINCREMENT: deleted ids are no longer handed out again", name)
+    return True
 
 
 def _visible_text(markup):

@@ -137,11 +137,13 @@ TABLE = "__NAME___items"
 
 
 def define_tables(metadata) -> None:
+    # sqlite_autoincrement: a deleted item's id is never given to a new one (clients may hold it).
     Table(TABLE, metadata,
           Column("id", Integer, primary_key=True),
           Column("title", String(200), nullable=False),
           Column("status", String(40), nullable=False, index=True),
-          Column("created", DateTime, nullable=False))
+          Column("created", DateTime, nullable=False),
+          sqlite_autoincrement=True)
 
 
 def items_table(app) -> Table:

@@ -23,6 +23,7 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("roles", String(200), nullable=False, default="subscriber"),  # comma-separated
         Column("password_hash", String(255), nullable=False, default=""),
         Column("registered", DateTime, nullable=False),
+        sqlite_autoincrement=True,
     )
     application_passwords = Table(
         "application_passwords", metadata,

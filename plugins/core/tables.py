@@ -20,6 +20,8 @@ ATTACHMENTS_ONLY = "type = 'attachment'"
 
 
 def define_tables(metadata: MetaData) -> dict[str, Table]:
+    # sqlite_autoincrement: a deleted item's id is never handed out again (PostgreSQL's sequences
+    # never reuse one either); host/db.py rebuilds tables an earlier version made without it.
     posts = Table(
         "posts", metadata,
         Column("id", Integer, primary_key=True),
@@ -64,6 +66,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         # other types leave `file` empty and would only make every write longer.
         Index("ix_posts_attachment_file", "file", sqlite_where=text(ATTACHMENTS_ONLY),
               postgresql_where=text(ATTACHMENTS_ONLY)),
+        sqlite_autoincrement=True,
     )
     post_meta = Table(
         "post_meta", metadata,
@@ -83,6 +86,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("parent", Integer, nullable=False, default=0),
         Index("ix_terms_taxonomy_slug", "taxonomy", "slug"),
         Index("ix_terms_taxonomy_parent", "taxonomy", "parent"),
+        sqlite_autoincrement=True,
     )
     term_relationships = Table(
         "term_relationships", metadata,
