@@ -168,7 +168,10 @@ class RestServer:
         except RestError as error:
             return self._finish_error(error, headers)
         request.body = body
-        cacheable = method == "GET"
+        # Only an answer whose parameters all came from the URL may be shared through a response
+        # cache: a GET with a JSON body or a method override carries parameters the URL does not
+        # show, so it is never answered from, nor stored in, a cache (issue 12.3).
+        cacheable = method == "GET" and not body and not override and "HTTP_X_HTTP_METHOD_OVERRIDE" not in environ
         # The host's own authenticators answer only to an Authorization header: a GET without one (or
         # cookies) is anonymous for sure, so it skips the hook and a cache hit costs no authentication.
         if not cacheable or not self._host_authentication_only or "HTTP_AUTHORIZATION" in environ \

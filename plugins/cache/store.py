@@ -19,6 +19,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import orjson
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
@@ -30,7 +31,9 @@ log = logging.getLogger("sitehost.cache")
 # Headers that depend on the asking client, not on the resource: the host recomputes them.
 _CLIENT_HEADERS = {"access-control-allow-origin", "access-control-allow-methods",
                    "access-control-allow-credentials", "vary", "x-cache"}
-_UNCACHEABLE_QUERY = ("_embed",)  # embedded resources (authors, terms) change without content hooks
+# Embedded resources (authors, terms) change without content hooks; a post password unlocks
+# content for the one who knows it, never for the next reader.
+_UNCACHEABLE_QUERY = ("_embed", "password")
 
 
 @dataclass
@@ -179,8 +182,12 @@ class ResponseCache:
 
     @staticmethod
     def key(request) -> tuple:
-        """The full request: REST root (scheme, host), route path and the sorted query."""
-        return (request.base_url, request.path, tuple(sorted(request.query_pairs)))
+        """REST root (scheme, host), route path and the query as the handler sees it.
+
+        The parsed query, not the raw pairs: `per_page=5&per_page=1` and `per_page=1&per_page=5`
+        are different requests (the last value wins), while key order does not matter.
+        """
+        return (request.base_url, request.path, orjson.dumps(request.query, option=orjson.OPT_SORT_KEYS))
 
     # --- lookup and store -------------------------------------------------------------------
 
