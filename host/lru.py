@@ -15,6 +15,9 @@ class LruCache:
         self.entries: OrderedDict = OrderedDict()
         self.lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self.entries)
+
     def get(self, key) -> Any:
         with self.lock:
             value = self.entries.get(key)

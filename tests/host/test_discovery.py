@@ -152,3 +152,17 @@ def test_root_document_is_built_once_per_registry(example_app):
     second = example_app.client.get("/wp-json/")
     assert first.body == second.body
     assert len(example_app.registry._index_cache) == 1
+
+
+def test_documents_kept_per_host_are_bounded(app):
+    """Each Host header builds its own root document; a client inventing hosts cannot grow memory (12.2)."""
+    from host.registry import DOCUMENT_CACHE_ENTRIES
+
+    for number in range(DOCUMENT_CACHE_ENTRIES):
+        host = f"school-{number}.test"
+        for path in ("/wp-json/", "/wp-json/?context=help", "/wp-json/core/v2") + (("/openapi.json",) * (number < 2)):
+            response = app.client.get(path, extra_environ={"HTTP_HOST": host})
+            assert response.status_int == 200
+    assert len(app.registry._index_cache) == DOCUMENT_CACHE_ENTRIES
+    latest = app.client.get("/wp-json/", extra_environ={"HTTP_HOST": "school-63.test"}).json
+    assert latest["url"] == "http://school-63.test"
