@@ -8,6 +8,7 @@ configured apps in one process.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -118,46 +119,79 @@ def _site_url(value: str) -> None:
         raise ValidationError("allowed: empty (taken from each request) or an http(s) URL such as https://school.test")
 
 
-def _count(minimum: int, maximum: int, unit: str = "") -> fields.Integer:
+def _count(minimum: int, maximum: int, unit: str = "", description: str = "") -> fields.Integer:
     allowed = f"allowed: a whole number from {minimum:,} to {maximum:,}{unit}"
     return fields.Integer(strict=True, validate=validate.Range(minimum, maximum, error=allowed),
-                          error_messages={"invalid": allowed})
+                          error_messages={"invalid": allowed}, metadata={"description": description})
 
 
-def _text(**options) -> fields.String:
-    return fields.String(error_messages={"invalid": "allowed: a string"}, **options)
+def _text(description: str = "", **options) -> fields.String:
+    return fields.String(error_messages={"invalid": "allowed: a string"}, metadata={"description": description},
+                         **options)
 
 
 class SiteSettings(Schema):
     """`[site]`: what the root index and the settings describe."""
 
-    name = _text()
-    description = _text()
-    url = _text(validate=_site_url)
-    home = _text(validate=_site_url)
-    timezone_string = _text(validate=_time_zone)
-    page_for_posts = _count(0, 2**31 - 1)
-    page_on_front = _count(0, 2**31 - 1)
-    show_on_front = _text(validate=validate.OneOf(["posts", "page"], error="allowed: posts or page"))
+    name = _text("Site title (root index `name`, HTML views, oEmbed).")
+    description = _text("Tagline (root index `description`).")
+    url = _text("Public URL of the site; empty: taken from each request's Host header. Also the base of "
+                "every `guid`.", validate=_site_url)
+    home = _text("Home URL when it differs from `url`; empty: same as `url`.", validate=_site_url)
+    timezone_string = _text("IANA time zone of local dates (`date`, `after`, `before`).", validate=_time_zone)
+    page_for_posts = _count(0, 2**31 - 1, description="Id of the page that lists posts (0: none).")
+    page_on_front = _count(0, 2**31 - 1, description="Id of the page shown on the front (0: none).")
+    show_on_front = _text("`posts` or `page`: what the front shows.",
+                          validate=validate.OneOf(["posts", "page"], error="allowed: posts or page"))
 
 
 class HostSettings(Schema):
     """The top level of sitehost.toml (plugin tables are checked by their plugins at start-up)."""
 
-    database_url = _text(validate=_database_url)
-    rest_prefix = _text(validate=validate.Regexp(r"^/[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
+    database_url = _text("`sqlite:///PATH.db` or `postgresql+psycopg://USER@HOST/DATABASE` "
+                         "(also `SITEHOST_DATABASE_URL`).", validate=_database_url)
+    rest_prefix = _text("Path under which the REST API answers.",
+                        validate=validate.Regexp(r"^/[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
                                                  error="allowed: a path such as /wp-json, no trailing slash"))
-    uploads_dir = _text(validate=validate.Length(min=1, error="allowed: a folder path"))
-    max_body_bytes = _count(1, 2**40, " (bytes)")
-    max_json_depth = _count(2, 512)
-    channel_timeout = _count(1, 3600, " (seconds)")
-    connection_limit = _count(1, 100_000)
+    uploads_dir = _text("Folder of uploaded media files (also `SITEHOST_UPLOADS_DIR`).",
+                        validate=validate.Length(min=1, error="allowed: a folder path"))
+    max_body_bytes = _count(1, 2**40, " (bytes)", "Largest request body; larger answers 413 before it is read.")
+    max_json_depth = _count(2, 512, description="Deepest nesting of a JSON body; deeper answers 400.")
+    channel_timeout = _count(1, 3600, " (seconds)", "Seconds an idle connection stays open, and within which "
+                             "a request's headers must arrive.")
+    connection_limit = _count(1, 100_000, description="Open connections per server process; more wait in the "
+                              "listen backlog.")
     cors_origins = fields.List(_text(validate=_site_url),
-                               error_messages={"invalid": "allowed: a list of origins such as [\"https://app.school.test\"]"})
-    trust_proxy = fields.Boolean(truthy={True}, falsy={False}, error_messages={"invalid": "allowed: true or false"})
-    site = fields.Dict(error_messages={"invalid": "allowed: a table"})
-    plugins = fields.Dict(error_messages={"invalid": "allowed: a table"})
-    auth = fields.Dict(error_messages={"invalid": "allowed: a table"})
+                               error_messages={"invalid": "allowed: a list of origins such as [\"https://app.school.test\"]"},
+                               metadata={"description": "Origins CORS answers are given to; empty: any origin "
+                                                        "(see Security below)."})
+    trust_proxy = fields.Boolean(truthy={True}, falsy={False}, error_messages={"invalid": "allowed: true or false"},
+                                 metadata={"description": "Believe X-Forwarded-For and X-Forwarded-Proto (only "
+                                                          "behind a proxy that sets them)."})
+    site = fields.Dict(error_messages={"invalid": "allowed: a table"}, metadata={"description": "The `[site]` table."})
+    plugins = fields.Dict(error_messages={"invalid": "allowed: a table"},
+                          metadata={"description": "`disabled` (a list of plugin names) and one "
+                                                   "`[plugins.NAME]` table per plugin."})
+    auth = fields.Dict(error_messages={"invalid": "allowed: a table"},
+                       metadata={"description": "The `[auth]` table: first administrator and sign-in limits."})
+
+
+def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: str = "") -> list[str]:
+    """Markdown table rows (key, default, meaning) of a settings schema, for the README.
+
+    `defaults` None: each field's load_default (plugin schemas declare their defaults there).
+    """
+    rows = []
+    for name, declared in schema.fields.items():
+        default = defaults.get(name) if defaults is not None else declared.load_default
+        default = default() if callable(default) else default
+        if isinstance(default, dict) or default is None:
+            shown = ""  # a table, described by its own rows
+        else:
+            shown = json.dumps(default)  # the TOML spelling for strings, numbers, booleans and lists
+        key = f"`{table + '.' if table else ''}{name}`"
+        rows.append(f"| {key} | {'`' + shown + '`' if shown else ''} | {declared.metadata.get('description', '')} |")
+    return rows
 
 
 def check_section(schema: Schema, data: dict[str, Any], where: str) -> None:

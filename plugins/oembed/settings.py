@@ -10,12 +10,17 @@ from host import StartupError
 
 
 class OembedConfigSchema(Schema):
-    # The proxy refuses private, loopback and link-local targets unless the operator allows them.
-    allow_private_targets = fields.Boolean(load_default=False)
-    fetch_timeout_seconds = fields.Float(load_default=5.0, validate=validate.Range(min=0.1, max=30))
-    max_response_bytes = fields.Integer(load_default=1024 * 1024, validate=validate.Range(min=1024, max=10 * 1024 * 1024))
-    max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10))
-    cache_ttl_seconds = fields.Integer(load_default=24 * 60 * 60, validate=validate.Range(min=0))
+    allow_private_targets = fields.Boolean(load_default=False, metadata={
+        "description": "Let the proxy fetch private, loopback and link-local addresses (refused by default)."})
+    fetch_timeout_seconds = fields.Float(load_default=5.0, validate=validate.Range(min=0.1, max=30),
+                                         metadata={"description": "Seconds one provider fetch may take."})
+    max_response_bytes = fields.Integer(load_default=1024 * 1024,
+                                        validate=validate.Range(min=1024, max=10 * 1024 * 1024),
+                                        metadata={"description": "Largest provider answer read."})
+    max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10),
+                                   metadata={"description": "Redirects one fetch follows."})
+    cache_ttl_seconds = fields.Integer(load_default=24 * 60 * 60, validate=validate.Range(min=0),
+                                       metadata={"description": "Seconds a provider's answer is kept."})
 
 
 @dataclass(frozen=True)
