@@ -32,6 +32,16 @@ def _create_app(ctx: click.Context):
         raise click.ClickException(str(error)) from error
 
 
+def _existing_site_app(ctx: click.Context):
+    """The app of the site that is already there, for commands that only read: they never create one."""
+    from .db import missing_site
+
+    reason = missing_site(_settings(ctx).resolved_database_url())
+    if reason:
+        raise click.ClickException(reason)
+    return _create_app(ctx)
+
+
 class SitehostGroup(click.Group):
     """Adds the commands plugins register through `register_commands` when help or a command is asked for."""
 
@@ -82,16 +92,27 @@ def main(ctx: click.Context, config: str | None) -> None:
               help="Bind each server process to one CPU (its threads share one GIL; see host/serving.py).")
 @click.pass_context
 def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, pin_cpus: bool) -> None:
-    """Start the site with waitress (creates the database on first start)."""
-    from .serving import ServerLimits, serve_single, serve_workers
+    """Start the site with waitress (creates the database on first start).
+
+    The port is bound first: when it is taken, nothing is created (no database, no administrator).
+    """
+    from .serving import ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
 
     try:
         limits = ServerLimits.from_settings(_settings(ctx))
     except ConfigError as error:
         raise click.ClickException(str(error)) from error
-    app = _create_app(ctx)
-    for line in app.install_site(demo=True):
-        click.echo(line)
+    try:
+        sock = bind_socket(host, port) if workers == 1 else shared_port_socket(host, port, listen=False)
+    except OSError as error:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {error.strerror or error}") from error
+    try:
+        app = _create_app(ctx)
+        for line in app.install_site(demo=True):
+            click.echo(line)
+    except BaseException:
+        sock.close()
+        raise
     database = app.db.url.render_as_string(hide_password=True)
     rest_prefix = app.settings.rest_prefix
 
@@ -101,15 +122,11 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         sys.stdout.flush()
 
     if workers == 1:
-        serve_single(app, host, port, threads, announce, pin=pin_cpus, limits=limits)
+        serve_single(app, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    try:
-        code = serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus,
-                             limits=limits)
-    except OSError as error:
-        raise click.ClickException(f"cannot serve on {host}:{port}: {error}") from error
-    sys.exit(code)
+    sys.exit(serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus,
+                           limits=limits, reservation=sock))
 
 
 @main.command()
@@ -129,7 +146,7 @@ def init(ctx: click.Context, demo: bool) -> None:
 @click.pass_context
 def routes(ctx: click.Context, namespace: str | None) -> None:
     """List every REST route with its methods."""
-    app = _create_app(ctx)
+    app = _existing_site_app(ctx)
     for path, route in app.registry.ordered_routes():
         if namespace and route.namespace != namespace:
             continue
@@ -148,7 +165,7 @@ def plugins() -> None:
 @click.pass_context
 def plugins_list(ctx: click.Context, as_json: bool) -> None:
     """Name, version, enabled, source, namespaces and hooks of every plugin."""
-    app = _create_app(ctx)
+    app = _existing_site_app(ctx)
     rows = [record.as_dict() for record in app.plugin_records]
     app.close()
     if as_json:
@@ -237,7 +254,7 @@ def plugins_disable(ctx: click.Context, name: str) -> None:
 @click.pass_context
 def openapi_command(ctx: click.Context, url: str) -> None:
     """Print the OpenAPI 3.1 document of every enabled plugin's routes."""
-    app = _create_app(ctx)
+    app = _existing_site_app(ctx)
     try:
         click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))
     finally:

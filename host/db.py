@@ -130,6 +130,45 @@ def _visible_text(markup):
     return html_to_text(markup) if isinstance(markup, str) else markup
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def missing_site(url: str) -> str | None:
+    """Why there is no site at `url` (one line for the operator), or None when there is one.
+
+    Commands that only read ask this first, so that they never create a database: for an
+    SQLite file it looks at the file alone; any other database is connected to (never
+    created) and must hold sitehost's `site_state` table.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if database in ("", ":memory:"):
+            return "no site: the database is in memory, so it is empty in every new process"
+        path = Path(database)
+        if not path.is_file():
+            return f"no site here: {path} does not exist (`sitehost init` or `sitehost serve` creates it)"
+        with path.open("rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return f"no site here: {path} is not an SQLite database"
+        return None
+    from sqlalchemy import inspect
+    from sqlalchemy.exc import SQLAlchemyError
+
+    engine = create_engine(parsed, poolclass=NullPool)
+    shown = parsed.render_as_string(hide_password=True)
+    try:
+        with engine.connect() as connection:
+            if not inspect(connection).has_table("site_state"):
+                return f"no site here: {shown} has no sitehost tables (`sitehost init` creates them)"
+    except SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        return f"cannot reach the database {shown}: {reason}"
+    finally:
+        engine.dispose()
+    return None
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record):

@@ -217,13 +217,18 @@ class SitehostServer(TcpWSGIServer):
                 channel.will_close = True
 
 
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to (host, port), not yet listening; OSError when the port is taken."""
+def bind_socket(host: str, port: int, backlog: int = 1024) -> socket.socket:
+    """A TCP socket listening on (host, port); OSError when the port is taken.
+
+    It listens at once, so the port is ours from here on; connections made before the server
+    runs wait in the backlog.
+    """
     family, address = _address(host, port)
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
+        sock.listen(backlog)
     except OSError:
         sock.close()
         raise
@@ -241,12 +246,16 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
 
 
 def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],
-                 pin: bool = True, limits: ServerLimits | None = None) -> None:
-    """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens."""
+                 pin: bool = True, limits: ServerLimits | None = None, sock: socket.socket | None = None) -> None:
+    """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens.
+
+    `sock`: a socket bound earlier with `bind_socket(host, port)` (the caller made sure of the
+    port before building the site); without it, one is bound here.
+    """
     if pin:
         pin_to_cpu(0)
     quiet_waitress_queue()
-    server = make_server(app, bind_socket(host, port), threads, limits)
+    server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:
         server.run()
@@ -269,13 +278,13 @@ class WorkerPool:
     """The parent's side: start, watch, restart and stop N worker processes."""
 
     def __init__(self, app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
-                 pin: bool = True, limits: ServerLimits | None = None):
+                 pin: bool = True, limits: ServerLimits | None = None, reservation: socket.socket | None = None):
         self.app_factory = app_factory
         self.pin = pin
         self.limits = limits
         self.host = host
         self.threads = threads
-        self.reservation = shared_port_socket(host, port, listen=False)
+        self.reservation = reservation if reservation is not None else shared_port_socket(host, port, listen=False)
         self.port = self.reservation.getsockname()[1]
         self.workers = [_Worker(slot) for slot in range(workers)]
         self.stopping = False
@@ -446,7 +455,11 @@ def _describe_status(status: int) -> str:
 
 
 def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
-                  announce: Callable[[int], None], pin: bool = True, limits: ServerLimits | None = None) -> int:
-    """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code."""
-    pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits)
+                  announce: Callable[[int], None], pin: bool = True, limits: ServerLimits | None = None,
+                  reservation: socket.socket | None = None) -> int:
+    """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code.
+
+    `reservation`: the port reserved earlier with `shared_port_socket(host, port, listen=False)`.
+    """
+    pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits, reservation)
     return pool.run(announce)

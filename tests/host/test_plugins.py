@@ -135,6 +135,7 @@ def test_disabling_through_settings_blocks_the_entry_point(make_app, example_plu
 def site_config(tmp_path, example_plugin):
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path}/cli.db"\n')
+    assert run(config, "init").exit_code == 0  # `plugins list` reads a site; it never creates one
     return config
 
 

@@ -21,6 +21,8 @@ def site(tmp_path, example_plugin, install_plugin):
     install_plugin(broken, "sitehost-lunchbox", "0.3", "lunchbox", "sitehost_lunchbox")
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path}/site.db"\n')
+    created = CliRunner().invoke(main, ["--config", str(config), "init"], env={"SITEHOST_DATABASE_URL": None})
+    assert created.exit_code == 0, created.output  # `plugins list` reads a site; it never creates one
     yield {"config": config, "pythonpath": [str(example_plugin["site_packages"]), str(example_plugin["source"]),
                                             str(broken)]}
     sys.modules.pop("sitehost_lunchbox", None)

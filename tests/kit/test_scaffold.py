@@ -58,6 +58,7 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
     output = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], package, env)
     assert "7 passed" in output, output
 
+    run([sys.executable, "-m", "host.cli", "init"], tmp_path, env)  # `plugins list` reads a site, never creates one
     listing = json.loads(run([sys.executable, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, env))
     row = next(row for row in listing if row["name"] == NAME)
     assert (row["source"], row["version"], row["state"]) == ("package", "0.1.0", "enabled")

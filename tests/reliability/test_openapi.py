@@ -195,6 +195,7 @@ def test_reference_page_is_html_listing_every_operation(example_app):
 def test_sitehost_openapi_prints_the_document(tmp_path, monkeypatch, example_plugin):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SITEHOST_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+    assert CliRunner().invoke(main, ["init"]).exit_code == 0  # `openapi` reads a site, never creates one
     result = CliRunner().invoke(main, ["openapi", "--url", "https://school.example"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
