@@ -19,6 +19,7 @@ import pytest
 
 from host.app import create_app
 from host.config import load_settings
+from host.scaffold import create_plugin_package, render_files
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "plugin-guide.md"
 BLOCK = re.compile(r"^```(?P<lang>\w+)(?P<info>[^\n]*)\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
@@ -46,6 +47,8 @@ def guide_tests() -> list[tuple[str, str]]:
 def guide_packages(tmp_path, monkeypatch):
     """Write the guide's files and install each package folder the way pip would."""
     root = tmp_path / "guide"
+    # The guide starts from the generator's output and writes its files over it (issue 13.10).
+    create_plugin_package("lunch", root)
     for relative, text in guide_files().items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,7 +76,8 @@ def guide_packages(tmp_path, monkeypatch):
 
 def test_every_python_and_toml_example_is_a_marked_file():
     unmarked = [block.group("body")[:60] for block in BLOCK.finditer(GUIDE.read_text(encoding="utf-8"))
-                if block.group("lang") in ("python", "toml") and "file=" not in block.group("info")]
+                if block.group("lang") in ("python", "toml")
+                and "file=" not in block.group("info") and "generated=" not in block.group("info")]
     assert unmarked == []
     files = guide_files()
     assert {"sitehost-lunch/pyproject.toml", "sitehost-lunch/sitehost_lunch/__init__.py",
@@ -102,3 +106,27 @@ def test_guide_sitehost_toml_configures_the_guide_plugin(guide_packages, tmp_pat
         assert app.plugin("lunch").source == "package"
     finally:
         app.close()
+
+
+def test_the_guide_starts_from_exactly_what_the_generator_writes():
+    """Section 1 shows the generated __init__.py verbatim; every file the guide writes for the lunch
+    plugin replaces a generated file or adds one the later sections need (no second layout)."""
+    shown = {}
+    for block in BLOCK.finditer(GUIDE.read_text(encoding="utf-8")):
+        found = re.search(r"generated=(\S+)", block.group("info"))
+        if found:
+            shown[found.group(1)] = block.group("body")
+    generated = render_files("lunch")
+    assert shown == {"sitehost-lunch/sitehost_lunch/__init__.py": generated["sitehost_lunch/__init__.py"]}
+    written = {path.removeprefix("sitehost-lunch/") for path in guide_files() if path.startswith("sitehost-lunch/")}
+    assert written - set(generated) == {"sitehost_lunch/v2.py"}  # section 7 adds the second API version
+    assert set(generated) - written == {"README.md"}  # kept as generated
+
+
+def test_the_guide_files_written_over_a_generated_plugin_leave_no_generated_leftovers(guide_packages):
+    package = guide_packages / "sitehost-lunch"
+    guide = guide_files()
+    for path in package.rglob("*.py"):
+        relative = "sitehost-lunch/" + str(path.relative_to(package))
+        assert relative in guide, f"{relative} is still the generated file"
+        assert "lunch_items" not in path.read_text(), relative
