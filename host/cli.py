@@ -71,11 +71,18 @@ class SitehostGroup(click.Group):
 
 
 @click.group(cls=SitehostGroup)
+@click.version_option(package_name="sitehost", message="sitehost %(version)s")
 @click.option("--config", type=click.Path(dir_okay=False), default=None,
               help="Path of sitehost.toml (default: ./sitehost.toml or $SITEHOST_CONFIG).")
 @click.pass_context
 def main(ctx: click.Context, config: str | None) -> None:
-    """sitehost: the REST interface of a school website, built from plugins."""
+    """sitehost: the REST interface of a school website, built from plugins.
+
+    \b
+    Examples:
+      sitehost serve --port 8080
+      sitehost --config /etc/sitehost/sitehost.toml plugins list
+    """
     ctx.ensure_object(dict)
     ctx.obj["config"] = config
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -95,6 +102,10 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     """Start the site with waitress (creates the database on first start).
 
     The port is bound first: when it is taken, nothing is created (no database, no administrator).
+
+    \b
+    Example:
+      sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
     from .serving import ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
 
@@ -133,7 +144,12 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
 @click.option("--demo", is_flag=True, help="Fill a new site with realistic sample content.")
 @click.pass_context
 def init(ctx: click.Context, demo: bool) -> None:
-    """Create the database tables of every enabled plugin (and the first administrator)."""
+    """Create the database tables of every enabled plugin (and the first administrator).
+
+    \b
+    Example:
+      sitehost init --demo
+    """
     app = _create_app(ctx)
     for line in app.install_site(demo=demo):
         click.echo(line)
@@ -145,7 +161,12 @@ def init(ctx: click.Context, demo: bool) -> None:
 @click.option("--namespace", default=None, help="Only this namespace.")
 @click.pass_context
 def routes(ctx: click.Context, namespace: str | None) -> None:
-    """List every REST route with its methods."""
+    """List every REST route with its methods.
+
+    \b
+    Example:
+      sitehost routes | grep core/v2/posts
+    """
     app = _existing_site_app(ctx)
     for path, route in app.registry.ordered_routes():
         if namespace and route.namespace != namespace:
@@ -157,14 +178,25 @@ def routes(ctx: click.Context, namespace: str | None) -> None:
 
 @main.group()
 def plugins() -> None:
-    """List, enable and disable plugins (changes take effect at the next start)."""
+    """List, enable and disable plugins (changes take effect at the next start).
+
+    \b
+    Example:
+      sitehost plugins list --json
+    """
 
 
 @plugins.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 def plugins_list(ctx: click.Context, as_json: bool) -> None:
-    """Name, version, enabled, source, namespaces and hooks of every plugin."""
+    """Name, version, enabled, source, namespaces and hooks of every plugin.
+
+    \b
+    Examples:
+      sitehost plugins list
+      sitehost plugins list --json
+    """
     app = _existing_site_app(ctx)
     rows = [record.as_dict() for record in app.plugin_records]
     app.close()
@@ -236,7 +268,12 @@ def _requirements(settings) -> dict[str, tuple[str, ...]]:
 @click.argument("name")
 @click.pass_context
 def plugins_enable(ctx: click.Context, name: str) -> None:
-    """Enable plugin NAME in sitehost.toml."""
+    """Enable plugin NAME in sitehost.toml.
+
+    \b
+    Example:
+      sitehost plugins enable oembed
+    """
     _edit_disabled(ctx, name, disable=False)
 
 
@@ -244,7 +281,12 @@ def plugins_enable(ctx: click.Context, name: str) -> None:
 @click.argument("name")
 @click.pass_context
 def plugins_disable(ctx: click.Context, name: str) -> None:
-    """Disable plugin NAME in sitehost.toml (its data stays in the database)."""
+    """Disable plugin NAME in sitehost.toml (its data stays in the database).
+
+    \b
+    Example:
+      sitehost plugins disable oembed
+    """
     _edit_disabled(ctx, name, disable=True)
 
 
@@ -253,7 +295,12 @@ def plugins_disable(ctx: click.Context, name: str) -> None:
               help="Site address the document's server entry points at.")
 @click.pass_context
 def openapi_command(ctx: click.Context, url: str) -> None:
-    """Print the OpenAPI 3.1 document of every enabled plugin's routes."""
+    """Print the OpenAPI 3.1 document of every enabled plugin's routes.
+
+    \b
+    Example:
+      sitehost openapi > openapi.json
+    """
     app = _existing_site_app(ctx)
     try:
         click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))

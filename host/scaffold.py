@@ -426,7 +426,12 @@ def create_plugin_package(name: str, directory: Path) -> Path:
 
 @click.group("plugin")
 def plugin_command() -> None:
-    """Tools for plugin authors."""
+    """Tools for plugin authors.
+
+    \b
+    Example:
+      sitehost plugin new lunch_menu
+    """
 
 
 @plugin_command.command("new")
@@ -434,7 +439,12 @@ def plugin_command() -> None:
 @click.option("--directory", type=click.Path(file_okay=False), default=".", show_default=True,
               help="Folder in which to create sitehost-NAME/.")
 def new_plugin(name: str, directory: str) -> None:
-    """Create a ready-to-install plugin package sitehost-NAME/ serving NAME/v1."""
+    """Create a ready-to-install plugin package sitehost-NAME/ serving NAME/v1.
+
+    \b
+    Example:
+      sitehost plugin new lunch_menu --directory ~/src
+    """
     try:
         target = create_plugin_package(name, Path(directory))
     except (ValueError, FileExistsError) as error:

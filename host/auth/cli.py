@@ -38,7 +38,12 @@ def _find(app, session, login: str):
 
 @click.group("user")
 def user_group() -> None:
-    """Create and list users."""
+    """Create and list users.
+
+    \b
+    Example:
+      sitehost user list
+    """
 
 
 @user_group.command("create")
@@ -48,7 +53,12 @@ def user_group() -> None:
 @click.option("--password", default=None, help="Login password; a random one is generated and printed when absent.")
 @click.pass_context
 def user_create(ctx: click.Context, login: str, role: str, email: str, password: str | None) -> None:
-    """Create user LOGIN with a role and an email address."""
+    """Create user LOGIN with a role and an email address.
+
+    \b
+    Example:
+      sitehost user create jsmith --role editor --email jsmith@school.test
+    """
     if "@" not in email or "." not in email.rsplit("@", 1)[-1]:
         raise click.BadParameter(f"{email!r} is not an email address", param_hint="--email")
     generated = password is None
@@ -69,7 +79,12 @@ def user_create(ctx: click.Context, login: str, role: str, email: str, password:
 @user_group.command("list")
 @click.pass_context
 def user_list(ctx: click.Context) -> None:
-    """Every user: id, login, email, roles and registration date."""
+    """Every user: id, login, email, roles and registration date.
+
+    \b
+    Example:
+      sitehost user list
+    """
     with _site(ctx) as app, app.db.session() as session:
         rows = user_service.list_users(app, session)
     click.echo(f"{'id':>5}  {'login':<24} {'email':<32} {'roles':<24} registered")
@@ -80,7 +95,12 @@ def user_list(ctx: click.Context) -> None:
 
 @click.group("app-password")
 def app_password_group() -> None:
-    """Create, list and revoke application passwords."""
+    """Create, list and revoke application passwords.
+
+    \b
+    Example:
+      sitehost app-password create admin 'Newsroom app'
+    """
 
 
 @app_password_group.command("create")
@@ -89,7 +109,12 @@ def app_password_group() -> None:
 @click.option("--app-id", default="", help="Optional UUID of the application.")
 @click.pass_context
 def app_password_create(ctx: click.Context, login: str, name: str, app_id: str) -> None:
-    """Create an application password NAME for user LOGIN; the password is the last line printed."""
+    """Create an application password NAME for user LOGIN; the password is the last line printed.
+
+    \b
+    Example:
+      sitehost app-password create admin 'Lost the first one'
+    """
     from .pages import clean_name, request_errors
 
     name = clean_name(name)
@@ -108,7 +133,12 @@ def app_password_create(ctx: click.Context, login: str, name: str, app_id: str) 
 @click.argument("login")
 @click.pass_context
 def app_password_list(ctx: click.Context, login: str) -> None:
-    """The application passwords of user LOGIN (never the passwords themselves)."""
+    """The application passwords of user LOGIN (never the passwords themselves).
+
+    \b
+    Example:
+      sitehost app-password list admin
+    """
     with _site(ctx) as app, app.db.session() as session:
         user = _find(app, session, login)
         records = user_service.list_application_passwords(app, session, user.id)
@@ -124,7 +154,12 @@ def app_password_list(ctx: click.Context, login: str) -> None:
 @click.argument("uuid")
 @click.pass_context
 def app_password_revoke(ctx: click.Context, login: str, uuid: str) -> None:
-    """Delete application password UUID of user LOGIN; it stops working at once."""
+    """Delete application password UUID of user LOGIN; it stops working at once.
+
+    \b
+    Example:
+      sitehost app-password revoke admin 0f3c9a2e-5d1b-4c8e-9a77-2b6d1e4f8a10
+    """
     with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         if not user_service.delete_application_password(app, session, user.id, uuid):
