@@ -165,7 +165,7 @@ def upload_headers(mime: str, name: str) -> dict[str, str]:
 def attachment_for_file(app, relative: str) -> dict | None:
     """The attachment stored at `relative` (under the uploads folder) with its parent's visibility, or None.
 
-    One statement on the partial index `ix_posts_attachment_file`.
+    One statement on the index `ix_posts_file`.
     """
     posts = tables(app)["posts"]
 

@@ -157,5 +157,5 @@ def test_serving_a_file_reads_one_indexed_row(app, client, users):
         with app.db.engine.connect() as connection:
             plan = " ".join(str(row) for row in connection.exec_driver_sql(
                 "EXPLAIN QUERY PLAN " + statement, parameters).fetchall())
-        assert "ix_posts_attachment_file" in plan, plan
+        assert "ix_posts_file" in plan, plan
         assert "SCAN posts" not in plan, plan
