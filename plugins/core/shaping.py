@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from host.stash import StashKey
+
 from . import dates, render
 from .permissions import type_caps
 
@@ -187,6 +189,9 @@ def rest_base(app, post_type: str) -> str:
     return (registered[0].rest_base if registered and registered[0].rest_base else post_type)
 
 
+ANONYMOUS_HINTS = StashKey[dict]("core.anonymous_hints")
+
+
 def post_hints(request, item: dict, self_url: str) -> dict | None:
     """targetHints of the item's self link: its route's permission checks, the item handed over.
 
@@ -195,7 +200,10 @@ def post_hints(request, item: dict, self_url: str) -> dict | None:
     """
     shared = public_status(request.app, item["status"]) and not item.get("password") and item["type"] != "attachment"
     key = (item["type"], item["status"], bool(item["author"]) and item["author"] == request.user.id)
-    memo = request.state.setdefault("core_hints", {})
+    # Anonymous callers hold no capability, so their answer for such items is the same in every
+    # request: kept per app (a few entries: types x public statuses), the list's hot path.
+    memo = (request.app.stash.setdefault_by(ANONYMOUS_HINTS, dict) if not request.user.is_authenticated
+            else request.state.setdefault("core_hints", {}))
     if shared and key in memo:
         return memo[key]
     hints = request.app.rest.target_hints(request, self_url, prime={"core_items": {(item["type"], item["id"]): item}})
