@@ -217,9 +217,22 @@ def update_user(app, session, user_id: int, values: dict[str, Any]) -> User:
         changes["roles"] = ",".join(dict.fromkeys(values["roles"]))
     if values.get("password"):
         changes["password_hash"] = hash_login_password(values["password"])
+    before = session.execute(select(users.c.roles).where(users.c.id == user_id)).scalar_one_or_none()
     if changes:
         session.execute(update(users).where(users.c.id == user_id).values(**changes))
+    if "password_hash" in changes or ("roles" in changes and changes["roles"] != before):
+        end_sessions(app, session, user_id)  # a new password or role must not leave an old session alive
     return get_user(app, session, user_id)
+
+
+def end_sessions(app, session, user_id: int) -> int:
+    """End every browser session of the user (issue 12.6): they sign in again on the authorize page.
+
+    Called when the login password or the roles change and when the user is left with no
+    application password, in the same transaction as that change.
+    """
+    sessions = tables(app)["auth_sessions"]
+    return session.execute(delete(sessions).where(sessions.c.user_id == user_id)).rowcount
 
 
 def content_table(app):
@@ -388,12 +401,17 @@ def get_application_password(app, session, user_id: int, uuid: str) -> dict | No
 def delete_application_password(app, session, user_id: int, uuid: str) -> bool:
     passwords = tables(app)["application_passwords"]
     result = session.execute(delete(passwords).where(passwords.c.user_id == user_id, passwords.c.uuid == uuid))
+    if result.rowcount and session.execute(select(passwords.c.uuid).where(passwords.c.user_id == user_id)
+                                           .limit(1)).first() is None:
+        end_sessions(app, session, user_id)  # revoking every credential ends the browser sessions too
     return result.rowcount > 0
 
 
 def delete_all_application_passwords(app, session, user_id: int) -> int:
     passwords = tables(app)["application_passwords"]
-    return session.execute(delete(passwords).where(passwords.c.user_id == user_id)).rowcount
+    deleted = session.execute(delete(passwords).where(passwords.c.user_id == user_id)).rowcount
+    end_sessions(app, session, user_id)
+    return deleted
 
 
 def rename_application_password(app, session, user_id: int, uuid: str, name: str) -> None:
