@@ -114,13 +114,9 @@ def authenticate(app, request):
         user, record = user_service.find_application_password(app, connection, identifier, password)
     if user is None or record is None:
         ratelimit.record_failure(app, identifier, address)
-        if user is not None:
-            raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
-        if "@" in identifier:
-            raise RestError("invalid_email", "<strong>Error:</strong> Unknown email address. "
-                            "Check again or try your username.", 401)
-        raise RestError("invalid_username", "<strong>Error:</strong> Unknown username. "
-                        "Check again or try your email address.", 401)
+        # One answer whether or not the login exists (issue 12.13): WordPress's invalid_username and
+        # invalid_email tell an outsider which logins are real. README, Differences from WordPress.
+        raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
     if recent_failures:
         ratelimit.clear_failures(app, identifier)
     if record["last_used"] is None or user_service.utcnow() - record["last_used"] >= user_service.LAST_USED_INTERVAL:

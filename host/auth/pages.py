@@ -209,9 +209,10 @@ def sign_in(context: _Context) -> bottle.HTTPResponse:
     with app.db.session() as session:
         user = user_service.find_user(app, session, identifier)
         stored_hash = user_service.login_password_hash(app, session, user.id) if user else ""
-    if user is None or not user_service.verify_login_password(stored_hash, password):
-        if user is None:
-            user_service.verify_login_password(_DUMMY_HASH, password)  # same cost whether or not the user exists
+    # One argon2 verification whatever happens: an unknown login, or a user without a login
+    # password, costs the same time as a wrong password (issue 12.13).
+    verified = user_service.verify_login_password(stored_hash or _DUMMY_HASH, password) and bool(stored_hash)
+    if user is None or not verified:
         ratelimit.record_failure(app, identifier, context.client_address)
         return login_form(context, "The username, email address or password is incorrect.")
     if recent_failures:

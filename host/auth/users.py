@@ -448,7 +448,10 @@ def find_application_password(app, connection, identifier: str, password: str) -
     rows = connection.execute(statement, {"login": identifier}).all()
     if not rows:
         user = find_user(app, connection, identifier)
-        return user, match_application_password(app, connection, user.id, password) if user else None
+        if user is None:
+            _matching([], password)  # the same hashing as for a real user: timing tells nothing
+            return None, None
+        return user, match_application_password(app, connection, user.id, password)
     records = [{key: row._mapping["app_password_" + key] for key in passwords.c.keys()}
                for row in rows if row.app_password_uuid is not None]
     return User(app, rows[0]), _matching(records, password)

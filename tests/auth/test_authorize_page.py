@@ -157,3 +157,24 @@ def test_rest_routes_ignore_the_session_cookie(site, people):
     client = browser(site)
     sign_in(client, "", people["editor"].login, people["editor"].password)
     assert_rest_error(client.get("/wp-json/core/v2/users/me", status=401), "rest_not_logged_in", 401)
+
+
+def test_sign_in_costs_one_password_hash_check_whoever_signs_in(site, people, monkeypatch):
+    """Unknown login, user without a login password, wrong password: the same argon2 work (issue 12.13)."""
+    from argon2 import PasswordHasher
+
+    from host.auth import users as user_service
+
+    verified = []
+    original = PasswordHasher.verify
+    monkeypatch.setattr(PasswordHasher, "verify", lambda self, *args: verified.append(1) or original(self, *args))
+    no_password = user_service.create_user  # a user made without a login password (as the CLI can)
+    with site.db.session(write=True) as session, session.begin():
+        no_password(site, session, "kiosk", "kiosk@school.test", "subscriber", None)
+    answers = []
+    for login in ("nobody-here", "kiosk", people["editor"].login):
+        verified.clear()
+        answers.append(sign_in(browser(site), "app_name=Planner", login, "wrong password"))
+        assert verified == [1], login
+    assert len({answer.status_int for answer in answers}) == 1
+    assert all("The username, email address or password is incorrect." in answer.text for answer in answers)

@@ -186,7 +186,7 @@ def test_delete_user_reassigns_content(site, people):
     assert_rest_error(site.client.get(url, headers=admin, status=404), "rest_user_invalid_id", 404)
     assert [item["id"] for item in site.client.get(USERS).json] == [heir.id]
     # the deleted user's application password stopped working with the account
-    assert_rest_error(site.client.get(f"{USERS}/me", headers=doomed.headers, status=401), "invalid_username", 401)
+    assert_rest_error(site.client.get(f"{USERS}/me", headers=doomed.headers, status=401), "incorrect_password", 401)
 
 
 def test_delete_user_without_content_and_reassign_false(site, people):
