@@ -146,6 +146,9 @@ class ServerLimits:
     channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    # `trust_proxy = true`: the X-Forwarded-* headers reach the site, which reads them itself
+    # (App.site_url, the client address). Otherwise waitress drops them before the site sees them.
+    keep_proxy_headers: bool = False
 
     @classmethod
     def from_settings(cls, settings) -> "ServerLimits":
@@ -156,7 +159,7 @@ class ServerLimits:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} = {value!r}: must be a whole number of at least 1")
             values[name] = value
-        return cls(**values)
+        return cls(**values, keep_proxy_headers=settings.extra.get("trust_proxy") is True)
 
     def waitress_options(self) -> dict[str, Any]:
         return {
@@ -167,6 +170,7 @@ class ServerLimits:
             # How often idle and slow connections are looked for: often enough that none outlives its
             # timeout by more than half of it.
             "cleanup_interval": max(1, min(30, self.channel_timeout // 2)),
+            "clear_untrusted_proxy_headers": not self.keep_proxy_headers,
             "ident": SERVER_IDENT,
         }
 

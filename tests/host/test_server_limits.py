@@ -164,3 +164,18 @@ def test_worker_processes_hold_the_same_limits(tmp_path):
             slow.close()
     finally:
         stop_sitehost(process)
+
+
+@pytest.mark.parametrize("trusted", [True, False])
+def test_forwarded_headers_reach_the_site_only_with_trust_proxy(tmp_path, trusted):
+    """waitress drops X-Forwarded-* unless told otherwise; with `trust_proxy = true` the site reads them itself."""
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\ntrust_proxy = {str(trusted).lower()}\n')
+    process, rest = start_sitehost(config, "--workers", "1", env={**os.environ})
+    try:
+        request = urllib.request.Request(rest + "/", headers={"X-Forwarded-Proto": "https", "Host": "school.test"})
+        with urllib.request.urlopen(request, timeout=GIVE_UP_SECONDS) as response:
+            root = json.loads(response.read())
+    finally:
+        stop_sitehost(process)
+    assert root["url"] == ("https://school.test" if trusted else "http://school.test")
