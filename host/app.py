@@ -332,7 +332,10 @@ class App:
             user = self.hook.authenticate(app=self, request=request)
         except RestError:
             return ANONYMOUS
-        return user if user is not None else ANONYMOUS
+        if user is None:
+            return ANONYMOUS
+        environ["sitehost.user_id"] = user.id  # for the access log (host.logs)
+        return user
 
     def rest_base_url(self, environ: dict | None = None) -> str:
         return self.site_url(environ) + self.settings.rest_prefix

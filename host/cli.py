@@ -12,8 +12,12 @@ import click
 from .config import ConfigError, load_settings, read_config_file, write_config_file
 from .openapi import openapi_document
 from .plugins import build_plugin_manager, discover
+from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
 from .serving import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
+
+
+log = logging.getLogger("sitehost")
 
 
 def _settings(ctx: click.Context):
@@ -74,8 +78,12 @@ class SitehostGroup(click.Group):
 @click.version_option(package_name="sitehost", message="sitehost %(version)s")
 @click.option("--config", type=click.Path(dir_okay=False), default=None,
               help="Path of sitehost.toml (default: ./sitehost.toml or $SITEHOST_CONFIG).")
+@click.option("--log-level", type=click.Choice(list(LOG_LEVELS)), default="info", show_default=True,
+              help="Log records below this level are dropped (the access log is switched by `serve --quiet`).")
+@click.option("--log-file", type=click.Path(dir_okay=False), default=None,
+              help="Append the log (access lines included) to this file instead of stderr.")
 @click.pass_context
-def main(ctx: click.Context, config: str | None) -> None:
+def main(ctx: click.Context, config: str | None, log_level: str, log_file: str | None) -> None:
     """sitehost: the REST interface of a school website, built from plugins.
 
     \b
@@ -85,7 +93,11 @@ def main(ctx: click.Context, config: str | None) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["config"] = config
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ctx.obj["log_file"] = log_file
+    try:
+        ctx.call_on_close(configure_logging(log_level, log_file))
+    except OSError as error:
+        raise click.ClickException(f"cannot write the log file {log_file}: {error.strerror or error}") from error
 
 
 @main.command()
@@ -97,11 +109,17 @@ def main(ctx: click.Context, config: str | None) -> None:
               help="Server processes sharing the port.")
 @click.option("--pin-cpus/--no-pin-cpus", default=True, show_default=True,
               help="Bind each server process to one CPU (its threads share one GIL; see host/serving.py).")
+@click.option("--quiet", is_flag=True, help="No access log (otherwise one line per request).")
+@click.option("--access-log-format", type=click.Choice(ACCESS_FORMATS), default="text", show_default=True,
+              help="Access lines as text or as JSON lines.")
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, pin_cpus: bool) -> None:
+def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, pin_cpus: bool, quiet: bool,
+          access_log_format: str) -> None:
     """Start the site with waitress (creates the database on first start).
 
     The port is bound first: when it is taken, nothing is created (no database, no administrator).
+    The log (stderr, or --log-file) gets one line per plugin with its state, then one access
+    line per request unless --quiet.
 
     \b
     Example:
@@ -124,20 +142,43 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     except BaseException:
         sock.close()
         raise
+    for line in plugin_state_lines(app.plugin_records):
+        log.info(line)
     database = app.db.url.render_as_string(hide_password=True)
     rest_prefix = app.settings.rest_prefix
 
     def announce(actual_port: int) -> None:
         processes = f", {workers} workers" if workers > 1 else ""
-        click.echo(f"sitehost serving on http://{host}:{actual_port}{rest_prefix}/ (database: {database}{processes})")
+        banner = (f"sitehost serving on http://{_url_host(host)}:{actual_port}{rest_prefix}/ "
+                  f"(database: {database}{processes})")
+        click.echo(banner)
         sys.stdout.flush()
+        if ctx.obj.get("log_file"):
+            log.info(banner)
+
+    def served(site):
+        """The site as waitress sees it: behind the access log unless --quiet."""
+        if quiet:
+            return site
+        from .auth.pages import client_address
+
+        return AccessLog(site, access_log_format, lambda environ: client_address(site, environ))
 
     if workers == 1:
-        serve_single(app, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
+        serve_single(served(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    sys.exit(serve_workers(lambda: _create_app(ctx), host, port, threads, workers, announce, pin=pin_cpus,
+    sys.exit(serve_workers(lambda: served(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
                            limits=limits, reservation=sock))
+
+
+def _url_host(host: str) -> str:
+    """The host part of the URL to open: a wildcard address is opened as the loopback one."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
 
 
 @main.command()

@@ -103,18 +103,21 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
     return module
 
 
-def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: float = 60):
-    """Start a real `sitehost --config CONFIG serve --port 0 ...` process.
+def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: float = 60,
+                   global_args: tuple[str, ...] = ()):
+    """Start a real `sitehost --config CONFIG [GLOBAL_ARGS] serve --port 0 [SERVE_ARGS]` process.
 
     Returns (process, rest_url) once it prints that it listens; `env` replaces the
-    environment (pass `{**os.environ, ...}` to extend it). Stop it with `stop_sitehost`.
+    environment (pass `{**os.environ, ...}` to extend it); `global_args` are options of
+    `sitehost` itself (`--log-file PATH`). Stop it with `stop_sitehost`.
     """
     import subprocess
     import sys
     import time
 
     process = subprocess.Popen(
-        [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0", *serve_args],
+        [sys.executable, "-m", "host.cli", "--config", str(config), *global_args, "serve", "--port", "0",
+         *serve_args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=str(Path(config).parent))
     output = []
     deadline = time.monotonic() + timeout

@@ -182,6 +182,7 @@ class RestServer:
                 return self._finish_error(error, headers)
             if user is not None:
                 request.user = user
+                environ["sitehost.user_id"] = user.id  # for the access log (host.logs)
         if request.user.is_authenticated:
             headers.update(NO_CACHE_HEADERS)
             cacheable = False

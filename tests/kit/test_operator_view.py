@@ -33,7 +33,7 @@ def plugins_list(config, *extra, env=None):
                                 env={"SITEHOST_DISABLE": None, "SITEHOST_NO_ENTRY_POINTS": None, **(env or {})},
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # the table or JSON; log records (a failed import) go to stderr
 
 
 def test_plugins_list_table_shows_source_state_namespaces_hooks_and_reasons(site):
