@@ -105,20 +105,27 @@ def authenticate(app, request):
         return None
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
-    # The limit check, then the user with their passwords: two prepared reads on one plain connection.
+    # The user with their passwords, then the limits of this source: two prepared reads on one
+    # plain connection. Only this address's failures can refuse it (ratelimit's docstring).
+    refusal = None
     with app.db.engine.connect() as connection:
-        try:
-            recent_failures = ratelimit.check_allowed(app, identifier, address, connection)
-        except ratelimit.TooManyAttempts as refusal:
-            raise refusal.rest_error() from None
         user, record = user_service.find_application_password(app, connection, identifier, password)
+        account = ratelimit.account_subject(user, identifier)
+        try:
+            recent_failures = ratelimit.check_allowed(app, account, address, connection)
+        except ratelimit.TooManyAttempts as refused:
+            refusal = refused
+    if refusal is not None:
+        if record is None:  # a guess made during the lock-out still counts against its source
+            ratelimit.record_failure(app, account, address, slow=False)
+        raise refusal.rest_error()
     if user is None or record is None:
-        ratelimit.record_failure(app, identifier, address)
+        ratelimit.record_failure(app, account, address)
         # One answer whether or not the login exists (issue 12.13): WordPress's invalid_username and
         # invalid_email tell an outsider which logins are real. README, Differences from WordPress.
         raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
     if recent_failures:
-        ratelimit.clear_failures(app, identifier)
+        ratelimit.clear_failures(app, account, address)
     if record["last_used"] is None or user_service.utcnow() - record["last_used"] >= user_service.LAST_USED_INTERVAL:
         with app.db.session(write=True) as session, session.begin():
             user_service.record_application_password_use(app, session, record, request.remote_addr)

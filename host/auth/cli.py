@@ -93,6 +93,32 @@ def user_list(ctx: click.Context) -> None:
                    f"{user.registered.isoformat()}")
 
 
+@user_group.command("unlock")
+@click.argument("login", required=False)
+@click.option("--address", default=None, help="Forget the failed sign-ins from this client address instead.")
+@click.pass_context
+def user_unlock(ctx: click.Context, login: str | None, address: str | None) -> None:
+    """Lift the sign-in lock-outs of user LOGIN (from every address), or of one client address.
+
+    \b
+    Examples:
+      sitehost user unlock admin
+      sitehost user unlock --address 203.0.113.7
+    """
+    from . import ratelimit
+
+    if bool(login) == bool(address):
+        raise click.UsageError("give either LOGIN or --address")
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        if login:
+            user = _find(app, session, login)
+            forgotten = ratelimit.unlock_account(app, session, user.id)
+            click.echo(f"unlocked {user.login!r}: {forgotten} failed sign-ins forgotten")
+        else:
+            forgotten = ratelimit.unlock_address(app, session, address)
+            click.echo(f"unlocked address {address}: {forgotten} failed sign-ins forgotten")
+
+
 @click.group("app-password")
 def app_password_group() -> None:
     """Create, list and revoke application passwords.

@@ -39,7 +39,7 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
     sign_in_failures = Table(
         "sign_in_failures", metadata,
         Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
-        Column("scope", String(10), nullable=False),  # "login" or "ip"
+        Column("scope", String(10), nullable=False),  # "account", "ip" or "pair" (host/auth/ratelimit.py)
         Column("subject", String(200), nullable=False),
         Column("failed_at", DateTime, nullable=False),
         Index("ix_sign_in_failures_subject", "scope", "subject", "failed_at"),

@@ -199,24 +199,26 @@ def sign_in(context: _Context) -> bottle.HTTPResponse:
     password = context.form.get("pwd") or ""
     if not identifier or not password:
         return login_form(context, "Enter your username or email address and your password.", 400)
-    try:
-        recent_failures = ratelimit.check_allowed(app, identifier, context.client_address)
+    with app.db.session() as session:
+        user = user_service.find_user(app, session, identifier)
+        stored_hash = user_service.login_password_hash(app, session, user.id) if user else ""
+    account = ratelimit.account_subject(user, identifier)
+    try:  # before the (slow) password check: a locked source costs no argon2 work
+        recent_failures = ratelimit.check_allowed(app, account, context.client_address)
     except ratelimit.TooManyAttempts as refusal:
+        ratelimit.record_failure(app, account, context.client_address, slow=False)
         return context.response(
             "Too many sign-in attempts",
             f"<p>Too many failed sign-in attempts. Try again in {ratelimit.describe_wait(refusal.retry_after)}.</p>",
             status=429, headers={"Retry-After": str(refusal.retry_after)})
-    with app.db.session() as session:
-        user = user_service.find_user(app, session, identifier)
-        stored_hash = user_service.login_password_hash(app, session, user.id) if user else ""
     # One argon2 verification whatever happens: an unknown login, or a user without a login
     # password, costs the same time as a wrong password (issue 12.13).
     verified = user_service.verify_login_password(stored_hash or _DUMMY_HASH, password) and bool(stored_hash)
     if user is None or not verified:
-        ratelimit.record_failure(app, identifier, context.client_address)
+        ratelimit.record_failure(app, account, context.client_address)
         return login_form(context, "The username, email address or password is incorrect.")
     if recent_failures:
-        ratelimit.clear_failures(app, identifier)
+        ratelimit.clear_failures(app, account, context.client_address)
     token, _csrf = sessions.start_session(app, user.id)
     return context.redirect(context.action_url, 303, cookies=[
         sessions.cookie_header(sessions.SESSION_COOKIE, token, context.secure, int(sessions.SESSION_LIFETIME.total_seconds()))])

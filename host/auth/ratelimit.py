@@ -1,12 +1,24 @@
-"""Brute-force protection for sign-in: failed attempts counted per login and per client address.
+"""Brute-force protection for sign-in: failures counted per account, per client address and per pair.
 
 The counts live in the `sign_in_failures` table, so every server process sharing the
-database sees the same numbers. After `slow_after` failures within `window_seconds` each
-further failure is answered `slow_seconds` late; after `max_failures` (per login) or
-`max_failures_per_address` (per address) the login or address is refused with 429
-`too_many_sign_in_attempts` for `lockout_seconds`. A correct password does not lift a
-lock-out (that would defeat it), and a successful sign-in is never slowed; it clears
-the failures of that login. Limits come from the `[auth]` table of sitehost.toml.
+database sees the same numbers. Locks fall on the failing *source*, never on the account
+(issue 12.4: ten failures from anywhere used to lock the administrator out, their valid
+application password included):
+
+- an address with `max_failures_per_address` failures within `window_seconds` is refused
+  for `lockout_seconds`, whatever account it names;
+- an (account, address) pair with `max_failures` failures is refused for `lockout_seconds`;
+  while the account is under attack (`max_failures` failures on it from all addresses
+  together), a pair is refused after `slow_after` failures instead;
+- a sign-in from an address without failures is never refused, so the account's owner (and
+  any valid application password) still gets in during an attack from elsewhere.
+
+The account is the user (by id) whether the login or the email was typed; an unknown
+identifier counts under its lower-cased text. Refused attempts are counted too, so a loop
+keeps only its own source locked. After `slow_after` failures on a pair, each further failure
+is answered `slow_seconds` late. A successful sign-in clears that account's failures from
+that address. Operators lift locks with `sitehost user unlock LOGIN` or `--address IP`
+(unlock_account / unlock_address). Limits come from the `[auth]` table of sitehost.toml.
 """
 
 from __future__ import annotations
@@ -22,8 +34,25 @@ from ..config import ConfigError
 from ..rest.response import RestError
 from .users import tables, utcnow
 
-LOGIN_SCOPE = "login"
+ACCOUNT_SCOPE = "account"
 ADDRESS_SCOPE = "ip"
+PAIR_SCOPE = "pair"
+SUBJECT_LENGTH = 200
+# The other keys of [auth]: the first administrator's login and email (host/auth/__init__.py).
+ADMIN_KEYS = {"admin_login", "admin_email"}
+# What each [auth] key means, for the README's settings table (tests/kit/test_readme_settings.py).
+AUTH_SETTINGS = {
+    "admin_login": ("admin", "Login of the administrator the first start creates."),
+    "admin_email": ("admin@school.invalid", "Email of that administrator."),
+    "max_failures": (10, "Failed sign-ins on one account from one address before that address is refused "
+                         "for it; also how many on the account from all addresses make it 'under attack'."),
+    "max_failures_per_address": (50, "Failed sign-ins from one address, any account, before it is refused."),
+    "window_seconds": (900, "How far back failures are counted."),
+    "lockout_seconds": (900, "How long a refused source stays refused after its last failure."),
+    "slow_after": (5, "Failures after which each further one is answered late; under attack, the "
+                      "failures allowed per address."),
+    "slow_seconds": (1.0, "How late, in seconds."),
+}
 
 
 @dataclass(frozen=True)
@@ -40,6 +69,10 @@ class SignInLimits:
         table = settings.extra.get("auth", {})
         if not isinstance(table, dict):
             raise ConfigError("[auth] must be a table")
+        known = {spec.name for spec in fields(cls)} | ADMIN_KEYS
+        for key in table:
+            if key not in known:
+                raise ConfigError(f"[auth]: unknown setting {key!r} (known: {', '.join(sorted(known))})")
         values = {}
         for spec in fields(cls):
             if spec.name not in table:
@@ -74,7 +107,12 @@ def describe_wait(seconds: int) -> str:
 
 
 def normalize_login(identifier: str) -> str:
-    return identifier.strip().lower()[:200]
+    return identifier.strip().lower()[:SUBJECT_LENGTH]
+
+
+def account_subject(user, identifier: str) -> str:
+    """The account a sign-in names: the user's id (login and email alike), else the typed text."""
+    return f"user:{user.id}" if user is not None else "name:" + normalize_login(identifier)
 
 
 def limits(app) -> SignInLimits:
@@ -85,29 +123,23 @@ def limits(app) -> SignInLimits:
     return cached
 
 
-def _subjects(identifier: str, address: str) -> list[tuple[str, str]]:
-    subjects = [(LOGIN_SCOPE, normalize_login(identifier))]
-    if address:
-        subjects.append((ADDRESS_SCOPE, address[:200]))
-    return subjects
+def _subjects(account: str, address: str) -> list[tuple[str, str]]:
+    address = address or "-"  # a WSGI server that gives no address: all such requests are one source
+    return [(ACCOUNT_SCOPE, account[:SUBJECT_LENGTH]), (ADDRESS_SCOPE, address[:SUBJECT_LENGTH]),
+            (PAIR_SCOPE, f"{account}|{address}"[:SUBJECT_LENGTH])]
 
 
-def _recent(session, table, scope: str, subject: str, since: datetime.datetime):
-    """(count, latest failure) for one subject since `since`."""
-    return session.execute(select(func.count(), func.max(table.c.failed_at)).where(
-        table.c.scope == scope, table.c.subject == subject, table.c.failed_at >= since)).one()
+def check_allowed(app, account: str, address: str, connection=None) -> int:
+    """Raise TooManyAttempts while this address, or this address for this account, is locked out;
+    else return the pair's recent failures (0: nothing to clear on success).
 
-
-def check_allowed(app, identifier: str, address: str, connection=None) -> int:
-    """Raise TooManyAttempts while the login or the address is locked out; else the login's recent failures.
-
-    Runs on every authenticated request, so both subjects are read by ONE prepared statement
-    over the (scope, subject, failed_at) index, on `connection` when the caller has one open
-    (the request's authentication reads), else on a plain connection of its own.
+    Runs on every authenticated request, so the three subjects are read by ONE prepared
+    statement over the (scope, subject, failed_at) index, on `connection` when the caller has
+    one open (the request's authentication reads), else on a plain connection of its own.
     """
     rules = limits(app)
     now = utcnow()
-    subjects = _subjects(identifier, address)
+    subjects = _subjects(account, address)
     params = {"since": now - datetime.timedelta(seconds=rules.window_seconds)}
     for index, (_scope, subject) in enumerate(subjects):
         params[f"subject_{index}"] = subject
@@ -117,20 +149,22 @@ def check_allowed(app, identifier: str, address: str, connection=None) -> int:
             found = {scope: (count, latest) for scope, count, latest in own.execute(statement, params)}
     else:
         found = {scope: (count, latest) for scope, count, latest in connection.execute(statement, params)}
+    under_attack = found.get(ACCOUNT_SCOPE, (0, None))[0] >= rules.max_failures
+    thresholds = {ADDRESS_SCOPE: rules.max_failures_per_address,
+                  PAIR_SCOPE: min(rules.slow_after, rules.max_failures) if under_attack else rules.max_failures}
     wait = 0
-    for scope, _subject in subjects:
+    for scope, threshold in thresholds.items():
         count, latest = found.get(scope, (0, None))
-        threshold = rules.max_failures if scope == LOGIN_SCOPE else rules.max_failures_per_address
-        if count >= threshold and latest is not None:
+        if count >= max(threshold, 1) and latest is not None:
             remaining = (latest + datetime.timedelta(seconds=rules.lockout_seconds) - now).total_seconds()
             wait = max(wait, math.ceil(remaining))
     if wait > 0:
         raise TooManyAttempts(wait)
-    return found.get(LOGIN_SCOPE, (0, None))[0]
+    return found.get(PAIR_SCOPE, (0, None))[0]
 
 
 def _failures_statement(app, scopes: tuple[str, ...]):
-    """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1) of `scopes`."""
+    """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1 ...) of `scopes`."""
     table = tables(app)["sign_in_failures"]
     return app.db.prepared("auth.sign_in_failures:" + ",".join(scopes), lambda: (
         select(table.c.scope, func.count(), func.max(table.c.failed_at))
@@ -140,25 +174,44 @@ def _failures_statement(app, scopes: tuple[str, ...]):
         .group_by(table.c.scope)))
 
 
-def record_failure(app, identifier: str, address: str) -> None:
-    """Count one failed attempt (committed at once), prune old rows, and slow the caller when due."""
+def record_failure(app, account: str, address: str, slow: bool = True) -> None:
+    """Count one failed (or refused) attempt, committed at once; prune old rows; slow the caller when due."""
     rules = limits(app)
     table = tables(app)["sign_in_failures"]
     now = utcnow()
     keep_since = now - datetime.timedelta(seconds=max(rules.window_seconds, rules.lockout_seconds))
-    subjects = _subjects(identifier, address)
+    subjects = _subjects(account, address)
     with app.db.session(write=True) as session, session.begin():
         session.execute(insert(table), [{"scope": scope, "subject": subject, "failed_at": now}
                                         for scope, subject in subjects])
         session.execute(delete(table).where(table.c.failed_at < keep_since))
-        scope, subject = subjects[0]
-        count, _latest = _recent(session, table, scope, subject, now - datetime.timedelta(seconds=rules.window_seconds))
-    if rules.slow_seconds and count > rules.slow_after:
+        scope, subject = subjects[-1]  # the pair
+        count, _latest = session.execute(select(func.count(), func.max(table.c.failed_at)).where(
+            table.c.scope == scope, table.c.subject == subject,
+            table.c.failed_at >= now - datetime.timedelta(seconds=rules.window_seconds))).one()
+    if slow and rules.slow_seconds and count > rules.slow_after:
         time.sleep(rules.slow_seconds)
 
 
-def clear_failures(app, identifier: str) -> None:
-    """A successful sign-in forgets the failures of that login (not of the address)."""
+def clear_failures(app, account: str, address: str) -> None:
+    """A successful sign-in forgets this account's failures from this address (not the address's own)."""
     table = tables(app)["sign_in_failures"]
     with app.db.session(write=True) as session, session.begin():
-        session.execute(delete(table).where(table.c.scope == LOGIN_SCOPE, table.c.subject == normalize_login(identifier)))
+        session.execute(delete(table).where(table.c.scope == PAIR_SCOPE, table.c.subject == _subjects(account, address)[-1][1]))
+
+
+def unlock_account(app, session, user_id: int) -> int:
+    """Forget every failure on the account, from every address (`sitehost user unlock LOGIN`)."""
+    table = tables(app)["sign_in_failures"]
+    account = f"user:{user_id}"
+    return session.execute(delete(table).where(or_(
+        and_(table.c.scope == ACCOUNT_SCOPE, table.c.subject == account),
+        and_(table.c.scope == PAIR_SCOPE, table.c.subject.startswith(account + "|", autoescape=True))))).rowcount
+
+
+def unlock_address(app, session, address: str) -> int:
+    """Forget every failure from the address (`sitehost user unlock --address IP`)."""
+    table = tables(app)["sign_in_failures"]
+    return session.execute(delete(table).where(or_(
+        and_(table.c.scope == ADDRESS_SCOPE, table.c.subject == address),
+        and_(table.c.scope == PAIR_SCOPE, table.c.subject.endswith("|" + address, autoescape=True))))).rowcount

@@ -76,3 +76,33 @@ def test_first_init_creates_an_administrator_once(config):
         assert me["roles"] == ["administrator"]
     finally:
         app.close()
+
+
+def test_user_unlock_lifts_a_lock_out_seen_over_http(config, tmp_path):
+    from webtest import TestApp
+
+    with open(config, "a") as handle:
+        handle.write('\n[auth]\nmax_failures = 2\nslow_seconds = 0\n')
+    made = run(config, "user", "create", "sam", "--role", "author", "--email", "sam@school.test")
+    assert made.exit_code == 0
+    password = run(config, "app-password", "create", "sam", "Phone").output.strip().splitlines()[-1]
+    headers = {"Authorization": "Basic " + base64.b64encode(f"sam:{password}".encode()).decode()}
+    wrong = {"Authorization": "Basic " + base64.b64encode(b"sam:guess").decode()}
+    app = create_app(load_settings(config))
+    try:
+        client = TestApp(app, extra_environ={"HTTP_HOST": "school.test", "REMOTE_ADDR": "203.0.113.9"})
+        for _attempt in range(2):
+            client.get("/wp-json/core/v2/users/me", headers=wrong, status=401)
+        assert client.get("/wp-json/core/v2/users/me", headers=headers, status=429).status_int == 429
+        unlocked = run(config, "user", "unlock", "sam")
+        assert unlocked.exit_code == 0 and "unlocked 'sam': 4 failed sign-ins forgotten" in unlocked.output
+        assert client.get("/wp-json/core/v2/users/me", headers=headers).json["name"] == "sam"
+        for _attempt in range(2):
+            client.get("/wp-json/core/v2/users/me", headers=wrong, status=401)
+        by_address = run(config, "user", "unlock", "--address", "203.0.113.9")
+        assert by_address.exit_code == 0 and "unlocked address 203.0.113.9: 6 failed sign-ins forgotten" in by_address.output
+        assert client.get("/wp-json/core/v2/users/me", headers=headers).json["name"] == "sam"
+    finally:
+        app.close()
+    assert run(config, "user", "unlock").exit_code == 2
+    assert run(config, "user", "unlock", "nobody").exit_code == 1

@@ -7,8 +7,10 @@ If this fails, a setting was added or changed: paste the printed block between t
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
+from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
 from plugins.cache.settings import CacheConfigSchema
 from plugins.oembed.settings import OembedConfigSchema
@@ -25,6 +27,7 @@ def expected_block() -> str:
     rows += settings_reference(HostSettings(), defaults)
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
     rows += ["| `plugins.disabled` | `[]` | Plugins not loaded (a name that is not installed is a warning). |"]
+    rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
     return "\n".join(rows)
@@ -42,3 +45,10 @@ def test_every_setting_has_a_meaning():
     for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema()):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
+
+
+def test_every_auth_key_is_described_with_its_real_default():
+    limits = SignInLimits()
+    for spec in dataclasses.fields(SignInLimits):
+        assert AUTH_SETTINGS[spec.name][0] == getattr(limits, spec.name), spec.name
+    assert set(AUTH_SETTINGS) == {spec.name for spec in dataclasses.fields(SignInLimits)} | {"admin_login", "admin_email"}
