@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import sys
 
 import click
 
@@ -91,6 +92,93 @@ def user_list(ctx: click.Context) -> None:
     for user in rows:
         click.echo(f"{user.id:>5}  {user.login:<24} {user.email:<32} {','.join(user.roles):<24} "
                    f"{user.registered.isoformat()}")
+
+
+@user_group.command("set-password")
+@click.argument("login")
+@click.option("--password-stdin", is_flag=True, help="Read the new password from the first line of standard input.")
+@click.pass_context
+def user_set_password(ctx: click.Context, login: str, password_stdin: bool) -> None:
+    """Give user LOGIN a new login password (for the authorize page); ends their browser sessions.
+
+    \b
+    Examples:
+      sitehost user set-password admin
+      printf '%s\\n' "$NEW_PASSWORD" | sitehost user set-password admin --password-stdin
+    """
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise click.ClickException(f"the password must be at least {MIN_PASSWORD_LENGTH} characters long")
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        user = _find(app, session, login)
+        user_service.update_user(app, session, user.id, {"password": password})
+    click.echo(f"new login password set for {user.login!r}; their browser sessions were ended")
+
+
+@user_group.command("set-role")
+@click.argument("login")
+@click.argument("role", type=click.Choice(ROLES))
+@click.pass_context
+def user_set_role(ctx: click.Context, login: str, role: str) -> None:
+    """Give user LOGIN the role ROLE (replacing their roles); a change ends their browser sessions.
+
+    \b
+    Example:
+      sitehost user set-role jsmith editor
+    """
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        user = _find(app, session, login)
+        _keep_an_administrator(app, session, user, role)
+        user_service.update_user(app, session, user.id, {"roles": [role]})
+    click.echo(f"{user.login!r} is now {role}")
+
+
+@user_group.command("delete")
+@click.argument("login")
+@click.option("--reassign", default=None, metavar="OTHER", help="Give LOGIN's content to user OTHER first.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def user_delete(ctx: click.Context, login: str, reassign: str | None, yes: bool) -> None:
+    """Delete user LOGIN with their application passwords and sessions.
+
+    A user who authored content is deleted only with --reassign: their content is never
+    deleted from here. Nothing changes when the command is refused.
+
+    \b
+    Examples:
+      sitehost user delete leaver --reassign admin
+      sitehost user delete typo-account --yes
+    """
+    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+        user = _find(app, session, login)
+        heir = _find(app, session, reassign) if reassign else None
+        if heir is not None and heir.id == user.id:
+            raise click.ClickException("cannot reassign a user's content to that same user")
+        _keep_an_administrator(app, session, user, None)
+        if not yes:
+            click.confirm(f"Delete {user.login!r} (id {user.id})?", abort=True)
+        try:
+            user_service.delete_user(app, session, user.id, heir.id if heir else None)
+        except user_service.UserError as error:
+            raise click.ClickException(f"{error.message} (use --reassign OTHER)") from error
+    moved = f"; their content now belongs to {heir.login!r}" if heir else ""
+    click.echo(f"deleted user {user.login!r}{moved}")
+
+
+MIN_PASSWORD_LENGTH = 8
+
+
+def _keep_an_administrator(app, session, user, new_role: str | None) -> None:
+    """Refuse to take the site's last administrator away (nobody could manage it any more)."""
+    if "administrator" not in user.roles or new_role == "administrator":
+        return
+    others = [other for other in user_service.list_users(app, session)
+              if other.id != user.id and "administrator" in other.roles]
+    if not others:
+        raise click.ClickException(f"{user.login!r} is the only administrator; make another one first")
 
 
 @user_group.command("unlock")

@@ -106,3 +106,57 @@ def test_user_unlock_lifts_a_lock_out_seen_over_http(config, tmp_path):
         app.close()
     assert run(config, "user", "unlock").exit_code == 2
     assert run(config, "user", "unlock", "nobody").exit_code == 1
+
+
+def _client(config):
+    from webtest import TestApp
+
+    app = create_app(load_settings(config))
+    return app, TestApp(app, extra_environ={"HTTP_HOST": "school.test", "REMOTE_ADDR": "192.0.2.20"})
+
+
+def _sign_in(client, login, password):
+    form = client.get("/authorize-application?app_name=CLI").forms[0]
+    form["log"], form["pwd"] = login, password
+    return form.submit(expect_errors=True)
+
+
+def test_set_password_set_role_and_delete(config):
+    run(config, "user", "create", "boss", "--role", "administrator", "--email", "boss@school.test", "--password", "boss pass 1")
+    run(config, "user", "create", "jo", "--role", "author", "--email", "jo@school.test", "--password", "old pass 12")
+    result = CliRunner().invoke(main, ["--config", config, "user", "set-password", "jo", "--password-stdin"],
+                                input="new pass 345\n")
+    assert result.exit_code == 0 and "new login password set for 'jo'" in result.output
+    short = CliRunner().invoke(main, ["--config", config, "user", "set-password", "jo", "--password-stdin"], input="x\n")
+    assert short.exit_code == 1 and "at least 8 characters" in short.output
+    prompted = CliRunner().invoke(main, ["--config", config, "user", "set-password", "jo"],
+                                  input="typed pass 6\ntyped pass 6\n")
+    assert prompted.exit_code == 0
+    app, client = _client(config)
+    try:
+        assert _sign_in(client, "jo", "new pass 345").status_int == 200  # the form again: refused
+        assert _sign_in(client, "jo", "typed pass 6").status_int == 303
+    finally:
+        app.close()
+
+    assert run(config, "user", "set-role", "jo", "editor").output.strip() == "'jo' is now editor"
+    assert run(config, "user", "set-role", "jo", "king").exit_code == 2
+    assert "editor" in run(config, "user", "list").output
+
+    app, _client_unused = _client(config)
+    try:
+        from tests.auth.helpers import publish_post
+
+        jo = next(user for user in run(config, "user", "list").output.splitlines() if " jo " in user)
+        publish_post(app, int(jo.split()[0]))
+    finally:
+        app.close()
+    refused = run(config, "user", "delete", "jo", "--yes")
+    assert refused.exit_code == 1 and "authored content" in refused.output and "--reassign" in refused.output
+    assert " jo " in run(config, "user", "list").output  # nothing changed
+    deleted = run(config, "user", "delete", "jo", "--reassign", "boss", "--yes")
+    assert deleted.exit_code == 0 and "their content now belongs to 'boss'" in deleted.output
+    assert " jo " not in run(config, "user", "list").output
+    last = run(config, "user", "delete", "boss", "--yes")
+    assert last.exit_code == 1 and "only administrator" in last.output
+    assert run(config, "user", "set-role", "boss", "editor").exit_code == 1
