@@ -14,14 +14,22 @@ from .roles import ROLES
 
 
 @contextlib.contextmanager
-def _site(ctx: click.Context):
-    """The app of the configuration named by `sitehost --config` (closed afterwards)."""
+def _site(ctx: click.Context, read_only: bool = False):
+    """The app of the configuration named by `sitehost --config` (closed afterwards).
+
+    `read_only`: the command only reads, so where there is no site it says so and creates none.
+    """
     from ..app import create_app
+    from ..db import missing_site
 
     root = ctx.find_root()
     config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
     try:
-        app = create_app(load_settings(config))
+        settings = load_settings(config)
+        reason = missing_site(settings.resolved_database_url()) if read_only else None
+        if reason:
+            raise click.ClickException(reason)
+        app = create_app(settings)
     except ConfigError as error:
         raise click.ClickException(str(error)) from error
     try:
@@ -86,7 +94,7 @@ def user_list(ctx: click.Context) -> None:
     Example:
       sitehost user list
     """
-    with _site(ctx) as app, app.db.session() as session:
+    with _site(ctx, read_only=True) as app, app.db.session() as session:
         rows = user_service.list_users(app, session)
     click.echo(f"{'id':>5}  {'login':<24} {'email':<32} {'roles':<24} registered")
     for user in rows:
@@ -253,7 +261,7 @@ def app_password_list(ctx: click.Context, login: str) -> None:
     Example:
       sitehost app-password list admin
     """
-    with _site(ctx) as app, app.db.session() as session:
+    with _site(ctx, read_only=True) as app, app.db.session() as session:
         user = _find(app, session, login)
         records = user_service.list_application_passwords(app, session, user.id)
     click.echo(f"{'uuid':<36}  {'name':<24} {'created':<19}  {'last used':<19}  last ip")

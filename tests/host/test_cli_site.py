@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from host.cli import main
 
 READ_ONLY_COMMANDS = [["plugins", "list"], ["plugins", "list", "--json"], ["routes"], ["routes", "--namespace", "x"],
-                      ["openapi"]]
+                      ["openapi"], ["user", "list"], ["app-password", "list", "admin"]]
 
 
 def clean_env() -> dict:
