@@ -109,7 +109,9 @@ def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: f
 
     Returns (process, rest_url) once it prints that it listens; `env` replaces the
     environment (pass `{**os.environ, ...}` to extend it); `global_args` are options of
-    `sitehost` itself (`--log-file PATH`). Stop it with `stop_sitehost`.
+    `sitehost` itself (`--log-file PATH`). Stop it with `stop_sitehost`. Its output stays in
+    `process.stdout` (a pipe) for you to read once it stopped; the access log writes a line per
+    request there, so pass `--quiet` (or a `--log-file`) when a test sends more than a few hundred.
     """
     import subprocess
     import sys

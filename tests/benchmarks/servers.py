@@ -89,8 +89,10 @@ def clean_environment() -> dict[str, str]:
 
 
 def sitehost(config: Path, workers: int, threads: int) -> ServerProcess:
+    # --quiet: no access log, as for the ceiling. It costs the server about 16 us a request (host.logs),
+    # and here its lines would go through a pipe this harness drains on the same cores as the load.
     argv = [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--host", "127.0.0.1",
-            "--port", "0", "--workers", str(workers), "--threads", str(threads)]
+            "--port", "0", "--workers", str(workers), "--threads", str(threads), "--quiet"]
     return ServerProcess(argv, config.parent, clean_environment())
 
 
