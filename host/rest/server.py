@@ -463,6 +463,12 @@ class RestServer:
         descriptor = self.registry.describe_route(route, request.base_url, help_context=True) or []
         outcome = _Outcome(200, {}, descriptor, route)
         request.route = route
+        # The path's own ids (posts/7/revisions) reach the permission checks, as for a GET.
+        found = route.regex.match(request.path)
+        if found is not None:
+            request.url_params = {key: value for key, value in found.groupdict().items() if value is not None}
+            endpoint = route.endpoint_for("GET") or route.endpoints[0]
+            request.params = _path_params(request.url_params, endpoint.args)
         try:
             allowed = self.allowed_methods(request, route)
         finally:

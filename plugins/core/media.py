@@ -20,7 +20,7 @@ from sqlalchemy import bindparam, select, text
 
 from host import Page, RestError, RestResponse, Route, forbidden
 
-from . import dates, render, store
+from . import dates, item_schemas, render, store
 from .posts import NAMESPACE, PostsController
 from .schemas import MediaReadArgs, PostDeleteArgs, PostIdArgs, collection_args, media_write_args, with_id
 from .shaping import (
@@ -238,11 +238,11 @@ class MediaController(PostsController):
         write = media_write_args(self.app)
         return [
             Route(NAMESPACE, "/media", "GET", self.list_items, args=collection_args(self.app, "attachment", "attachment"),
-                  permission=self.check_list, title="attachment"),
+                  permission=self.check_list, title="attachment", schema=item_schemas.attachment_schema()),
             Route(NAMESPACE, "/media", "POST", self.create_item, args=write,
                   permission=self.check_create),
             Route(NAMESPACE, item, "GET", self.get_item, args=MediaReadArgs,
-                  permission=self.check_read, title="attachment"),
+                  permission=self.check_read, title="attachment", schema=item_schemas.attachment_schema()),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write),
                   partial_args=True, permission=self.check_update),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,

@@ -16,7 +16,7 @@ from typing import Any
 from host import ContentDeleted, ContentSaved, RestError, RestResponse, Route, encode_item, forbidden
 from host.auth import users as user_service
 
-from . import dates, render, revisions, store
+from . import dates, item_schemas, render, revisions, store
 from .permissions import type_caps
 from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
@@ -73,13 +73,14 @@ class PostsController:
         item = base + r"/(?P<id>[\d]+)"
         schema_title = self.type
         write = write_args(self.app, self.type, self.kind)
+        shape = item_schemas.post_schema(self.type, self.kind, tuple(self.app.registry.status_names(self.type)))
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
-                  permission=self.check_list, allow_batch=True, title=schema_title),
+                  permission=self.check_list, allow_batch=True, title=schema_title, schema=shape),
             Route(NAMESPACE, base, "POST", self.create_item, args=write,
                   permission=self.check_create, allow_batch=True),
             Route(NAMESPACE, item, "GET", self.get_item, args=PostReadArgs,
-                  permission=self.check_read, allow_batch=True, title=schema_title),
+                  permission=self.check_read, allow_batch=True, title=schema_title, schema=shape),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write), partial_args=True,
                   permission=self.check_update, allow_batch=True),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,

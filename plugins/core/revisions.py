@@ -13,7 +13,7 @@ import math
 
 from host import RestError, RestResponse, Route, forbidden
 
-from . import dates, render, store
+from . import dates, item_schemas, render, store
 from .schemas import (
     AutosaveCollectionArgs, AutosaveParentArgs, AutosaveReadArgs, RevisionCollectionArgs, RevisionDeleteArgs,
     RevisionReadArgs, with_id, write_args,
@@ -119,12 +119,14 @@ class RevisionsController:
         history = f"/{self.base}/(?P<parent>[\\d]+)/revisions"
         autosave_base = f"/{self.base}/(?P<id>[\\d]+)/autosaves"
         table = []
+        revision_shape = item_schemas.revision_schema(self.type, autosave=False)
+        autosave_shape = item_schemas.revision_schema(self.type, autosave=True)
         if revisions:
             table += [
                 Route(NAMESPACE, history, "GET", self.list_revisions, args=RevisionCollectionArgs,
-                      permission=self.check_read),
+                      permission=self.check_read, schema=revision_shape, title=f"{self.type}-revision"),
                 Route(NAMESPACE, history + r"/(?P<id>[\d]+)", "GET", self.get_revision, args=RevisionReadArgs,
-                      permission=self.check_read),
+                      permission=self.check_read, schema=revision_shape, title=f"{self.type}-revision"),
                 Route(NAMESPACE, history + r"/(?P<id>[\d]+)", "DELETE", self.delete_revision, args=RevisionDeleteArgs,
                       permission=self.check_delete),
             ]
@@ -134,11 +136,12 @@ class RevisionsController:
             write = with_id(AutosaveParentArgs, write_args(self.app, self.type, self.posts.kind))
             table += [
                 Route(NAMESPACE, autosave_base, "GET", self.list_autosaves, args=AutosaveCollectionArgs,
-                      permission=self.check_read),
+                      permission=self.check_read, schema=autosave_shape, title=f"{self.type}-revision"),
                 Route(NAMESPACE, autosave_base, "POST", self.create_autosave, args=write,
                       partial_args=True, permission=self.check_autosave),
                 Route(NAMESPACE, f"/{self.base}/(?P<parent>[\\d]+)/autosaves/(?P<id>[\\d]+)", "GET",
-                      self.get_autosave, args=AutosaveReadArgs, permission=self.check_read),
+                      self.get_autosave, args=AutosaveReadArgs, permission=self.check_read, schema=autosave_shape,
+                      title=f"{self.type}-revision"),
             ]
         return table
 

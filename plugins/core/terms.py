@@ -7,7 +7,7 @@ from sqlalchemy import case, delete, func, insert, select, update
 
 from host import RestError, RestResponse, Route, forbidden
 
-from . import render, store
+from . import item_schemas, render, store
 from .tables import tables
 from .schemas import (
     HierarchicalTermCollectionArgs, HierarchicalTermUpdateArgs, HierarchicalTermWriteArgs, TermCollectionArgs,
@@ -37,13 +37,15 @@ class TermsController:
             list_args, write, update = HierarchicalTermCollectionArgs, HierarchicalTermWriteArgs, HierarchicalTermUpdateArgs
         else:
             list_args, write, update = TermCollectionArgs, TermWriteArgs, TermUpdateArgs
+        shape = item_schemas.term_schema(self.taxonomy, self.hierarchical)
+        title = "tag" if self.taxonomy == "post_tag" else self.taxonomy  # as WordPress titles it
         return [
             Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
-                  permission=self.check_list, allow_batch=True),
+                  permission=self.check_list, allow_batch=True, schema=shape, title=title),
             Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
                   allow_batch=True),
             Route(NAMESPACE, item, "GET", self.get_term, args=TermReadArgs,
-                  permission=self.check_read, allow_batch=True),
+                  permission=self.check_read, allow_batch=True, schema=shape, title=title),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_term, args=update, partial_args=True,
                   permission=self.check_update, allow_batch=True),
             Route(NAMESPACE, item, "DELETE", self.delete_term, args=TermDeleteArgs,
