@@ -103,8 +103,14 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("id", Integer, primary_key=True),
         Column("version", Integer, nullable=False, default=0),
     )
+    # Site settings written through core/v2/settings (JSON values); an absent key reads its default.
+    site_settings = Table(
+        "site_settings", metadata,
+        Column("key", String(100), primary_key=True),
+        Column("value", Text, nullable=False),
+    )
     return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships,
-            "content_version": content_version}
+            "content_version": content_version, "site_settings": site_settings}
 
 
 # Replaced: ix_posts_type_date_id by ix_posts_type_date_id_status; ix_posts_attachment_file (partial) by ix_posts_file.

@@ -1,0 +1,117 @@
+"""core/v2/settings: the site's settings with WordPress's keys, for users who can manage_options (issue 15.4).
+
+Defaults come from `[site]` in sitehost.toml (title, description, url, timezone, front page)
+and WordPress's own defaults; a value written through the API is kept in the
+`site_settings` table and wins over the default from then on, in every process. Writing
+null forgets the written value, so the default shows again (as WordPress deletes the option).
+"""
+
+from __future__ import annotations
+
+import json
+
+from marshmallow import Schema, ValidationError, fields, validate
+from sqlalchemy import delete, select
+
+from host import RestError, Route, forbidden
+from host.args import JsonSchemaField
+
+from .tables import tables
+
+NAMESPACE = "core/v2"
+
+
+def _setting(kind, description: str, **extra) -> JsonSchemaField:
+    """A setting: its type may also be null (null resets it to its default)."""
+    types = [kind, "null"] if isinstance(kind, str) else [*kind, "null"]
+    return JsonSchemaField({"type": types, "description": description, **extra})
+
+
+class SettingsArgs(Schema):
+    """The writable settings (every argument optional); also the item schema."""
+
+    title = _setting("string", "Site title.")
+    description = _setting("string", "Site tagline.")
+    url = _setting("string", "Site URL.", format="uri")
+    email = _setting("string", "This address is used for admin purposes, like new user notification.", format="email")
+    timezone = _setting("string", "A city in the same timezone as you.")
+    date_format = _setting("string", "A date format for all date strings.")
+    time_format = _setting("string", "A time format for all time strings.")
+    start_of_week = _setting("integer", "A day number of the week that the week should start on.", minimum=0,
+                             maximum=6)
+    language = _setting("string", "WordPress locale code.")
+    use_smilies = _setting("boolean", "Convert emoticons like :-) and :-P to graphics on display.")
+    default_category = _setting("integer", "Default post category.")
+    default_post_format = _setting("string", "Default post format.")
+    posts_per_page = _setting("integer", "Blog pages show at most.", minimum=1, maximum=100)
+    show_on_front = _setting("string", "What to show on the front page", enum=["posts", "page", None])
+    page_on_front = _setting("integer", "The ID of the page that should be displayed on the front page", minimum=0)
+    page_for_posts = _setting("integer", "The ID of the page that should display the latest posts", minimum=0)
+    default_ping_status = _setting("string", "Allow link notifications from other blogs (pingbacks and trackbacks) "
+                                   "on new articles.", enum=["open", "closed", None])
+    default_comment_status = _setting("string", "Allow people to submit comments on new posts.",
+                                      enum=["open", "closed", None])
+    site_logo = _setting("integer", "Site logo.")
+    site_icon = _setting("integer", "Site icon.")
+
+
+KEYS = tuple(SettingsArgs().fields)
+
+
+def defaults(request) -> dict:
+    """Each setting before anything was written: `[site]`, else WordPress's default."""
+    site = request.app.settings.site
+    return {
+        "title": site.get("name", ""), "description": site.get("description", ""),
+        "url": site.get("url") or request.app.site_url(request.environ),
+        "email": "", "timezone": site.get("timezone_string") or "UTC", "date_format": "F j, Y",
+        "time_format": "g:i a", "start_of_week": 1, "language": "en_US", "use_smilies": True,
+        "default_category": 1, "default_post_format": "0", "posts_per_page": 10,
+        "show_on_front": site.get("show_on_front", "posts"), "page_on_front": int(site.get("page_on_front") or 0),
+        "page_for_posts": int(site.get("page_for_posts") or 0), "default_ping_status": "open",
+        "default_comment_status": "open", "site_logo": None, "site_icon": 0,
+    }
+
+
+def can_manage(request):
+    if not request.user.can("manage_options"):
+        raise forbidden(request.user, "rest_forbidden", "Sorry, you are not allowed to do that.")
+    return True
+
+
+def _current(request) -> dict:
+    table = tables(request.app)["site_settings"]
+    written = {key: json.loads(value) for key, value in request.session.execute(select(table.c.key, table.c.value))}
+    return {key: written.get(key, default) for key, default in defaults(request).items()}
+
+
+def get_settings(request):
+    return _current(request)
+
+
+def update_settings(request):
+    table = tables(request.app)["site_settings"]
+    sent = {key: request.params.get(key) for key in KEYS if request.has_param(key)}  # null: back to the default
+    if "timezone" in sent and sent["timezone"] is not None:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(sent["timezone"])
+        except (ZoneInfoNotFoundError, ValueError):
+            raise RestError("rest_invalid_param", "Invalid parameter(s): timezone", 400, {
+                "params": {"timezone": "timezone is not a known time zone."},
+                "details": {"timezone": {"code": "rest_invalid_param", "message": "timezone is not a known time zone.",
+                                         "data": None}}}) from None
+    for key, value in sent.items():
+        request.session.execute(delete(table).where(table.c.key == key))
+        if value is not None:
+            request.session.execute(table.insert().values(key=key, value=json.dumps(value)))
+    return _current(request)
+
+
+def routes() -> list[Route]:
+    return [
+        Route(NAMESPACE, "/settings", "GET", get_settings, permission=can_manage, schema=SettingsArgs, title="settings"),
+        Route(NAMESPACE, "/settings", ("POST", "PUT", "PATCH"), update_settings, args=SettingsArgs, partial_args=True,
+              permission=can_manage, schema=SettingsArgs, title="settings"),
+    ]
