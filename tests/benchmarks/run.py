@@ -22,8 +22,12 @@ import time
 from pathlib import Path
 
 from . import servers, wrk
-from .scenarios import SCENARIOS, Context, Unavailable
+from .plugins import discovered
+from .scenarios import SCENARIOS as CORE_SCENARIOS, Context, Unavailable
 from .seed import seed
+
+PLUGIN_SCENARIOS, PLUGIN_BUDGET = discovered()
+SCENARIOS = CORE_SCENARIOS + PLUGIN_SCENARIOS
 
 FULL_SIZES = [1000, 10000, 100000]
 QUICK_SIZES = [1000]
@@ -177,6 +181,8 @@ def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, 
                 row = {"posts": seeded.posts, "workers": workers, "threads": threads, "scenario": scenario.key,
                        "label": scenario.label}
                 try:
+                    if scenario.prepare:
+                        scenario.prepare(context)
                     scenario.check(context)
                 except (Unavailable, OSError) as error:
                     row["unavailable"] = str(error)
@@ -271,6 +277,13 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
     add(f"2 workers >= 1.6x 1 worker on the uncached list ({reference:,} posts)",
         f"{two['requests_per_second'] / one['requests_per_second']:.2f}x" if one and two else None,
         two["requests_per_second"] >= 1.6 * one["requests_per_second"] if one and two else None)
+    for workers in worker_counts:
+        for line in PLUGIN_BUDGET:
+            row = _find(results, reference, workers, threads, line.scenario)
+            label = next((scenario.label for scenario in PLUGIN_SCENARIOS if scenario.key == line.scenario), line.scenario)
+            add(f"{label} >= {line.share:.0%} of ceiling ({reference:,} posts, {workers} worker(s))",
+                f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
+                row["ratio"] >= line.share if row else None)
     if largest != 100000:
         lines.append({"line": "note", "measured": f"largest size in this run is {largest:,} posts, not 100,000",
                       "met": None})

@@ -41,6 +41,11 @@ class Context:
         token = f"{self.seeded.author_login}:{self.seeded.author_password}".encode()
         return "Basic " + base64.b64encode(token).decode()
 
+    @property
+    def admin_authorization(self) -> str:
+        token = f"{self.seeded.admin_login}:{self.seeded.admin_password}".encode()
+        return "Basic " + base64.b64encode(token).decode()
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -50,6 +55,9 @@ class Scenario:
     check: Callable[[Context], None]
     cached: bool = False  # runs on the server with the cache plugin enabled
     writes: bool = False
+    # Runs once on each fresh server before the check: a plugin scenario creates its own data here,
+    # through the REST API (Context.admin_authorization), so the post seed stays the plugins' common base.
+    prepare: Callable[[Context], None] | None = None
 
 
 # --- one request with urllib, for the checks -------------------------------------------------

@@ -80,6 +80,8 @@ class SeedResult:
     busiest_category: int = 0
     author_login: str = ""
     author_password: str = ""
+    admin_login: str = ""  # an administrator, for plugin scenarios that create their own data first
+    admin_password: str = ""
     seconds: float = 0.0
     search_matches: int = 0
 
@@ -144,8 +146,11 @@ def seed(config: Path, path: Path, posts: int, random_seed: int = 2024) -> SeedR
                                              role="author", display_name="Benchmark Author")
             password, _record = user_service.create_application_password(app, session, bench.id, "benchmark")
             authors.append(bench.id)
+            admin = user_service.create_user(app, session, "bench-admin", "bench-admin@school.invalid",
+                                             role="administrator", display_name="Benchmark Administrator")
+            admin_password, _record = user_service.create_application_password(app, session, admin.id, "benchmark")
         result = SeedResult(path=path, posts=posts, published=0, author_login="bench-author",
-                            author_password=password)
+                            author_password=password, admin_login="bench-admin", admin_password=admin_password)
         with app.db.engine.begin() as connection:
             _seed_content(connection, tables, posts, authors, rng, result)
         result.seconds = time.perf_counter() - started

@@ -1,0 +1,36 @@
+"""Benchmark scenarios and budget lines contributed by plugins, one module per plugin.
+
+Each module here (``tests/benchmarks/plugins/<plugin>.py``) defines:
+
+- ``SCENARIOS``: a list of ``tests.benchmarks.scenarios.Scenario``; keys are prefixed with the
+  plugin's name (``calendar-events``) so that ``--scenarios`` can pick them. A scenario that needs
+  data of its own creates it in ``prepare(context)`` over REST as ``context.admin_authorization``.
+- ``BUDGET``: a list of ``Budget`` lines, each a floor on one of its scenarios' throughput.
+
+A module is found by being in this folder: adding a plugin's benchmarks touches no shared file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Budget:
+    """`scenario` must reach `share` of the hello-world ceiling at the reference size, per worker count."""
+
+    scenario: str
+    share: float
+    why: str = ""
+
+
+def discovered() -> tuple[list, list[Budget]]:
+    """Every plugin module's scenarios and budget lines, in module-name order."""
+    scenarios, budget = [], []
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        scenarios.extend(getattr(module, "SCENARIOS", []))
+        budget.extend(getattr(module, "BUDGET", []))
+    return scenarios, budget
