@@ -6,7 +6,8 @@
         response = app.client.get("/wp-json/lunch/v1/menu", headers=editor.headers, status=200)
         assert_in_root_index(app, "lunch/v1")
 
-Fixtures: `make_app`, `app`, `client`, `users`, `make_user`. Helpers (import them from
+Fixtures: `make_app`, `make_module_app` (one site for a module's tests), `app`, `client`,
+`users`, `make_user`. Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
 `assert_collection`.
@@ -238,25 +239,15 @@ def _database_urls(tmp_path_factory):
     return (lambda: f"sqlite:///{folder}/site-{next(counter)}.db"), (lambda: None)
 
 
-@pytest.fixture
-def make_app(tmp_path_factory, tmp_path):
-    """Build apps with a chosen plugin set and a fresh database each time.
-
-    make_app(plugins=None, disabled=(), config=None, **settings) -> App with `.client`
-    (a WebTest TestApp). `plugins`: None for every built-in and installed plugin, or a
-    list of plugin names and/or plugin modules to load alone. `config`: the
-    `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...).
-    """
+def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
+    """The `build` function behind make_app and make_module_app: one fresh site per call."""
     from webtest import TestApp
 
     from host.app import create_app
     from host.config import Settings
 
-    new_url, cleanup = _database_urls(tmp_path_factory)
-    apps = []
-
     def build(plugins=None, disabled=(), config=None, **settings_overrides: Any):
-        settings = Settings(database_url=new_url(), uploads_dir=str(tmp_path / f"uploads-{len(apps)}"))
+        settings = Settings(database_url=new_url(), uploads_dir=str(uploads_root / f"uploads-{len(apps)}"))
         settings.disabled = list(disabled)
         settings.plugins = dict(config or {})
         settings.load_entry_points = True
@@ -281,7 +272,37 @@ def make_app(tmp_path_factory, tmp_path):
         app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
         return app
 
-    yield build
+    return build
+
+
+@pytest.fixture
+def make_app(tmp_path_factory, tmp_path):
+    """Build apps with a chosen plugin set and a fresh database each time.
+
+    make_app(plugins=None, disabled=(), config=None, **settings) -> App with `.client`
+    (a WebTest TestApp). `plugins`: None for every built-in and installed plugin, or a
+    list of plugin names and/or plugin modules to load alone. `config`: the
+    `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...).
+    """
+    new_url, cleanup = _database_urls(tmp_path_factory)
+    apps: list = []
+    yield _app_builder(new_url, tmp_path, apps)
+    for app in apps:
+        app.close()
+    cleanup()
+
+
+@pytest.fixture(scope="module")
+def make_module_app(tmp_path_factory):
+    """make_app for a whole test module: build a site once, seed it, and let every test read it.
+
+    Installing a site costs tens of milliseconds; a module of read-only tests (lists, filters,
+    permissions, shapes) should share one. Tests that write must leave what the others read
+    unchanged, or use make_app.
+    """
+    new_url, cleanup = _database_urls(tmp_path_factory)
+    apps: list = []
+    yield _app_builder(new_url, tmp_path_factory.mktemp("module-uploads"), apps)
     for app in apps:
         app.close()
     cleanup()

@@ -76,3 +76,20 @@ def test_make_plugin_keeps_hookimpl_options():
 def test_make_app_refuses_a_test_plugin_named_like_a_builtin(make_app):
     with pytest.raises(ValueError, match="the plugin name 'core' is taken by the builtin plugin"):
         make_app(plugins=[make_plugin("core")])
+
+
+_first_module_app = []
+
+
+def test_make_module_app_builds_one_site_for_the_module(make_module_app):
+    app = make_module_app(plugins=["core"])
+    _first_module_app.append(app)
+    app.client.post_json("/wp-json/core/v2/categories", {"name": "Shared"},
+                         headers=role_users(app)["administrator"].headers, status=201)
+
+
+def test_make_module_app_keeps_what_earlier_tests_wrote(make_module_app):
+    assert _first_module_app, "runs after the test above"
+    app = _first_module_app[0]
+    names = [term["name"] for term in app.client.get("/wp-json/core/v2/categories").json]
+    assert "Shared" in names
