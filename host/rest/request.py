@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import parse_qsl
@@ -10,7 +9,6 @@ from urllib.parse import parse_qsl
 from ..stash import RequestState
 from ..users import ANONYMOUS
 
-_BRACKETS = re.compile(r"\[([^\]]*)\]")
 # PHP's max_input_nesting_level: a key nested deeper (a[][][]... 5,000 times) is dropped, as PHP
 # drops it, instead of recursing until Python's stack runs out.
 MAX_QUERY_NESTING = 64
@@ -25,11 +23,30 @@ def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
         if bracket <= 0 or not key.endswith("]"):
             result[key] = value
             continue
-        keys = _BRACKETS.findall(key[bracket:])
-        if len(keys) >= MAX_QUERY_NESTING:
+        keys = _bracket_keys(key, bracket)
+        if keys is None:
             continue
         _assign(result, [key[:bracket], *keys], value)
     return result
+
+
+def _bracket_keys(key: str, start: int) -> list[str] | None:
+    """The names inside `[...]` from `start` on (`a[b][]` -> ["b", ""]); None past MAX_QUERY_NESTING.
+
+    A plain scan: the pattern `\\[([^\\]]*)\\]` took quadratic time on a run of `[` (issue 12.1).
+    """
+    keys: list[str] = []
+    while True:
+        opening = key.find("[", start)
+        if opening < 0:
+            return keys
+        closing = key.find("]", opening + 1)
+        if closing < 0:
+            return keys
+        keys.append(key[opening + 1:closing])
+        if len(keys) >= MAX_QUERY_NESTING:
+            return None
+        start = closing + 1
 
 
 def _assign(container: Any, keys: list[str], value: str) -> None:
