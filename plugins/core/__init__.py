@@ -13,6 +13,7 @@ from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hoo
 from host.content import CONTENT_SERVICE
 
 from .content import CoreContentService
+from .settings import SETTINGS, load_settings
 from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
@@ -100,6 +101,7 @@ def register_pages(app):
 def startup(app):
     """Indexes added since the database was created, the content version and the full-text index with
     their triggers, and the default category (id 1) every site has."""
+    app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     create_missing_indexes(app)
     install_content_version(app)

@@ -27,9 +27,9 @@ from .shaping import (
     class_list, core_url, generated_slug, guid_base, local_and_gmt, permalink, post_links, readable_by_anyone,
     site_url, user_can_read,
 )
+from .settings import settings_of
 from .tables import ATTACHMENTS_ONLY, tables
 
-DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
 ALLOWED = {
     "jpg": "image/jpeg", "jpeg": "image/jpeg", "jpe": "image/jpeg", "gif": "image/gif", "png": "image/png",
     "bmp": "image/bmp", "tif": "image/tiff", "tiff": "image/tiff", "webp": "image/webp", "avif": "image/avif",
@@ -385,7 +385,7 @@ class MediaController(PostsController):
                 b64 = ""
             if expected_md5.lower() != digest and b64 != digest:
                 raise RestError("rest_upload_hash_mismatch", "Content hash did not match expected.", 412)
-        limit = int(self.app.plugin_config("core").get("max_upload_bytes", DEFAULT_MAX_UPLOAD))
+        limit = settings_of(self.app).max_upload_bytes
         if len(data) > limit:
             raise RestError("rest_upload_file_too_big", f"The file is larger than the limit of {limit} bytes.", 413)
         try:

@@ -13,6 +13,7 @@ from pathlib import Path
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
 from plugins.cache.settings import CacheConfigSchema
+from plugins.core.settings import CoreSettingsSchema
 from plugins.oembed.settings import OembedConfigSchema
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -28,6 +29,7 @@ def expected_block() -> str:
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
     rows += ["| `plugins.disabled` | `[]` | Plugins not loaded (a name that is not installed is a warning). |"]
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
+    rows += settings_reference(CoreSettingsSchema(), None, "plugins.core")
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
     return "\n".join(rows)
@@ -42,7 +44,7 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema()):
+    for schema in (HostSettings(), SiteSettings(), CoreSettingsSchema(), CacheConfigSchema(), OembedConfigSchema()):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
 

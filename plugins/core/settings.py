@@ -1,0 +1,62 @@
+"""`[plugins.core]` in sitehost.toml, checked with marshmallow at startup and kept in `app.stash`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
+DEFAULT_AVATAR_URL = "https://secure.gravatar.com/avatar/"
+
+
+def _avatar_url(value: str) -> None:
+    from urllib.parse import urlsplit
+
+    if value and (urlsplit(value).scheme not in ("http", "https") or not urlsplit(value).netloc):
+        raise ValidationError("allowed: empty (no avatar_urls) or an http(s) URL such as "
+                              "https://secure.gravatar.com/avatar/")
+
+
+class CoreSettingsSchema(Schema):
+    max_upload_bytes = fields.Integer(load_default=DEFAULT_MAX_UPLOAD, validate=validate.Range(min=1, max=2**40),
+                                      metadata={"description": "Largest media file accepted (uploaded or sideloaded)."})
+    avatar_url = fields.String(load_default=DEFAULT_AVATAR_URL, validate=_avatar_url, metadata={
+        "description": "Base of users' `avatar_urls` (the email's SHA-256 hash is appended); empty: users have no "
+                       "`avatar_urls`."})
+    sideload_allow_private_targets = fields.Boolean(load_default=False, metadata={
+        "description": "Let media `url` sideloading fetch private, loopback and link-local addresses (refused by "
+                       "default)."})
+    sideload_timeout_seconds = fields.Float(load_default=10.0, validate=validate.Range(min=0.1, max=120), metadata={
+        "description": "Seconds one media sideload fetch may take."})
+    sideload_max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10), metadata={
+        "description": "Redirects one media sideload fetch follows."})
+
+
+@dataclass(frozen=True)
+class CoreSettings:
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD
+    avatar_url: str = DEFAULT_AVATAR_URL
+    sideload_allow_private_targets: bool = False
+    sideload_timeout_seconds: float = 10.0
+    sideload_max_redirects: int = 3
+
+
+SETTINGS = StashKey[CoreSettings]("core.settings")
+
+
+def load_settings(raw: dict) -> CoreSettings:
+    try:
+        return CoreSettings(**CoreSettingsSchema().load(dict(raw)))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.core] is invalid: {problems}") from None
+
+
+def settings_of(app) -> CoreSettings:
+    """The validated settings; read before startup ran (a CLI that builds no site) gives the defaults."""
+    return app.stash.get(SETTINGS) or CoreSettings()
