@@ -54,5 +54,14 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("created", DateTime, nullable=False),
         Column("expires", DateTime, nullable=False, index=True),
     )
+    # Values of the user meta keys plugins register (`MetaKey("user", ...)`), JSON-encoded.
+    user_meta = Table(
+        "user_meta", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+        Column("key", String(255), nullable=False),
+        Column("value", Text, nullable=False, default=""),
+        UniqueConstraint("user_id", "key", name="uq_user_meta_user_key"),
+    )
     return {"users": users, "application_passwords": application_passwords, "sign_in_failures": sign_in_failures,
-            "auth_sessions": auth_sessions}
+            "auth_sessions": auth_sessions, "user_meta": user_meta}

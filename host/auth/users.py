@@ -12,6 +12,7 @@ import base64
 import datetime
 import hashlib
 import hmac
+import json
 import re
 import secrets
 import string
@@ -271,7 +272,32 @@ def delete_user(app, session, user_id: int, reassign_to: int | None) -> None:
     auth = tables(app)
     session.execute(delete(auth["application_passwords"]).where(auth["application_passwords"].c.user_id == user_id))
     session.execute(delete(auth["auth_sessions"]).where(auth["auth_sessions"].c.user_id == user_id))
+    session.execute(delete(auth["user_meta"]).where(auth["user_meta"].c.user_id == user_id))
     session.execute(delete(auth["users"]).where(auth["users"].c.id == user_id))
+
+
+def user_meta(app, session, user_ids: list[int], keys: list[str]) -> dict[int, dict[str, Any]]:
+    """Stored values of the meta `keys` of each user in `user_ids`: {user id: {key: value}} (one statement)."""
+    meta = tables(app)["user_meta"]
+    found: dict[int, dict[str, Any]] = {user_id: {} for user_id in user_ids}
+    if not user_ids or not keys:
+        return found
+    rows = session.execute(select(meta.c.user_id, meta.c.key, meta.c.value)
+                           .where(meta.c.user_id.in_(list(user_ids)), meta.c.key.in_(list(keys))))
+    for row in rows:
+        try:
+            found[row.user_id][row.key] = json.loads(row.value)
+        except ValueError:
+            found[row.user_id][row.key] = row.value
+    return found
+
+
+def set_user_meta(app, session, user_id: int, key: str, value: Any) -> None:
+    """Store a user meta value (JSON-encoded); None deletes the key."""
+    meta = tables(app)["user_meta"]
+    session.execute(delete(meta).where(meta.c.user_id == user_id, meta.c.key == key))
+    if value is not None:
+        session.execute(insert(meta).values(user_id=user_id, key=key, value=json.dumps(value)))
 
 
 def roles_with_capability(app, capability: str) -> list[str]:
@@ -298,12 +324,15 @@ def _like_pattern(text: str) -> str:
 
 
 def query_users(app, session, *, include=(), exclude=(), search: str = "", search_columns=("id", "login", "slug", "display_name"),
-                slugs=(), roles=(), any_of_roles=None, published_only: bool = False, orderby: str = "name",
+                slugs=(), roles=(), any_of_roles=None, capabilities=(), published_only: bool = False,
+                published_types=(), orderby: str = "name",
                 order: str = "asc", limit: int | None = 10, offset: int = 0) -> tuple[list[User], int]:
     """One page of users matching the filters, and how many match in all.
 
     `roles` and `any_of_roles` (who=authors) each keep users holding at least one of the
-    roles listed; both filters apply when both are given.
+    roles listed; `capabilities` keeps users whose roles give at least one of them; every
+    filter given applies. `published_only` keeps users with published content of any type,
+    `published_types` those with published content of one of these post types.
     """
     users = tables(app)["users"]
     conditions = []
@@ -317,6 +346,9 @@ def query_users(app, session, *, include=(), exclude=(), search: str = "", searc
         conditions.append(_roles_match(users, list(roles)))
     if any_of_roles is not None:
         conditions.append(_roles_match(users, list(any_of_roles)))
+    if capabilities:
+        holders = {role for capability in capabilities for role in roles_with_capability(app, capability)}
+        conditions.append(_roles_match(users, sorted(holders)))
     if search:
         columns = {"login": users.c.login, "slug": users.c.slug, "display_name": users.c.display_name,
                    "email": users.c.email, "url": users.c.url}
@@ -331,6 +363,13 @@ def query_users(app, session, *, include=(), exclude=(), search: str = "", searc
             conditions.append(literal(False))
         else:
             conditions.append(users.c.id.in_(select(posts.c.author).where(posts.c.status == "publish")))
+    if published_types:
+        posts = content_table(app)
+        if posts is None:
+            conditions.append(literal(False))
+        else:
+            conditions.append(users.c.id.in_(select(posts.c.author).where(
+                posts.c.status == "publish", posts.c.type.in_(list(published_types)))))
     total = session.execute(select(func.count()).select_from(users).where(*conditions)).scalar_one()
     sort_columns = {"id": users.c.id, "name": users.c.display_name, "registered_date": users.c.registered,
                     "slug": users.c.slug, "email": users.c.email, "url": users.c.url}

@@ -8,6 +8,7 @@ and `introspect`. Password hashes never leave host.auth: records are built field
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -20,8 +21,11 @@ from host.auth import users as user_service
 from host.auth.roles import ROLES
 from host.text import strip_tags
 
+from .settings import settings_of
+
 NAMESPACE = "core/v2"
 USERNAME = r"^[A-Za-z0-9 _.@-]+$"
+AVATAR_SIZES = (24, 48, 96)
 
 
 # --- schemas (shapes and args) ----------------------------------------------------------
@@ -49,6 +53,12 @@ class UserSchema(Schema):
     capabilities = fields.Dict(dump_only=True, metadata=_meta("All capabilities assigned to the user.", ["edit"]))
     extra_capabilities = fields.Dict(dump_only=True, metadata=_meta("Any extra capabilities assigned to the user.",
                                                                     ["edit"]))
+    avatar_urls = JsonSchemaField({
+        "description": "Avatar URLs for the user.", "type": "object", "context": ["embed", "view", "edit"],
+        "readonly": True,
+        "properties": {str(size): {"description": f"Avatar URL with image size of {size} pixels.", "type": "string",
+                                   "format": "uri", "context": ["embed", "view", "edit"]} for size in AVATAR_SIZES}},
+        dump_only=True)
     meta = fields.Dict(metadata=_meta("Meta fields.", ["view", "edit"]))
 
 
@@ -59,6 +69,8 @@ class UserCollectionArgs(CollectionArgs):
     slug = string_list("Limit result set to users with one or more specific slugs.")
     roles = string_list("Limit result set to users matching at least one specific role provided. Accepts csv list "
                         "or single role.")
+    capabilities = string_list("Limit result set to users matching at least one specific capability provided. "
+                               "Accepts csv list or single capability.")
     who = enum_field(["authors"], "Limit result set to users who are considered authors.")
 
 
@@ -148,11 +160,45 @@ def user_url(request, user_id: int) -> str:
     return f"{request.base_url}/{NAMESPACE}/users/{user_id}"
 
 
-def prepare_user(request, user, context: str, known_public: bool = False) -> dict[str, Any]:
+def avatar_urls(app, email: str) -> dict[str, str] | None:
+    """`{"24": url, "48": url, "96": url}` from the email's hash, as WordPress builds them; None without an avatar host.
+
+    The hash is SHA-256 of the trimmed, lower-cased address (what WordPress sends since 6.8);
+    `d=mm` (the mystery person when the address has no avatar) and `r=g` are its defaults.
+    """
+    base = settings_of(app).avatar_url
+    if not base:
+        return None
+    digest = hashlib.sha256(email.strip().lower().encode("utf-8")).hexdigest()
+    return {str(size): f"{base}{digest}?s={size}&d=mm&r=g" for size in AVATAR_SIZES}
+
+
+def user_meta_keys(app) -> list:
+    return app.registry.meta_keys("user")
+
+
+def user_meta_values(request, users: list) -> dict[int, dict[str, Any]]:
+    """Registered meta of each user, defaults for keys never written; one statement for all of them."""
+    keys = user_meta_keys(request.app)
+    if not keys:
+        return {user.id: {} for user in users}
+    with request.app.db.session() as session:
+        stored = user_service.user_meta(request.app, session, [user.id for user in users], [key.key for key in keys])
+    values = {}
+    for user in users:
+        found = stored.get(user.id, {})
+        values[user.id] = {key.key: found[key.key] if key.key in found else key.schema.get("default")
+                           for key in keys}
+    return values
+
+
+def prepare_user(request, user, context: str, known_public: bool = False,
+                 meta: dict[str, Any] | None = None) -> dict[str, Any]:
     """The user object in `context` (embed, view or edit); never any password or hash.
 
     `known_public`: the caller already knows the user has published posts (a list filtered
-    so), which the targetHints checks then need not read again.
+    so), which the targetHints checks then need not read again. `meta`: the user's registered
+    meta, when the caller read it for a whole page at once.
     """
     data: dict[str, Any] = {"id": user.id}
     if context == "edit":
@@ -173,8 +219,14 @@ def prepare_user(request, user, context: str, known_public: bool = False) -> dic
         capabilities.update({role: True for role in user.roles})
         data["capabilities"] = capabilities
         data["extra_capabilities"] = {role: True for role in user.roles}
+    avatars = avatar_urls(request.app, user.email)
+    if avatars is not None:
+        data["avatar_urls"] = avatars
     if context != "embed":
-        data["meta"] = {}
+        if meta is None:
+            meta = user_meta_values(request, [user])[user.id]
+        data["meta"] = {key.key: meta.get(key.key) for key in user_meta_keys(request.app)
+                        if context in key.context}
     self_url = user_url(request, user.id)
     prime: dict[str, Any] = {"_target_users": {str(user.id): user}}
     if known_public:
@@ -185,6 +237,28 @@ def prepare_user(request, user, context: str, known_public: bool = False) -> dic
         "collection": [{"href": f"{request.base_url}/{NAMESPACE}/users"}],
     }
     return data
+
+
+def rest_post_types(app) -> list[str]:
+    """Post types with core/v2 routes (WordPress's `show_in_rest` types)."""
+    return [name for name, (post_type, _owner) in app.registry.post_types.items() if post_type.rest_base]
+
+
+def write_user_meta(request, session, user_id: int) -> None:
+    """Store the registered user meta keys sent in `meta` (null deletes a key)."""
+    if not request.has_param("meta"):
+        return
+    sent = request.raw_param("meta")
+    meta = request.params.get("meta")
+    if not isinstance(sent, dict) or not isinstance(meta, dict):
+        return
+    for key in user_meta_keys(request.app):
+        if key.key not in sent:
+            continue
+        if key.key.startswith("_") and not request.user.can("edit_user", user_id):
+            raise forbidden(request.user, "rest_cannot_update",
+                            f"Sorry, you are not allowed to edit the {key.key} custom field.")
+        user_service.set_user_meta(request.app, session, user_id, key.key, meta.get(key.key))
 
 
 def visible_to_public(request, user) -> bool:
@@ -201,6 +275,8 @@ def can_list_users(request):
     params = request.params
     if params.get("roles") and not user.can("list_users"):
         raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to filter users by role.")
+    if params.get("capabilities") and not user.can("list_users"):
+        raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to filter users by capability.")
     if params.get("context") == "edit" and not user.can("list_users"):
         raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to list users.")
     if params.get("orderby") in ("email", "registered_date") and not user.can("list_users"):
@@ -262,13 +338,23 @@ def list_users(request):
     offset = params["offset"] if params.get("offset") else (page - 1) * per_page
     search_columns = ("id", "login", "url", "email", "slug", "display_name") if may_list else \
         ("id", "login", "slug", "display_name")
+    published = params.get("has_published_posts")
+    if published is True:
+        published_types = rest_post_types(request.app)
+    elif isinstance(published, list):
+        published_types = published
+    else:
+        published_types = []
     found, total = user_service.query_users(
         request.app, request.session, include=params.get("include") or [], exclude=params.get("exclude") or [],
         search=params.get("search") or "", search_columns=search_columns, slugs=params.get("slug") or [],
-        roles=params.get("roles") or [],
+        roles=params.get("roles") or [], capabilities=params.get("capabilities") or [],
         any_of_roles=user_service.roles_with_capability(request.app, "edit_posts") if params.get("who") == "authors" else None,
-        published_only=not may_list, orderby=params["orderby"], order=params["order"], limit=per_page, offset=offset)
-    items = [prepare_user(request, item, params["context"], known_public=not may_list) for item in found]
+        published_only=not may_list, published_types=published_types, orderby=params["orderby"],
+        order=params["order"], limit=per_page, offset=offset)
+    meta = user_meta_values(request, found) if params["context"] != "embed" else {}
+    items = [prepare_user(request, item, params["context"], known_public=not may_list or bool(published_types),
+                          meta=meta.get(item.id)) for item in found]
     return RestResponse.collection(request, items, total, per_page, page)
 
 
@@ -336,7 +422,16 @@ def create_user(request):
                  "slug": ("rest_user_invalid_slug", "Invalid slug.")}
         code, message = codes.get(error.field, ("rest_user_invalid_role", error.message))
         raise RestError(code, message, 400) from error
-    return RestResponse.created(prepare_user(request, created, "edit"), user_url(request, created.id))
+    write_user_meta(request, request.session, created.id)
+    return RestResponse.created(prepare_user(request, created, "edit", meta=_meta_in(request, created)),
+                                user_url(request, created.id))
+
+
+def _meta_in(request, user) -> dict[str, Any]:
+    """The user's registered meta as the request's own transaction sees it (just written)."""
+    keys = user_meta_keys(request.app)
+    stored = user_service.user_meta(request.app, request.session, [user.id], [key.key for key in keys])[user.id]
+    return {key.key: stored[key.key] if key.key in stored else key.schema.get("default") for key in keys}
 
 
 def update_user(request):
@@ -358,7 +453,8 @@ def update_user(request):
                  "slug": ("rest_user_invalid_slug", "Invalid slug.")}
         code, message = codes.get(error.field, ("rest_user_invalid_role", error.message))
         raise RestError(code, message, 400) from error
-    return prepare_user(request, updated, "edit")
+    write_user_meta(request, request.session, target.id)
+    return prepare_user(request, updated, "edit", meta=_meta_in(request, updated))
 
 
 def update_me(request):
@@ -503,10 +599,34 @@ def delete_app_password(request):
 
 # --- the route table --------------------------------------------------------------------
 
+def user_write_args(app) -> type[Schema]:
+    """UserSchema whose `meta` declares the registered user meta keys (null deletes a key)."""
+    properties = {}
+    for key in user_meta_keys(app):
+        schema = dict(key.schema)
+        kind = schema.get("type", "string")
+        schema["type"] = (kind if isinstance(kind, list) else [kind]) + (["null"] if "null" not in kind else [])
+        schema["context"] = list(key.context)
+        properties[key.key] = schema
+    meta = JsonSchemaField({"description": "Meta fields.", "type": "object", "context": ["view", "edit"],
+                            "properties": properties})
+    return type("UserSchema", (UserSchema,), {"meta": meta})
+
+
+def user_collection_args(app) -> type[Schema]:
+    """UserCollectionArgs with `has_published_posts`, whose values are the post types with routes."""
+    published = JsonSchemaField({"description": "Limit result set to users who have published posts.",
+                                 "type": ["boolean", "array"],
+                                 "items": {"type": "string", "enum": rest_post_types(app)}})
+    return type("UserCollectionArgs", (UserCollectionArgs,), {"has_published_posts": published})
+
+
 def routes(app):
     users = "/users"
     item = r"/users/(?P<id>[\d]+)"
     passwords = r"/users/(?P<user_id>(?:[\d]+|me))/application-passwords"
+    UserSchema = user_write_args(app)  # noqa: N806 (the route table below reads as before)
+    UserCollectionArgs = user_collection_args(app)  # noqa: N806
     common = {"schema": UserSchema, "title": "user"}
     record = {"schema": ApplicationPasswordSchema, "title": "application-password"}
     return [

@@ -18,7 +18,8 @@ def test_administrator_lists_everyone_with_pagination_headers(site, people):
     assert response.headers["X-WP-TotalPages"] == "3"
     assert 'rel="next"' in response.headers["Link"]
     assert [item["id"] for item in response.json] == [people["administrator"].id, people["editor"].id]
-    assert set(response.json[0]) == {"id", "name", "url", "description", "link", "slug", "meta", "_links"}
+    assert set(response.json[0]) == {"id", "name", "url", "description", "link", "slug", "avatar_urls", "meta",
+                                     "_links"}
     assert response.json[0]["_links"]["self"][0]["href"].endswith(f"/core/v2/users/{people['administrator'].id}")
     assert_no_hash(response)
 
