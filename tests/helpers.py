@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
@@ -16,3 +19,41 @@ def install_entry_point_plugin(folder: Path, distribution: str, version: str, na
     (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n")
     (dist_info / "entry_points.txt").write_text(f"[sitehost]\n{name} = {module}\n")
     return folder
+
+
+class FakeRemote:
+    """Routes of a pretend remote site on 127.0.0.1; `hits` counts requests per path."""
+
+    def __init__(self):
+        self.routes: dict[str, tuple[int, dict, bytes]] = {}
+        self.hits: dict[str, int] = {}
+        remote = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                path = self.path.split("?", 1)[0]
+                remote.hits[path] = remote.hits.get(path, 0) + 1
+                status, headers, body = remote.routes.get(path, (404, {}, b"not here"))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def serve(self, path: str, body, status: int = 200, content_type: str = "text/html", headers=None):
+        raw = json.dumps(body).encode() if isinstance(body, (dict, list)) else (
+            body.encode() if isinstance(body, str) else body)
+        self.routes[path] = (status, {"Content-Type": content_type, **(headers or {})}, raw)
+        return self.base + path
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()

@@ -14,11 +14,16 @@ import re
 import struct
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import bottle
 from sqlalchemy import bindparam, select, text
 
+from marshmallow import fields
+
 from host import Page, RestError, RestResponse, Route, forbidden
+from host.args import JsonSchemaField
+from host.outbound import Limits, fetch
 
 from . import dates, item_schemas, render, store
 from .posts import NAMESPACE, PostsController
@@ -236,10 +241,21 @@ class MediaController(PostsController):
     def routes(self) -> list[Route]:
         item = r"/media/(?P<id>[\d]+)"
         write = media_write_args(self.app)
+        create = type("MediaCreateArgs", (write,), {
+            # WordPress 7.1's client-side media processing args. This server makes no sub-sizes and
+            # converts no formats (README, "Differences from WordPress"), so either value gives the
+            # same attachment: the original file, `media_details.sizes` empty.
+            "generate_sub_sizes": fields.Boolean(load_default=True, metadata={
+                "description": "Whether to generate image sub sizes."}),
+            "convert_format": fields.Boolean(load_default=True, metadata={
+                "description": "Whether to convert image formats."}),
+            "url": JsonSchemaField({"description": "URL of a file to sideload instead of sending its bytes.",
+                                    "type": "string", "format": "uri", "maxLength": 2048}),
+        })
         return [
             Route(NAMESPACE, "/media", "GET", self.list_items, args=collection_args(self.app, "attachment", "attachment"),
                   permission=self.check_list, title="attachment", schema=item_schemas.attachment_schema()),
-            Route(NAMESPACE, "/media", "POST", self.create_item, args=write,
+            Route(NAMESPACE, "/media", "POST", self.create_item, args=create,
                   permission=self.check_create),
             Route(NAMESPACE, item, "GET", self.get_item, args=MediaReadArgs,
                   permission=self.check_read, title="attachment", schema=item_schemas.attachment_schema()),
@@ -371,10 +387,41 @@ class MediaController(PostsController):
                             "`attachment; filename=\"image.png\"` or similar.", 400)
         return match.group(2).strip(), data, False
 
+    def _sideloaded_file(self, request, url: str) -> tuple[str, bytes]:
+        """(file name, bytes) fetched from `url` through the host's guarded fetch (no private targets).
+
+        The name is the response's Content-Disposition filename, else the URL path's last part.
+        """
+        if (request.files and request.files.get("file") is not None) or (
+                request.body and request.content_type not in ("application/json", "multipart/form-data",
+                                                               "application/x-www-form-urlencoded")):
+            raise RestError("rest_upload_conflict", "Send either a file or a url, not both.", 400)
+        config = settings_of(self.app)
+        limits = Limits(timeout_seconds=config.sideload_timeout_seconds, max_response_bytes=config.max_upload_bytes,
+                        max_redirects=config.sideload_max_redirects,
+                        allow_private_targets=config.sideload_allow_private_targets,
+                        user_agent="sitehost-media-sideload", too_large_status=413)
+        fetched = fetch(url, limits, code_prefix="rest_upload_sideload")
+        if not fetched.body:
+            raise RestError("rest_upload_no_data", "No data supplied.", 400)
+        name = ""
+        match = _DISPOSITION.match(fetched.headers.get("content-disposition", ""))
+        if match:
+            name = match.group(2).strip()
+        if not name:
+            name = unquote(urlsplit(fetched.url).path.rstrip("/").rsplit("/", 1)[-1])
+        if not name:
+            raise RestError("rest_upload_invalid_disposition", "The URL names no file.", 400)
+        return name, fetched.body
+
     def create_item(self, request):
         params, session, user = request.params, request.session, request.user
         parent = self._parent_for(session, params.get("post"))
-        name, data, multipart = self._received_file(request)
+        if params.get("url"):
+            name, data = self._sideloaded_file(request, params["url"])
+            multipart = False
+        else:
+            name, data, multipart = self._received_file(request)
         name = os.path.basename(name.replace("\\", "/"))
         expected_md5 = request.header("content-md5")
         if expected_md5:
