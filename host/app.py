@@ -19,7 +19,7 @@ from sqlalchemy import MetaData, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from .args import in_order
-from .config import ConfigError, Settings, load_settings
+from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
 from .db import Database
 from .openapi import REFERENCE_PATH, add_reference_pages
@@ -76,6 +76,7 @@ class App:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.pm, self.plugin_records = build_plugin_manager(settings)
+        check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
         for line in dict.fromkeys(settings.warnings):  # allowed, but probably not what the operator meant
             log.warning("warning: %s", line)
         self.hook = self.pm.hook
@@ -226,7 +227,8 @@ class App:
                 record = self.plugin(owner)
                 if record is None:
                     raise
-                log.error("plugin %s failed to start", owner, exc_info=error)
+                # A StartupError is the plugin's own clear reason (bad settings ...): one line, no traceback.
+                log.error("plugin %s failed to start", owner, exc_info=None if isinstance(error, StartupError) else error)
                 unload(record, f"startup failed: {error}", self.pm)
                 apply_requirements(self.plugin_records, self.pm)
                 self.registry = self._build_registry_until_stable()

@@ -207,6 +207,18 @@ def check_section(schema: Schema, data: dict[str, Any], where: str) -> None:
             raise ConfigError(f"{where}: {key} = {value!r} is not valid; {message}") from None
 
 
+def check_plugin_tables(settings: Settings, modules: dict[str, Any]) -> None:
+    """Check each `[plugins.NAME]` table against the Schema class its plugin declares (`PluginInfo.settings`).
+
+    `modules`: plugin name -> module of the plugins that load. Raises ConfigError naming the key.
+    """
+    for name, module in modules.items():
+        declared = getattr(getattr(module, "PLUGIN", None), "settings", None)
+        table = settings.plugins.get(name)
+        if declared is not None and isinstance(table, dict):
+            check_section(declared(), table, f"[plugins.{name}]")
+
+
 def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, str] | None = None,
                   **overrides: Any) -> Settings:
     """Build Settings from the TOML file, the environment and keyword overrides."""

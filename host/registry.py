@@ -36,6 +36,10 @@ class PluginInfo:
     version: str = "0"
     requires: tuple[str, ...] = ()
     description: str = ""
+    # The marshmallow Schema class of the plugin's `[plugins.NAME]` table. The host checks the
+    # table against it before anything starts (unknown keys, wrong types, bad values stop the
+    # start with one line naming the key); the plugin still loads its settings in `startup`.
+    settings: Any = None
 
 
 @dataclass(frozen=True)

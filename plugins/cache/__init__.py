@@ -13,9 +13,9 @@ from host import Namespace, PluginInfo, hookimpl
 from . import routes, tables
 from .routes import V1, V3
 from .runtime import attach, detach, runtime_of
-from .settings import load_config
+from .settings import CacheConfigSchema, load_config
 
-PLUGIN = PluginInfo(name="cache", version="0.1.0",
+PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
                     description="Response cache for anonymous REST reads, cache warming and optimisation callbacks")
 
 

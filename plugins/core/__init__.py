@@ -13,11 +13,12 @@ from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hoo
 from host.content import CONTENT_SERVICE
 
 from .content import CoreContentService
-from .settings import SETTINGS, load_settings
+from .settings import SETTINGS, CoreSettingsSchema, load_settings
 from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
-PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)")
+PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)",
+                    settings=CoreSettingsSchema)
 NAMESPACE = "core/v2"
 
 CORE_STATUSES = [

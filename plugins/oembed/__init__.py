@@ -10,8 +10,9 @@ from host import Namespace, PluginInfo, hookimpl
 from . import local, routes, tables
 from .routes import NAMESPACE
 from .runtime import configure, forget
+from .settings import OembedConfigSchema
 
-PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",),
+PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings=OembedConfigSchema,
                     description="oEmbed provider for this site's posts and pages, and an oEmbed proxy for editors")
 
 

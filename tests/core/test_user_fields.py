@@ -65,10 +65,11 @@ def test_the_avatar_host_is_a_setting_and_empty_means_no_avatar_urls(make_app):
         "_embedded"]["author"][0]
 
 
-def test_a_bad_avatar_host_fails_the_plugin_with_the_key_named(make_app):
-    broken = make_app(plugins=["core"], config={"core": {"avatar_url": "gravatar"}})
-    record = broken.plugin("core")
-    assert record.state == "failed" and "avatar_url" in record.error and "http(s) URL" in record.error
+def test_a_bad_avatar_host_stops_the_start_naming_the_key(make_app):
+    from host.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\[plugins.core\]: avatar_url = 'gravatar' is not valid; allowed: empty"):
+        make_app(plugins=["core"], config={"core": {"avatar_url": "gravatar"}})
 
 
 def test_registered_user_meta_is_read_written_validated_and_deleted(school):

@@ -28,6 +28,11 @@ CASES = [
     ('channel_timeout = 0', "channel_timeout = 0 is not valid; allowed: a whole number from 1 to 3,600 (seconds)"),
     ('trust_proxy = "yes"', "trust_proxy = 'yes' is not valid; allowed: true or false"),
     ('site = "Riverside"', "site = 'Riverside' is not valid; allowed: a table"),
+    # plugin tables, against the Schema class each plugin declares in PluginInfo.settings
+    ('[plugins.core]\nmax_upload_bytes = "lots"', "[plugins.core]: max_upload_bytes = 'lots' is not valid; Not a valid"),
+    ('[plugins.core]\navatar_url = "gravatar"', "[plugins.core]: avatar_url = 'gravatar' is not valid; allowed: empty"),
+    ('[plugins.cache]\nmax_entriez = 3', "[plugins.cache]: unknown setting 'max_entriez' (known: cache_indexes"),
+    ('[plugins.oembed]\nfetch_timeout_seconds = 0', "[plugins.oembed]: fetch_timeout_seconds = 0 is not valid"),
 ]
 
 
@@ -38,7 +43,7 @@ def sitehost(folder, *arguments, env_extra=None):
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("toml,expected", CASES, ids=[case[0].split("=")[0].strip() for case in CASES])
+@pytest.mark.parametrize("toml,expected", CASES, ids=[case[0].split("=")[0].strip().replace("\n", " ") for case in CASES])
 def test_a_bad_setting_stops_with_one_error_line_and_creates_nothing(tmp_path, toml, expected):
     (tmp_path / "sitehost.toml").write_text(toml + "\n")
     result = sitehost(tmp_path, "init")
