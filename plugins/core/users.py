@@ -128,7 +128,7 @@ def target_user(request, key: str = "id"):
         if not request.user.is_authenticated:
             raise not_logged_in()
         raw = str(request.user.id)
-    cached = getattr(request, "_target_users", {})
+    cached = request.state.setdefault("core_target_users", {})
     if raw in cached:
         return cached[raw]
     user = None
@@ -140,7 +140,6 @@ def target_user(request, key: str = "id"):
     if user is None:
         raise invalid_user()
     cached[raw] = user
-    request._target_users = cached
     return user
 
 
@@ -228,7 +227,7 @@ def prepare_user(request, user, context: str, known_public: bool = False,
         data["meta"] = {key.key: meta.get(key.key) for key in user_meta_keys(request.app)
                         if context in key.context}
     self_url = user_url(request, user.id)
-    prime: dict[str, Any] = {"_target_users": {str(user.id): user}}
+    prime: dict[str, Any] = {"core_target_users": {str(user.id): user}}
     if known_public:
         prime["core_public_users"] = {user.id}
     hints = request.app.rest.target_hints(request, self_url, prime=prime)
