@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import local, routes, tables
+from . import abilities, local, routes, tables
 from .routes import NAMESPACE
 from .runtime import configure, forget
 
@@ -28,6 +28,11 @@ def register_namespaces():
 @hookimpl
 def register_routes():
     return routes.routes()
+
+
+@hookimpl
+def register_abilities():
+    return abilities.ABILITIES
 
 
 @hookimpl
