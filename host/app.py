@@ -46,6 +46,9 @@ DESCRIBING_HOOKS = (
     ("register_meta", "meta"),
     ("register_capabilities", "capabilities"),
     ("register_schemas", "schemas"),
+    ("register_health_tests", "health_tests"),
+    ("register_ability_categories", "ability_categories"),
+    ("register_abilities", "abilities"),
 )
 SERVING_HOOKS = (
     ("register_routes", "add_route"),
@@ -53,7 +56,9 @@ SERVING_HOOKS = (
     ("register_authentication", "authentication"),
 )
 REGISTRATION_HOOKS = DESCRIBING_HOOKS + SERVING_HOOKS
-_KIND_NAMES = {"statuses": "status", "post_types": "post type", "taxonomies": "taxonomy"}
+_KIND_NAMES = {"statuses": "status", "post_types": "post type", "taxonomies": "taxonomy",
+               "health_tests": "health test", "abilities": "ability", "ability_categories": "ability category"}
+_KEY_OF = {"ability_categories": "slug"}  # the attribute that names an item, when it is not `name`
 
 HTML_SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -184,13 +189,14 @@ class App:
         elif target == "add_route":
             for route in result:
                 registry.add_route(route, owner)
-        elif target in ("statuses", "post_types", "taxonomies"):
+        elif target in ("statuses", "post_types", "taxonomies", "health_tests", "abilities", "ability_categories"):
             table = getattr(registry, target)
             for item in result:
-                if item.name in table:
-                    raise StartupError(f"{_KIND_NAMES[target]} {item.name!r} registered by "
-                                       f"{table[item.name][1]!r} and {owner!r}")
-                table[item.name] = (item, owner)
+                key = getattr(item, _KEY_OF.get(target, "name"))
+                if key in table:
+                    raise StartupError(f"{_KIND_NAMES[target]} {key!r} registered by "
+                                       f"{table[key][1]!r} and {owner!r}")
+                table[key] = (item, owner)
         elif target == "meta":
             registry.meta.extend((meta, owner) for meta in result)
         elif target == "capabilities":

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
     from .app import App
     from .auth.users import User
     from .content import ContentDeleted, ContentSaved
-    from .registry import HtmlView, MetaKey, Namespace, Page, PostType, Route, Status, Taxonomy
+    from .registry import (Ability, AbilityCategory, HealthTest, HtmlView, MetaKey, Namespace, Page, PostType, Route,
+                           Status, Taxonomy)
     from .rest.request import RestRequest
     from .rest.response import RestResponse
 
@@ -110,6 +111,42 @@ def register_capabilities(app: App) -> dict[str, list[str]] | None:
     Arguments: `app`.
     Returns: a dict {capability: [role, ...]}; every user holding one of those roles then
     passes `request.user.can(capability)`. Grants from several plugins add up.
+    """
+
+
+@hookspec
+def register_health_tests(app: App) -> list[HealthTest] | None:
+    """Add tests of the plugin's own health to site-health/v1 and `sitehost doctor`.
+
+    When: once per app, after capabilities (a describing hook: the site-health plugin builds one
+    route per registered test).
+    Arguments: `app`.
+    Returns: a list of `host.HealthTest` (name, label, group, run(app, site_url) -> `host.HealthResult`).
+    A test should answer within a few seconds; one that raises is shown as critical.
+    """
+
+
+@hookspec
+def register_ability_categories(app: App) -> list[AbilityCategory] | None:
+    """Declare groups for abilities (`abilities/v1/categories`).
+
+    When: once per app, after health tests.
+    Arguments: `app`.
+    Returns: a list of `host.AbilityCategory` (slug, label, description). A slug registered
+    twice leaves the second plugin out.
+    """
+
+
+@hookspec
+def register_abilities(app: App) -> list[Ability] | None:
+    """Offer the plugin's actions to machines through abilities/v1.
+
+    When: once per app, after ability categories.
+    Arguments: `app`.
+    Returns: a list of `host.Ability`: a `namespace/ability` name, label, description, a
+    registered category, input and output schemas, `permission(request, input)` (the same
+    rule as the plugin's routes) and `execute(request, input)`. An ability is never executed
+    for a caller its permission refuses.
     """
 
 

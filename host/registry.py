@@ -154,6 +154,98 @@ class HtmlView:
     head_html: str = ""
 
 
+HEALTH_STATUSES = ("good", "recommended", "critical")
+
+
+@dataclass(frozen=True)
+class HealthResult:
+    """What one health test found: `status` good, recommended or critical, and what to do about it.
+
+    `description` and `actions` are plain text (the site-health routes escape them into the
+    HTML paragraphs WordPress sends); `label` says the finding in one line.
+    """
+
+    status: str
+    label: str
+    description: str = ""
+    actions: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in HEALTH_STATUSES:
+            raise ValueError(f"health status must be one of {HEALTH_STATUSES}, not {self.status!r}")
+
+
+@dataclass(frozen=True)
+class HealthTest:
+    """A site-health test: served at `site-health/v1/tests/<name>` and run by `sitehost doctor`.
+
+    `run(app, site_url)` returns a HealthResult; `site_url` is the address the site is reached
+    at (the request's, or the one `sitehost doctor --url` was given). It should finish within a
+    few seconds and raise nothing (an exception is reported as a critical result naming the
+    test). `group` is the badge label (Performance, Security, ...).
+    """
+
+    name: str  # lower-case words joined by dashes
+    label: str
+    group: str
+    run: Callable[[Any, str], HealthResult]
+
+    def __post_init__(self) -> None:
+        if not _is_slug(self.name):
+            raise ValueError(f"health test name {self.name!r}: use lower-case letters, digits and dashes")
+
+
+@dataclass(frozen=True)
+class AbilityCategory:
+    """A group of abilities (`abilities/v1/categories/<slug>`)."""
+
+    slug: str
+    label: str
+    description: str
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not _is_slug(self.slug):
+            raise ValueError(f"ability category {self.slug!r}: use lower-case letters, digits and dashes")
+
+
+@dataclass(frozen=True)
+class Ability:
+    """One action a machine may call through `abilities/v1`: `name` is `namespace/ability`.
+
+    `input_schema` and `output_schema` are JSON Schemas, or marshmallow Schema classes turned into
+    one. `permission(request, input)` returns True or False (or raises RestError);
+    `execute(request, input)` returns the output. `readonly` abilities run with GET, the others
+    with POST; `destructive` and `idempotent` are hints for clients, as in WordPress.
+    """
+
+    name: str
+    label: str
+    description: str
+    category: str
+    permission: Callable[[Any, Any], bool]
+    execute: Callable[[Any, Any], Any]
+    input_schema: Any = None
+    output_schema: Any = None
+    readonly: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+
+    def __post_init__(self) -> None:
+        namespace, slash, name = self.name.partition("/")
+        if not slash or not _is_slug(namespace) or not _is_slug(name):
+            raise ValueError(f"ability name {self.name!r}: use namespace/ability, each lower-case letters, "
+                             "digits and dashes")
+
+
+def _is_slug(text: str, longest: int = 64) -> bool:
+    """Lower-case ASCII letters, digits and dashes, 1 to `longest` characters (no regex: linear)."""
+    return 0 < len(text) <= longest and all(character in _SLUG_CHARACTERS for character in text)
+
+
+_SLUG_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
 @dataclass
 class Endpoint:
     methods: tuple[str, ...]
@@ -232,6 +324,9 @@ class Registry:
         self.capabilities: dict[str, set[str]] = {}
         self.pages: list[tuple[Page, str]] = []
         self.authentication: dict[str, Any] = {}
+        self.health_tests: dict[str, tuple[HealthTest, str]] = {}
+        self.abilities: dict[str, tuple[Ability, str]] = {}
+        self.ability_categories: dict[str, tuple[AbilityCategory, str]] = {}
         self._routes_by_namespace: dict[str, list[CompiledRoute]] = {}
         self._global_routes: list[CompiledRoute] = []
         # Keyed by base URL, which comes from the Host header: bounded, so a client sending a new

@@ -4,4 +4,6 @@ BUILTIN: dict[str, str] = {
     "core": "plugins.core",
     "cache": "plugins.cache",
     "oembed": "plugins.oembed",
+    "site_health": "plugins.site_health",
+    "abilities": "plugins.abilities",
 }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import routes, tables
+from . import health, routes, tables
 from .routes import V1, V3
 from .runtime import attach, detach, runtime_of
 from .settings import CacheConfigSchema, load_config
@@ -33,6 +33,16 @@ def register_namespaces():
 @hookimpl
 def register_routes():
     return routes.routes()
+
+
+@hookimpl
+def register_health_tests():
+    return health.HEALTH_TESTS
+
+
+@hookimpl
+def register_abilities():
+    return health.ABILITIES
 
 
 @hookimpl

@@ -76,6 +76,13 @@ def register_taxonomies():
 
 
 @hookimpl
+def register_abilities():
+    from .abilities import ABILITIES  # imports NAMESPACE from this module
+
+    return ABILITIES
+
+
+@hookimpl
 def register_meta():
     keys = []
     for object_type in ("post", "page"):

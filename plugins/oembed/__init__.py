@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import local, routes, tables
+from . import abilities, local, routes, tables
 from .routes import NAMESPACE
 from .runtime import configure, forget
 from .settings import OembedConfigSchema
@@ -29,6 +29,11 @@ def register_namespaces():
 @hookimpl
 def register_routes():
     return routes.routes()
+
+
+@hookimpl
+def register_abilities():
+    return abilities.ABILITIES
 
 
 @hookimpl

@@ -1,0 +1,47 @@
+"""site-health/v1 and `sitehost doctor`: is this site well? Tests from every plugin, in one place.
+
+The host's own tests (database, uploads, plugins, loopback, Authorization header, HTTPS) are
+registered here through `register_health_tests`, the hook any plugin uses to add its own.
+"""
+
+from __future__ import annotations
+
+from host import Namespace, PluginInfo, hookimpl
+
+from . import checks, routes
+from .settings import CONFIG, load_config
+
+PLUGIN = PluginInfo(name="site_health", version="0.1.0",
+                    description="Site health tests for administrators, and `sitehost doctor`")
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
+
+
+@hookimpl
+def register_capabilities():
+    return {routes.CAPABILITY: ["administrator"]}
+
+
+@hookimpl
+def register_health_tests():
+    return checks.HEALTH_TESTS
+
+
+@hookimpl
+def register_routes(app):
+    return routes.routes(app)
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import doctor
+
+    cli.add_command(doctor)
+
+
+@hookimpl
+def startup(app):
+    app.stash[CONFIG] = load_config(app.plugin_config("site_health"))

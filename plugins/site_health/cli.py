@@ -1,0 +1,83 @@
+"""`sitehost doctor`: every health test in the terminal, for people and for container health checks."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from host import HealthResult, HealthTest
+
+STATUS_STYLE = {"good": ("ok", "green"), "recommended": ("warn", "yellow"), "critical": ("FAIL", "red")}
+
+
+def _open_site(ctx: click.Context):
+    """The app of `sitehost --config`, or a ClickException saying why there is none."""
+    from host.app import create_app
+    from host.config import ConfigError, load_settings
+    from host.db import missing_site
+
+    root = ctx.find_root()
+    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
+    try:
+        settings = load_settings(config)
+        reason = missing_site(settings.resolved_database_url())
+        if reason:
+            raise click.ClickException(reason)
+        return create_app(settings)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+
+
+@click.command("doctor")
+@click.option("--url", default="", help="Address the site is served at (default: [site] url, or "
+              "http://127.0.0.1:8080 where `sitehost serve` listens by default).")
+@click.option("--only", multiple=True, help="Run only this test (repeatable).")
+@click.pass_context
+def doctor(ctx: click.Context, url: str, only: tuple[str, ...]) -> None:
+    """Run the site-health tests and print one line per test.
+
+    Exits 0 when no test is critical and 1 otherwise, so it can serve as a container
+    health check. The loopback tests need `sitehost serve` running at --url.
+
+    \b
+    Example:
+      sitehost doctor --url https://www.school.example
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .routes import run_test
+
+    try:
+        app = _open_site(ctx)
+    except SQLAlchemyError as error:
+        _print_row("database", HealthResult("critical", "The database cannot be reached",
+                                            f"Opening the site failed: {type(error).__name__}: {error}"))
+        sys.exit(1)
+    try:
+        site_url = (url or app.settings.site.get("url") or "http://127.0.0.1:8080").rstrip("/")
+        tests: list[HealthTest] = [test for test, _owner in app.registry.health_tests.values()
+                                   if not only or test.name in only]
+        unknown = set(only) - {test.name for test in tests}
+        if unknown:
+            raise click.ClickException(f"unknown test(s): {', '.join(sorted(unknown))}; known: "
+                                       + ", ".join(app.registry.health_tests))
+        click.echo(f"sitehost doctor: {len(tests)} tests of the site at {site_url}")
+        worst = "good"
+        for test in tests:
+            result = run_test(app, test, site_url)
+            _print_row(test.name, result)
+            if result.status == "critical" or (result.status == "recommended" and worst == "good"):
+                worst = result.status
+    finally:
+        app.close()
+    click.echo(f"result: {worst}")
+    sys.exit(1 if worst == "critical" else 0)
+
+
+def _print_row(name: str, result: HealthResult) -> None:
+    word, colour = STATUS_STYLE[result.status]
+    click.echo(f"{click.style(f'{word:<4}', fg=colour, bold=True)}  {name:<22} {result.label}")
+    for line in (result.description, result.actions and f"fix: {result.actions}"):
+        if line:
+            click.echo(f"      {'':<22} {line}")
