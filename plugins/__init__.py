@@ -5,5 +5,6 @@ BUILTIN: dict[str, str] = {
     "cache": "plugins.cache",
     "oembed": "plugins.oembed",
     "site_health": "plugins.site_health",
+    "block_editor": "plugins.block_editor",
     "abilities": "plugins.abilities",
 }

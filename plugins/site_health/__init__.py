@@ -9,9 +9,9 @@ from __future__ import annotations
 from host import Namespace, PluginInfo, hookimpl
 
 from . import checks, routes
-from .settings import CONFIG, load_config
+from .settings import CONFIG, SiteHealthConfigSchema, load_config
 
-PLUGIN = PluginInfo(name="site_health", version="0.1.0",
+PLUGIN = PluginInfo(name="site_health", version="0.1.0", settings=SiteHealthConfigSchema,
                     description="Site health tests for administrators, and `sitehost doctor`")
 
 

@@ -73,7 +73,7 @@ def test_doctor_names_unwritable_uploads_and_a_plugin_that_failed(tmp_path):
     blocker.write_text("not a folder")
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\nuploads_dir = "{blocker / "uploads"}"\n'
-                      '[plugins.oembed]\nmax_redirects = 99\n')
+                      '[plugins]\ndisabled = ["core"]\n')
     init = subprocess.run([sys.executable, "-m", "host.cli", "--config", str(config), "init"], capture_output=True,
                           text=True, timeout=120, cwd=str(tmp_path))
     assert init.returncode == 0, init.stderr
@@ -81,7 +81,7 @@ def test_doctor_names_unwritable_uploads_and_a_plugin_that_failed(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     out = result.stdout
     assert "FAIL  uploads" in out and "The uploads folder is not writable" in out and str(blocker / "uploads") in out
-    assert "FAIL  plugins" in out and "oembed: startup failed: [plugins.oembed] is invalid: max_redirects" in out
+    assert "FAIL  plugins" in out and "oembed: requires core, which is disabled" in out
     assert out.splitlines()[-1] == "result: critical"
 
 

@@ -1,0 +1,41 @@
+"""`[plugins.block_editor]` in sitehost.toml, checked once at start-up into a frozen object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+
+class BlockEditorConfigSchema(Schema):
+    allow_private_targets = fields.Boolean(load_default=False, metadata={
+        "description": "Let url-details fetch private, loopback and link-local addresses (refused by default)."})
+    fetch_timeout_seconds = fields.Float(load_default=5.0, validate=validate.Range(min=0.1, max=30), metadata={
+        "description": "Seconds one url-details fetch may take, redirects included."})
+    max_response_bytes = fields.Integer(load_default=512 * 1024, validate=validate.Range(min=1024, max=5 * 1024 * 1024),
+                                        metadata={"description": "Largest page url-details reads."})
+    cache_ttl_seconds = fields.Integer(load_default=60 * 60, validate=validate.Range(min=0), metadata={
+        "description": "Seconds a URL's details are kept in the database (0: not kept)."})
+
+
+@dataclass(frozen=True)
+class BlockEditorConfig:
+    allow_private_targets: bool
+    fetch_timeout_seconds: float
+    max_response_bytes: int
+    cache_ttl_seconds: int
+
+
+CONFIG = StashKey[BlockEditorConfig]("block_editor.config")
+
+
+def load_config(raw: dict) -> BlockEditorConfig:
+    try:
+        return BlockEditorConfig(**BlockEditorConfigSchema().load(dict(raw)))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.block_editor] is invalid: {problems}") from None
