@@ -11,11 +11,11 @@ roles and application passwords; core's users routes use it like any plugin woul
 from .content import ContentDeleted, ContentSaved
 from .hookspecs import hookimpl
 from .registry import HtmlView, MetaKey, Namespace, Page, PluginInfo, PostType, Route, StartupError, Status, Taxonomy
-from .rest.response import RawBody, RestError, RestResponse, forbidden
+from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .rest.server import encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
+    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl",
 ]
