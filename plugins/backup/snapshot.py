@@ -1,0 +1,111 @@
+"""A consistent copy of the database to read from, while the site keeps serving and writing.
+
+SQLite: the online backup API copies the database file page by page in one step (one read
+transaction), into a scratch file beside the archive; writers carry on in the WAL meanwhile.
+PostgreSQL (and other servers): one REPEATABLE READ, READ ONLY transaction, whose snapshot
+every table is read in, through a server-side cursor so that no table is held in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.pool import NullPool
+
+FETCH_ROWS = 2000
+
+
+@dataclass
+class Snapshot:
+    connection: Connection
+    existing: set[str]
+    engine_name: str
+    method: str
+    taken_at: datetime.datetime
+
+    def rows(self, table) -> Iterator[tuple]:
+        """The table's rows in primary-key order (all columns when it has none), streamed."""
+        order = list(table.primary_key.columns) or list(table.columns)
+        statement = select(*table.columns).order_by(*order)
+        result = self.connection.execution_options(stream_results=True, yield_per=FETCH_ROWS).execute(statement)
+        try:
+            for partition in result.partitions(FETCH_ROWS):
+                yield from partition
+        finally:
+            result.close()
+
+    def count(self, table) -> int:
+        from sqlalchemy import func
+
+        return self.connection.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+@contextlib.contextmanager
+def open_snapshot(database_url: str, scratch_dir: Path) -> Iterator[Snapshot]:
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        yield from _sqlite_snapshot(url, scratch_dir)
+    else:
+        yield from _server_snapshot(url)
+
+
+def _sqlite_snapshot(url, scratch_dir: Path):
+    source_path = url.database
+    scratch_dir.mkdir(parents=True, exist_ok=True)
+    handle, scratch_name = tempfile.mkstemp(prefix=".snapshot-", suffix=".db", dir=scratch_dir)
+    import os
+
+    os.close(handle)
+    scratch = Path(scratch_name)
+    try:
+        source = sqlite3.connect(source_path, timeout=30)
+        try:
+            target = sqlite3.connect(scratch)
+            try:
+                taken_at = _now()
+                # pages=-1: one step, so the copy is one read transaction's view (a stepwise copy
+                # restarts whenever another connection writes, which a busy site always does).
+                source.backup(target, pages=-1)
+            finally:
+                target.close()
+        finally:
+            source.close()
+        engine = create_engine(f"sqlite:///{scratch}", poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                existing = set(inspect(connection).get_table_names())
+                yield Snapshot(connection, existing, "sqlite", "SQLite online backup API", taken_at)
+        finally:
+            engine.dispose()
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(str(scratch) + suffix).unlink(missing_ok=True)
+
+
+def _server_snapshot(url):
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect().execution_options(isolation_level="REPEATABLE READ") as connection:
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.exec_driver_sql("SET TRANSACTION READ ONLY")
+                    taken_at = connection.execute(text("SELECT now()")).scalar_one()
+                else:
+                    taken_at = _now()
+                existing = set(inspect(connection).get_table_names())
+                yield Snapshot(connection, existing, connection.dialect.name,
+                               "one REPEATABLE READ transaction", taken_at)
+    finally:
+        engine.dispose()
