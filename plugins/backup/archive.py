@@ -306,7 +306,10 @@ def verify_archive(path: Path, progress: Progress | None = None) -> Verified:
         raise ArchiveError(problems)
     if marker is not None and hashlib.sha256(manifest_bytes).hexdigest() != marker[1]:
         problems.append(f"{MANIFEST} is damaged (its checksum does not match the end marker)")
-    manifest = parse_manifest(manifest_bytes, path.name)
+    try:
+        manifest = parse_manifest(manifest_bytes, path.name)
+    except ArchiveError as error:
+        raise ArchiveError(problems + error.problems) from None
     result = Verified(manifest=manifest, bytes=body_size)
     for table in manifest["tables"]:
         name = table_member(table["name"])

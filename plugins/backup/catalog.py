@@ -79,6 +79,9 @@ def build_catalog(app) -> Catalog:
             warnings.append(f"plugin {record.name} ({record.state}) could not be imported, so its tables, "
                             f"if any, are not in the backup: {type(error).__name__}: {error}")
             continue
+        declared = getattr(getattr(module, "PLUGIN", None), "version", None)
+        if isinstance(declared, str) and plugins[record.name]["version"] in ("", "0"):
+            plugins[record.name]["version"] = declared
         function = getattr(module, "register_tables", None)
         if function is None:
             continue

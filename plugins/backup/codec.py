@@ -83,18 +83,27 @@ def decoder(column) -> Callable[[Any], Any] | None:
 
 
 class RowEncoder:
-    """Encodes the rows of one table; `line(row)` gives the bytes of one JSON line."""
+    """Encodes the rows of one table; `line(row)` gives the bytes of one JSON line.
+
+    Rows come as Snapshot.rows gives them: the columns, then one "is SQL NULL" flag per JSON
+    column (SQLAlchemy reads SQL NULL and a stored JSON null both as None).
+    """
 
     def __init__(self, columns):
+        self.width = len(columns)
+        self.json_indexes = [index for index, column in enumerate(columns) if isinstance(column.type, JSON)]
         self.converters = [(index, function) for index, column in enumerate(columns)
-                           if (function := encoder(column)) is not None]
+                           if (function := encoder(column)) is not None and not isinstance(column.type, JSON)]
 
     def line(self, row) -> bytes:
-        if self.converters:
-            values = list(row)
+        if self.converters or self.json_indexes:
+            values = list(row[:self.width])
             for index, function in self.converters:
                 if values[index] is not None:
                     values[index] = function(values[index])
+            for position, index in enumerate(self.json_indexes):
+                value = values[index]
+                values[index] = None if value is None and row[self.width + position] else [value]
         else:
             values = tuple(row)
         return orjson.dumps(values, option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_PASSTHROUGH_SUBCLASS)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import JSON, create_engine, inspect, select, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.pool import NullPool
 
@@ -34,7 +34,10 @@ class Snapshot:
     def rows(self, table) -> Iterator[tuple]:
         """The table's rows in primary-key order (all columns when it has none), streamed."""
         order = list(table.primary_key.columns) or list(table.columns)
-        statement = select(*table.columns).order_by(*order)
+        # A JSON column reads SQL NULL and a stored JSON null both as None: a flag per JSON
+        # column, after the columns, tells them apart (codec.RowEncoder consumes it).
+        flags = [column.is_(None) for column in table.columns if isinstance(column.type, JSON)]
+        statement = select(*table.columns, *flags).order_by(*order)
         result = self.connection.execution_options(stream_results=True, yield_per=FETCH_ROWS).execute(statement)
         try:
             for partition in result.partitions(FETCH_ROWS):
