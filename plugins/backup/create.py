@@ -30,7 +30,8 @@ def sitehost_version() -> str:
 
 
 def new_archive_name(now: datetime.datetime) -> str:
-    return f"{PREFIX}{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}{SUFFIX}"
+    """`sitehost-backup-20260101T020000123Z-1a2b3c.tar`: UTC time to the millisecond, so names sort by age."""
+    return f"{PREFIX}{now:%Y%m%dT%H%M%S}{now.microsecond // 1000:03d}Z-{secrets.token_hex(3)}{SUFFIX}"
 
 
 def is_archive_name(name: str) -> bool:

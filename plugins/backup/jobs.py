@@ -145,8 +145,10 @@ def new_job(app, trigger: str, user_id: int, holder: str) -> int:
 def finish_job(app, job_id: int, status: str, archive: str = "", message: str = "") -> None:
     jobs = jobs_table(app)
     with app.db.session(write=True) as session, session.begin():
-        session.execute(update(jobs).where(jobs.c.id == job_id).values(
-            status=status, archive=archive, message=message[:2000], finished=utcnow()))
+        values = {"status": status, "archive": archive, "message": message[:2000], "finished": utcnow()}
+        if status == "done":
+            values["stage"] = "finished"
+        session.execute(update(jobs).where(jobs.c.id == job_id).values(**values))
 
 
 def run_job(app, job_id: int, holder: str) -> None:

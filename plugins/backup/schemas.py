@@ -33,6 +33,8 @@ class BackupSchema(Schema):
     rows = fields.Integer(dump_only=True, metadata={"description": "Rows in all tables."})
     uploads = fields.Integer(dump_only=True, metadata={"description": "Number of uploaded files."})
     plugins = fields.Dict(dump_only=True, metadata={"description": "Enabled plugins and their versions."})
+    readable = fields.Boolean(dump_only=True, metadata={"description": "False when the manifest cannot be read."})
+    problem = fields.String(dump_only=True, metadata={"description": "Why the archive cannot be read, if so."})
 
 
 class JobSchema(Schema):
@@ -41,7 +43,7 @@ class JobSchema(Schema):
     id = fields.Integer(dump_only=True)
     status = fields.String(dump_only=True, metadata={"description": "running, done, failed or interrupted."})
     trigger = fields.String(dump_only=True, metadata={"description": "rest (asked for) or schedule."})
-    stage = fields.String(dump_only=True, metadata={"description": "tables or uploads while running."})
+    stage = fields.String(dump_only=True, metadata={"description": "tables or uploads while running; finished."})
     done = fields.Integer(dump_only=True, metadata={"description": "Rows or bytes of the stage done."})
     total = fields.Integer(dump_only=True, metadata={"description": "Rows or bytes of the stage in all."})
     percent = fields.Integer(dump_only=True)

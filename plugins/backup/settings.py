@@ -19,8 +19,9 @@ MAX_EVERY_HOURS = 24 * 7
 
 
 class BackupConfigSchema(Schema):
-    directory = fields.String(load_default="backups", validate=validate.Length(min=1, max=1000), metadata={
-        "description": "Folder of backup archives (relative to the working folder); never inside the uploads folder."})
+    directory = fields.String(load_default="", validate=validate.Length(max=1000), metadata={
+        "description": "Folder of backup archives; empty: `backups` beside the uploads folder. Never inside "
+                       "the uploads folder (it is public)."})
     schedule = fields.String(load_default="", validate=validate.Length(max=40), metadata={
         "description": "Automatic backups inside `sitehost serve`: `daily HH:MM` (site time zone), "
                        "`every N hours`, or empty for none."})
@@ -91,8 +92,8 @@ def read_settings(app) -> BackupSettings:
         raise StartupError(f"[plugins.backup] is invalid: {problems}") from None
     except ValueError as error:
         raise StartupError(f"[plugins.backup] is invalid: {error}") from None
-    directory = Path(data["directory"]).expanduser().resolve()
     uploads = Path(app.settings.uploads_dir).expanduser().resolve()
+    directory = Path(data["directory"]).expanduser().resolve() if data["directory"] else uploads.parent / "backups"
     if directory == uploads or uploads in directory.parents:
         raise StartupError(f"[plugins.backup] directory {str(directory)!r} is inside the uploads folder "
                            f"{str(uploads)!r}, which is served to the public: choose a folder outside it")
