@@ -30,13 +30,20 @@ def engine_under_test() -> str:
     return "postgresql" if test_server_url().startswith("postgresql") else "sqlite"
 
 
+def postgres_server() -> str:
+    """The PostgreSQL server of the suite's PostgreSQL run, or SITEHOST_TEST_POSTGRES_URL in the SQLite
+    run (cross-engine tests need both engines); empty when there is none."""
+    server = test_server_url()
+    return server if server.startswith("postgresql") else os.environ.get("SITEHOST_TEST_POSTGRES_URL", "")
+
+
 @contextlib.contextmanager
 def new_database(tmp_path: Path, engine: str):
     """A fresh, empty database of `engine`: an SQLite file, or a schema of its own on the test server."""
     if engine == "sqlite":
         yield f"sqlite:///{tmp_path}/db-{uuid.uuid4().hex[:8]}.db"
         return
-    server = test_server_url()
+    server = postgres_server()
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     name = f"b_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:
