@@ -34,6 +34,7 @@ from .archive import CHUNK, ArchiveError, ArchiveReader, safe_upload_path, verif
 from .catalog import Catalog
 from .codec import RowDecoder
 from .progress import SILENT, Reporter, StageAdapter
+from .tables import LEASE
 
 BATCH = 1000
 
@@ -259,6 +260,10 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                     _set_sequence(connection, table, entry.get("sequence"))
                     result.tables += 1
                     result.rows += entry["rows"]
+                if LEASE in catalog.metadata.tables and LEASE in archived:
+                    # the source's processes held it; on the target nobody does (its jobs then read
+                    # as interrupted, which is what they are there)
+                    connection.execute(catalog.metadata.tables[LEASE].delete())
             if staging is not None:
                 if uploads_dir.exists() and uploads_state == "empty":
                     shutil.rmtree(uploads_dir)  # empty folders only: nothing to keep

@@ -7,6 +7,8 @@ SITEHOST_TEST_POSTGRES_URL names a PostgreSQL server (otherwise this module is s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from host.openapi import path_templates
