@@ -25,8 +25,10 @@ import hashlib
 import io
 import json
 import os
+import queue
 import tarfile
 import tempfile
+import threading
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -44,6 +46,8 @@ PARTIAL = ".partial"
 CHUNK = 1024 * 1024
 GZIP_LEVEL = 1  # JSON lines shrink ~5x even at level 1; higher levels cost far more time than they save
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024
+BATCH_ROWS = 1000
+QUEUED = 8  # batches waiting for the packing thread (bounds memory)
 
 Progress = Callable[[str, int], None]  # (what, amount done since the last call)
 
@@ -126,30 +130,57 @@ class ArchiveWriter:
         return info
 
     def add_table(self, name: str, lines: Iterable[bytes], progress: Progress | None = None) -> TableResult:
-        """Stream a table's JSON lines through gzip into a scratch file, then into the tar."""
+        """Stream a table's JSON lines through gzip into a scratch file, then into the tar.
+
+        Hashing and compressing run in a second thread (zlib and hashlib release the GIL), fed
+        batches of lines through a short queue: encoding the next rows overlaps with compressing
+        the last ones, and at most QUEUED batches are ever in memory.
+        """
         digest = hashlib.sha256()
         rows = size = 0
         with tempfile.TemporaryFile(dir=self.partial.parent) as scratch:
             with gzip.GzipFile(fileobj=scratch, mode="wb", compresslevel=GZIP_LEVEL, mtime=0) as packed:
-                batch: list[bytes] = []
-                for line in lines:
-                    batch.append(line)
-                    if len(batch) == 1000:
-                        rows, size = self._write_batch(packed, digest, batch, rows, size, progress)
-                        batch = []
-                rows, size = self._write_batch(packed, digest, batch, rows, size, progress)
+                pending: queue.Queue = queue.Queue(maxsize=QUEUED)
+                failure: list[BaseException] = []
+
+                def pack():
+                    while (data := pending.get()) is not None:
+                        if failure:
+                            continue
+                        try:
+                            digest.update(data)
+                            packed.write(data)
+                        except BaseException as error:  # reported by the feeding thread
+                            failure.append(error)
+
+                packer = threading.Thread(target=pack, name="sitehost-backup-pack", daemon=True)
+                packer.start()
+                try:
+                    batch: list[bytes] = []
+                    for line in lines:
+                        batch.append(line)
+                        if len(batch) == BATCH_ROWS:
+                            rows, size = self._queue_batch(pending, batch, rows, size, progress)
+                            batch = []
+                            if failure:
+                                break
+                    rows, size = self._queue_batch(pending, batch, rows, size, progress)
+                finally:
+                    pending.put(None)
+                    packer.join()
+                if failure:
+                    raise failure[0]
             compressed = scratch.tell()
             scratch.seek(0)
             self._tar.addfile(self._info(table_member(name), compressed), scratch)
         return TableResult(rows=rows, sha256=digest.hexdigest(), size=size)
 
     @staticmethod
-    def _write_batch(packed, digest, batch, rows, size, progress):
+    def _queue_batch(pending, batch, rows, size, progress):
         if not batch:
             return rows, size
         data = b"".join(batch)
-        digest.update(data)
-        packed.write(data)
+        pending.put(data)
         if progress is not None:
             progress("rows", len(batch))
         return rows + len(batch), size + len(data)

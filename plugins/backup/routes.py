@@ -25,7 +25,7 @@ from .tables import jobs_table
 
 NAMESPACE = "backup/v1"
 BASIC_CAPABILITY = "backup_basic"
-NAME_GROUP = r"(?P<name>sitehost-backup-[A-Za-z0-9-]+\.tar)"
+NAME_GROUP = r"(?P<name>[A-Za-z0-9._-]+)"  # checked by the args (a backup name only)
 
 
 # --- permissions -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
+from plugins.backup.settings import BackupConfigSchema
 from plugins.cache.settings import CacheConfigSchema
 from plugins.oembed.settings import OembedConfigSchema
 
@@ -30,6 +31,7 @@ def expected_block() -> str:
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
+    rows += settings_reference(BackupConfigSchema(), None, "plugins.backup")
     return "\n".join(rows)
 
 
