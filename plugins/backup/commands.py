@@ -96,7 +96,7 @@ def register(cli: click.Group) -> None:
         \b
         Examples:
           sitehost backup create
-          sitehost backup verify backups/sitehost-backup-20260101T020000Z-1a2b3c.tar
+          sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
           sitehost backup restore FILE --into postgresql+psycopg://sitehost@db/school
         """
 
@@ -105,7 +105,13 @@ def register(cli: click.Group) -> None:
                   help="Archive file (or folder) to write; default: [plugins.backup] directory, with retention.")
     @click.pass_context
     def create_command(ctx, to):
-        """Back up every table of every plugin and the uploads into one archive, while the site serves."""
+        """Back up every table of every plugin and the uploads into one archive, while the site serves.
+
+        \b
+        Examples:
+          sitehost backup create
+          sitehost backup create --to /mnt/usb/before-upgrade.tar
+        """
         from .archive import ArchiveError
         from .service import backup_site
 
@@ -132,7 +138,12 @@ def register(cli: click.Group) -> None:
     @backup.command("list")
     @click.pass_context
     def list_command(ctx):
-        """The archives in the backups folder, newest first, with what each holds."""
+        """The archives in the backups folder, newest first, with what each holds.
+
+        \b
+        Example:
+          sitehost backup list
+        """
         from .archive import ArchiveError, PARTIAL, read_manifest
         from .create import list_archives
         from .settings import read_settings
@@ -162,7 +173,12 @@ def register(cli: click.Group) -> None:
     @backup.command("verify")
     @click.argument("archive", type=click.Path(path_type=Path))
     def verify_command(archive):
-        """Check every table and file of ARCHIVE against its manifest's SHA-256 checksums."""
+        """Check every table and file of ARCHIVE against its manifest's SHA-256 checksums.
+
+        \b
+        Example:
+          sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
+        """
         from .archive import ArchiveError, verify_archive
         from .progress import StageAdapter
 
@@ -194,6 +210,11 @@ def register(cli: click.Group) -> None:
 
         The load is one transaction: interrupted, the target keeps what it had. Stop the
         servers of the target site first.
+
+        \b
+        Examples:
+          sitehost backup restore backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
+          sitehost backup restore move.tar --into postgresql+psycopg://sitehost@db/school
         """
         from .archive import ArchiveError
         from .restore import RestoreRefused

@@ -172,8 +172,9 @@ def run_job(app, job_id: int, holder: str) -> None:
         release_lease(app, holder)
 
 
-def start_job(app, trigger: str, user_id: int) -> int | None:
-    """Take the lease and run a backup in a background thread; None when one is already running."""
+def start_job(app, trigger: str, user_id: int) -> tuple[int, threading.Thread] | None:
+    """Take the lease and run a backup in a background thread: (job id, thread), or None when one
+    is already running."""
     runtime = runtime_of(app)
     holder = f"{runtime.holder}:{uuid.uuid4().hex[:6]}"
     if not take_lease(app, holder):
@@ -187,7 +188,7 @@ def start_job(app, trigger: str, user_id: int) -> int | None:
                               daemon=True)
     runtime.threads = [alive for alive in runtime.threads if alive.is_alive()] + [thread]
     thread.start()
-    return job_id
+    return job_id, thread
 
 
 def job_state(row, holder_alive: bool) -> str:

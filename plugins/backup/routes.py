@@ -25,6 +25,7 @@ from .tables import jobs_table
 
 NAMESPACE = "backup/v1"
 BASIC_CAPABILITY = "backup_basic"
+WAIT_SECONDS = 10  # how long POST backups waits for the backup before answering 202
 NAME_GROUP = r"(?P<name>[A-Za-z0-9._-]+)"  # checked by the args (a backup name only)
 
 
@@ -138,11 +139,19 @@ def _live_holder(request) -> str | None:
 
 
 def create_backup_job(request):
-    """Start a backup in the background: 202 with the job to follow, 409 while another runs."""
-    job_id = start_job(request.app, "rest", request.user.id)
-    if job_id is None:
+    """Start a backup in the background and wait for it a little.
+
+    201 with the finished job when it is done within WAIT_SECONDS (a small site), else 202 with
+    the running job, whose progress GET jobs/<id> shows; 409 while another backup runs. The
+    backup goes on in its thread either way.
+    """
+    started = start_job(request.app, "rest", request.user.id)
+    if started is None:
         raise RestError("backup_in_progress", "A backup is already running; wait for it to finish.", 409)
-    return RestResponse(_read_job(request, job_id), 202,
+    job_id, thread = started
+    thread.join(WAIT_SECONDS)
+    job = _read_job(request, job_id)
+    return RestResponse(job, 202 if job["status"] == "running" else 201,
                         {"Location": f"{request.base_url}/{NAMESPACE}/jobs/{job_id}"})
 
 
