@@ -63,10 +63,13 @@ def test_unknown_archives_and_jobs_are_404_and_bad_names_400(probe_site):
     assert_rest_error(missing, "backup_not_found", 404)
     assert_rest_error(probe_site.client.get(f"{REST}/jobs/999", headers=admin, expect_errors=True),
                       "backup_job_not_found", 404)
-    for name in ("..%2F..%2Fsitehost.db", "sitehost.db", "sitehost-backup-..tar"):
+    for name in ("..%2F..%2Fsitehost.db", "sitehost.db", "sitehost-backup-..tar", ".."):
         response = probe_site.client.get(f"{REST}/backups/{name}", headers=admin, expect_errors=True)
         assert response.status_int in (400, 404), name
         assert response.json["code"] in ("rest_no_route", "rest_invalid_param")
+        # checked after the permission: an outsider learns nothing about names
+        refused = probe_site.client.delete(f"{REST}/backups/{name}", expect_errors=True)
+        assert refused.status_int in (401, 404), name
     listing = probe_site.client.get(f"{REST}/backups?per_page=1000", headers=admin, expect_errors=True)
     assert_rest_error(listing, "rest_invalid_param", 400)
 
