@@ -79,18 +79,30 @@ def main(argv=None) -> int:
     parser.add_argument("--uploads-mb", type=int, default=100)
     parser.add_argument("--postgres", default=os.environ.get("SITEHOST_TEST_DATABASE_URL", ""))
     parser.add_argument("--keep", action="store_true", help="Keep the working folder.")
+    parser.add_argument("--reuse", type=Path, default=None,
+                        help="A folder kept by --keep: measure again without seeding (same posts and uploads).")
     options = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="sitehost-backup-bench-"))
+    work = options.reuse or Path(tempfile.mkdtemp(prefix="sitehost-backup-bench-"))
     database, uploads = work / "site.db", work / "uploads"
     config = work / "sitehost.toml"
-    config.write_text(f'database_url = "sqlite:///{database}"\nuploads_dir = "{uploads}"\n\n'
-                      f'[plugins.backup]\ndirectory = "{work / "backups"}"\n')
-    print(f"seeding {options.posts:,} posts and {options.uploads_mb} MB of uploads in {work} ...", flush=True)
-    seeded = seed(config, database, options.posts)
-    files = make_uploads(uploads, options.uploads_mb)
-    database_mb = sum(Path(str(database) + suffix).stat().st_size for suffix in ("", "-wal")
-                      if Path(str(database) + suffix).exists()) / 1e6
-    print(f"seeded in {seeded.seconds:.1f} s: database {database_mb:.0f} MB, {files} upload files", flush=True)
+    if options.reuse is None:
+        config.write_text(f'database_url = "sqlite:///{database}"\nuploads_dir = "{uploads}"\n\n'
+                          f'[plugins.backup]\ndirectory = "{work / "backups"}"\n')
+        print(f"seeding {options.posts:,} posts and {options.uploads_mb} MB of uploads in {work} ...", flush=True)
+        seeded = seed(config, database, options.posts)
+        files = make_uploads(uploads, options.uploads_mb)
+        print(f"seeded in {seeded.seconds:.1f} s, {files} upload files", flush=True)
+    else:
+        options.keep = True
+        for leftover in ("copy.db", "uploads.tar", "bench.tar", "restored.db", "restored.db-wal", "restored.db-shm"):
+            (work / leftover).unlink(missing_ok=True)
+        import shutil
+
+        for folder in ("restored-uploads", "pg-uploads"):
+            shutil.rmtree(work / folder, ignore_errors=True)
+    database_mb = database.stat().st_size / 1e6
+    print(f"database {database_mb:.0f} MB, uploads {sum(f.stat().st_size for f in uploads.rglob('*') if f.is_file()) / 1e6:.0f} MB",
+          flush=True)
     env = {key: value for key, value in os.environ.items() if not key.startswith("SITEHOST_")}
     cli = [sys.executable, "-m", "host.cli", "--config", str(config), "backup"]
     rows = []
