@@ -79,6 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--uploads-mb", type=int, default=100)
     parser.add_argument("--postgres", default=os.environ.get("SITEHOST_TEST_DATABASE_URL", ""))
     parser.add_argument("--keep", action="store_true", help="Keep the working folder.")
+    parser.add_argument("--skip-restore", action="store_true", help="Measure backup and verify only.")
     parser.add_argument("--reuse", type=Path, default=None,
                         help="A folder kept by --keep: measure again without seeding (same posts and uploads).")
     options = parser.parse_args(argv)
@@ -118,10 +119,11 @@ def main(argv=None) -> int:
     rows.append(("sitehost backup create", backup_seconds, backup_rss, backup_cpu))
     seconds, rss, _, cpu = run(cli + ["verify", str(archive)], work, env)
     rows.append(("sitehost backup verify", seconds, rss, cpu))
-    seconds, rss, _, cpu = run(cli + ["restore", str(archive), "--into", f"sqlite:///{work / 'restored.db'}",
-                                      "--uploads", str(work / "restored-uploads")], work, env)
-    rows.append(("sitehost backup restore -> SQLite", seconds, rss, cpu))
-    if options.postgres.startswith("postgresql"):
+    if not options.skip_restore:
+        seconds, rss, _, cpu = run(cli + ["restore", str(archive), "--into", f"sqlite:///{work / 'restored.db'}",
+                                          "--uploads", str(work / "restored-uploads")], work, env)
+        rows.append(("sitehost backup restore -> SQLite", seconds, rss, cpu))
+    if options.postgres.startswith("postgresql") and not options.skip_restore:
         from sqlalchemy import create_engine, text
         from sqlalchemy.engine import make_url
 
@@ -153,7 +155,9 @@ def main(argv=None) -> int:
           f"{'met' if time_ok else 'NOT MET'}")
     cpu_ratio = backup_cpu / max(base_db_cpu + base_tar_cpu, 0.001)
     print(f"(CPU time, less sensitive to a busy machine: backup {backup_cpu:.1f} s = {cpu_ratio:.2f} x baseline)")
-    print(f"restore peak RSS {max(rss for label, _s, rss, _c in rows if 'restore' in label):.0f} MB")
+    restores = [rss for label, _s, rss, _c in rows if "restore" in label]
+    if restores:
+        print(f"restore peak RSS {max(restores):.0f} MB")
     if not options.keep:
         import shutil
 
