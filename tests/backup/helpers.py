@@ -11,7 +11,7 @@ import tarfile
 import uuid
 from pathlib import Path
 
-from sqlalchemy import (JSON, Boolean, Column, Date, DateTime, Float, ForeignKey, Integer, LargeBinary, MetaData,
+from sqlalchemy import (JSON, Boolean, Column, Date, DateTime, Float, ForeignKey, Integer, LargeBinary,
                         Numeric, String, Table, Text, Time, create_engine, insert, null, text)
 from sqlalchemy.engine import make_url
 

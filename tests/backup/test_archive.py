@@ -11,7 +11,6 @@ import hashlib
 import json
 import shutil
 import tarfile
-from pathlib import Path
 
 import pytest
 
