@@ -12,12 +12,12 @@ from .content import ContentDeleted, ContentSaved
 from .hookspecs import hookimpl
 from .registry import (Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
-from .rest.response import RawBody, RestError, RestResponse, forbidden
+from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .rest.server import encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
     "Ability", "AbilityCategory", "HealthResult", "HealthTest",
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
+    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl",
 ]

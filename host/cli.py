@@ -164,11 +164,16 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
 
         return AccessLog(site, access_log_format, lambda environ: client_address(site, environ))
 
+    def serving(site):
+        """`serve_started` for the app of this process, then the app as waitress sees it."""
+        site.hook.serve_started(app=site)
+        return served(site)
+
     if workers == 1:
-        serve_single(served(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
+        serve_single(serving(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    sys.exit(serve_workers(lambda: served(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
+    sys.exit(serve_workers(lambda: serving(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
                            limits=limits, reservation=sock))
 
 

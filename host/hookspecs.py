@@ -229,6 +229,19 @@ def startup(app: App) -> None:
 
 
 @hookspec
+def serve_started(app: App) -> None:
+    """The app is about to serve requests in this process, under `sitehost serve`.
+
+    When: once per serving process, after `startup`, just before the server accepts
+    connections: in the single process, or in each worker after it was forked. Apps built
+    by tests, by other commands or by internal tools never get it, so this is where a plugin
+    starts background work that belongs to a running site only (a schedule, a poller).
+    Arguments: `app`.
+    Returns: nothing. Stop what you started in `shutdown`.
+    """
+
+
+@hookspec
 def shutdown(app: App) -> None:
     """Release what the plugin holds (connections, threads) when the app closes.
 

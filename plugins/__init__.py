@@ -7,4 +7,5 @@ BUILTIN: dict[str, str] = {
     "site_health": "plugins.site_health",
     "block_editor": "plugins.block_editor",
     "abilities": "plugins.abilities",
+    "backup": "plugins.backup",
 }

@@ -56,6 +56,37 @@ class RawBody:
         self.content_type = content_type
 
 
+class FileBody(RawBody):
+    """A file sent as it is, streamed in chunks rather than read into memory (downloads).
+
+    `handle` is an open binary file positioned at its start; the server sends `size` bytes
+    from it and closes it. Like RawBody, `_fields`, `_embed` and `_envelope` leave it alone;
+    inside a batch or an embed it reads as empty text (never declare such routes batchable).
+    """
+
+    __slots__ = ("handle", "size")
+
+    CHUNK = 256 * 1024
+
+    def __init__(self, handle, size: int, content_type: str = "application/octet-stream"):
+        super().__init__(b"", content_type)
+        self.handle = handle
+        self.size = int(size)
+
+    def chunks(self):
+        """The file's bytes, chunk by chunk; the file is closed when done or abandoned."""
+        try:
+            remaining = self.size
+            while remaining > 0:
+                data = self.handle.read(min(self.CHUNK, remaining))
+                if not data:
+                    break
+                remaining -= len(data)
+                yield data
+        finally:
+            self.handle.close()
+
+
 class RestResponse:
     """A handler's answer when plain data is not enough: a status, headers, or no body."""
 

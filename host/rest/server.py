@@ -22,7 +22,7 @@ from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
 from .request import GLOBAL_PARAMS, RestRequest, parse_query
-from .response import RawBody, RestError, RestResponse, forbidden
+from .response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
 
@@ -133,9 +133,15 @@ class RestServer:
                 headers["Link"] = self.discovery_link(environ)
             except Exception:  # the site URL itself could not be worked out: answer without it
                 log.exception("no discovery link for the failed REST answer")
+        header_list = [(name, str(value)) for name, value in headers.items()]
+        if isinstance(body, FileBody):  # a download: streamed, never held in memory
+            header_list.append(("Content-Length", str(body.size)))
+            if environ.get("REQUEST_METHOD") == "HEAD":
+                body.handle.close()
+                return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [b""]
+            return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, body.chunks()
         if environ.get("REQUEST_METHOD") == "HEAD":
             body = b""
-        header_list = [(name, str(value)) for name, value in headers.items()]
         header_list.append(("Content-Length", str(len(body))))
         return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [body]
 
@@ -591,6 +597,8 @@ class RestServer:
             response_headers["Link"] = discovery
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
+        if isinstance(outcome.data, FileBody):
+            return outcome.status, response_headers, outcome.data
         return outcome.status, response_headers, outcome.data.body
 
 

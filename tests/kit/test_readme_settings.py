@@ -12,6 +12,7 @@ from pathlib import Path
 
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
+from plugins.backup.settings import BackupConfigSchema
 from plugins.cache.settings import CacheConfigSchema
 from plugins.core.settings import CoreSettingsSchema
 from plugins.oembed.settings import OembedConfigSchema
@@ -32,6 +33,7 @@ def expected_block() -> str:
     rows += settings_reference(CoreSettingsSchema(), None, "plugins.core")
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
+    rows += settings_reference(BackupConfigSchema(), None, "plugins.backup")
     return "\n".join(rows)
 
 

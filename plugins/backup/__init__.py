@@ -1,0 +1,58 @@
+"""backup/v1: whole-site backups (every plugin's tables and the uploads, in one verifiable archive),
+restores into SQLite or PostgreSQL, a schedule with retention, and the version probe.
+
+Hook implementations only; the parts live beside this file: catalog.py (every table, disabled
+plugins' too), snapshot.py (a consistent read), codec.py (engine-independent JSON lines),
+archive.py (the archive and its verification), create.py, restore.py, jobs.py (background
+backups, the lease, the schedule), routes.py, commands.py (the CLI), settings.py, tables.py.
+"""
+
+from __future__ import annotations
+
+from host import Namespace, PluginInfo, hookimpl
+
+from . import jobs, routes, settings, tables
+
+PLUGIN = PluginInfo(name="backup", version="1.0.0", description="Backups, restores and moves between databases")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
+
+
+@hookimpl
+def register_capabilities():
+    return {routes.BASIC_CAPABILITY: ["administrator"]}
+
+
+@hookimpl
+def register_routes():
+    return routes.routes()
+
+
+@hookimpl
+def register_commands(cli):
+    from .commands import register
+
+    register(cli)
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+
+
+@hookimpl
+def serve_started(app):
+    jobs.start_scheduler(app)
+
+
+@hookimpl
+def shutdown(app):
+    jobs.stop(app)

@@ -1,0 +1,242 @@
+"""`sitehost backup create|list|verify|restore`, with progress bars (rich) and a summary."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from .progress import Reporter
+
+
+class ConsoleReporter(Reporter):
+    """A rich progress bar per stage on a terminal; one plain line per stage and note otherwise."""
+
+    def __init__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self.console = Console(stderr=True)
+        self.live = self.console.is_terminal
+        self.progress = Progress(TextColumn("[bold]{task.description:<8}"), BarColumn(), TextColumn("{task.fields[amount]}"),
+                                 TimeElapsedColumn(), TimeRemainingColumn(), console=self.console,
+                                 disable=not self.live)
+        self.task = None
+        self.unit = "rows"
+        self.done = 0
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._close_task()
+        return self.progress.__exit__(*exc)
+
+    def _amount(self) -> str:
+        if self.unit == "bytes":
+            return f"{self.done / 1e6:,.1f} MB"
+        return f"{self.done:,} {self.unit}"
+
+    def _close_task(self):
+        if self.task is not None:
+            self.progress.update(self.task, completed=self.progress.tasks[self.task].total or self.done)
+
+    def stage(self, name: str, total: int, unit: str = "rows") -> None:
+        self._close_task()
+        self.unit, self.done = unit, 0
+        if self.live:
+            self.task = self.progress.add_task(name, total=total or None, amount="")
+        else:
+            click.echo(f"{name}: {total:,} {unit}" if unit else f"{name}")
+
+    def advance(self, amount: int) -> None:
+        self.done += amount
+        if self.task is not None:
+            self.progress.update(self.task, advance=amount, amount=self._amount())
+
+    def note(self, text: str) -> None:
+        if self.live:
+            self.progress.console.print(f"  {text}")
+        else:
+            click.echo(f"  {text}")
+
+
+def _settings(ctx):
+    from host.config import ConfigError, load_settings
+
+    root = ctx.find_root()
+    try:
+        return load_settings((root.obj or {}).get("config"))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+
+
+def _site_app(ctx):
+    from host.app import create_app
+    from host.db import missing_site
+
+    settings = _settings(ctx)
+    reason = missing_site(settings.resolved_database_url())
+    if reason:
+        raise click.ClickException(reason)
+    return create_app(settings)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
+
+
+def register(cli: click.Group) -> None:
+    @cli.group()
+    def backup():
+        """Back the site up, check backups, and restore them (also into another database).
+
+        \b
+        Examples:
+          sitehost backup create
+          sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
+          sitehost backup restore FILE --into postgresql+psycopg://sitehost@db/school
+        """
+
+    @backup.command("create")
+    @click.option("--to", "to", type=click.Path(path_type=Path), default=None,
+                  help="Archive file (or folder) to write; default: [plugins.backup] directory, with retention.")
+    @click.pass_context
+    def create_command(ctx, to):
+        """Back up every table of every plugin and the uploads into one archive, while the site serves.
+
+        \b
+        Examples:
+          sitehost backup create
+          sitehost backup create --to /mnt/usb/before-upgrade.tar
+        """
+        from .archive import ArchiveError
+        from .service import backup_site
+
+        app = _site_app(ctx)
+        started = time.monotonic()
+        try:
+            with ConsoleReporter() as reporter:
+                result, removed = backup_site(app, to, reporter)
+        except (FileExistsError, ArchiveError, OSError) as error:
+            raise click.ClickException(str(error)) from error
+        finally:
+            app.close()
+        manifest = result.manifest
+        rows = sum(table["rows"] for table in manifest["tables"])
+        click.echo(f"backup written: {result.path}")
+        click.echo(f"  {len(manifest['tables'])} tables, {rows:,} rows; {manifest['uploads']['count']} uploads "
+                   f"({_megabytes(manifest['uploads']['bytes'])}); archive {_megabytes(result.path.stat().st_size)}; "
+                   f"{time.monotonic() - started:.1f} s; snapshot: {manifest['snapshot']['method']}")
+        for warning in manifest["warnings"]:
+            click.echo(f"  warning: {warning}")
+        for path in removed:
+            click.echo(f"  removed old backup {path.name} ([plugins.backup] keep)")
+
+    @backup.command("list")
+    @click.pass_context
+    def list_command(ctx):
+        """The archives in the backups folder, newest first, with what each holds.
+
+        \b
+        Example:
+          sitehost backup list
+        """
+        from .archive import ArchiveError, PARTIAL, read_manifest
+        from .create import list_archives
+        from .settings import read_settings
+
+        app = _site_app(ctx)
+        try:
+            directory = read_settings(app).directory
+        finally:
+            app.close()
+        archives = list(reversed(list_archives(directory)))
+        if not archives:
+            click.echo(f"no backups in {directory}")
+        for path in archives:
+            try:
+                manifest = read_manifest(path)
+            except ArchiveError as error:
+                click.echo(f"{path.name}  {_megabytes(path.stat().st_size)}  UNREADABLE: {error}")
+                continue
+            rows = sum(table["rows"] for table in manifest["tables"])
+            click.echo(f"{path.name}  {manifest['created']}  {_megabytes(path.stat().st_size)}  "
+                       f"{manifest['snapshot']['engine']}  {len(manifest['tables'])} tables, {rows:,} rows, "
+                       f"{manifest['uploads']['count']} uploads")
+        if directory.is_dir():
+            for path in sorted(directory.glob("*" + PARTIAL)):
+                click.echo(f"{path.name}  incomplete (a backup in progress, or one that was interrupted)")
+
+    @backup.command("verify")
+    @click.argument("archive", type=click.Path(path_type=Path))
+    def verify_command(archive):
+        """Check every table and file of ARCHIVE against its manifest's SHA-256 checksums.
+
+        \b
+        Example:
+          sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
+        """
+        from .archive import ArchiveError, verify_archive
+        from .progress import StageAdapter
+
+        started = time.monotonic()
+        try:
+            with ConsoleReporter() as reporter:
+                reporter.stage("verify", archive.stat().st_size if archive.is_file() else 0, "bytes")
+                verified = verify_archive(archive, StageAdapter(reporter))
+        except ArchiveError as error:
+            raise click.ClickException(f"{archive} is damaged: {error}") from error
+        manifest = verified.manifest
+        rows = sum(table["rows"] for table in manifest["tables"])
+        click.echo(f"{archive}: OK, {verified.checked_tables} tables ({rows:,} rows) and {verified.checked_files} "
+                   f"uploads match their checksums ({time.monotonic() - started:.1f} s)")
+        click.echo(f"  site {manifest['site'].get('name', '')!r}, sitehost {manifest['sitehost_version']}, "
+                   f"made {manifest['created']} from {manifest['snapshot']['engine']}, "
+                   f"schema {manifest['schema_version']}")
+
+    @backup.command("restore")
+    @click.argument("archive", type=click.Path(path_type=Path))
+    @click.option("--into", "into", default=None, metavar="DATABASE_URL",
+                  help="Database to restore into (default: the site's own); how a site moves to PostgreSQL.")
+    @click.option("--uploads", "uploads", type=click.Path(path_type=Path), default=None,
+                  help="Uploads folder to restore into (default: the configured one).")
+    @click.option("--force", is_flag=True, help="Replace a target that is not empty (its uploads are kept aside).")
+    @click.pass_context
+    def restore_command(ctx, archive, into, uploads, force):
+        """Restore ARCHIVE after verifying it; the target must be empty unless --force.
+
+        The load is one transaction: interrupted, the target keeps what it had. Stop the
+        servers of the target site first.
+
+        \b
+        Examples:
+          sitehost backup restore backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
+          sitehost backup restore move.tar --into postgresql+psycopg://sitehost@db/school
+        """
+        from .archive import ArchiveError
+        from .restore import RestoreRefused
+        from .service import restore_site
+
+        settings = _settings(ctx)
+        started = time.monotonic()
+        try:
+            with ConsoleReporter() as reporter:
+                result = restore_site(settings, archive, into, uploads, force, reporter)
+        except ArchiveError as error:
+            raise click.ClickException(f"{archive} is damaged, nothing was restored: {error}") from error
+        except RestoreRefused as error:
+            raise click.ClickException(f"nothing was restored: {error}") from error
+        except FileNotFoundError as error:
+            raise click.ClickException(str(error)) from error
+        from sqlalchemy.engine import make_url
+
+        shown = make_url(into or settings.resolved_database_url()).render_as_string(hide_password=True)
+        click.echo(f"restored {archive.name} into {shown}: {result.tables} tables, {result.rows:,} rows, "
+                   f"{result.files} uploads ({time.monotonic() - started:.1f} s)")
+        if result.moved_aside is not None:
+            click.echo(f"  the uploads folder that was there is kept as {result.moved_aside}")
+        click.echo(f"  made {result.manifest['created']} from {result.manifest['snapshot']['engine']}; "
+                   f"sequences set, full-text indexes rebuilt")

@@ -1,0 +1,109 @@
+"""`[plugins.backup]` in sitehost.toml: where archives go, the schedule and how many are kept.
+
+Checked once at startup into a frozen object (app.stash). The backups folder may not be the
+uploads folder nor lie inside it: everything under uploads is served to the public.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+MAX_EVERY_HOURS = 24 * 7
+
+
+class BackupConfigSchema(Schema):
+    directory = fields.String(load_default="", validate=validate.Length(max=1000), metadata={
+        "description": "Folder of backup archives; empty: `backups` beside the uploads folder. Never inside "
+                       "the uploads folder (it is public)."})
+    schedule = fields.String(load_default="", validate=validate.Length(max=40), metadata={
+        "description": "Automatic backups inside `sitehost serve`: `daily HH:MM` (site time zone), "
+                       "`every N hours`, or empty for none."})
+    keep = fields.Integer(load_default=7, validate=validate.Range(min=0, max=10000), metadata={
+        "description": "Archives kept in the folder; older ones are removed after each backup (0: keep all)."})
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """`daily` at a local time, or `every` N hours; `describe()` says it back to the operator."""
+
+    kind: str  # "daily" | "every"
+    at: datetime.time | None = None
+    hours: int = 0
+
+    def describe(self) -> str:
+        return f"daily at {self.at:%H:%M}" if self.kind == "daily" else f"every {self.hours} hours"
+
+    def next_run(self, last: datetime.datetime | None, now: datetime.datetime,
+                 zone: datetime.tzinfo) -> datetime.datetime:
+        """When the next scheduled backup is due (aware UTC), given the last scheduled one."""
+        if self.kind == "every":
+            if last is None:
+                return now
+            return last + datetime.timedelta(hours=self.hours)
+        local_now = now.astimezone(zone)
+        today = datetime.datetime.combine(local_now.date(), self.at, tzinfo=zone)
+        due = today if local_now >= today else today - datetime.timedelta(days=1)
+        if last is not None and last >= due.astimezone(datetime.timezone.utc):
+            due = due + datetime.timedelta(days=1)
+        return due.astimezone(datetime.timezone.utc)
+
+
+def parse_schedule(text: str) -> Schedule | None:
+    """`daily 02:30`, `every 6 hours` (or `every 1 hour`), or empty; ValueError names the problem."""
+    words = text.strip().lower().split()
+    if not words:
+        return None
+    if words[0] == "daily" and len(words) == 2:
+        hour, _, minute = words[1].partition(":")
+        if hour.isdigit() and minute.isdigit() and len(minute) == 2 and int(hour) < 24 and int(minute) < 60:
+            return Schedule("daily", at=datetime.time(int(hour), int(minute)))
+    if words[0] == "every" and len(words) == 3 and words[1].isdigit() and words[2] in ("hour", "hours"):
+        hours = int(words[1])
+        if 1 <= hours <= MAX_EVERY_HOURS:
+            return Schedule("every", hours=hours)
+    raise ValueError(f"schedule {text!r} is not `daily HH:MM` or `every N hours` (N from 1 to {MAX_EVERY_HOURS})")
+
+
+@dataclass(frozen=True)
+class BackupSettings:
+    directory: Path
+    schedule: Schedule | None
+    keep: int
+
+
+SETTINGS = StashKey[BackupSettings]("backup.settings")
+
+
+def read_settings(app) -> BackupSettings:
+    """The validated settings; StartupError names what is wrong."""
+    try:
+        data = BackupConfigSchema().load(dict(app.plugin_config("backup")))
+        schedule = parse_schedule(data["schedule"])
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.backup] is invalid: {problems}") from None
+    except ValueError as error:
+        raise StartupError(f"[plugins.backup] is invalid: {error}") from None
+    uploads = Path(app.settings.uploads_dir).expanduser().resolve()
+    directory = Path(data["directory"]).expanduser().resolve() if data["directory"] else uploads.parent / "backups"
+    if directory == uploads or uploads in directory.parents:
+        raise StartupError(f"[plugins.backup] directory {str(directory)!r} is inside the uploads folder "
+                           f"{str(uploads)!r}, which is served to the public: choose a folder outside it")
+    return BackupSettings(directory=directory, schedule=schedule, keep=data["keep"])
+
+
+def load(app) -> BackupSettings:
+    app.stash[SETTINGS] = read_settings(app)
+    return app.stash[SETTINGS]
+
+
+def settings_of(app) -> BackupSettings:
+    return app.stash[SETTINGS]

@@ -1,0 +1,47 @@
+"""The backup plugin's tables: backup jobs (progress readable by any worker) and the lease.
+
+Both live in the site's database so that every server process sees them: a job started by
+one worker is followed through another, and the lease makes one process, and only one, run
+a backup at a time (scheduled or asked for).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, Text
+
+JOBS = "backup_jobs"
+LEASE = "backup_lease"
+
+
+def define_tables(metadata: MetaData) -> None:
+    Table(
+        JOBS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("trigger", String(20), nullable=False),  # rest | schedule
+        Column("status", String(20), nullable=False),  # running | done | failed
+        Column("stage", String(20), nullable=False, default=""),  # tables | uploads
+        Column("done", Integer, nullable=False, default=0),
+        Column("total", Integer, nullable=False, default=0),
+        Column("archive", String(200), nullable=False, default=""),
+        Column("message", Text, nullable=False, default=""),
+        Column("user_id", Integer, nullable=False, default=0),
+        Column("holder", String(100), nullable=False, default=""),
+        Column("created", DateTime, nullable=False),  # naive UTC, as every date here
+        Column("finished", DateTime, nullable=True),
+        Index("ix_backup_jobs_trigger_id", "trigger", "id"),
+        sqlite_autoincrement=True,
+    )
+    Table(
+        LEASE, metadata,
+        Column("name", String(40), primary_key=True),
+        Column("holder", String(100), nullable=False),
+        Column("expires", DateTime, nullable=False),
+    )
+
+
+def jobs_table(app) -> Table:
+    return app.db.metadata.tables[JOBS]
+
+
+def lease_table(app) -> Table:
+    return app.db.metadata.tables[LEASE]
