@@ -10,8 +10,10 @@ from __future__ import annotations
 from sqlalchemy import insert, select
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
+from host.comments import COMMENT_SERVICE
 from host.content import CONTENT_SERVICE
 
+from .comment_store import CoreCommentService
 from .content import CoreContentService
 from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
@@ -101,6 +103,7 @@ def startup(app):
     """Indexes added since the database was created, the content version and the full-text index with
     their triggers, and the default category (id 1) every site has."""
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
+    app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)
     install_content_version(app)
     install_search_index(app)
