@@ -224,3 +224,37 @@ def test_comment_writes_fire_content_events(make_app):
     app.client.delete(f"{COMMENTS}/{comment['id']}?force=true", headers=editor)
     assert seen == [("saved", "comment", "hold", ""), ("saved", "comment", "spam", "hold"),
                     ("deleted", "comment", "spam", True)]
+
+
+def test_comment_writes_invalidate_the_cached_post_lists(make_app):
+    """With the cache plugin: every comment write (create, approve, spam, trash, delete) empties the cached
+    lists, so a cached post list is rebuilt and a cached comment list shows the change at once."""
+    from host.testing import role_users
+
+    app = make_app(plugins=["core", "cache"], site={"comment_flood": 0},
+                   config={"cache": {"paths": ["/core/v2/posts", "/core/v2/comments"]}})
+    people = role_users(app)
+    editor = people["editor"].headers
+    post = app.client.post_json(f"{API}/posts", {"title": "Fair", "status": "publish"}, headers=editor).json
+    posts_url, comments_url = f"{API}/posts", f"{COMMENTS}?post={post['id']}"
+
+    def cached(url):
+        app.client.get(url)
+        hit = app.client.get(url)
+        assert hit.headers["X-Cache"] == "hit"
+        return hit
+
+    def after_write(check):
+        assert app.client.get(posts_url).headers["X-Cache"] == "miss"
+        assert [item["id"] for item in app.client.get(comments_url).json] == check
+
+    cached(posts_url), cached(comments_url)
+    comment = _visitor(app, post, "What a lovely fair!").json
+    after_write([])  # held
+    for status, visible in (("approved", [comment["id"]]), ("spam", []), ("approved", [comment["id"]])):
+        cached(posts_url), cached(comments_url)
+        app.client.put_json(f"{COMMENTS}/{comment['id']}", {"status": status}, headers=editor)
+        after_write(visible)
+    cached(posts_url), cached(comments_url)
+    app.client.delete(f"{COMMENTS}/{comment['id']}", headers=editor)
+    after_write([])
