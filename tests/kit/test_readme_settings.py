@@ -14,6 +14,7 @@ from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
 from plugins.cache.settings import CacheConfigSchema
 from plugins.oembed.settings import OembedConfigSchema
+from plugins.spam.settings import SpamConfigSchema
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 START, END = "<!-- settings-reference:start -->", "<!-- settings-reference:end -->"
@@ -30,6 +31,7 @@ def expected_block() -> str:
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
+    rows += settings_reference(SpamConfigSchema(), None, "plugins.spam")
     return "\n".join(rows)
 
 
@@ -42,7 +44,7 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema()):
+    for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema(), SpamConfigSchema()):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
 
