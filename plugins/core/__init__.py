@@ -124,6 +124,8 @@ def html_view(app, request):
 
 @hookimpl
 def demo_content(app, session):
+    from .comment_store import write_demo_comments
     from .demo import write_demo_content
 
     write_demo_content(app, session)
+    write_demo_comments(app, session)

@@ -7,6 +7,7 @@ Python (`can_read_comment`, for one comment); tests/core/test_comments_read.py h
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from typing import Any
 
@@ -192,3 +193,36 @@ class CoreCommentService:
 
 
 __all__ = ["CoreCommentService", "can_edit_comment", "can_read_comment", "visible_clause"]
+
+
+DEMO_COMMENTS = [
+    # (post title, author name, email, text, status, reply to the comment at this index or None)
+    ("Welcome back for the autumn term", "Helen Carter", "helen.carter@example.org",
+     "Thank you! Is the breakfast club running from the first day?", "approved", None),
+    ("Welcome back for the autumn term", "Riverside School office", "office@riverside-school.example",
+     "Yes, breakfast club opens at 7:45 from Wednesday.", "approved", 0),
+    ("Football team reaches county final", "Tom Okafor", "tom.okafor@example.org",
+     "Brilliant result, well done to the whole squad!", "approved", None),
+    ("Football team reaches county final", "Aisha Rahman", "aisha.rahman@example.org",
+     "Will there be a coach for supporters to the final?", "hold", None),
+]
+
+
+def write_demo_comments(app, session) -> None:
+    """A few parents' comments (one answered by the office, one waiting for moderation) on the demo news."""
+    posts = tables(app)["posts"]
+    now = dates.utcnow()
+    tz = app.timezone()
+    made: list[int] = []
+    for index, (title, name, email, text, status, reply_to) in enumerate(DEMO_COMMENTS):
+        post_id = session.execute(select(posts.c.id).where(posts.c.title == title, posts.c.type == "post")).scalar()
+        if post_id is None:
+            made.append(0)
+            continue
+        when = now - datetime.timedelta(hours=len(DEMO_COMMENTS) - index)
+        result = session.execute(comments_table(app).insert().values(
+            post=post_id, parent=made[reply_to] if reply_to is not None else 0, author=None, author_name=name,
+            author_email=email, author_url="", author_ip="198.51.100.7", author_user_agent="Mozilla/5.0",
+            date=dates.utc_to_local(when, tz), date_gmt=when, content=text, content_hash=content_hash(text),
+            status=status, pre_trash_status="", type="comment", spam_guid=""))
+        made.append(int(result.inserted_primary_key[0]))

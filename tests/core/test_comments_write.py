@@ -258,3 +258,20 @@ def test_comment_writes_invalidate_the_cached_post_lists(make_app):
     cached(posts_url), cached(comments_url)
     app.client.delete(f"{COMMENTS}/{comment['id']}", headers=editor)
     after_write([])
+
+
+def test_demo_site_has_comments_and_a_spam_history(make_app):
+    from host.testing import role_users
+
+    app = make_app(plugins=["core", "spam"])
+    assert app.install_site(demo=True)
+    editor = role_users(app)["editor"].headers
+    public = app.client.get(COMMENTS, {"per_page": 100}).json
+    assert len(public) == 3 and all(item["status"] == "approved" for item in public)
+    reply = next(item for item in public if item["parent"])
+    assert reply["author_name"] == "Riverside School office"
+    held = app.client.get(COMMENTS, {"status": "hold"}, headers=editor).json
+    assert [item["author_name"] for item in held] == ["Aisha Rahman"]
+    admin = role_users(app)["administrator"].headers
+    stats = app.client.get("/wp-json/spam/v1/stats", headers=admin).json["all"]
+    assert stats["spam"] == 2 and stats["ham"] == 3
