@@ -59,6 +59,13 @@ def check_spam(app, submission):
 
 
 @hookimpl
+def request_finished(app):
+    recorder = app.stash.get(RECORDER)
+    if recorder is not None:
+        recorder.flush_own()
+
+
+@hookimpl
 def content_saved(app, event):
     if event.type == "comment":
         from .learning import comment_saved

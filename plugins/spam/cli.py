@@ -7,7 +7,12 @@ import click
 
 @click.group("spam")
 def spam_group() -> None:
-    """The spam filter."""
+    """The spam filter: train its classifier.
+
+    \b
+    Example:
+      sitehost spam train
+    """
 
 
 @spam_group.command("train")

@@ -5,6 +5,8 @@ write lock, and an event hook runs after it: so verdicts, history entries and tr
 queued here and written by one thread per app, in batches, in their own transactions. The
 order is kept, so a comment's "created" event always finds its verdict written. `flush()`
 waits until everything queued so far is written (routes that read the history call it first).
+A REST request that queued something waits for it in `request_finished` (after its own
+transaction ended, so the lock is free): when its answer leaves, its verdict is on record.
 """
 
 from __future__ import annotations
@@ -27,13 +29,21 @@ class Recorder:
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
         self.closed = False
+        self.local = threading.local()
 
     def put(self, write: Callable) -> None:
         """Queue `write(session)` to run in a write transaction."""
         if self.closed:
             return
         self._start()
+        self.local.pending = True
         self.queue.put(write)
+
+    def flush_own(self) -> None:
+        """Wait for what this thread queued (the end of a REST request that judged something)."""
+        if getattr(self.local, "pending", False):
+            self.local.pending = False
+            self.flush()
 
     def flush(self, timeout: float = 10.0) -> None:
         if self.thread is None:
