@@ -136,11 +136,13 @@ def load_comment(request, comment_id) -> tuple[dict, dict | None]:
     cache = request.state.setdefault("core_comments", {})
     key = int(comment_id)
     if key not in cache:
-        with request.app.db.session() as session:  # permission checks also run for the Allow header
-            comment = cs.get_comment(request.app, session, key) if key > 0 else None
-            if comment is None:
-                raise invalid_id()
-            post = cs.get_post(request.app, session, comment["post"])
+        # request.session: after the request's own transaction ended (the Allow header's and the
+        # targetHints' checks), it is one fresh read session, shared by every later check.
+        session = request.session
+        comment = cs.get_comment(request.app, session, key) if key > 0 else None
+        if comment is None:
+            raise invalid_id()
+        post = cs.get_post(request.app, session, comment["post"])
         if comment["post"] and post is None:
             raise RestError("rest_post_invalid_id", "Invalid post ID.", 404)
         cache[key] = (comment, post)
@@ -240,8 +242,7 @@ def check_list(request):
             if not user.can("moderate_comments"):
                 raise forbidden(user, "rest_cannot_read", "Sorry, you are not allowed to read comments without a post.")
             continue
-        with request.app.db.session() as session:
-            post = cs.get_post(request.app, session, post_id)
+        post = cs.get_post(request.app, request.session, post_id)
         if post is not None and not cs.post_readable(request, post, params.get("password")):
             raise forbidden(user, "rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.")
     if params.get("context") == "edit" and not user.can("moderate_comments"):
@@ -305,8 +306,7 @@ def list_comments(request):
     unlocked = ()
     if password and len(params.get("post") or []) == 1:
         unlocked = (params["post"][0],)
-        with app.db.session() as session:
-            post = cs.get_post(app, session, unlocked[0])
+        post = cs.get_post(app, request.session, unlocked[0])
         if post is None or post.get("password") != password:
             unlocked = ()
     where = and_(*_filters(request, table, posts), cs.visible_clause(request, unlocked))
@@ -506,8 +506,7 @@ def spam_verdict(request, values: dict, guid: str) -> dict | None:
 
 def create_comment(request):
     params, user, app = request.params, request.user, request.app
-    with app.db.session() as session:
-        post = cs.get_post(app, session, params.get("post") or 0)
+    post = cs.get_post(app, request.session, params.get("post") or 0)
     _check_create_permission(request, post)
     if request.has_param("id"):
         raise RestError("rest_comment_exists", "Cannot create existing comment.", 400)

@@ -2,88 +2,81 @@
 
 `check_spam` runs while the submitting request holds (or is about to take) the database's
 write lock, and an event hook runs after it: so verdicts, history entries and training are
-queued here and written by one thread per app, in batches, in their own transactions. The
-order is kept, so a comment's "created" event always finds its verdict written. `flush()`
-waits until everything queued so far is written (routes that read the history call it first).
-A REST request that queued something waits for it in `request_finished` (after its own
-transaction ended, so the lock is free): when its answer leaves, its verdict is on record.
+queued here and written later, in one transaction per drain, in the order they were queued
+(a comment's "created" event always finds its verdict written).
+
+A REST request that queued something drains the queue itself in `request_finished`, after its
+own transaction ended: its verdict and the link to its comment go in one commit, and when its
+answer leaves, they are on file. Routes that read the history drain first (`flush`). Anything
+queued outside a request (a direct call of the hook) is drained by a background thread within
+a second. Never drain while the calling thread holds a write transaction of its own.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
-import queue
 import threading
 from typing import Callable
 
 from host.stash import StashKey
 
 LOG = logging.getLogger("sitehost.spam")
-BATCH = 200
+FALLBACK_SECONDS = 1.0
 
 
 class Recorder:
     def __init__(self, app):
         self.app = app
-        self.queue: queue.Queue = queue.Queue()
-        self.thread: threading.Thread | None = None
-        self.lock = threading.Lock()
-        self.closed = False
+        self.pending: collections.deque[Callable] = collections.deque()
+        self.write_lock = threading.Lock()
+        self.start_lock = threading.Lock()
         self.local = threading.local()
+        self.thread: threading.Thread | None = None
+        self.stopping = threading.Event()
 
     def put(self, write: Callable) -> None:
         """Queue `write(session)` to run in a write transaction."""
-        if self.closed:
+        if self.stopping.is_set():
             return
-        self._start()
         self.local.pending = True
-        self.queue.put(write)
+        self.pending.append(write)
+        self._start()
+
+    def flush(self) -> None:
+        """Write everything queued so far, now, in this thread."""
+        with self.write_lock:
+            writes = []
+            while self.pending:
+                writes.append(self.pending.popleft())
+            if writes:
+                self._write(writes)
 
     def flush_own(self) -> None:
-        """Wait for what this thread queued (the end of a REST request that judged something)."""
+        """At the end of a REST request: write what it (and anyone before it) queued."""
         if getattr(self.local, "pending", False):
             self.local.pending = False
             self.flush()
 
-    def flush(self, timeout: float = 10.0) -> None:
-        if self.thread is None:
-            return
-        done = threading.Event()
-        self.queue.put(done)
-        done.wait(timeout)
-
     def close(self) -> None:
-        self.closed = True
+        self.stopping.set()
         if self.thread is not None:
-            self.queue.put(None)
             self.thread.join(timeout=10)
             self.thread = None
+        self.flush()
 
     def _start(self) -> None:
         if self.thread is not None:
             return
-        with self.lock:
+        with self.start_lock:
             if self.thread is None:
                 self.thread = threading.Thread(target=self._run, name="spam-recorder", daemon=True)
                 self.thread.start()
 
     def _run(self) -> None:
-        while True:
-            first = self.queue.get()
-            batch = [first]
-            while len(batch) < BATCH:
-                try:
-                    batch.append(self.queue.get_nowait())
-                except queue.Empty:
-                    break
-            writes = [item for item in batch if callable(item) and not isinstance(item, threading.Event)]
-            if writes:
-                self._write(writes)
-            for item in batch:
-                if isinstance(item, threading.Event):
-                    item.set()
-            if any(item is None for item in batch):
-                return
+        while not self.stopping.wait(FALLBACK_SECONDS):
+            if self.pending:
+                self.flush()
 
     def _write(self, writes: list[Callable]) -> None:
         try:
