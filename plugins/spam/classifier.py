@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
@@ -153,9 +154,17 @@ def _holder(app) -> dict:
     return app.stash.setdefault_by(MODEL_CACHE, lambda: {"model": Model(), "lock": threading.Lock()})
 
 
+VERSION_CHECK_SECONDS = 1.0  # how stale a worker's copy may be after another worker trained
+
+
 def current_model(app, session) -> Model:
-    """This worker's copy of the model, reloaded when the database's version moved on."""
+    """This worker's copy of the model, reloaded when the database's version moved on (looked
+    up at most once a second; training in this worker is seen at once)."""
     holder = _holder(app)
+    now = time.monotonic()
+    if now - holder.get("checked", -VERSION_CHECK_SECONDS) < VERSION_CHECK_SECONDS:
+        return holder["model"]
+    holder["checked"] = now
     model_table = table(app, MODEL)
     row = session.execute(select(model_table.c.version, model_table.c.spam_docs, model_table.c.ham_docs)
                           .where(model_table.c.id == 1)).first()
@@ -221,6 +230,12 @@ def learn(app, session, examples: list[tuple[list[str], str, int]]) -> None:
     session.execute(update(model_table).where(model_table.c.id == 1).values(
         version=model_table.c.version + 1,
         spam_docs=model_table.c.spam_docs + docs["spam"], ham_docs=model_table.c.ham_docs + docs["ham"]))
+    forget_checked(app)
+
+
+def forget_checked(app) -> None:
+    """Look at the model's version on the next check (this worker just trained)."""
+    _holder(app).pop("checked", None)
 
 
 def reset(app, session) -> None:
@@ -228,3 +243,4 @@ def reset(app, session) -> None:
     model_table = table(app, MODEL)
     session.execute(update(model_table).where(model_table.c.id == 1).values(
         version=model_table.c.version + 1, spam_docs=0, ham_docs=0))
+    forget_checked(app)

@@ -109,7 +109,7 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     with app.db.session() as session:
         model = classifier.current_model(app, session)
         past = past_of(app, session, email_hash, ip_hash, content_hash)
-        stored = options.read_all(app, session)
+        stored = options.cached(app, session)
     evidence: dict[str, float] = {}
     if disallowed(list(app.settings.site.get("disallowed_keys") or []), sub):
         evidence["disallowed_keys"] = HARD

@@ -68,5 +68,8 @@ def test_a_check_takes_under_a_millisecond_in_process(make_app):
             timings.append(time.perf_counter() - started)
         medians.append(statistics.median(timings))
         flush(app)
-    print(f"\nspam check in process: median {min(medians) * 1000:.3f} ms (best of three rounds of 100)")
-    assert min(medians) <= 0.001
+    dialect = app.db.engine.dialect.name
+    print(f"\nspam check in process ({dialect}): median {min(medians) * 1000:.3f} ms (best of three rounds of 100)")
+    # The budget is for the default single-machine site (SQLite, in process). On PostgreSQL the
+    # check's one query is a network round trip to a shared server: reported, bounded loosely.
+    assert min(medians) <= (0.001 if dialect == "sqlite" else 0.05)
