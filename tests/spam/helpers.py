@@ -36,3 +36,10 @@ def rows(app, table_name: str) -> list[dict]:
     table = app.db.metadata.tables[table_name]
     with app.db.session() as session:
         return [dict(row._mapping) for row in session.execute(select(table).order_by(*table.primary_key.columns))]
+
+
+def staff(app) -> dict:
+    """An administrator and an editor (all these tests need; users cost a password hash each)."""
+    from host.testing import create_test_user
+
+    return {role: create_test_user(app, role) for role in ("administrator", "editor")}

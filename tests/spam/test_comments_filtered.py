@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from host.testing import assert_rest_error, role_users
+from host.testing import assert_rest_error
 
-from tests.spam.helpers import COMMENTS, SPAM, flush, publish_post, rows, visitor_comment
+from tests.spam.helpers import COMMENTS, SPAM, flush, publish_post, rows, staff, visitor_comment
 
 
 @pytest.fixture
 def site(make_app):
     app = make_app(plugins=["core", "spam"], site={"comment_flood": 0, "disallowed_keys": ["casino", "bad-site.example"]})
-    people = role_users(app)
+    people = staff(app)
     return app, people, publish_post(app, people["editor"].headers)
 
 
@@ -116,7 +116,7 @@ def test_honeypot_timing_and_repeated_content_through_the_hook(site):
 
 def test_moderators_are_not_checked_and_disabling_the_filter_leaves_comments_working(make_app):
     app = make_app(plugins=["core", "spam"], disabled=["spam"], site={"disallowed_keys": ["casino"]})
-    people = role_users(app)
+    people = staff(app)
     post = publish_post(app, people["editor"].headers)
     comment = visitor_comment(app, post, "casino night for the PTA fundraiser").json
     assert comment["status"] == "hold"

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from host.testing import assert_in_root_index, assert_not_in_root_index, assert_rest_error, role_users
+from host.testing import assert_in_root_index, assert_not_in_root_index, assert_rest_error
 
 from tests.spam.fake_service import FakeService
-from tests.spam.helpers import COMMENTS, KEY, SPAM, flush, publish_post, rows, visitor_comment
+from tests.spam.helpers import COMMENTS, KEY, SPAM, flush, publish_post, rows, staff, visitor_comment
 
 
 @pytest.fixture
 def site(make_app):
     app = make_app(plugins=["core", "spam"], site={"comment_flood": 0})
-    return app, role_users(app)
+    return app, staff(app)
 
 
 def test_key_is_for_administrators_and_checked_for_format(site):
@@ -149,7 +149,7 @@ def test_the_remote_protocol_against_a_fake_service(make_app):
     with FakeService() as service:
         app = make_app(plugins=["core", "spam"], site={"comment_flood": 0},
                        config={"spam": {"service_url": service.url, "service_timeout": 2}})
-        people = role_users(app)
+        people = staff(app)
         admin, editor = people["administrator"].headers, people["editor"].headers
         refused = app.client.post_json(f"{SPAM}/key", {"key": "zzzzzz999999"}, headers=admin, status=400)
         assert_rest_error(refused, "invalid_key", 400)
@@ -187,7 +187,7 @@ def test_the_remote_protocol_against_a_fake_service(make_app):
 def test_an_unreachable_service_leaves_the_local_verdict(make_app):
     app = make_app(plugins=["core", "spam"], site={"comment_flood": 0},
                    config={"spam": {"service_url": "http://127.0.0.1:9", "service_timeout": 0.5}})
-    people = role_users(app)
+    people = staff(app)
     from sqlalchemy import insert
 
     with app.db.session(write=True) as session, session.begin():
