@@ -21,11 +21,11 @@ import uuid
 from typing import Any
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, case, func, or_, select
 
 from host import RestError, RestResponse, Route, forbidden
 from host.args import (
-    CollectionArgs, ContextArgs, RenderedText, date_time, enum_field, force_field, id_list, orderby_field,
+    CollectionArgs, ContextArgs, RenderedText, date_time, force_field, id_list, orderby_field,
 )
 from host.auth import users as user_service
 
@@ -39,6 +39,7 @@ MAX_LENGTHS = {"author_name": 245, "author_email": 100, "author_url": 200, "cont
 LENGTH_CODES = {"author_name": "comment_author_column_length", "author_email": "comment_author_email_column_length",
                 "author_url": "comment_author_url_column_length", "content": "comment_content_column_length"}
 MAX_DEPTH = 10  # replies nest at most this deep (an outsider controls the chain)
+MAX_POSTS_FILTER = 100  # posts one list may name (each is read for its permission check)
 READ_STATUSES = {"approve": ("approved",), "approved": ("approved",), "hold": ("hold",), "spam": ("spam",),
                  "trash": ("trash",), "all": ("hold", "approved")}
 WRITE_STATUSES = {"approved": "approved", "approve": "approved", "1": "approved", "hold": "hold", "0": "hold",
@@ -237,7 +238,10 @@ PROTECTED_PARAMS = ("author", "author_exclude", "author_email", "type", "status"
 def check_list(request):
     params, user = request.params, request.user
     requested = params.get("post") or []
-    for post_id in requested if isinstance(requested, list) else [requested]:  # (the Allow header asks with POST's)
+    requested = requested if isinstance(requested, list) else [requested]  # (the Allow header asks with POST's)
+    if len(requested) > MAX_POSTS_FILTER:
+        raise invalid_param("post", f"post names at most {MAX_POSTS_FILTER} posts.")
+    for post_id in dict.fromkeys(requested):
         if post_id == 0:
             if not user.can("moderate_comments"):
                 raise forbidden(user, "rest_cannot_read", "Sorry, you are not allowed to read comments without a post.")
@@ -320,8 +324,6 @@ def list_comments(request):
     columns = {"date": table.c.date_gmt, "date_gmt": table.c.date_gmt, "id": table.c.id, "post": table.c.post,
                "parent": table.c.parent, "type": table.c.type}
     if orderby == "include" and params.get("include"):
-        from sqlalchemy import case
-
         order = [case({value: index for index, value in enumerate(params["include"])}, value=table.c.id)]
     else:
         column = columns.get(orderby, table.c.date_gmt)

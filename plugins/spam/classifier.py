@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from host.stash import StashKey
 
@@ -222,8 +222,6 @@ def learn(app, session, examples: list[tuple[list[str], str, int]]) -> None:
     if inserts:
         session.execute(tokens.insert(), inserts)
     if updates:
-        from sqlalchemy import bindparam
-
         session.execute(update(tokens).where(tokens.c.token == bindparam("key"))
                         .values(spam=bindparam("spam"), ham=bindparam("ham")), updates)
     model_table = table(app, MODEL)

@@ -11,7 +11,7 @@ import datetime
 import hmac
 import json
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from host import RestError, Route, forbidden
 from host.comments import COMMENT_SERVICE
@@ -250,8 +250,6 @@ def _deferred_verdict(request, service, guid: str, entry: dict) -> dict:
 
 
 def _mark_verdict(app, session, guid: str, spam: bool) -> None:
-    from sqlalchemy import update
-
     checks = table(app, CHECKS)
     session.execute(update(checks).where(checks.c.guid == guid).values(spam=spam, source="service",
                                                                       reason="service" if spam else "clean"))

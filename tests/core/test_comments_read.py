@@ -144,3 +144,10 @@ def test_the_posts_replies_link_and_embed(site):
     assert "author" not in comment["_links"]  # written with a visitor's name: no user to link
     own = app.client.get(f"{COMMENTS}/{made['own']['id']}", {"_embed": 1}, headers=people["contributor"].headers).json
     assert own["_embedded"]["author"][0]["id"] == people["contributor"].id
+
+
+def test_a_list_names_at_most_a_hundred_posts(site):
+    app, _people, _posts, _made = site
+    too_many = ",".join(str(number) for number in range(1, 102))
+    assert_rest_error(app.client.get(COMMENTS, {"post": too_many}, status=400), "rest_invalid_param", 400)
+    assert app.client.get(COMMENTS, {"post": ",".join(str(number) for number in range(1000, 1100))}).json == []
