@@ -399,15 +399,23 @@ def _date_fields(request, values: dict) -> None:
         raise invalid_param("date" if params.get("date") else "date_gmt", "Invalid date.") from None
 
 
-def _check_parent(request, post_id: int, parent_id: int) -> None:
+def _check_parent(request, post_id: int, parent_id: int, moving: int = 0) -> None:
+    """A reply's parent: a comment on the same post that the caller may read (so a reply never
+    reveals a held or spam comment), not the comment being moved nor one of its replies, and
+    at most MAX_DEPTH levels deep."""
     if not parent_id:
         return
     depth, current = 0, parent_id
     while current:
         found = cs.get_comment(request.app, request.session, current)
-        if found is None or (depth == 0 and found["post"] != post_id):
+        invalid = found is None or current == moving
+        if not invalid and depth == 0:
+            post = cs.get_post(request.app, request.session, found["post"])
+            invalid = found["post"] != post_id or not cs.can_read_comment(request, found, post,
+                                                                         request.params.get("password"))
+        if invalid:
             raise RestError("rest_comment_invalid_parent", "Invalid comment parent: it must be a comment on the "
-                            "same post.", 400)
+                            "same post, and not the comment itself or one of its replies.", 400)
         depth += 1
         if depth >= MAX_DEPTH:
             raise RestError("rest_comment_too_deep", f"Replies nest at most {MAX_DEPTH} levels deep.", 400)
@@ -601,9 +609,7 @@ def update_comment(request):
             raise RestError("rest_comment_invalid_post_id", "Invalid post ID.", 403)
         values["post"] = post["id"]
     if request.has_param("parent") and params.get("parent") is not None and params["parent"] != comment["parent"]:
-        if params["parent"] == comment["id"]:
-            raise RestError("rest_comment_invalid_parent", "A comment cannot reply to itself.", 400)
-        _check_parent(request, values.get("post", comment["post"]), int(params["parent"]))
+        _check_parent(request, values.get("post", comment["post"]), int(params["parent"]), moving=comment["id"])
         values["parent"] = int(params["parent"])
     content = content_text(params.get("content")) if request.has_param("content") else None
     if content is not None:

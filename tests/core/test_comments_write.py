@@ -275,3 +275,18 @@ def test_demo_site_has_comments_and_a_spam_history(make_app):
     admin = role_users(app)["administrator"].headers
     stats = app.client.get("/wp-json/spam/v1/stats", headers=admin).json["all"]
     assert stats["spam"] == 2 and stats["ham"] == 3
+
+
+def test_parents_must_be_readable_and_never_form_a_loop(school):
+    app, people, post = school
+    editor = people["editor"].headers
+    held = _visitor(app, post, "A held question").json
+    refused = _visitor(app, post, "Replying to it", address="10.0.0.3", parent=held["id"], status=400)
+    assert_rest_error(refused, "rest_comment_invalid_parent", 400)  # a visitor cannot see the held comment
+    top = app.client.post_json(COMMENTS, {"post": post["id"], "content": "Top"}, headers=editor).json
+    reply = app.client.post_json(COMMENTS, {"post": post["id"], "parent": top["id"], "content": "Reply"},
+                                 headers=editor).json
+    for parent in (top["id"], reply["id"]):
+        loop = app.client.put_json(f"{COMMENTS}/{top['id']}", {"parent": parent}, headers=editor, status=400)
+        assert_rest_error(loop, "rest_comment_invalid_parent", 400)
+    assert app.client.get(f"{COMMENTS}/{top['id']}").json["parent"] == 0
