@@ -132,8 +132,18 @@ def compute_stats(request, interval: str) -> dict:
 
 
 def get_stats(request):
+    """The local figures; with a remote service, its own get-stats answer too, under `service`."""
     interval = request.params.get("interval") or "all"
-    return {interval: compute_stats(request, interval)}
+    figures = compute_stats(request, interval)
+    config = settings_of(request.app)
+    key = options.read(request.app, request.session, "key") if config.service_url else ""
+    if key:
+        try:
+            figures["service"] = remote.get_stats(config.service_url, key, home_url(request), interval,
+                                                  config.service_timeout)
+        except remote.ServiceError:
+            pass  # the local figures stand alone
+    return {interval: figures}
 
 
 # --- alert -----------------------------------------------------------------------------------

@@ -41,3 +41,5 @@ class StatsSchema(Schema):
     accuracy = fields.Float(allow_none=True, metadata={"description": "Percentage of verdicts moderators left "
                                                                       "standing; null before any verdict."})
     time_saved = fields.Integer(metadata={"description": "Seconds of moderation the caught spam saved."})
+    service = fields.Dict(metadata={"description": "The remote service's own get-stats answer, passed through "
+                                                   "(only when a service is configured and answers)."})

@@ -177,6 +177,9 @@ def test_the_remote_protocol_against_a_fake_service(make_app):
         app.client.put_json(f"{COMMENTS}/{ham['id']}", {"status": "spam"}, headers=editor)
         flush(app)
         assert "submit-ham" in service.names() and "submit-spam" in service.names()
+        stats = app.client.get(f"{SPAM}/stats/6-months", headers=admin).json["6-months"]
+        assert stats["service"] == {"spam": 7, "accuracy": 99.5} and stats["spam"] == 1
+        assert service.calls[-1][0] == "get-stats" and service.calls[-1][1]["from"] == "6-months"
         # with strictness on, the service's discard tip discards
         app.client.put_json(f"{SPAM}/settings", {"spam_strictness": True}, headers=admin)
         gone = visitor_comment(app, post, "viagra discard", name="Bot", email="bot@example.org",
