@@ -29,6 +29,13 @@ DEFAULT_SITE = {
     "page_for_posts": 0,
     "page_on_front": 0,
     "show_on_front": "posts",
+    # Discussion (core/v2/comments), with WordPress's option names and defaults.
+    "comment_registration": False,
+    "require_name_email": True,
+    "comment_moderation": False,
+    "comment_previously_approved": True,
+    "comment_flood": 15,
+    "disallowed_keys": [],
 }
 
 
@@ -125,6 +132,11 @@ def _count(minimum: int, maximum: int, unit: str = "", description: str = "") ->
                           error_messages={"invalid": allowed}, metadata={"description": description})
 
 
+def _flag(description: str) -> fields.Boolean:
+    return fields.Boolean(truthy={True}, falsy={False}, error_messages={"invalid": "allowed: true or false"},
+                          metadata={"description": description})
+
+
 def _text(description: str = "", **options) -> fields.String:
     return fields.String(error_messages={"invalid": "allowed: a string"}, metadata={"description": description},
                          **options)
@@ -143,6 +155,19 @@ class SiteSettings(Schema):
     page_on_front = _count(0, 2**31 - 1, description="Id of the page shown on the front (0: none).")
     show_on_front = _text("`posts` or `page`: what the front shows.",
                           validate=validate.OneOf(["posts", "page"], error="allowed: posts or page"))
+    comment_registration = _flag("Only signed-in users may comment (false: visitors comment with a name and "
+                                 "an email address).")
+    require_name_email = _flag("A visitor's comment needs a name and an email address.")
+    comment_moderation = _flag("Every comment is held for a moderator, whoever writes it.")
+    comment_previously_approved = _flag("A visitor's comment is held unless the same name and email address "
+                                        "already have an approved comment (so a first comment is held).")
+    comment_flood = _count(0, 86_400, " (seconds)", "Seconds before the same address may comment again "
+                           "(`comment_flood`, 400); 0: no limit. Moderators are never limited.")
+    disallowed_keys = fields.List(_text(validate=validate.Length(min=1, max=200)), validate=validate.Length(max=1000),
+                                  error_messages={"invalid": "allowed: a list of words and phrases"},
+                                  metadata={"description": "Words and phrases (also e-mail addresses, IP addresses "
+                                                           "and URL parts) that mark a comment, form entry or "
+                                                           "sign-up as spam (read by the spam plugin)."})
 
 
 class HostSettings(Schema):

@@ -389,6 +389,8 @@ def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> st
 def content_saved(app: App, event: ContentSaved) -> None:
     """React to a content item that was written (purge a cache, index it, send a digest).
 
+    Comments fire it too, with `event.type == "comment"` (see host/comments.py for their fields).
+
     When: fired by the plugin that stored the item, after its transaction committed
     (through `request.after_commit`), so listeners never see rolled-back data. Fire it as
     `app.hook.content_saved(app=app, event=ContentSaved.of(item, created))`.
@@ -414,11 +416,20 @@ def content_deleted(app: App, event: ContentDeleted) -> None:
 def check_spam(app: App, submission: dict[str, Any]) -> dict[str, Any] | None:
     """Judge a form entry, comment or sign-up before it is stored.
 
-    When: fired by the plugin receiving the submission, before it writes anything.
-    Arguments: `app`; `submission`, a dict with the fields sent (for example `author`,
-    `email`, `content`, `ip`, `user_agent`) and `type` (comment, form, signup ...).
-    Returns: a dict {"spam": bool, "reason": str} or None for "no opinion"; without an
-    answer the submission is not spam.
+    When: fired by the plugin receiving the submission, before it writes anything (it may be
+    called while the caller's write transaction is open: an implementation must not wait for
+    the database's write lock; the spam plugin queues its records).
+    Arguments: `app`; `submission`, a dict of strings: `type` ("comment", "form" or
+    "signup"), `author` (the name given, may be ""), `email`, `content` (the text; for a
+    form, its fields joined; for a sign-up, ""), `ip` (the client address), `user_agent`
+    and `guid` (a fresh unique id the caller stores with the item, so a later verdict can
+    find it). Optional: `url` (the author's website), `honeypot` (the value of the form's
+    hidden trap field: present means the form has one, non-empty means a robot filled it),
+    `elapsed_seconds` (a number: seconds between showing the form and submitting it).
+    Returns: a dict {"spam": bool, "reason": str, "score": float 0..1, "discard": bool,
+    "guid": str} or None for "no opinion"; without an answer the submission is not spam.
+    Store spam where moderators can review it (a spam status); when `discard` is true (the
+    site's strictness setting and the worst spam), store nothing and refuse the submission.
     firstresult: the first non-None answer wins.
     """
 

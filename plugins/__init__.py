@@ -8,4 +8,5 @@ BUILTIN: dict[str, str] = {
     "block_editor": "plugins.block_editor",
     "abilities": "plugins.abilities",
     "backup": "plugins.backup",
+    "spam": "plugins.spam",
 }

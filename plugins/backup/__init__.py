@@ -13,7 +13,8 @@ from host import Namespace, PluginInfo, hookimpl
 
 from . import jobs, routes, settings, tables
 
-PLUGIN = PluginInfo(name="backup", version="1.0.0", description="Backups, restores and moves between databases")
+PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConfigSchema,
+                    description="Backups, restores and moves between databases")
 
 
 @hookimpl

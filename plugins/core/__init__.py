@@ -10,8 +10,10 @@ from __future__ import annotations
 from sqlalchemy import insert, select
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
+from host.comments import COMMENT_SERVICE
 from host.content import CONTENT_SERVICE
 
+from .comment_store import CoreCommentService
 from .content import CoreContentService
 from .settings import SETTINGS, CoreSettingsSchema, load_settings
 from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
@@ -111,6 +113,7 @@ def startup(app):
     their triggers, and the default category (id 1) every site has."""
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
+    app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)
     install_content_version(app)
     install_search_index(app)
@@ -131,6 +134,8 @@ def html_view(app, request):
 
 @hookimpl
 def demo_content(app, session):
+    from .comment_store import write_demo_comments
     from .demo import write_demo_content
 
     write_demo_content(app, session)
+    write_demo_comments(app, session)

@@ -70,6 +70,10 @@ def _post_caps(app, user, capability: str, item: dict) -> list[str]:
 def map_meta_capability(app, user, capability, args):
     if capability in POST_META_CAPS and args and isinstance(args[0], dict):
         return _post_caps(app, user, capability, args[0])
+    if capability == "edit_comment" and args and isinstance(args[0], dict):
+        # As the reference: editing a comment is editing its post (or editing posts, without one).
+        post = args[0].get("_post")
+        return _post_caps(app, user, "edit_post", post) if post else ["edit_posts"]
     if capability in TERM_META_CAPS and args:
         return ["edit_posts"] if capability == "assign_term" else ["manage_categories"]
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from host import Route
 
-from . import registered, search_route, site_settings, users
+from . import comments, registered, search_route, site_settings, users
 from .media import MediaController
 from .posts import PostsController
 from .revisions import RevisionsController
@@ -42,4 +42,4 @@ def routes(app) -> list[Route]:
     for name, (taxonomy, _owner) in app.registry.taxonomies.items():
         if taxonomy.rest_base:
             table += TermsController(app, name, taxonomy.rest_base, taxonomy.hierarchical).routes()
-    return table + users.routes(app) + registered.routes() + site_settings.routes() + search_route.routes()
+    return table + users.routes(app) + registered.routes() + site_settings.routes() + search_route.routes() + comments.routes()

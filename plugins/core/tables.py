@@ -110,7 +110,8 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("value", Text, nullable=False),
     )
     return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships,
-            "content_version": content_version, "site_settings": site_settings}
+            "content_version": content_version, "site_settings": site_settings,
+            "comments": define_comment_table(metadata)}
 
 
 # Replaced: ix_posts_type_date_id by ix_posts_type_date_id_status; ix_posts_attachment_file (partial) by ix_posts_file.
@@ -217,3 +218,37 @@ def install_search_index(app) -> None:
 def tables(app) -> dict[str, Table]:
     """The app's content tables (each app has its own metadata)."""
     return app.db.metadata.tables
+
+
+def define_comment_table(metadata: MetaData) -> Table:
+    """core/v2/comments. `status` is hold, approved, spam or trash; `content_hash` (SHA-256 of the
+    content) lets the duplicate check use an index; `spam_guid` is the guid of the spam check
+    that judged the comment, so a deferred verdict (spam/v1 webhook) finds it again."""
+    return Table(
+        "comments", metadata,
+        Column("id", Integer, primary_key=True),
+        Column("post", Integer, ForeignKey("posts.id", ondelete="CASCADE"), nullable=False),
+        Column("parent", Integer, nullable=False, default=0),
+        Column("author", Integer, ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+        Column("author_name", String(245), nullable=False, default=""),
+        Column("author_email", String(100), nullable=False, default=""),
+        Column("author_url", String(200), nullable=False, default=""),
+        Column("author_ip", String(100), nullable=False, default=""),
+        Column("author_user_agent", String(255), nullable=False, default=""),
+        Column("date", DateTime, nullable=False),
+        Column("date_gmt", DateTime, nullable=False),
+        Column("content", Text, nullable=False, default=""),
+        Column("content_hash", String(64), nullable=False, default=""),
+        Column("status", String(20), nullable=False),
+        Column("pre_trash_status", String(20), nullable=False, default=""),
+        Column("type", String(20), nullable=False, default="comment"),
+        Column("spam_guid", String(64), nullable=False, default=""),
+        Index("ix_comments_post_status_date", "post", "status", "date_gmt"),
+        Index("ix_comments_post_hash", "post", "content_hash"),
+        Index("ix_comments_author_ip_date", "author_ip", "date_gmt"),
+        Index("ix_comments_author_date", "author", "date_gmt"),
+        Index("ix_comments_email_status", "author_email", "status"),
+        Index("ix_comments_parent", "parent"),
+        Index("ix_comments_spam_guid", "spam_guid"),
+        sqlite_autoincrement=True,
+    )

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from . import servers, wrk
-from .plugins import discovered
+from .plugins import discovered, site_settings
 from .scenarios import SCENARIOS as CORE_SCENARIOS, Context, Unavailable
 from .seed import seed
 
@@ -143,7 +143,9 @@ def machine() -> dict:
 def write_config(workdir: Path, database: Path, cache: bool) -> Path:
     config = workdir / ("sitehost-cached.toml" if cache else "sitehost.toml")
     disabled = "[]" if cache else '["cache"]'
-    config.write_text(f'database_url = "sqlite:///{database}"\n\n[plugins]\ndisabled = {disabled}\n')
+    site = "".join(f"{key} = {json.dumps(value)}\n" for key, value in site_settings().items())
+    config.write_text(f'database_url = "sqlite:///{database}"\n\n[plugins]\ndisabled = {disabled}\n'
+                      + (f"\n[site]\n{site}" if site else ""))
     return config
 
 

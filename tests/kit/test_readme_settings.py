@@ -10,15 +10,24 @@ import dataclasses
 import json
 from pathlib import Path
 
+import importlib
+
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
-from plugins.backup.settings import BackupConfigSchema
-from plugins.cache.settings import CacheConfigSchema
-from plugins.core.settings import CoreSettingsSchema
-from plugins.oembed.settings import OembedConfigSchema
+from plugins import BUILTIN
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 START, END = "<!-- settings-reference:start -->", "<!-- settings-reference:end -->"
+
+
+def plugin_settings_schemas() -> list[tuple[str, object]]:
+    """(name, schema instance) of every built-in plugin that declares `PluginInfo.settings`, in load order."""
+    found = []
+    for name, module in BUILTIN.items():
+        declared = importlib.import_module(module).PLUGIN.settings
+        if declared is not None:
+            found.append((name, declared()))
+    return found
 
 
 def expected_block() -> str:
@@ -30,10 +39,8 @@ def expected_block() -> str:
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
     rows += ["| `plugins.disabled` | `[]` | Plugins not loaded (a name that is not installed is a warning). |"]
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
-    rows += settings_reference(CoreSettingsSchema(), None, "plugins.core")
-    rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
-    rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
-    rows += settings_reference(BackupConfigSchema(), None, "plugins.backup")
+    for name, schema in plugin_settings_schemas():
+        rows += settings_reference(schema, None, f"plugins.{name}")
     return "\n".join(rows)
 
 
@@ -46,7 +53,7 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), CoreSettingsSchema(), CacheConfigSchema(), OembedConfigSchema()):
+    for schema in (HostSettings(), SiteSettings(), *(schema for _name, schema in plugin_settings_schemas())):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
 
@@ -56,3 +63,15 @@ def test_every_auth_key_is_described_with_its_real_default():
     for spec in dataclasses.fields(SignInLimits):
         assert AUTH_SETTINGS[spec.name][0] == getattr(limits, spec.name), spec.name
     assert set(AUTH_SETTINGS) == {spec.name for spec in dataclasses.fields(SignInLimits)} | {"admin_login", "admin_email"}
+
+
+def test_every_plugin_with_a_settings_module_declares_its_schema():
+    """A plugin's `[plugins.NAME]` table is checked at start-up only through PluginInfo.settings."""
+    for name, module in BUILTIN.items():
+        folder = Path(importlib.import_module(module).__file__).parent
+        if (folder / "settings.py").exists():
+            assert importlib.import_module(module).PLUGIN.settings is not None, f"{name} has settings.py but no PluginInfo.settings"
+
+
+if __name__ == "__main__":  # python tests/kit/test_readme_settings.py: print the block to paste
+    print(expected_block())

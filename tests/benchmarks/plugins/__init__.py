@@ -6,6 +6,8 @@ Each module here (``tests/benchmarks/plugins/<plugin>.py``) defines:
   plugin's name (``calendar-events``) so that ``--scenarios`` can pick them. A scenario that needs
   data of its own creates it in ``prepare(context)`` over REST as ``context.admin_authorization``.
 - ``BUDGET``: a list of ``Budget`` lines, each a floor on one of its scenarios' throughput.
+- ``SITE`` (optional): ``[site]`` settings the measured servers need (the spam module turns
+  off per-address comment flood control, since wrk sends every comment from 127.0.0.1).
 
 A module is found by being in this folder: adding a plugin's benchmarks touches no shared file.
 """
@@ -34,3 +36,11 @@ def discovered() -> tuple[list, list[Budget]]:
         scenarios.extend(getattr(module, "SCENARIOS", []))
         budget.extend(getattr(module, "BUDGET", []))
     return scenarios, budget
+
+
+def site_settings() -> dict:
+    """The `[site]` settings every plugin module asks for (SITE), merged in module-name order."""
+    merged: dict = {}
+    for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        merged.update(getattr(importlib.import_module(f"{__name__}.{module_info.name}"), "SITE", {}))
+    return merged

@@ -1,0 +1,46 @@
+"""The comments service: how a plugin (a spam filter) reads comments and changes their status.
+
+The content plugin (core) stores comments and provides the service in `startup` under
+`COMMENT_SERVICE`; a plugin reaches it as `app.stash.get(COMMENT_SERVICE)` (None while core is
+disabled) and never imports core's modules. Comments are dicts: `id`, `type` ("comment"),
+`post`, `parent`, `author` (user id, 0 for a visitor), `author_name`, `author_email`,
+`author_url`, `author_ip`, `author_user_agent`, `content`, `status` (hold, approved, spam,
+trash), `date_gmt` and `spam_guid` (the guid of the `check_spam` submission that judged it).
+
+Every method takes the current `request`: it reads and writes in the request's transaction,
+and `content_saved` (type "comment") fires after it commits. The service checks no
+permissions: the calling route decides who may do what.
+
+Core fires `content_saved` for every comment written, with `event.type == "comment"` and
+`event.item` holding the fields above plus `previous_status` (the status before the write,
+"" for a new comment) and `changed_by` (the id of the user whose request changed it, or the
+`actor` name given to `set_status`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from .stash import StashKey
+
+if TYPE_CHECKING:
+    from .rest.request import RestRequest
+
+COMMENT_STATUSES = ("hold", "approved", "spam", "trash")
+
+
+class CommentService(Protocol):
+    """Stable signatures; keyword arguments may be added, never removed or renamed."""
+
+    def get(self, request: RestRequest, comment_id: int) -> dict | None:
+        """The comment, or None."""
+
+    def find_by_guid(self, request: RestRequest, guid: str) -> list[dict]:
+        """The comments stored with this spam-check guid (normally one)."""
+
+    def set_status(self, request: RestRequest, comment_id: int, status: str, actor: str) -> dict:
+        """Move the comment to `status` (one of COMMENT_STATUSES); `actor` names who did it
+        (a plugin name). Raises LookupError for a missing comment, ValueError for a bad status."""
+
+
+COMMENT_SERVICE = StashKey[CommentService]("comments")

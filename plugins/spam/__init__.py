@@ -1,0 +1,80 @@
+"""The spam filter (spam/v1): judges comments, form entries and newsletter sign-ups through `check_spam`.
+
+Local by default: the site's disallowed words, link count, honeypot and timing fields,
+repeated text and sender reputation, plus a naive Bayes classifier kept in the database that
+learns from every moderator decision. A remote service is spoken only when
+`[plugins.spam] service_url` is set. Hook implementations only; the parts live beside this file.
+"""
+
+from __future__ import annotations
+
+from host import Namespace, PluginInfo, hookimpl
+
+from . import classifier, routes, settings, tables
+from .recorder import RECORDER
+
+PLUGIN = PluginInfo(name="spam", version="0.1.0", settings=settings.SpamConfigSchema, description="Spam filter for comments, forms and sign-ups")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(routes.NAMESPACE, description="Spam filter: key, settings, statistics and service callbacks")]
+
+
+@hookimpl
+def register_routes():
+    return routes.routes()
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import spam_group
+
+    cli.add_command(spam_group)
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+    classifier.ensure_model_row(app)
+
+
+@hookimpl
+def shutdown(app):
+    recorder = app.stash.get(RECORDER)
+    if recorder is not None:
+        recorder.close()
+
+
+@hookimpl
+def check_spam(app, submission):
+    from .judge import judge
+
+    return judge(app, submission)
+
+
+@hookimpl
+def request_finished(app):
+    recorder = app.stash.get(RECORDER)
+    if recorder is not None:
+        recorder.flush_own()
+
+
+@hookimpl
+def content_saved(app, event):
+    if event.type == "comment":
+        from .learning import comment_saved
+
+        comment_saved(app, event)
+
+
+@hookimpl
+def demo_content(app, session):
+    from .demo import write_demo_history
+
+    write_demo_history(app, session)

@@ -1,0 +1,188 @@
+"""The verdict on one submission: local rules plus the classifier (plus the remote service when set).
+
+Each rule adds evidence in log-odds; the score is the logistic of the sum, the submission is
+spam above `spam_threshold`, and with strictness on, spam above `discard_threshold` is
+discarded. Only hard evidence (a disallowed word, a filled honeypot, spam seen before, the
+service's "discard") reaches that: the classifier alone is capped below it, so a wrong guess
+of the model always lands in the spam folder where a moderator can rescue it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import math
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import or_, select
+
+from . import classifier, options, remote
+from .recorder import recorder_of
+from .settings import settings_of
+from .tables import CHECKS, HISTORY, table
+
+HARD = 20.0  # log-odds of certain spam
+CLASSIFIER_CAP = 8.0  # the classifier alone never reaches the discard threshold
+LIMITS = {"author": 245, "email": 254, "url": 200, "ip": 100, "user_agent": 255, "content": 65_535, "guid": 64,
+          "honeypot": 1000}
+
+
+def digest(value: str) -> str:
+    value = value.strip().lower()
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest() if value else ""
+
+
+def normalise(submission: dict[str, Any]) -> dict[str, Any]:
+    """The submission's known fields as bounded strings (and elapsed_seconds as a number or None)."""
+    clean: dict[str, Any] = {}
+    for name, limit in LIMITS.items():
+        value = submission.get(name)
+        clean[name] = "" if value is None else str(value)[:limit]
+    clean["type"] = str(submission.get("type") or "comment")[:20]
+    elapsed = submission.get("elapsed_seconds")
+    try:
+        clean["elapsed_seconds"] = float(elapsed) if elapsed is not None else None
+    except (TypeError, ValueError):
+        clean["elapsed_seconds"] = None
+    clean["has_honeypot"] = "honeypot" in submission
+    clean["guid"] = clean["guid"] or str(uuid.uuid4())
+    return clean
+
+
+@dataclass
+class Past:
+    """What earlier verdicts say about this sender and this text."""
+
+    sender_spam: int = 0
+    sender_ham: int = 0
+    sender_confirmed_ham: int = 0
+    same_text: int = 0
+    same_text_spam: int = 0
+
+
+def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> Past:
+    checks = table(app, CHECKS)
+    clauses = [checks.c.content_hash == content_hash]
+    if email_hash:
+        clauses.append(checks.c.email_hash == email_hash)
+    if ip_hash:
+        clauses.append(checks.c.ip_hash == ip_hash)
+    rows = session.execute(select(checks.c.spam, checks.c.label, checks.c.email_hash, checks.c.ip_hash,
+                                  checks.c.content_hash).where(or_(*clauses)).order_by(checks.c.id.desc())
+                           .limit(50)).all()
+    past = Past()
+    for spam, label, email, ip, text in rows:
+        judged_spam = label == "spam" or (spam and label != "ham")
+        if (email_hash and email == email_hash) or (ip_hash and ip == ip_hash):
+            if judged_spam:
+                past.sender_spam += 1
+            else:
+                past.sender_ham += 1
+                past.sender_confirmed_ham += label == "ham"
+        if text == content_hash:
+            past.same_text += 1
+            past.same_text_spam += judged_spam
+    return past
+
+
+def disallowed(words: list[str], submission: dict) -> bool:
+    """WordPress's disallowed_keys: any word or phrase inside the text, name, email, URL, IP or agent."""
+    if not words:
+        return False
+    haystacks = [submission[name].lower() for name in ("content", "author", "email", "url", "ip", "user_agent")]
+    for word in words:
+        word = word.strip().lower()
+        if word and any(word in haystack for haystack in haystacks):
+            return True
+    return False
+
+
+def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
+    """The verdict {spam, reason, score, discard, guid}; the verdict is queued for the history."""
+    config = settings_of(app)
+    sub = normalise(submission)
+    email_hash, ip_hash = digest(sub["email"]), digest(sub["ip"])
+    content_hash = digest(" ".join(sub["content"].split()))
+    names = classifier.features(sub["content"], sub["author"], sub["url"], sub["email"])
+    with app.db.session() as session:
+        model = classifier.current_model(app, session)
+        past = past_of(app, session, email_hash, ip_hash, content_hash)
+        stored = options.cached(app, session)
+    evidence: dict[str, float] = {}
+    if disallowed(list(app.settings.site.get("disallowed_keys") or []), sub):
+        evidence["disallowed_keys"] = HARD
+    if sub["honeypot"].strip():
+        evidence["honeypot"] = HARD
+    if sub["elapsed_seconds"] is not None and sub["elapsed_seconds"] < config.min_seconds:
+        evidence["too_fast"] = 4.0
+    links = classifier.count_links(sub["content"])
+    if links > config.max_links:
+        evidence["links"] = min(5.0, 2.0 + 0.5 * (links - config.max_links - 1))
+    if past.same_text_spam:
+        evidence["repeated_content"] = HARD
+    elif past.same_text >= 2:
+        evidence["repeated_content"] = 2.0
+    reputation = 1.5 * min(past.sender_spam, 3) - 1.5 * min(past.sender_confirmed_ham, 3) \
+        - 0.3 * min(past.sender_ham - past.sender_confirmed_ham, 3)
+    if reputation:
+        evidence["reputation"] = reputation
+    learnt = max(-CLASSIFIER_CAP, min(CLASSIFIER_CAP, model.log_odds(names)))
+    if learnt:
+        evidence["classifier"] = learnt
+    total = sum(evidence.values())
+    source, service_discard, events = "local", False, []
+    if config.service_url and stored["key"]:
+        total, source, service_discard, events = _ask_service(app, config, stored["key"], sub, total, evidence)
+    score = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, total))))
+    spam = score > config.spam_threshold
+    strict = options.flag(stored["spam_strictness"])
+    discard = bool(spam and strict and (score >= config.discard_threshold or service_discard))
+    if spam:
+        reason = max((name for name in evidence if evidence[name] > 0), key=lambda name: evidence[name],
+                     default="service" if source == "service" else "classifier")
+        if source == "service" and "service" in evidence:
+            reason = "service"
+    else:
+        reason = "clean"
+    verdict = {"spam": spam, "reason": reason, "score": round(score, 4), "discard": discard, "guid": sub["guid"]}
+    _record(app, sub, verdict, source, email_hash, ip_hash, content_hash, events)
+    return verdict
+
+
+def _ask_service(app, config, key: str, sub: dict, total: float, evidence: dict) -> tuple[float, str, bool, list]:
+    home = app.settings.site.get("home") or app.settings.site.get("url") or ""
+    try:
+        reply = remote.comment_check(config.service_url, key, home, sub, config.service_timeout)
+    except remote.ServiceError as error:
+        return total, "local", False, [("check-error", f"service unreachable: {str(error)[:180]}")]
+    if reply.body == "true":
+        evidence["service"] = 5.0
+        discard = reply.headers.get("x-spam-pro-tip", "").lower() == "discard"
+        return max(total, 5.0), "service", discard, []
+    if reply.body == "false":
+        hard = any(value >= HARD for value in evidence.values())
+        return (total if hard else min(total, -2.0)), "service", False, []
+    return total, "local", False, [("check-error", f"service answered {reply.body[:60]!r}")]
+
+
+def _record(app, sub: dict, verdict: dict, source: str, email_hash: str, ip_hash: str, content_hash: str,
+            events: list) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    email_domain = sub["email"].rsplit("@", 1)[1].lower()[:100] if "@" in sub["email"] else ""
+    row = {"guid": verdict["guid"], "type": sub["type"], "spam": verdict["spam"], "score": verdict["score"],
+           "reason": verdict["reason"], "discarded": verdict["discard"], "source": source, "email_hash": email_hash,
+           "ip_hash": ip_hash, "content_hash": content_hash, "author": sub["author"], "url": sub["url"],
+           "email_domain": email_domain, "content": sub["content"][:classifier.MAX_TEXT], "created": now}
+    event = "discarded" if verdict["discard"] else ("check-spam" if verdict["spam"] else "check-ham")
+    history = [{"guid": verdict["guid"], "event": name, "actor": "spam", "message": message, "created": now}
+               for name, message in [*events, (event, f"{verdict['reason']} ({verdict['score']})")]]
+
+    def write(session):
+        checks = table(app, CHECKS)
+        if session.execute(select(checks.c.id).where(checks.c.guid == row["guid"])).first() is None:
+            session.execute(checks.insert().values(**row))
+        session.execute(table(app, HISTORY).insert(), history)
+
+    recorder_of(app).put(write)

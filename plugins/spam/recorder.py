@@ -1,0 +1,98 @@
+"""Writes of the spam filter that happen outside any request's transaction, in submission order.
+
+`check_spam` runs while the submitting request holds (or is about to take) the database's
+write lock, and an event hook runs after it: so verdicts, history entries and training are
+queued here and written later, in one transaction per drain, in the order they were queued
+(a comment's "created" event always finds its verdict written).
+
+A REST request that queued something drains the queue itself in `request_finished`, after its
+own transaction ended: its verdict and the link to its comment go in one commit, and when its
+answer leaves, they are on file. Routes that read the history drain first (`flush`). Anything
+queued outside a request (a direct call of the hook) is drained by a background thread within
+a second. Never drain while the calling thread holds a write transaction of its own.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+from typing import Callable
+
+from host.stash import StashKey
+
+LOG = logging.getLogger("sitehost.spam")
+FALLBACK_SECONDS = 1.0
+
+
+class Recorder:
+    def __init__(self, app):
+        self.app = app
+        self.pending: collections.deque[Callable] = collections.deque()
+        self.write_lock = threading.Lock()
+        self.start_lock = threading.Lock()
+        self.local = threading.local()
+        self.thread: threading.Thread | None = None
+        self.stopping = threading.Event()
+
+    def put(self, write: Callable) -> None:
+        """Queue `write(session)` to run in a write transaction."""
+        if self.stopping.is_set():
+            return
+        self.local.pending = True
+        self.pending.append(write)
+        self._start()
+
+    def flush(self) -> None:
+        """Write everything queued so far, now, in this thread."""
+        with self.write_lock:
+            writes = []
+            while self.pending:
+                writes.append(self.pending.popleft())
+            if writes:
+                self._write(writes)
+
+    def flush_own(self) -> None:
+        """At the end of a REST request: write what it (and anyone before it) queued."""
+        if getattr(self.local, "pending", False):
+            self.local.pending = False
+            self.flush()
+
+    def close(self) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+            self.thread = None
+        self.flush()
+
+    def _start(self) -> None:
+        if self.thread is not None:
+            return
+        with self.start_lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="spam-recorder", daemon=True)
+                self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stopping.wait(FALLBACK_SECONDS):
+            if self.pending:
+                self.flush()
+
+    def _write(self, writes: list[Callable]) -> None:
+        try:
+            with self.app.db.session(write=True) as session, session.begin():
+                for write in writes:
+                    write(session)
+        except Exception:  # one bad write must not lose the others: retry them one by one
+            if len(writes) == 1:
+                LOG.exception("spam filter: a write failed")
+                return
+            for write in writes:
+                self._write([write])
+
+
+RECORDER = StashKey[Recorder]("spam.recorder")
+
+
+def recorder_of(app) -> Recorder:
+    return app.stash.setdefault_by(RECORDER, lambda: Recorder(app))

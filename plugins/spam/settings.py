@@ -1,0 +1,60 @@
+"""`[plugins.spam]` in sitehost.toml, checked once at startup into a frozen object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+
+class SpamConfigSchema(Schema):
+    service_url = fields.Url(load_default="", require_tld=False, schemes={"http", "https"}, metadata={
+        "description": "Base URL of a remote spam service speaking the reference protocol (verify-key, "
+                       "comment-check, submit-spam, submit-ham, get-stats); empty: local filtering only, "
+                       "nothing is ever sent out."})
+    service_timeout = fields.Float(load_default=3.0, validate=validate.Range(min=0.1, max=30), metadata={
+        "description": "Seconds to wait for the remote service; on timeout the local verdict stands."})
+    spam_threshold = fields.Float(load_default=0.5, validate=validate.Range(min=0.01, max=0.99), metadata={
+        "description": "Score above which a submission is spam."})
+    discard_threshold = fields.Float(load_default=0.9999, validate=validate.Range(min=0.5, max=1.0), metadata={
+        "description": "With strictness on, spam scoring above this is discarded instead of kept in the spam "
+                       "folder."})
+    max_links = fields.Integer(load_default=2, validate=validate.Range(min=0, max=100), metadata={
+        "description": "Links a submission may hold before the link rule counts against it."})
+    min_seconds = fields.Float(load_default=3.0, validate=validate.Range(min=0, max=600), metadata={
+        "description": "A form filled faster than this (elapsed_seconds) looks automated."})
+    seconds_saved_per_spam = fields.Integer(load_default=30, validate=validate.Range(min=0, max=3600), metadata={
+        "description": "Moderator time one caught spam saves, for the stats' time_saved."})
+
+
+@dataclass(frozen=True)
+class SpamConfig:
+    service_url: str
+    service_timeout: float
+    spam_threshold: float
+    discard_threshold: float
+    max_links: int
+    min_seconds: float
+    seconds_saved_per_spam: int
+
+
+SETTINGS = StashKey[SpamConfig]("spam.settings")
+
+
+def load(app) -> SpamConfig:
+    try:
+        data = SpamConfigSchema().load(dict(app.plugin_config("spam")))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.spam] is invalid: {problems}") from None
+    data["service_url"] = data["service_url"].rstrip("/")
+    app.stash[SETTINGS] = SpamConfig(**data)
+    return app.stash[SETTINGS]
+
+
+def settings_of(app) -> SpamConfig:
+    return app.stash[SETTINGS]
