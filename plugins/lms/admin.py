@@ -16,7 +16,7 @@ from host.auth import users as user_service
 from . import apikeys
 from .apikeys import api_key_of
 from .enrolments import enrolment_record
-from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, EnrolmentListArgs
+from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, CatalogueArgs, EnrolmentListArgs
 from .tables import ENROLMENTS, table
 
 
@@ -63,12 +63,31 @@ def list_enrolments(request):
                                    params["page"])
 
 
+def import_catalogue(request):
+    """POST lms/v1/catalogue: what `sitehost lms import` does, for a catalogue sent as the JSON body."""
+    from .importer import ImportError_, import_catalogue as run_import, read_catalogue
+
+    try:
+        catalogue = read_catalogue(request.body.decode("utf-8") if request.body else "")
+    except (ImportError_, UnicodeDecodeError) as error:
+        raise RestError("lms_invalid_catalogue", str(error), 400) from None
+
+    def find_user(login: str):
+        found = user_service.find_user(request.app, request.session, login)
+        return found.id if found is not None else None
+
+    counts = run_import(request, catalogue, request.user.id, find_user)
+    return {"courses": len(catalogue["courses"]), "created": counts.created, "updated": counts.updated,
+            "unchanged": counts.unchanged, "questions": counts.questions, "ratings": counts.ratings}
+
+
 def routes(namespace: str) -> list[Route]:
     admin = {"capability": "manage_options", "permission": not_with_api_key}
     return [
         Route(namespace, "/api-keys", "GET", list_keys, args=ApiKeyListArgs, title="lms-api-keys", **admin),
         Route(namespace, "/api-keys", "POST", create_key, args=ApiKeyCreateArgs, **admin),
         Route(namespace, r"/api-keys/(?P<id>[\d]+)", "DELETE", revoke_key, args=ApiKeyArgs, **admin),
+        Route(namespace, "/catalogue", "POST", import_catalogue, args=CatalogueArgs, **admin),
         Route(namespace, "/enrolments", "GET", list_enrolments, args=EnrolmentListArgs, title="lms-enrolments",
               **admin),
     ]

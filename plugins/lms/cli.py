@@ -54,7 +54,12 @@ def lms_group() -> None:
 
 @lms_group.group("api-key")
 def api_key_group() -> None:
-    """Issue, list and revoke API keys (Basic key:secret on lms/v1)."""
+    """Issue, list and revoke API keys (Basic key:secret on lms/v1).
+
+    \b
+    Example:
+      sitehost lms api-key list
+    """
 
 
 @api_key_group.command("create")
@@ -63,7 +68,12 @@ def api_key_group() -> None:
 @click.option("--description", default="", help="What the key is for.")
 @click.pass_context
 def api_key_create(ctx: click.Context, user: str, permission: str, description: str) -> None:
-    """Issue a key for USER (login or email); the secret is printed once and stored only hashed."""
+    """Issue a key for USER (login or email); the secret is printed once and stored only hashed.
+
+    \b
+    Example:
+      sitehost lms api-key create admin --permission read --description "Parents' portal"
+    """
     with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
         owner = _user(app, session, user)
         record, secret = apikeys.create_key(app, session, owner.id, permission, description[:500])
@@ -78,7 +88,12 @@ def api_key_create(ctx: click.Context, user: str, permission: str, description: 
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def api_key_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
-    """List keys (never their secrets)."""
+    """List keys (never their secrets).
+
+    \b
+    Example:
+      sitehost lms api-key list --user admin
+    """
     with _site(ctx) as app, app.db.session() as session:
         owner = _user(app, session, user).id if user else None
         keys = apikeys.list_keys(app, session, owner)
@@ -94,7 +109,12 @@ def api_key_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
 @click.argument("key_id", type=int)
 @click.pass_context
 def api_key_revoke(ctx: click.Context, key_id: int) -> None:
-    """Revoke (delete) key KEY_ID for good."""
+    """Revoke (delete) key KEY_ID for good.
+
+    \b
+    Example:
+      sitehost lms api-key revoke 3
+    """
     with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
         record = apikeys.revoke_key(app, session, key_id)
     if record is None:
@@ -113,6 +133,10 @@ def import_command(ctx: click.Context, file: Path, author: str | None, quiet: bo
 
     Items already there are matched and updated only where they differ: running the same
     file twice changes nothing. The file is checked first and loaded in one transaction.
+
+    \b
+    Example:
+      sitehost lms import catalogue.json --author r.patel
     """
     from tqdm import tqdm
 
@@ -143,4 +167,4 @@ def import_command(ctx: click.Context, file: Path, author: str | None, quiet: bo
                 counts = import_catalogue(context, catalogue, owner.id, find_author, bar.update)
         context.finished()
     click.echo(f"{len(catalogue['courses'])} courses read: {counts.created} items created, {counts.updated} updated, "
-               f"{counts.unchanged} unchanged, {counts.questions} questions written")
+               f"{counts.unchanged} unchanged, {counts.questions} questions written, {counts.ratings} ratings written")

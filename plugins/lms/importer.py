@@ -101,6 +101,13 @@ class TopicSchema(ItemSchema):
     quizzes = fields.List(fields.Nested(QuizSchema), load_default=list, validate=validate.Length(max=100))
 
 
+class RatingSchema(_Strict):
+    user = fields.String(required=True, validate=validate.Length(min=1, max=200))  # login or email
+    rating = fields.Integer(required=True, validate=validate.Range(min=1, max=5))
+    review = _text(5000)
+    status = fields.String(load_default="approved", validate=validate.OneOf(["approved", "pending"]))
+
+
 class CourseSchema(ItemSchema):
     slug = fields.String(load_default="", validate=validate.Regexp(r"^[a-z0-9-]{0,200}$"))
     excerpt = _text(5000)
@@ -122,6 +129,7 @@ class CourseSchema(ItemSchema):
     settings = fields.Nested(CourseSettingsSchema, load_default=dict)
     topics = fields.List(fields.Nested(TopicSchema), load_default=list, validate=validate.Length(max=200))
     announcements = fields.List(fields.Nested(ItemSchema), load_default=list, validate=validate.Length(max=200))
+    ratings = fields.List(fields.Nested(RatingSchema), load_default=list, validate=validate.Length(max=1000))
 
 
 class CatalogueSchema(_Strict):
@@ -168,6 +176,7 @@ class Counts:
     updated: int = 0
     unchanged: int = 0
     questions: int = 0
+    ratings: int = 0
     details: list[str] = field(default_factory=list)
 
 
@@ -264,6 +273,7 @@ def import_catalogue(context, catalogue: dict, default_author: int, find_author:
             _sync(context, counts, ANNOUNCEMENT, announcements.get(announcement["title"]), {
                 "title": announcement["title"], "content": announcement["content"], "status": announcement["status"],
                 "parent": course["id"], "author": author})
+        counts.ratings += sync_ratings(context, course["id"], entry["ratings"], find_author)
         progress(1)
     return counts
 
@@ -271,6 +281,34 @@ def import_catalogue(context, catalogue: dict, default_author: int, find_author:
 def _slug_of(title: str) -> str:
     text = "".join(character if character.isalnum() else "-" for character in title.lower())
     return "-".join(part for part in text.split("-") if part)[:200] or "course"
+
+
+def sync_ratings(context, course_id: int, ratings: list[dict], find_user: Callable[[str], int | None]) -> int:
+    """Ratings by users named by login or email (unknown ones are skipped); rows written when they differ."""
+    from .tables import RATINGS
+    from .apikeys import utcnow
+
+    table_ratings = table(context.app, RATINGS)
+    session = context.session
+    current = {row.user_id: row for row in session.execute(
+        select(table_ratings).where(table_ratings.c.course_id == course_id))}
+    written = 0
+    for entry in ratings:
+        user_id = find_user(entry["user"])
+        if user_id is None:
+            continue
+        values = {"rating": entry["rating"], "review": entry["review"], "status": entry["status"]}
+        row = current.get(user_id)
+        if row is None:
+            session.execute(table_ratings.insert().values(course_id=course_id, user_id=user_id, created=utcnow(),
+                                                          **values))
+            current[user_id] = values  # a user named twice: the first entry counts
+        elif isinstance(row, dict) or all(getattr(row, name) == value for name, value in values.items()):
+            continue
+        else:
+            session.execute(update(table_ratings).where(table_ratings.c.id == row.id).values(**values))
+        written += 1
+    return written
 
 
 def sync_questions(context, quiz_id: int, questions: list[dict]) -> int:

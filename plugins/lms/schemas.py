@@ -115,6 +115,11 @@ class ApiKeyListArgs(Schema):
     user = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only the keys of this user."})
 
 
+class CatalogueArgs(Schema):
+    courses = fields.List(fields.Dict(), required=True, validate=validate.Length(max=10000), metadata={
+        "description": "The courses, as in a `sitehost lms import` file (README, Learning catalogue)."})
+
+
 class EnrolmentListArgs(Schema):
     course = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only this course's enrolments."})
     user = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only this user's enrolments."})

@@ -163,3 +163,22 @@ def _mixes() -> bool:
     import inspect
 
     return "mix_stderr" in inspect.signature(CliRunner).parameters
+
+
+def test_the_catalogue_route_imports_with_ratings(make_app):
+    app = make_app(plugins=["core", "lms"])
+    admin = create_test_user(app, "administrator")
+    parent = create_test_user(app, "subscriber", login="parent.one")
+    catalogue = {"courses": [dict(CATALOGUE["courses"][1], ratings=[
+        {"user": "parent.one", "rating": 4, "review": "Clear and calm."},
+        {"user": "nobody.here", "rating": 1}])]}
+    first = app.client.post_json(f"{API}/catalogue", catalogue, headers=admin.headers, status=200).json
+    assert first == {"courses": 1, "created": 3, "updated": 0, "unchanged": 0, "questions": 0, "ratings": 1}
+    again = app.client.post_json(f"{API}/catalogue", catalogue, headers=admin.headers, status=200).json
+    assert again["created"] == 0 and again["unchanged"] == 3 and again["ratings"] == 0
+    course = app.client.get(f"{API}/courses", headers=parent.headers).json["data"]["posts"][0]
+    assert course["ratings"]["rating_count"] == 1 and course["ratings"]["rating_avg"] == "4.00"
+    assert_rest_error(app.client.post_json(f"{API}/catalogue", {"courses": [{"title": ""}]}, headers=admin.headers,
+                                           status=400), "lms_invalid_catalogue", 400)
+    assert_rest_error(app.client.post_json(f"{API}/catalogue", catalogue, headers=parent.headers, status=403),
+                      "rest_forbidden", 403)
