@@ -13,7 +13,7 @@ from host.auth import users as user_service
 from .enrolments import enrol
 from .importer import WriteContext, import_catalogue, read_catalogue
 from .model import COURSE, QUIZ
-from .tables import ANSWERS, ATTEMPT_ANSWERS, ATTEMPTS, QUESTIONS, RATINGS, table
+from .tables import ANSWERS, ATTEMPT_ANSWERS, ATTEMPTS, QA, QUESTIONS, RATINGS, table
 
 CATALOGUE = {"courses": [
     {"slug": "robotics-club", "title": "Robotics Club (Years 7-9)",
@@ -95,6 +95,13 @@ def write_demo_content(app, session) -> None:
     for pupil in pupils:
         enrol(context, by_slug["robotics-club"]["id"], pupil.id, "demo")
     enrol(context, by_slug["gcse-maths-revision"]["id"], pupils[0].id, "demo")
+    qa = table(app, QA)
+    question_id = session.execute(qa.insert().values(
+        course_id=by_slug["gcse-maths-revision"]["id"], user_id=pupils[0].id, parent=0, created=now,
+        content="Will the sessions cover the non-calculator paper as well?")).inserted_primary_key[0]
+    session.execute(qa.insert().values(
+        course_id=by_slug["gcse-maths-revision"]["id"], user_id=teacher.id, parent=question_id, created=now,
+        content="Yes: every other week we sit a non-calculator paper."))
     quizzes, _count = app.content.query(context, QUIZ, per_page=10)
     if quizzes:
         _attempts(app, session, quizzes[0], by_slug["robotics-club"]["id"], pupils, now)

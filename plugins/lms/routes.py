@@ -7,11 +7,10 @@ shape. See README, "Learning catalogue (lms/v1)", for the quirks kept and fixed.
 
 from __future__ import annotations
 
-import json
-
 from sqlalchemy import bindparam, select
 
 from host import RestError, Route, forbidden
+from host.auth import users as user_service
 
 from . import admin, webhook
 from .apikeys import READING, api_key_of
@@ -43,13 +42,7 @@ def can_read(request) -> bool:
     Then the original's `id` guard (§6.1): an `id` naming a course that is not published, or any
     write naming a course, needs a caller who may edit that course.
     """
-    key = api_key_of(request)
-    if key is not None:
-        if key["permission"] not in READING:
-            raise forbidden(request.user, "rest_forbidden", "This API key may not read.")
-    elif not request.user.is_authenticated or not request.user.can("read"):
-        raise forbidden(request.user)
-    return course_guard(request)
+    return can_read_without_guard(request) and course_guard(request)
 
 
 def course_guard(request) -> bool:
@@ -301,8 +294,6 @@ def author_information(request):
     Found only for users with a published course, the caller themself, or for callers who may
     list users (as core/v2/users does): the original answered any user id, with login and email.
     """
-    from host.auth import users as user_service
-
     user_id = as_id(request.url_params.get("id"))
     user = user_service.get_user(request.app, request.session, user_id) if user_id else None
     courses = _published_course_ids(request, user_id) if user is not None else []

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import base64
-
 import pytest
 
-
-def key_headers(key: str, secret: str) -> dict[str, str]:
-    return {"Authorization": "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode()}
+from .keys import key_headers
 
 
 @pytest.fixture

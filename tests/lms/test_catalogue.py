@@ -10,7 +10,7 @@ import pytest
 
 from host.testing import assert_rest_error, create_test_user
 
-from .conftest import key_headers
+from .keys import key_headers
 
 API = "/wp-json/lms/v1"
 
@@ -237,6 +237,18 @@ def test_a_pupils_key_acts_as_the_pupil(site):
     data = ok(site, "/courses", "success", headers=site.pupil_key)
     assert data["total_course"] == 3
     assert_rest_error(get(site, f"/courses/{site.draft_id}", headers=site.pupil_key, status=403), "rest_forbidden", 403)
+
+
+def test_the_demo_has_questions_and_answers_and_enrolments(site):
+    from sqlalchemy import func, select
+
+    with site.db.session() as session:
+        tables = site.db.metadata.tables
+        assert session.execute(select(func.count()).select_from(tables["lms_qa"])).scalar() == 2
+        assert session.execute(select(func.count()).select_from(tables["lms_enrolments"])).scalar() == 4
+    enrolled = site.client.get(f"{API}/enrolments?course={site.courses['robotics-club']['ID']}",
+                               headers=site.users["administrator"].headers)
+    assert enrolled.headers["X-WP-Total"] == "3" and {row["source"] for row in enrolled.json} == {"demo"}
 
 
 def test_courses_are_managed_through_core(site):

@@ -14,7 +14,7 @@ from host.cli import main
 from host.config import load_settings
 from host.testing import assert_rest_error, create_test_user
 
-from .conftest import key_headers
+from .keys import key_headers
 
 API = "/wp-json/lms/v1"
 
