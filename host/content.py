@@ -44,6 +44,11 @@ class ContentService(Protocol):
         "meta_value_num" sorts by the number stored under the registered meta key `meta_key`.
         """
 
+    def version(self, request: RestRequest) -> int | None:
+        """A number that changes whenever any item, its terms or term links change (in the writer's
+        transaction, whichever process writes); None where the store keeps none. What a plugin builds
+        from items may be kept while it is unchanged."""
+
     def terms(self, request: RestRequest, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
               create: bool = False) -> list[dict]:
         """Terms of `taxonomy` by name (case-insensitive) or id: dicts with id, name, slug, taxonomy,

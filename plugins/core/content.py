@@ -55,6 +55,16 @@ class CoreContentService:
         rows, total = store.list_rows(self.app, request.session, query, page)
         return [store.row_to_item(self.app, row, post_type) for row in rows], total
 
+    def version(self, request) -> int | None:
+        """The content version (bumped by triggers with every change to items, meta-bearing rows, terms
+        and term links, in the writer's transaction); None where no trigger keeps one."""
+        if store.totals_cache(self.app) is None:
+            return None
+        version = tables(self.app)["content_version"]
+        statement = self.app.db.prepared("core.content_version", lambda: select(version.c.version).where(
+            version.c.id == 1))
+        return request.session.execute(statement).scalar()
+
     def terms(self, request, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
               create: bool = False) -> list[dict]:
         self._taxonomy(taxonomy)

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from host.auth import users as user_service
 
+from .answers import bump
 from .enrolments import enrol
 from .importer import WriteContext, import_catalogue, read_catalogue
 from .model import COURSE, QUIZ
@@ -92,6 +93,7 @@ def write_demo_content(app, session) -> None:
             session.execute(ratings.insert().values(course_id=by_slug[course_slug]["id"], user_id=pupil.id,
                                                     rating=score, review=review, created=now,
                                                     status="approved" if review or score >= 4 else "pending"))
+    bump(app, session)
     for pupil in pupils:
         enrol(context, by_slug["robotics-club"]["id"], pupil.id, "demo")
     enrol(context, by_slug["gcse-maths-revision"]["id"], pupils[0].id, "demo")

@@ -308,6 +308,10 @@ def sync_ratings(context, course_id: int, ratings: list[dict], find_user: Callab
         else:
             session.execute(update(table_ratings).where(table_ratings.c.id == row.id).values(**values))
         written += 1
+    if written:
+        from .answers import bump
+
+        bump(context.app, session)
     return written
 
 

@@ -13,6 +13,7 @@ from host import RestError, Route, forbidden
 from host.auth import users as user_service
 
 from . import admin, webhook
+from .answers import kept
 from .apikeys import READING, api_key_of
 from .catalogue import (
     additional_info, as_id, author_records, can_edit, children, course_of_topic, decode, find_course,
@@ -90,6 +91,10 @@ def _term_filter(request, query: dict) -> dict | None:
 
 def list_courses(request):
     query = read_query(request, CourseListQuery)
+    return kept(request, "courses", tuple(sorted(query.items())), lambda: _course_list(request, query))
+
+
+def _course_list(request, query: dict) -> dict:
     per_page = settings_of(request.app).per_page
     terms = _term_filter(request, query)
     ordering = {"orderby": "meta_value_num", "meta_key": PRICE} if query["orderby"] == "price" else {"orderby": "title"}
@@ -115,6 +120,10 @@ def course_detail(request):
 
 
 def course_contents(request):
+    return kept(request, "course-contents", request.url_params.get("id"), lambda: _course_contents(request))
+
+
+def _course_contents(request) -> dict:
     course = visible_course(request, as_id(request.url_params.get("id")))
     topics = children(request, TOPIC, [course["id"]], can_edit(request, course)) if course else []
     if not topics:

@@ -18,6 +18,7 @@ QUESTIONS, ANSWERS, ATTEMPTS, ATTEMPT_ANSWERS = "lms_quiz_questions", "lms_quiz_
     "lms_attempt_answers"
 RATINGS, QA, ENROLMENTS, EVENTS, API_KEYS = "lms_ratings", "lms_qa", "lms_enrolments", "lms_payment_events", \
     "lms_api_keys"
+STATE = "lms_state"
 
 
 def define_tables(metadata: MetaData) -> None:
@@ -110,6 +111,10 @@ def define_tables(metadata: MetaData) -> None:
           Column("received", DateTime, nullable=False),
           UniqueConstraint("provider", "event_id", name="uq_lms_payment_events_provider_event"),
           Index("ix_lms_payment_events_reference", "provider", "reference"))
+    # One row: a version bumped with every rating written, so kept answers (answers.py) never outlive one.
+    Table(STATE, metadata,
+          Column("id", Integer, primary_key=True),
+          Column("version", Integer, nullable=False, default=0))
     Table(API_KEYS, metadata,
           Column("id", Integer, primary_key=True),
           Column("user_id", Integer, nullable=False),

@@ -178,6 +178,18 @@ def test_the_catalogue_route_imports_with_ratings(make_app):
     assert again["created"] == 0 and again["unchanged"] == 3 and again["ratings"] == 0
     course = app.client.get(f"{API}/courses", headers=parent.headers).json["data"]["posts"][0]
     assert course["ratings"]["rating_count"] == 1 and course["ratings"]["rating_avg"] == "4.00"
+    # a kept answer never outlives a change: a rating written by the import, a title edited through core/v2
+    catalogue["courses"][0]["ratings"][0]["rating"] = 2
+    assert app.client.post_json(f"{API}/catalogue", catalogue, headers=admin.headers).json["ratings"] == 1
+    course = app.client.get(f"{API}/courses", headers=parent.headers).json["data"]["posts"][0]
+    assert course["ratings"]["rating_avg"] == "2.00"
+    app.client.post_json(f"/wp-json/core/v2/courses/{course['ID']}", {"title": "A-level Biology (new dates)"},
+                         headers=admin.headers, status=200)
+    listed = app.client.get(f"{API}/courses", headers=parent.headers).json["data"]["posts"]
+    assert listed[0]["post_title"] == "A-level Biology (new dates)"
+    topic = app.client.get(f"{API}/course-contents/{course['ID']}", headers=parent.headers).json["data"][0]
+    app.client.post_json(f"/wp-json/core/v2/topics/{topic['id']}", {"status": "draft"}, headers=admin.headers)
+    assert app.client.get(f"{API}/course-contents/{course['ID']}", headers=parent.headers).json["code"] == "not_found"
     assert_rest_error(app.client.post_json(f"{API}/catalogue", {"courses": [{"title": ""}]}, headers=admin.headers,
                                            status=400), "lms_invalid_catalogue", 400)
     assert_rest_error(app.client.post_json(f"{API}/catalogue", catalogue, headers=parent.headers, status=403),

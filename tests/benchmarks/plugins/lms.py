@@ -61,7 +61,7 @@ def prepare(context: Context) -> None:
     expect(status, 201, body, "POST /lms/v1/api-keys")
     token = base64.b64encode(f"{body['key']}:{body['secret']}".encode()).decode()
     authorization = {"Authorization": "Basic " + token}
-    status, _headers, found = fetch(context.rest + "/lms/v1/courses?categories=Exam revision&orderby=title&order=DESC",
+    status, _headers, found = fetch(context.rest + "/lms/v1/courses?categories=Exam%20revision&orderby=title&order=DESC",
                                     headers=authorization)
     expect(status, 200, found, "GET /lms/v1/courses")
     contents_id = next((course["ID"] for course in found["data"]["posts"] if course["post_name"] == CONTENTS_SLUG), 0)
