@@ -73,9 +73,14 @@ class RatingQuery(Schema):
     limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100))
 
 
+_INSTANCES: dict[type, Schema] = {}  # one loader per schema class (stateless, shared by every app)
+
+
 def read_query(request, schema: type[Schema]) -> dict:
     """The handler-read parameters, checked; 400 rest_invalid_param naming each bad one."""
-    instance = schema()
+    instance = _INSTANCES.get(schema)
+    if instance is None:
+        instance = _INSTANCES.setdefault(schema, schema())
     raw = {}
     for name in instance.fields:
         value = request.raw_param(name)
