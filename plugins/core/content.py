@@ -56,8 +56,8 @@ class CoreContentService:
         return [store.row_to_item(self.app, row, post_type) for row in rows], total
 
     def version(self, request) -> int | None:
-        """The content version (bumped by triggers with every change to items, meta-bearing rows, terms
-        and term links, in the writer's transaction); None where no trigger keeps one."""
+        """The content version (bumped by triggers with every change to items, their meta, terms and
+        term links, in the writer's transaction); None where no trigger keeps one."""
         if store.totals_cache(self.app) is None:
             return None
         version = tables(self.app)["content_version"]
