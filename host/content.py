@@ -35,16 +35,36 @@ class ContentService(Protocol):
     def query(self, request: RestRequest, post_type: str, *, status: Iterable[str] = ("publish",),
               search: str = "", include: Iterable[int] = (), exclude: Iterable[int] = (),
               author: Iterable[int] = (), parent: Iterable[int] | None = None, per_page: int = 10, page: int = 1,
-              orderby: str = "date", order: str = "desc") -> tuple[list[dict], int]:
-        """(items of the page, total) of `post_type`, filtered and ordered as the REST collections do."""
+              orderby: str = "date", order: str = "desc", terms: Mapping[str, Iterable[int]] | None = None,
+              terms_relation: str = "AND", meta_key: str = "") -> tuple[list[dict], int]:
+        """(items of the page, total) of `post_type`, filtered and ordered as the REST collections do.
+
+        `terms` ({taxonomy: [term ids]}) keeps items linked to any of a taxonomy's ids; with
+        several taxonomies, `terms_relation` ("AND" or "OR") combines them. orderby
+        "meta_value_num" sorts by the number stored under the registered meta key `meta_key`.
+        """
+
+    def version(self, request: RestRequest) -> int | None:
+        """A number that changes whenever any item, its terms or term links change (in the writer's
+        transaction, whichever process writes); None where the store keeps none. What a plugin builds
+        from items may be kept while it is unchanged."""
+
+    def terms(self, request: RestRequest, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
+              create: bool = False) -> list[dict]:
+        """Terms of `taxonomy` by name (case-insensitive) or id: dicts with id, name, slug, taxonomy,
+        description, parent and count (linked items). `create` adds the names that are missing."""
 
     def create(self, request: RestRequest, post_type: str, *, title: str = "", content: str = "",
                excerpt: str = "", status: str = "draft", author: int | None = None, parent: int = 0,
-               menu_order: int = 0, slug: str = "", meta: dict[str, Any] | None = None) -> dict:
-        """Store a new item (author: the caller when None) and answer it as `get` would."""
+               menu_order: int = 0, slug: str = "", meta: dict[str, Any] | None = None,
+               terms: Mapping[str, Iterable[int]] | None = None) -> dict:
+        """Store a new item (author: the caller when None) and answer it as `get` would.
+
+        `terms` ({taxonomy: [term ids]}) links it to terms of taxonomies registered for its type."""
 
     def update(self, request: RestRequest, item_id: int, **fields: Any) -> dict:
-        """Change the named fields (title, content, excerpt, status, slug, author, parent, menu_order, meta)."""
+        """Change the named fields (title, content, excerpt, status, slug, author, parent, menu_order, meta,
+        terms: {taxonomy: [term ids]} replaces the item's terms of each taxonomy named)."""
 
     def delete(self, request: RestRequest, item_id: int) -> None:
         """Delete the item for good, with its revisions, meta and term links."""

@@ -9,4 +9,5 @@ BUILTIN: dict[str, str] = {
     "abilities": "plugins.abilities",
     "backup": "plugins.backup",
     "spam": "plugins.spam",
+    "lms": "plugins.lms",
 }

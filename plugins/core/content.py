@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
+
+from sqlalchemy import func, insert, select
 
 from host.content import ContentDeleted, ContentSaved
 
 from . import dates, store
+from .tables import tables
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
-UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta"})
+UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
+                       "terms"})
 
 
 class CoreContentService:
@@ -28,7 +32,8 @@ class CoreContentService:
     def query(self, request, post_type: str, *, status: Iterable[str] = ("publish",), search: str = "",
               include: Iterable[int] = (), exclude: Iterable[int] = (), author: Iterable[int] = (),
               parent: Iterable[int] | None = None, per_page: int = 10, page: int = 1, orderby: str = "date",
-              order: str = "desc") -> tuple[list[dict], int]:
+              order: str = "desc", terms: Mapping[str, Iterable[int]] | None = None, terms_relation: str = "AND",
+              meta_key: str = "") -> tuple[list[dict], int]:
         self._post_type(post_type)
         statuses = list(status)
         unknown = set(statuses) - set(self.app.registry.status_names(post_type))
@@ -39,15 +44,73 @@ class CoreContentService:
         query = store.PostQuery(post_type, statuses=statuses, search=search, include=[int(i) for i in include],
                                 exclude=[int(i) for i in exclude], author=[int(i) for i in author],
                                 parent=[int(i) for i in parent] if parent is not None else None,
-                                per_page=per_page, orderby=orderby, order=order)
+                                per_page=per_page, orderby=orderby, order=order, meta_key=meta_key,
+                                tax_clauses=self._tax_clauses(post_type, terms or {}),
+                                tax_relation="OR" if terms_relation == "OR" else "AND")
+        given = [list(term_ids) for term_ids in (terms or {}).values()]
+        if given and (not query.tax_clauses or (query.tax_relation == "AND" and not all(given))):
+            return [], 0  # a taxonomy that must match was given no term: nothing matches
+        if orderby == "meta_value_num" and meta_key not in {key.key for key in self.app.registry.meta_keys(post_type)}:
+            raise ValueError(f"meta key {meta_key!r} is not registered for {post_type!r}")
         rows, total = store.list_rows(self.app, request.session, query, page)
         return [store.row_to_item(self.app, row, post_type) for row in rows], total
+
+    def version(self, request) -> int | None:
+        """The content version (bumped by triggers with every change to items, their meta, terms and
+        term links, in the writer's transaction); None where no trigger keeps one."""
+        if store.totals_cache(self.app) is None:
+            return None
+        version = tables(self.app)["content_version"]
+        statement = self.app.db.prepared("core.content_version", lambda: select(version.c.version).where(
+            version.c.id == 1))
+        return request.session.execute(statement).scalar()
+
+    def terms(self, request, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
+              create: bool = False) -> list[dict]:
+        self._taxonomy(taxonomy)
+        wanted_names = [str(name).strip() for name in names if str(name).strip()]
+        wanted_ids = [int(term_id) for term_id in ids]
+        terms_table, links = tables(self.app)["terms"], tables(self.app)["term_relationships"]
+        session = request.session
+        found: list = []
+        if wanted_names:
+            lowered = list(dict.fromkeys(name.lower() for name in wanted_names))
+            found += session.execute(select(terms_table).where(
+                terms_table.c.taxonomy == taxonomy, func.lower(terms_table.c.name).in_(lowered))).all()
+            if create:
+                have = {row.name.lower() for row in found}
+                for name in dict.fromkeys(wanted_names):
+                    if name.lower() in have:
+                        continue
+                    have.add(name.lower())
+                    slug = store.sanitize_slug(name) or "term"
+                    taken = {row.slug for row in session.execute(select(terms_table.c.slug).where(
+                        terms_table.c.taxonomy == taxonomy, terms_table.c.slug.like(slug + "%")))}
+                    unique, number = slug, 2
+                    while unique in taken:
+                        unique, number = f"{slug}-{number}", number + 1
+                    new_id = session.execute(insert(terms_table).values(
+                        taxonomy=taxonomy, name=name[:200], slug=unique[:200], description="", parent=0)
+                    ).inserted_primary_key[0]
+                    found += session.execute(select(terms_table).where(terms_table.c.id == new_id)).all()
+        if wanted_ids:
+            found += session.execute(select(terms_table).where(
+                terms_table.c.taxonomy == taxonomy, terms_table.c.id.in_(wanted_ids))).all()
+        unique_rows = {row.id: row for row in found}
+        if not unique_rows:
+            return []
+        counts = dict(session.execute(select(links.c.term_id, func.count()).where(
+            links.c.term_id.in_(list(unique_rows))).group_by(links.c.term_id)).all())
+        return [{"id": row.id, "name": row.name, "slug": row.slug, "taxonomy": row.taxonomy,
+                 "description": row.description, "parent": row.parent, "count": counts.get(row.id, 0)}
+                for row in sorted(unique_rows.values(), key=lambda row: row.id)]
 
     # --- writing ---------------------------------------------------------------------------
 
     def create(self, request, post_type: str, *, title: str = "", content: str = "", excerpt: str = "",
                status: str = "draft", author: int | None = None, parent: int = 0, menu_order: int = 0,
-               slug: str = "", meta: dict[str, Any] | None = None) -> dict:
+               slug: str = "", meta: dict[str, Any] | None = None,
+               terms: Mapping[str, Iterable[int]] | None = None) -> dict:
         self._post_type(post_type)
         self._writable_status(post_type, status)
         meta = self._checked_meta(post_type, meta or {})
@@ -65,6 +128,8 @@ class CoreContentService:
             "slug": store.unique_slug(app, session, wanted, post_type, item_id, int(parent))})
         for key, value in meta.items():
             store.set_meta(app, session, item_id, key, value, new=True)
+        for taxonomy, term_ids in self._checked_terms(post_type, terms or {}).items():
+            store.set_terms(app, session, item_id, taxonomy, term_ids, new=True)
         item = store.get_item(app, session, item_id, post_type)
         self._announce_saved(request, item, created=True)
         return item
@@ -79,6 +144,7 @@ class CoreContentService:
             raise LookupError(f"no item {item_id}")
         post_type = current["type"]
         meta = self._checked_meta(post_type, fields.pop("meta", None) or {})
+        terms = self._checked_terms(post_type, fields.pop("terms", None) or {})
         if "status" in fields:
             self._writable_status(post_type, fields["status"])
         local, utc = self._now()
@@ -92,6 +158,8 @@ class CoreContentService:
         store.update_item(app, session, int(item_id), values)
         for key, value in meta.items():
             store.set_meta(app, session, int(item_id), key, value)
+        for taxonomy, term_ids in terms.items():
+            store.set_terms(app, session, int(item_id), taxonomy, term_ids)
         item = store.get_item(app, session, int(item_id), post_type)
         self._announce_saved(request, item, created=False)
         return item
@@ -109,6 +177,21 @@ class CoreContentService:
     def _post_type(self, post_type: str) -> None:
         if post_type not in self.app.registry.post_types or post_type in ("revision", "attachment"):
             raise ValueError(f"{post_type!r} is not a registered post type the content service stores")
+
+    def _taxonomy(self, taxonomy: str) -> None:
+        if taxonomy not in self.app.registry.taxonomies:
+            raise ValueError(f"{taxonomy!r} is not a registered taxonomy")
+
+    def _checked_terms(self, post_type: str, terms: Mapping[str, Iterable[int]]) -> dict[str, list[int]]:
+        for taxonomy in terms:
+            self._taxonomy(taxonomy)
+            if post_type not in self.app.registry.taxonomies[taxonomy][0].object_types:
+                raise ValueError(f"taxonomy {taxonomy!r} is not registered for {post_type!r}")
+        return {taxonomy: [int(term_id) for term_id in term_ids] for taxonomy, term_ids in terms.items()}
+
+    def _tax_clauses(self, post_type: str, terms: Mapping[str, Iterable[int]]) -> list:
+        return [store.TaxClause(taxonomy, term_ids) for taxonomy, term_ids in self._checked_terms(post_type, terms).items()
+                if term_ids]
 
     def _writable_status(self, post_type: str, status: str) -> None:
         allowed = self.app.registry.status_names(post_type, writable_only=True)

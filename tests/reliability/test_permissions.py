@@ -247,9 +247,11 @@ def test_anonymous_batch_cannot_write_through_any_batchable_route(site, site_use
                          "body": example_body(endpoint.args, marker(), skip=tuple(path_variables(pattern)))})
     assert requests
     before = snapshot(site)
-    response = send(site, "POST", "/batch/v1", {"requests": requests}, {})
-    assert response.status_int == 207, response.text
-    statuses = [answer["status"] for answer in response.json["responses"]]
+    statuses = []
+    for start in range(0, len(requests), 25):  # a batch holds at most 25 requests (the interface's limit)
+        response = send(site, "POST", "/batch/v1", {"requests": requests[start:start + 25]}, {})
+        assert response.status_int == 207, response.text
+        statuses += [answer["status"] for answer in response.json["responses"]]
     assert statuses and all(400 <= status < 500 for status in statuses), statuses
     assert 401 in statuses
     assert snapshot(site) == before

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, exists, false, not_, or_, select
+from sqlalchemy import Float, and_, bindparam, case, cast, exists, false, func, not_, or_, select
 
 from .. import dates
 from ..tables import tables
@@ -68,6 +68,7 @@ class PostQuery:
     hide_password_protected: bool = False
     orderby: str = "date"
     order: str = "desc"
+    meta_key: str = ""  # orderby "meta_value_num": the meta key whose number sorts the items
     per_page: int | None = 10
     offset: int = 0
     read_scope: ReadScope | None = None
@@ -212,6 +213,15 @@ def order_clauses(app, query: PostQuery) -> list:
             ranks.append((or_(*[like(posts.c.title, term) for term in terms]), 3))
         ranks += [(like(posts.c.excerpt, phrase), 4), (like(posts.c.content, phrase), 5)]
         return [case(*ranks, else_=6), posts.c.date.desc(), posts.c.id.desc()]
+    if query.orderby == "meta_value_num" and query.meta_key:
+        # Meta values are stored JSON-encoded, so a number is its own text; items without the
+        # key (or with a value that is not a number) sort as 0, as WordPress's CAST does.
+        meta = tables(app)["post_meta"]
+        text = select(meta.c.value).where(meta.c.post_id == posts.c.id, meta.c.key == query.meta_key) \
+            .scalar_subquery()
+        number = case((text.regexp_match(r"^-?[0-9]+(\.[0-9]+)?$"), cast(text, Float)), else_=0.0) \
+            if app.db.engine.dialect.name == "postgresql" else cast(func.coalesce(text, "0"), Float)
+        return [directed(number), directed(posts.c.id)]
     columns = {"date": posts.c.date, "id": posts.c.id, "author": posts.c.author, "modified": posts.c.modified,
                "parent": posts.c.parent, "slug": posts.c.slug, "title": posts.c.title,
                "menu_order": posts.c.menu_order}

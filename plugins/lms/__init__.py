@@ -1,0 +1,72 @@
+"""Learning catalogue (lms/v1): courses, topics, lessons, quizzes and what hangs off them, read by
+outside apps with API keys, and enrolment through verified payment webhooks.
+
+The parts: model.py (post types, taxonomies, course meta), tables.py (questions, attempts,
+ratings, Q&A, enrolments, payment events, API keys), settings.py (`[plugins.lms]`),
+apikeys.py, catalogue.py and routes.py (the read routes), webhook.py, admin.py, importer.py,
+demo.py and cli.py (`sitehost lms ...`).
+"""
+
+from __future__ import annotations
+
+from host import Namespace, PluginInfo, hookimpl
+
+from . import apikeys, model, routes, settings, tables
+
+PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
+                    description="Learning catalogue: courses, topics, lessons and quizzes for outside apps")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(routes.NAMESPACE, description="Learning catalogue for outside apps (API keys)")]
+
+
+@hookimpl
+def register_post_types():
+    return model.post_types()
+
+
+@hookimpl
+def register_taxonomies():
+    return model.taxonomies()
+
+
+@hookimpl
+def register_meta():
+    return model.meta_keys()
+
+
+@hookimpl
+def register_routes():
+    return routes.routes()
+
+
+@hookimpl(tryfirst=True)
+def authenticate(app, request):
+    """`key_...:secret` over Basic on lms/v1 routes; everything else is the host's."""
+    return apikeys.authenticate(app, request)
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import lms_group
+
+    cli.add_command(lms_group)
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+
+
+@hookimpl
+def demo_content(app, session):
+    from .demo import write_demo_content
+
+    write_demo_content(app, session)

@@ -1,0 +1,132 @@
+"""API keys for outside apps (a timetable app, a parents' portal): issue, list, revoke, verify.
+
+A key is a pair: the public `key_...` and the `secret_...` shown once when it is issued. Only a
+keyed BLAKE2b digest of the secret is stored, as the host stores application passwords: the
+secret is 256 random bits, so a slow hash would add nothing but latency to every call. Calls
+send `Authorization: Basic base64(key:secret)`; a key signs its caller in as the user it was
+issued to, for lms/v1 routes only, and its `permission` level is checked by the routes (the
+read routes need a level that includes reading). Wrong secrets count as failed sign-ins in the
+host's lock-out (per key and per address), exactly as wrong application passwords do.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from sqlalchemy import bindparam, delete, insert, select, update
+
+from host import RestError
+from host.auth import basic_credentials, ratelimit
+from host.auth import users as user_service
+from host.auth.pages import client_address
+
+from .tables import API_KEYS, table
+
+NAMESPACE_PREFIX = "/lms/v1"
+KEY_PREFIX, SECRET_PREFIX = "key_", "secret_"
+PERMISSIONS = ("read", "write", "read_write", "delete", "all")
+READING = frozenset({"read", "read_write", "all"})
+_DIGEST_KEY = b"sitehost-lms-api-key-v1"
+LAST_USED_INTERVAL = datetime.timedelta(hours=1)
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.blake2b(secret.encode("utf-8"), key=_DIGEST_KEY, digest_size=32).hexdigest()
+
+
+def public_record(row: Any) -> dict:
+    """A key as listings show it: never the secret or its hash."""
+    return {"id": row.id, "user_id": row.user_id, "key": row.key, "permission": row.permission,
+            "description": row.description, "created": row.created.isoformat(),
+            "last_used": row.last_used.isoformat() if row.last_used else None}
+
+
+def create_key(app, session, user_id: int, permission: str, description: str = "") -> tuple[dict, str]:
+    """Issue a key for `user_id`: (its public record, the secret, which is never shown again)."""
+    if permission not in PERMISSIONS:
+        raise ValueError(f"permission must be one of {', '.join(PERMISSIONS)}")
+    key = KEY_PREFIX + secrets.token_hex(16)
+    secret = SECRET_PREFIX + secrets.token_hex(32)
+    keys = table(app, API_KEYS)
+    new_id = session.execute(insert(keys).values(
+        user_id=user_id, key=key, secret_hash=hash_secret(secret), permission=permission,
+        description=description, created=utcnow(), last_used=None)).inserted_primary_key[0]
+    row = session.execute(select(keys).where(keys.c.id == new_id)).one()
+    return public_record(row), secret
+
+
+def list_keys(app, session, user_id: int | None = None) -> list[dict]:
+    keys = table(app, API_KEYS)
+    query = select(keys).order_by(keys.c.id)
+    if user_id is not None:
+        query = query.where(keys.c.user_id == user_id)
+    return [public_record(row) for row in session.execute(query)]
+
+
+def revoke_key(app, session, key_id: int) -> dict | None:
+    """Delete a key for good; its record as it was, or None when there is no such key."""
+    keys = table(app, API_KEYS)
+    row = session.execute(select(keys).where(keys.c.id == key_id)).first()
+    if row is None:
+        return None
+    session.execute(delete(keys).where(keys.c.id == key_id))
+    return public_record(row)
+
+
+def _refused() -> RestError:
+    return RestError("rest_forbidden", "Sorry, you are not allowed to do that.", 401)
+
+
+def authenticate(app, request):
+    """The key's user when an lms/v1 request sends `key_...:secret` over Basic; None otherwise.
+
+    Anything else (no header, an application password, another namespace) is left to the
+    host's authentication. A wrong or unknown pair is refused with 401 rest_forbidden and
+    counted by the sign-in lock-out, so guessing secrets is as slow as guessing passwords.
+    """
+    path = request.path
+    if not (path == NAMESPACE_PREFIX or path.startswith(NAMESPACE_PREFIX + "/")):
+        return None
+    credentials = basic_credentials(request.header("authorization"))
+    if credentials is None or not credentials[0].startswith(KEY_PREFIX):
+        return None
+    key, secret = credentials
+    keys = table(app, API_KEYS)
+    account = "lms-api-key:" + key[:80].lower()
+    address = client_address(app, request.environ)
+    lookup = app.db.prepared("lms.api_key_by_key", lambda: select(keys).where(keys.c.key == bindparam("key")))
+    with app.db.engine.connect() as connection:
+        row = connection.execute(lookup, {"key": key[:80]}).first() if len(key) <= 80 else None
+        try:
+            recent_failures = ratelimit.check_allowed(app, account, address, connection)
+        except ratelimit.TooManyAttempts as refused:
+            if row is None or not hmac.compare_digest(row.secret_hash, hash_secret(secret)):
+                ratelimit.record_failure(app, account, address, slow=False)
+            raise refused.rest_error() from None
+        # Hash even when the key is unknown, so the answer takes as long either way.
+        matches = hmac.compare_digest(row.secret_hash if row is not None else "", hash_secret(secret))
+        user = user_service.get_user(app, connection, row.user_id) if row is not None and matches else None
+    if user is None:
+        ratelimit.record_failure(app, account, address)
+        raise _refused()
+    if recent_failures:
+        ratelimit.clear_failures(app, account, address)
+    now = utcnow()
+    if row.last_used is None or now - row.last_used >= LAST_USED_INTERVAL:
+        with app.db.session(write=True) as session, session.begin():
+            session.execute(update(keys).where(keys.c.id == row.id).values(last_used=now))
+    request.state.lms_api_key = {"id": row.id, "permission": row.permission}
+    return user
+
+
+def api_key_of(request) -> dict | None:
+    """The key this request signed in with ({id, permission}), or None (application password, anonymous)."""
+    return request.state.get("lms_api_key")

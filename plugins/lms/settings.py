@@ -1,0 +1,61 @@
+"""`[plugins.lms]` in sitehost.toml, checked once at startup into a frozen object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+METHOD_PATTERN = r"^[a-z0-9_-]{1,40}$"
+
+
+class LmsConfigSchema(Schema):
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
+        "description": "Courses per page of lms/v1/courses (the catalogue's pagination setting)."})
+    stripe_webhook_secret = fields.String(load_default="", validate=validate.Length(max=200), metadata={
+        "description": "Signing secret (whsec_...) of the Stripe endpoint lms/v1/ecommerce-webhook/stripe; "
+                       "empty: Stripe events are refused."})
+    webhook_secrets = fields.Dict(keys=fields.String(validate=validate.Regexp(METHOD_PATTERN)),
+                                  values=fields.String(validate=validate.Length(min=16, max=200)),
+                                  load_default=dict, metadata={
+        "description": "Other payment methods: {method: secret}; their events are signed with an "
+                       "HMAC-SHA256 of the raw body, hex, in X-Webhook-Signature."})
+    webhook_tolerance = fields.Integer(load_default=300, validate=validate.Range(min=1, max=86400), metadata={
+        "description": "Seconds a signed Stripe event stays acceptable (replays of older signatures are refused)."})
+    max_webhook_bytes = fields.Integer(load_default=262144, validate=validate.Range(min=1024, max=4194304), metadata={
+        "description": "Largest webhook body accepted, in bytes."})
+
+
+@dataclass(frozen=True)
+class LmsSettings:
+    per_page: int
+    stripe_webhook_secret: str
+    webhook_secrets: Mapping[str, str]
+    webhook_tolerance: int
+    max_webhook_bytes: int
+
+
+SETTINGS = StashKey[LmsSettings]("lms.settings")
+
+
+def load(app) -> LmsSettings:
+    """Validate once, in startup; a wrong value leaves the plugin out with a message naming it."""
+    try:
+        data = LmsConfigSchema().load(dict(app.plugin_config("lms")))
+    except ValidationError as error:
+        raise StartupError(f"[plugins.lms] is invalid: {error.messages}") from None
+    if "stripe" in data["webhook_secrets"]:
+        raise StartupError("[plugins.lms] is invalid: set the Stripe secret as stripe_webhook_secret, "
+                           "not in webhook_secrets")
+    data["webhook_secrets"] = MappingProxyType(dict(data["webhook_secrets"]))
+    app.stash[SETTINGS] = LmsSettings(**data)
+    return app.stash[SETTINGS]
+
+
+def settings_of(app) -> LmsSettings:
+    return app.stash[SETTINGS]

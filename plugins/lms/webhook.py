@@ -1,0 +1,230 @@
+"""lms/v1/ecommerce-webhook[/{payment_method}]: payments for paid courses arrive here.
+
+Every event is verified before anything is read from it: Stripe's with the `stripe` package's
+own check (signature over the timestamp and raw body, constant-time comparison, timestamp
+tolerance), any other method's with an HMAC-SHA256 of the raw body under its secret from
+`[plugins.lms] webhook_secrets`, compared in constant time. A bad or missing signature gets
+400 and writes nothing. Each verified event is recorded once by (provider, event id): a replay
+changes nothing and answers 200. A completed checkout enrols the buyer, a full refund cancels
+that enrolment, and any other event type is recorded as ignored and logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import re
+from dataclasses import dataclass
+
+import stripe
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from host import RestError, Route
+from host.auth import users as user_service
+
+from .apikeys import utcnow
+from .catalogue import as_id, find_course
+from .enrolments import enrol, revoke
+from .schemas import NoArgs
+from .settings import settings_of
+from .tables import EVENTS, table
+
+log = logging.getLogger("sitehost.lms.webhook")
+METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+METHOD_NAME = re.compile(r"^[a-z0-9_-]{1,40}$")
+SIGNATURE_HEADER = "x-webhook-signature"
+PAID_EVENTS = {"checkout.session.completed", "checkout.session.async_payment_succeeded"}
+GENERIC_PAID, GENERIC_REFUNDED = "payment.completed", "payment.refunded"
+
+
+@dataclass
+class Payment:
+    """What one verified event says, whatever the provider."""
+
+    event_id: str
+    type: str
+    action: str  # "enrol", "refund" or "ignore"
+    course_id: int | None = None
+    user_id: int | None = None
+    email: str = ""
+    amount: int | None = None
+    currency: str = ""
+    reference: str = ""
+
+
+def _refuse(code: str, message: str, status: int = 400) -> RestError:
+    return RestError(code, message, status)
+
+
+def payment_method(request) -> str:
+    method = request.url_params.get("payment_method") or request.raw_param("payment_method")
+    if method is None or method == "":
+        raise _refuse("lms_webhook_no_method", "Name the payment method: ecommerce-webhook/{payment_method}.")
+    if not isinstance(method, str) or not METHOD_NAME.match(method):
+        raise _refuse("lms_webhook_invalid_method", "A payment method is 1 to 40 lowercase letters, digits, _ or -.")
+    return method
+
+
+def receive(request):
+    method = payment_method(request)
+    settings = settings_of(request.app)
+    body = request.body or b""
+    if len(body) > settings.max_webhook_bytes:
+        raise _refuse("lms_webhook_too_large", f"The event is larger than {settings.max_webhook_bytes} bytes.", 413)
+    payment = _stripe_event(request, body, settings) if method == "stripe" else _hmac_event(request, method, body,
+                                                                                           settings)
+    return _record(request, method, payment)
+
+
+# --- verification ---------------------------------------------------------------------------------
+
+def _stripe_event(request, body: bytes, settings) -> Payment:
+    if not settings.stripe_webhook_secret:
+        raise _refuse("lms_webhook_not_configured", "Stripe payments are not configured on this site.")
+    try:
+        stripe.Webhook.construct_event(body, request.header("stripe-signature"), settings.stripe_webhook_secret,
+                                       tolerance=settings.webhook_tolerance)
+    except (stripe.SignatureVerificationError, ValueError, UnicodeDecodeError):
+        raise _refuse("lms_webhook_invalid_signature", "The event's signature does not verify.") from None
+    event = _json_object(body)
+    obj = ((event.get("data") or {}).get("object") or {}) if isinstance(event.get("data"), dict) else {}
+    if not isinstance(obj, dict):
+        obj = {}
+    payment = Payment(event_id=_text(event.get("id")), type=_text(event.get("type")), action="ignore")
+    if payment.type in PAID_EVENTS:
+        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        details = obj.get("customer_details") if isinstance(obj.get("customer_details"), dict) else {}
+        paid = obj.get("payment_status") in ("paid", "no_payment_required")
+        payment.action = "enrol" if paid else "ignore"
+        payment.course_id = as_id(metadata.get("course_id"))
+        payment.user_id = as_id(metadata.get("user_id")) or as_id(obj.get("client_reference_id"))
+        payment.email = _text(obj.get("customer_email") or details.get("email"))
+        payment.amount = obj.get("amount_total") if isinstance(obj.get("amount_total"), int) else None
+        payment.currency = _text(obj.get("currency"))[:10]
+        payment.reference = _text(obj.get("payment_intent") or obj.get("id"))
+    elif payment.type == "charge.refunded":
+        payment.reference = _text(obj.get("payment_intent"))
+        payment.action = "refund" if obj.get("refunded") is True else "ignore"  # partial refunds keep the place
+        payment.amount = obj.get("amount_refunded") if isinstance(obj.get("amount_refunded"), int) else None
+        payment.currency = _text(obj.get("currency"))[:10]
+    return payment
+
+
+def _hmac_event(request, method: str, body: bytes, settings) -> Payment:
+    secret = settings.webhook_secrets.get(method)
+    if not secret:
+        raise _refuse("lms_webhook_not_configured", f"The payment method {method!r} is not configured on this site.")
+    given = (request.header(SIGNATURE_HEADER) or "").strip()
+    if given.startswith("sha256="):
+        given = given[7:]
+    expected = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected.encode(), given.lower().encode("utf-8", "replace")):
+        raise _refuse("lms_webhook_invalid_signature", "The event's signature does not verify.")
+    event = _json_object(body)
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    payment = Payment(event_id=_text(event.get("id")), type=_text(event.get("type")), action="ignore")
+    payment.course_id = as_id(data.get("course_id"))
+    payment.user_id = as_id(data.get("user_id"))
+    payment.email = _text(data.get("email"))
+    payment.amount = data.get("amount") if isinstance(data.get("amount"), int) else None
+    payment.currency = _text(data.get("currency"))[:10]
+    payment.reference = _text(data.get("reference"))
+    payment.action = {GENERIC_PAID: "enrol", GENERIC_REFUNDED: "refund"}.get(payment.type, "ignore")
+    return payment
+
+
+def _json_object(body: bytes) -> dict:
+    try:
+        event = json.loads(body)
+    except ValueError:
+        raise _refuse("lms_webhook_invalid_event", "The event is not JSON.") from None
+    if not isinstance(event, dict) or not _text(event.get("id")):
+        raise _refuse("lms_webhook_invalid_event", "The event has no id.")
+    return event
+
+
+def _text(value) -> str:
+    return value[:255] if isinstance(value, str) else ""
+
+
+# --- recording --------------------------------------------------------------------------------------
+
+def _record(request, provider: str, payment: Payment) -> dict:
+    events = table(request.app, EVENTS)
+    session = request.session
+    previous = session.execute(select(events.c.outcome).where(
+        events.c.provider == provider, events.c.event_id == payment.event_id)).first()
+    if previous is not None:
+        return _answer(payment, previous.outcome, replayed=True)
+    user_id = _buyer(request, payment)
+    outcome, course_id = "ignored", payment.course_id or 0
+    if payment.action == "enrol":
+        course = find_course(request, payment.course_id)
+        if course is None or user_id is None:
+            outcome = "unmatched"
+            log.warning("payment event %s (%s) names no known course or buyer: course %s, user %s",
+                        payment.event_id, provider, payment.course_id, user_id)
+        else:
+            enrol(request, course["id"], user_id, provider, payment.event_id)
+            outcome = "enrolled"
+    elif payment.action == "refund":
+        outcome, course_id, user_id = _refund(request, provider, payment, user_id)
+    else:
+        log.info("payment event %s of type %r (%s) ignored", payment.event_id, payment.type, provider)
+    try:
+        with session.begin_nested():
+            session.execute(events.insert().values(
+                provider=provider, event_id=payment.event_id, type=payment.type[:100], outcome=outcome,
+                course_id=course_id or 0, user_id=user_id or 0, amount=payment.amount, currency=payment.currency,
+                reference=payment.reference, received=utcnow()))
+    except IntegrityError:  # the same event delivered twice at once: the other delivery recorded it
+        raise RestError("lms_webhook_in_progress", "This event is being processed; retry later.", 409) from None
+    return _answer(payment, outcome, replayed=False)
+
+
+def _buyer(request, payment: Payment) -> int | None:
+    if payment.user_id is not None:
+        user = user_service.get_user(request.app, request.session, payment.user_id)
+        if user is not None:
+            return user.id
+    if payment.email:
+        user = user_service.find_user(request.app, request.session, payment.email)
+        if user is not None and user.email.lower() == payment.email.lower():
+            return user.id
+    return None
+
+
+def _refund(request, provider: str, payment: Payment, user_id: int | None) -> tuple[str, int, int | None]:
+    """Cancel the enrolment the refunded payment made: found by the payment's reference, or (for
+    methods that name them) by course and buyer."""
+    events = table(request.app, EVENTS)
+    paid = None
+    if payment.reference:
+        paid = request.session.execute(select(events).where(
+            events.c.provider == provider, events.c.reference == payment.reference,
+            events.c.outcome == "enrolled").order_by(events.c.id.desc())).first()
+    course_id = paid.course_id if paid is not None else payment.course_id
+    buyer = paid.user_id if paid is not None else user_id
+    if not course_id or not buyer or not revoke(request, course_id, buyer):
+        log.warning("refund event %s (%s) matches no enrolment", payment.event_id, provider)
+        return "unmatched", course_id or 0, buyer
+    return "refunded", course_id, buyer
+
+
+def _answer(payment: Payment, outcome: str, replayed: bool) -> dict:
+    message = "Event already processed" if replayed else "Event processed"
+    return {"code": "success", "message": message,
+            "data": {"event_id": payment.event_id, "type": payment.type, "outcome": outcome, "replayed": replayed}}
+
+
+def routes(namespace: str) -> list[Route]:
+    return [
+        Route(namespace, "/ecommerce-webhook", METHODS, receive, args=NoArgs),
+        Route(namespace, r"/ecommerce-webhook/(?P<payment_method>[a-z0-9_-]+)", METHODS, receive, args=NoArgs),
+    ]
+
+
+
