@@ -52,7 +52,7 @@ _HEX = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
 _FUNCTION = re.compile(r"(?:rgb|rgba|hsl|hsla)\([0-9., %/deg]{1,60}\)")
 _KEYWORDS = frozenset({"transparent", "currentcolor", "black", "white", "red", "green", "blue", "navy", "gold",
                        "gray", "grey", "orange", "purple", "teal", "maroon", "silver", "yellow"})
-FONT_FAMILY = re.compile(r"[A-Za-z0-9 ,'\"-]{1,100}")
+FONT_FAMILY = re.compile(r"[A-Za-z0-9 ,'\"-]{1,100}\Z")  # anchored: marshmallow's Regexp only matches a prefix
 UNITS = ("px", "em", "rem", "vw", "vh", "%")
 
 

@@ -297,9 +297,11 @@ def _conversion_map(value) -> dict[str, str]:
 
 def list_posts(request):
     params = request.params
-    excluded = params["excluded_post_types"]
+    excluded = params["excluded_post_types"] or []
     excluded = set(excluded.split(",") if isinstance(excluded, str) else excluded)
-    conversion = _conversion_map(params.get("post_keys_conversion_map"))
+    raw = request.raw_param("post_keys_conversion_map")  # JSON text, before a comma turns it into a list
+    conversion = _conversion_map(raw if isinstance(raw, str) and raw.strip().startswith("{")
+                                 else params.get("post_keys_conversion_map"))
     limit = params["max_count"]
     found = []
     for post_type in _stored_types(request):
