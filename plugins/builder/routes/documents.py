@@ -15,7 +15,7 @@ from ..fetch import FetchError, fetch_image
 from ..kit import CSS_VARS, bump_version, load_kit
 from ..schemas import BuilderDocumentSchema, DocumentIdArgs, DocumentsIndexArgs
 from ..settings import settings_of
-from .common import DOCUMENTS_NAMESPACE, READ, SITE, announce_kit_change
+from .common import DOCUMENTS_NAMESPACE, READ, SITE, announce_kit_change, can_edit_posts
 
 log = logging.getLogger("sitehost.builder")
 MAX_LISTED = 100
@@ -57,6 +57,7 @@ def documents_index(request):
 
 
 def can_edit_document(request):
+    can_edit_posts(request)
     load_document(request, request.params["id"])
     return True
 
@@ -143,6 +144,6 @@ def routes() -> list[Route]:
         Route(DOCUMENTS_NAMESPACE, "", "GET", documents_index, args=DocumentsIndexArgs,
               schema=BuilderDocumentSchema, title="builder-document"),
         Route(DOCUMENTS_NAMESPACE, r"/(?P<id>[\d]+)/media/import", "POST", import_media, args=DocumentIdArgs,
-              capability=READ, permission=can_edit_document),
+              permission=can_edit_document),
         Route("builder/v1", "/cache", "DELETE", clear_cache, capability=SITE),
     ]

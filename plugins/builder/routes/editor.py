@@ -17,7 +17,7 @@ from ..schemas import (AddNewPostArgs, FavoriteArgs, ListingArgs, PostListArgs, 
 from ..settings import settings_of
 from ..store import get_option, get_user_value, set_option, set_user_value
 from ..tables import EVENTS, FAVORITES, table
-from .common import NAMESPACE, READ, SITE, ensure_page_exists, invalid_param, paged
+from .common import NAMESPACE, READ, SITE, can_edit_posts, ensure_page_exists, invalid_param, paged
 
 MAX_FAVORITES_PER_TYPE = 200
 FAVORITE_TYPES_LIMIT = 20
@@ -369,7 +369,8 @@ def routes() -> list[Route]:
         Route(NAMESPACE, "/user-data/current-user", "GET", current_user_data, capability=READ),
         Route(NAMESPACE, "/user-data/current-user", "PATCH", update_user_data, args=UserDataArgs, capability=READ),
         Route(NAMESPACE, "/site-navigation/recent-posts", "GET", recent_posts, args=RecentPostsArgs, capability=READ),
-        Route(NAMESPACE, "/site-navigation/add-new-post", "POST", add_new_post, args=AddNewPostArgs, capability=READ),
+        Route(NAMESPACE, "/site-navigation/add-new-post", "POST", add_new_post, args=AddNewPostArgs,
+              permission=can_edit_posts),
         Route(NAMESPACE, "/post", "GET", list_posts, args=PostListArgs, capability=READ),
         Route(NAMESPACE, "/send-event", "GET", list_events, args=ListingArgs, capability=SITE),
         Route(NAMESPACE, "/send-event", "POST", record_event, args=SendEventArgs, capability=READ),

@@ -8,7 +8,6 @@ import json
 from marshmallow import Schema, ValidationError, fields, validate
 
 from host import RestError, Route
-from host.args import enum_field
 
 from .. import elements as tree
 from ..kit import (COLOR_KINDS, CSS_VARS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTEM_IDS, checked_typography,
@@ -160,14 +159,21 @@ def _setting(request, value) -> dict:
     return {"key": key, "value": value, "default": SETTINGS[key][1]}
 
 
+def _known_key(request) -> str:
+    key = request.params["key"]
+    if key not in SETTINGS:
+        raise invalid_param("key", f"key must be one of {', '.join(SETTINGS)}.")
+    return key
+
+
 def get_setting(request):
     stored = get_option(request, SETTINGS_OPTION, {})
-    key = request.params["key"]
+    key = _known_key(request)
     return _setting(request, stored.get(key, SETTINGS[key][1]))
 
 
 def save_setting(request):
-    key = request.params["key"]
+    key = _known_key(request)
     if "value" not in request.params:
         raise invalid_param("value", "value is required.")
     field, _default = SETTINGS[key]
@@ -186,12 +192,12 @@ def save_setting(request):
 
 
 def routes(app) -> list[Route]:
-    key_enum = {"key": enum_field(list(SETTINGS), "Name of the builder setting.")}
-    key_args = SettingKeyArgs.from_dict(key_enum, name="BuilderSettingKeyArgs")
-    write_args = SettingWriteArgs.from_dict(key_enum, name="BuilderSettingWriteArgs")
-    type_field = {"type": fields.String(required=True, validate=validate.Length(max=60),
-                                        metadata={"description": "Registered element or widget type.",
-                                                  "enum": list(tree.element_types(app))})}
+    key_field = {"key": fields.String(required=True, validate=validate.Length(max=60), metadata={
+        "description": f"Name of the builder setting: {', '.join(SETTINGS)}."})}
+    key_args = SettingKeyArgs.from_dict(key_field, name="BuilderSettingKeyArgs")
+    write_args = SettingWriteArgs.from_dict(key_field, name="BuilderSettingWriteArgs")
+    type_field = {"type": fields.String(required=True, validate=validate.Length(max=60), metadata={
+        "description": f"Registered element or widget type: {', '.join(tree.element_types(app))}."})}
     colors = r"/globals/colors/(?P<id>[\w]+)"
     typography = r"/globals/typography/(?P<id>[\w]+)"
     defaults = r"/kit-elements-defaults/(?P<type>[\w-]+)"

@@ -19,7 +19,7 @@ from ..documents import elements_of, encoded, library_types, load_document
 from ..schemas import ConnectArgs, TemplateCreateArgs, TemplateInsertArgs, TemplateSchema
 from ..settings import settings_of
 from ..store import get_option, set_option
-from .common import NAMESPACE, READ, SITE, invalid_param
+from .common import NAMESPACE, READ, SITE, can_edit_posts, invalid_param
 
 LIBRARY_TYPE = "builder_library"
 MAX_TEMPLATES_LISTED = 100
@@ -138,7 +138,7 @@ def routes(app) -> list[Route]:
               schema=TemplateSchema, title="builder-template"),
         Route(NAMESPACE, "/template-library/templates", "POST", create_template, args=create_args, capability=READ),
         Route(NAMESPACE, r"/template-library/templates/(?P<id>[\d]+)/insert", "POST", insert_template,
-              args=TemplateInsertArgs, capability=READ),
+              args=TemplateInsertArgs, permission=can_edit_posts),
         Route(NAMESPACE, "/library/connect", "POST", connect_library, args=ConnectArgs, capability=SITE),
         Route(NAMESPACE, "/library/connect", "DELETE", disconnect_library, capability=SITE),
     ]
