@@ -81,9 +81,16 @@ def render_cache_key(app, item):
 
 @hookimpl
 def html_head(app, item):
-    from .page_style import head_style
+    from .page_style import head_links
 
-    return head_style(app, item)
+    return head_links(app, item)
+
+
+@hookimpl
+def register_pages():
+    from .page_style import pages
+
+    return pages()
 
 
 @hookimpl

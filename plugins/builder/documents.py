@@ -142,6 +142,12 @@ def render_cache_key(app, item: dict):
 
 def render_item(app, item: dict) -> str | None:
     """The item's tree as HTML, or None when it has none (or it cannot be read: logged)."""
+    rendered = render_both(app, item)
+    return rendered[0] if rendered is not None else None
+
+
+def render_both(app, item: dict) -> tuple[str, str] | None:
+    """(HTML, CSS) of the item's tree, or None when it has none or it cannot be read (logged)."""
     if not is_builder_item(item):
         return None
     try:

@@ -26,9 +26,10 @@ CONTAINER_TAGS = ("div", "section", "article", "aside", "header", "footer", "nav
 ALIGNS = ("left", "center", "right", "justify")
 MAX_LIST_ITEMS = 100
 MAX_EVENTS = 20
-ICONS = {"check": "\u2713", "star": "\u2605", "calendar": "\U0001F4C5", "map-marker": "\U0001F4CD",
-         "phone": "\u260E", "envelope": "\u2709", "clock": "\U0001F552", "arrow-right": "\u2192",
-         "graduation-cap": "\U0001F393", "book": "\U0001F4D6", "bus": "\U0001F68C", "users": "\U0001F465"}
+# Glyphs the common system fonts carry (no emoji font needed); decorative, so aria-hidden.
+ICONS = {"check": "\u2713", "star": "\u2605", "calendar": "\u25A6", "map-marker": "\u2316", "phone": "\u260E",
+         "envelope": "\u2709", "clock": "\u25F7", "arrow-right": "\u2192", "graduation-cap": "\u2605",
+         "book": "\u270E", "bus": "\u2794", "users": "\u263A"}
 
 INLINE_TAGS = {"b", "strong", "em", "i", "span", "br", "small", "mark", "u", "s", "sub", "sup"}
 TEXT_TAGS = INLINE_TAGS | {"p", "a", "ul", "ol", "li", "blockquote", "h2", "h3", "h4", "h5", "h6", "code", "pre",
@@ -162,6 +163,17 @@ class Renderer:
         self.element_defaults = element_defaults if isinstance(element_defaults, dict) else {}
         self.events = events
         self.widgets = set(tree.widget_types(app))
+        self.rules: list[str] = []  # the same styles as a stylesheet, for pages whose CSP refuses inline styles
+        self.current = ""
+
+    def styled(self, suffix: str, declarations: list[str], element_id: str | None = None) -> str:
+        """The `style` attribute of `declarations`, also kept as a rule of the document's stylesheet."""
+        found = [declaration for declaration in declarations
+                 if declaration and not any(character in declaration for character in "{}<>\\")]
+        if not found:
+            return ""
+        self.rules.append(f".builder-element-{element_id or self.current}{suffix}{{{';'.join(found)}}}")
+        return style_attribute(found)
 
     def settings_for(self, element: dict, kind: str) -> dict:
         settings = element.get("settings") or {}
@@ -182,8 +194,9 @@ class Renderer:
         styles = [f"background-color:{color}" if (color := color_of(settings, "background_color")) else "",
                   f"padding:{padding}" if (padding := box_css(settings.get("padding"))) else "",
                   f"min-height:{height}" if (height := size_css(settings.get("min_height"))) else ""]
+        self.current = element["id"]
         if el_type == "section":
-            return (f"<section{element_attributes(element, settings, 'builder-section')}{style_attribute(styles)}>"
+            return (f"<section{element_attributes(element, settings, 'builder-section')}{self.styled('', styles)}>"
                     f'<div class="builder-section-inner">{inner}</div></section>')
         if el_type == "column":
             size = settings.get("_column_size", 100)
@@ -191,14 +204,14 @@ class Renderer:
                 width = min(max(float(size), 1), 100)
             except (TypeError, ValueError):
                 width = 100.0
-            styles.append(f"flex-basis:{width:g}%")
-            return f"<div{element_attributes(element, settings, 'builder-column')}{style_attribute(styles)}>{inner}</div>"
+            styles.append(f"flex-basis:calc({width:g}% - 2rem)")  # the row's gap is 2rem
+            return f"<div{element_attributes(element, settings, 'builder-column')}{self.styled('', styles)}>{inner}</div>"
         tag = settings.get("html_tag") if settings.get("html_tag") in CONTAINER_TAGS else "div"
         direction = "row" if settings.get("flex_direction") == "row" else "column"
         styles.append(f"flex-direction:{direction}")
         if (gap := size_css(settings.get("gap"))) is not None:
             styles.append(f"gap:{gap}")
-        return f"<{tag}{element_attributes(element, settings, 'builder-container')}{style_attribute(styles)}>{inner}</{tag}>"
+        return f"<{tag}{element_attributes(element, settings, 'builder-container')}{self.styled('', styles)}>{inner}</{tag}>"
 
     def widget(self, element: dict) -> str:
         kind = element.get("widgetType")
@@ -207,6 +220,7 @@ class Renderer:
                         self.document_id, kind)
             return ""
         settings = self.settings_for(element, kind)
+        self.current = element["id"]
         body = getattr(self, "widget_" + kind.replace("-", "_"))(settings)
         if not body:
             return ""
@@ -214,7 +228,7 @@ class Renderer:
         if settings.get("align") in ALIGNS:
             styles.append(f"text-align:{settings['align']}")
         return (f"<div{element_attributes(element, settings, 'builder-widget builder-widget-' + kind)}"
-                f"{style_attribute(styles)}>{body}</div>")
+                f"{self.styled('', styles, element['id'])}>{body}</div>")
 
     # --- widgets -----------------------------------------------------------------------------
 
@@ -228,7 +242,7 @@ class Renderer:
         if url:
             text = f'<a href="{escape(url)}">{text}</a>'
         styles = [f"color:{color}" if (color := color_of(settings, "title_color")) else ""] + typography_style(settings)
-        return f'<{tag} class="builder-heading"{style_attribute(styles)}>{text}</{tag}>'
+        return f'<{tag} class="builder-heading"{self.styled(" .builder-heading", styles)}>{text}</{tag}>'
 
     def widget_text_editor(self, settings: dict) -> str:
         text = settings.get("editor")
@@ -239,7 +253,7 @@ class Renderer:
         if "<p" not in cleaned and "<ul" not in cleaned and "<ol" not in cleaned:
             cleaned = "".join(f"<p>{part.strip()}</p>" for part in cleaned.split("\n\n") if part.strip())
         styles = [f"color:{color}" if (color := color_of(settings, "text_color")) else ""] + typography_style(settings)
-        return f'<div class="builder-text"{style_attribute(styles)}>{cleaned}</div>'
+        return f'<div class="builder-text"{self.styled(" .builder-text", styles)}>{cleaned}</div>'
 
     def widget_image(self, settings: dict) -> str:
         image = settings.get("image") if isinstance(settings.get("image"), dict) else {}
@@ -250,7 +264,7 @@ class Renderer:
         alt = alt if isinstance(alt, str) else ""
         styles = [f"width:{width}" if (width := size_css(settings.get("width"))) else "", "max-width:100%",
                   "height:auto"]
-        tag = f'<img src="{escape(src)}" alt="{escape(alt[:300])}" loading="lazy"{style_attribute(styles)}>'
+        tag = f'<img src="{escape(src)}" alt="{escape(alt[:300])}" loading="lazy"{self.styled(" img", styles)}>'
         url = safe_url(settings.get("link"))
         if url:
             tag = f'<a href="{escape(url)}">{tag}</a>'
@@ -269,20 +283,21 @@ class Renderer:
         size = settings.get("size") if settings.get("size") in ("xs", "sm", "md", "lg", "xl") else "md"
         url = safe_url(settings.get("link"))
         label = escape(text.strip()[:200])
+        style = self.styled(" .builder-button", styles)
         if not url:
-            return f'<span class="builder-button builder-size-{size}"{style_attribute(styles)}>{label}</span>'
-        return f'<a class="builder-button builder-size-{size}" href="{escape(url)}"{style_attribute(styles)}>{label}</a>'
+            return f'<span class="builder-button builder-size-{size}"{style}>{label}</span>'
+        return f'<a class="builder-button builder-size-{size}" href="{escape(url)}"{style}>{label}</a>'
 
     def widget_spacer(self, settings: dict) -> str:
         height = size_css(settings.get("space")) or "50px"
-        return f'<div class="builder-spacer" aria-hidden="true" style="height:{escape(height)}"></div>'
+        return f'<div class="builder-spacer" aria-hidden="true"{self.styled(" .builder-spacer", [f"height:{height}"])}></div>'
 
     def widget_divider(self, settings: dict) -> str:
         styles = ["border:0",
                   f"border-top:{size_css(settings.get('weight')) or '1px'} solid "
                   f"{color_of(settings, 'color') or 'currentColor'}",
                   f"width:{width}" if (width := size_css(settings.get("width"))) else ""]
-        return f'<hr class="builder-divider"{style_attribute(styles)}>'
+        return f'<hr class="builder-divider"{self.styled(" .builder-divider", styles)}>'
 
     def widget_video(self, settings: dict) -> str:
         source = video_embed_url(settings)
@@ -314,7 +329,8 @@ class Renderer:
             items.append(f'<li><span class="builder-icon" aria-hidden="true">{glyph}</span> {text}</li>')
         if not items:
             return ""
-        return f'<ul class="builder-icon-list"{style_attribute([f"color:{color}" if color else ""])}>{"".join(items)}</ul>'
+        style = self.styled(" .builder-icon-list", [f"color:{color}" if color else ""])
+        return f'<ul class="builder-icon-list"{style}>{"".join(items)}</ul>'
 
     def widget_cal_events_list(self, settings: dict) -> str:
         count = settings.get("posts_per_page", 5)
@@ -377,10 +393,14 @@ def video_embed_url(settings: dict) -> str | None:
     return None
 
 
-def render_document(app, document_id, elements: list, kit, events=None) -> str:
-    """The whole document: its tree inside a wrapper carrying the kit's CSS custom properties, cleaned."""
-    body = Renderer(app, document_id, kit.element_defaults, events).render(elements)
+def render_document(app, document_id, elements: list, kit, events=None) -> tuple[str, str]:
+    """(HTML, CSS) of the whole document: its tree inside a wrapper carrying the kit's CSS custom
+    properties, cleaned; the CSS holds the same styles for views whose CSP refuses inline styles."""
+    renderer = Renderer(app, document_id, kit.element_defaults, events)
+    body = renderer.render(elements)
     variables = css_variables(app, kit)
     wrapper = (f'<div class="builder-page builder-document-{escape(document_id)}"'
                f'{style_attribute([variables])}>{body}</div>')
-    return nh3.clean(wrapper, tags=PAGE_TAGS, attributes=PAGE_ATTRIBUTES, url_schemes=URL_SCHEMES)
+    html = nh3.clean(wrapper, tags=PAGE_TAGS, attributes=PAGE_ATTRIBUTES, url_schemes=URL_SCHEMES)
+    css = "\n".join([f".builder-document-{int(document_id or 0)}{{{variables}}}"] + renderer.rules)
+    return html, css

@@ -14,7 +14,7 @@ def test_open_day_page_renders_in_the_html_view(make_app):
     page = next(page for page in pages if page["title"]["rendered"] == "Open day")
     view = app.client.get(f"/?page_id={page['id']}")
     html = view.text
-    assert view.status_int == 200 and "<style>.builder-page{" in html
+    assert view.status_int == 200 and "/builder/page.css" in html
     assert '<h1 class="builder-heading" style="color:#FFFFFF">Open day: Saturday 14 March</h1>' in html
     assert "Meet our teachers, tour the science labs" in html
     assert 'alt="Pupils working together in a bright classroom"' in html

@@ -66,7 +66,7 @@ def test_every_common_widget_becomes_accessible_html(site):
     html = rendered(app, pages["every"])
     assert html.startswith('<div class="builder-page builder-document-')
     assert '<section class="builder-section builder-element-s1" style="background-color:#FAFAFA">' in html
-    assert '<div class="builder-column builder-element-s1c" style="flex-basis:100%">' in html
+    assert '<div class="builder-column builder-element-s1c" style="flex-basis:calc(100% - 2rem)">' in html
     assert '<h1 class="builder-heading" style="color:#123456"><a href="https://school.test/apply" ' in html
     assert "Admissions <em>2026</em></a></h1>" in html
     assert '<div class="builder-text"><p>Apply by <strong>1 March</strong>.</p></div>' in html
@@ -117,15 +117,34 @@ def test_only_builder_mode_renders_the_tree(site):
     assert rendered(app, pages["plain"]) == "<p>Just text.</p>\n"
 
 
-def test_html_view_shows_the_rendered_tree_with_its_layout_css(site):
+def test_html_view_shows_the_rendered_tree_with_its_stylesheets(site):
     app, _admin, _author, pages = site
     view = app.client.get(f"/?page_id={pages['every']}")
     assert view.status_int == 200 and view.content_type == "text/html"
-    assert "<style>.builder-page{" in view.text
+    assert "default-src 'self'" in view.headers["Content-Security-Policy"]  # inline styles would be ignored
+    assert '<link rel="stylesheet" href="http://school.test/builder/page.css">' in view.text
+    css_path = view.text.split(f'href="http://school.test/builder/css/{pages["every"]}.css?ver=', 1)[1].split('"')[0]
     assert '<article><div class="builder-page builder-document-' in view.text
     assert "Admissions <em>2026</em>" in view.text
+    layout = app.client.get("/builder/page.css")
+    assert layout.content_type == "text/css" and ".builder-section-inner{display:flex" in layout.text
+    css = app.client.get(f"/builder/css/{pages['every']}.css?ver={css_path}")
+    assert css.content_type == "text/css"
+    assert f".builder-document-{pages['every']}{{--builder-color-primary:#1F4E79;" in css.text
+    assert ".builder-element-s1{background-color:#FAFAFA}" in css.text
+    assert ".builder-element-w1 .builder-heading{color:#123456}" in css.text
+    assert ".builder-element-k2 .builder-heading{color:var(--builder-color-accent)}" in css.text
     plain = app.client.get(f"/?page_id={pages['plain']}")
-    assert "<style>.builder-page" not in plain.text
+    assert "builder/page.css" not in plain.text
+    app.client.get(f"/builder/css/{pages['plain']}.css", status=404)
+    app.client.get("/builder/css/99999.css", status=404)
+
+
+def test_stylesheets_hold_nothing_hostile(site):
+    app, _admin, _author, pages = site
+    css = app.client.get(f"/builder/css/{pages['hostile']}.css").text
+    for bad in ("url(", "expression", "</style", "<script", "}{"):
+        assert bad not in css, bad
 
 
 def test_builder_meta_is_edit_context_only_with_defaults(site):

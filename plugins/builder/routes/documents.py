@@ -65,8 +65,7 @@ def can_edit_document(request):
 def _is_external(request, url) -> bool:
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         return False
-    site = urlsplit(request.base_url)
-    return (urlsplit(url).hostname or "").lower() != (site.hostname or "").lower()
+    return urlsplit(url).netloc.lower() != urlsplit(request.base_url).netloc.lower()  # host and port
 
 
 def _file_name(url: str, content_type: str) -> str:
