@@ -92,3 +92,17 @@ def calendar_stand_in():
 
     return make_plugin("calendar", register_namespaces=lambda: [Namespace("cal/events/v1")],
                        register_routes=lambda: [Route("cal/events/v1", "/events", "GET", list_events)])
+
+
+class LazyUsers(dict):
+    """One user per role, created the first time a test asks for it (a user costs a slow password hash)."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def __missing__(self, role):
+        from host.testing import create_test_user
+
+        self[role] = create_test_user(self.app, role)
+        return self[role]

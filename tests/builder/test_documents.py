@@ -9,7 +9,7 @@ import pytest
 
 from host.testing import assert_rest_error, create_test_user
 
-from .helpers import (BUILDER, PAGES, ImageServer, builder_meta, calendar_stand_in, create_page, png_bytes, section,
+from .helpers import (LazyUsers, BUILDER, PAGES, ImageServer, builder_meta, calendar_stand_in, create_page, png_bytes, section,
                       widget)
 
 DOCUMENTS = "/wp-json/builder/v1/documents"
@@ -19,7 +19,17 @@ DOCUMENTS = "/wp-json/builder/v1/documents"
 def site(make_app):
     app = make_app(plugins=["core", "builder"], config={"builder": {"max_depth": 4, "max_elements": 20,
                                                                     "max_data_bytes": 4096}})
-    return app, {role: create_test_user(app, role) for role in ("administrator", "editor", "author", "subscriber")}
+    return app, LazyUsers(app)
+
+
+@pytest.fixture(scope="module")
+def refusing_site(make_module_app):
+    """One site for the refusals (they change nothing): an administrator and a page to keep."""
+    app = make_module_app(plugins=["core", "builder"], config={"builder": {"max_depth": 4, "max_elements": 20,
+                                                                           "max_data_bytes": 4096}})
+    admin = create_test_user(app, "administrator")
+    page = create_page(app.client, admin.headers, [section("ok1", widget("ok2", "heading", title="Kept"))]).json
+    return app, admin.headers, page
 
 
 @pytest.mark.parametrize("data, reason", [
@@ -40,10 +50,8 @@ def site(make_app):
      "is larger than 4096 bytes"),
     ("[" * 5000 + "]" * 5000, "is larger than 4096 bytes"),
 ])
-def test_malformed_or_oversized_data_is_refused_and_nothing_changes(site, data, reason):
-    app, users = site
-    headers = users["administrator"].headers
-    page = create_page(app.client, headers, [section("ok1", widget("ok2", "heading", title="Kept"))]).json
+def test_malformed_or_oversized_data_is_refused_and_nothing_changes(refusing_site, data, reason):
+    app, headers, page = refusing_site
     refused = app.client.post_json(f"{PAGES}/{page['id']}", {"meta": {"_builder_data": data}, "title": "Changed"},
                                    headers=headers, status=400)
     body = assert_rest_error(refused, "rest_invalid_param", 400)

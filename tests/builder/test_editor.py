@@ -10,14 +10,13 @@ from sqlalchemy import select
 
 from host.testing import assert_collection, assert_rest_error, create_test_user
 
-from .helpers import BUILDER, PAGES, calendar_stand_in, create_page, section, widget
+from .helpers import LazyUsers, BUILDER, PAGES, calendar_stand_in, create_page, section, widget
 
 
 @pytest.fixture
 def site(make_app):
     app = make_app(plugins=["core", "builder"], config={"builder": {"max_events": 10, "max_event_bytes": 200}})
-    return app, {role: create_test_user(app, role) for role in ("administrator", "editor", "author", "contributor",
-                                                                "subscriber")}
+    return app, LazyUsers(app)
 
 
 def test_favorites_are_per_user_and_paginated(site):

@@ -6,14 +6,13 @@ import pytest
 
 from host.testing import assert_rest_error, create_test_user
 
-from .helpers import BUILDER, calendar_stand_in
+from .helpers import LazyUsers, BUILDER, calendar_stand_in
 
 
 @pytest.fixture
 def site(make_app):
     app = make_app(plugins=["core", "builder"])
-    return app, {role: create_test_user(app, role) for role in ("administrator", "editor", "contributor",
-                                                                "subscriber")}
+    return app, LazyUsers(app)
 
 
 def test_reads_need_edit_posts(site):
