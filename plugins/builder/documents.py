@@ -24,6 +24,7 @@ DOCUMENT_TYPES = ("post", "page", "builder_library")
 TEMPLATE_TYPES = ["post", "wp-post", "wp-page", "kit", "not-supported", "page", "section", "container",
                   "floating-buttons", "cloud-template-preview", "calx_event_single_static", ""]
 CALENDAR_TEMPLATE = "calx_event_single_static"
+MAX_PAGE_SETTINGS_BYTES = 64 * 1024
 
 
 def template_types(app) -> list[str]:
@@ -41,6 +42,11 @@ def meta_keys(app) -> list[MetaKey]:
     def check_data(value) -> None:
         tree.parse_data(value, settings_of(app))
 
+    def check_page_settings(value) -> None:
+        if len(json.dumps(value)) > MAX_PAGE_SETTINGS_BYTES or tree._depth(value) > tree.MAX_SETTINGS_DEPTH:
+            raise ValueError(f"must be at most {MAX_PAGE_SETTINGS_BYTES} bytes of JSON and "
+                             f"{tree.MAX_SETTINGS_DEPTH} levels deep")
+
     keys = []
     for object_type in DOCUMENT_TYPES:
         edit = ("edit",)
@@ -57,7 +63,7 @@ def meta_keys(app) -> list[MetaKey]:
             MetaKey(object_type, "_builder_page_settings", {
                 "type": "object", "default": {}, "description": "Page settings of the builder document.",
                 "properties": {"hide_title": {"type": "string", "enum": ["yes", "no", ""], "default": ""}},
-                "additionalProperties": True}, context=edit),
+                "additionalProperties": True}, context=edit, check=check_page_settings),
         ]
     return keys
 

@@ -78,6 +78,9 @@ def test_edit_mode_and_template_type_enums_are_enforced(site):
                                 headers=headers, status=201).json
     edit = app.client.get(f"{PAGES}/{page['id']}?context=edit", headers=headers).json["meta"]
     assert edit["_builder_template_type"] == "section"
+    huge = app.client.post_json(f"{PAGES}/{page['id']}", {"meta": {"_builder_page_settings": {"notes": "x" * 70000}}},
+                                headers=headers, status=400)
+    assert "meta._builder_page_settings: must be at most 65536 bytes" in huge.json["data"]["params"]["meta"]
     assert edit["_builder_page_settings"] == {"hide_title": "yes", "custom": 1}
 
 
