@@ -14,7 +14,7 @@ import hashlib
 import html
 
 import bottle
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from host import ANONYMOUS, Page
 from host.lru import LruCache
@@ -22,7 +22,7 @@ from host.stash import StashKey
 
 from .documents import DOCUMENT_TYPES, render_both
 from .kit import kit_version
-from .tables import DOCUMENTS, table
+from .tables import DOCUMENTS, KITS, table
 
 PAGE_CSS = (
     ".builder-page{font-family:var(--builder-font-text-family,system-ui,sans-serif);"
@@ -57,12 +57,15 @@ def head_links(app, item: dict) -> str | None:
     """The two stylesheet links for views of builder documents; nothing for other items."""
     if item.get("type") not in DOCUMENT_TYPES or not isinstance(item.get("id"), int):
         return None
-    documents = table(app, DOCUMENTS)
+    documents, kits = table(app, DOCUMENTS), table(app, KITS)
+    statement = app.db.prepared("builder.head_links", lambda: select(
+        documents.c.modified_gmt, select(kits.c.version).order_by(kits.c.id).limit(1).scalar_subquery().label("kit"))
+        .where(documents.c.post_id == bindparam("post_id")))
     with app.db.session() as session:
-        row = session.execute(select(documents.c.modified_gmt).where(documents.c.post_id == item["id"])).first()
-        if row is None:
-            return None
-        version = f"{kit_version(app, session)}-{int(row.modified_gmt.timestamp())}"
+        row = session.execute(statement, {"post_id": item["id"]}).first()
+    if row is None:
+        return None
+    version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}"
     site = item["link"].split("/?", 1)[0]
     return (f'<link rel="stylesheet" href="{html.escape(site)}/builder/page.css">'
             f'<link rel="stylesheet" href="{html.escape(site)}/builder/css/{item["id"]}.css?ver={version}">')
