@@ -185,7 +185,8 @@ class App:
                 registry.add_namespace(namespace, owner)
                 args = in_order(IndexArgs.from_dict({"namespace": fields.Raw(load_default=namespace.name)},
                                                     name="NamespaceIndexArgs"), "namespace")
-                registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args=args), owner)
+                registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args=args), owner,
+                                   automatic_index=True)
         elif target == "add_route":
             for route in result:
                 registry.add_route(route, owner)

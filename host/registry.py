@@ -119,13 +119,20 @@ class Taxonomy:
 
 @dataclass(frozen=True)
 class MetaKey:
-    """A typed meta key shown under `meta` of an object type, with its JSON-Schema."""
+    """A typed meta key shown under `meta` of an object type, with its JSON-Schema.
+
+    `context` lists the contexts whose answers show the key (("edit",): only editors see it).
+    `check`, when given, is called with each value about to be stored (never None) after the
+    JSON-Schema passed; it raises ValueError with a message to refuse the value, and the write
+    then answers 400 `rest_invalid_param` naming `meta` and changes nothing.
+    """
 
     object_type: str
     key: str
     schema: dict = field(default_factory=lambda: {"type": "string", "default": ""})
     context: tuple[str, ...] = ("view", "edit")
     revisions: bool = False
+    check: Callable[[Any], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -259,6 +266,7 @@ class Endpoint:
     required: tuple[str, ...] = ()
     defaults: dict[str, Any] = field(default_factory=dict)
     handler_validated: tuple[str, ...] = ()  # args the handler reads and checks itself (host.args.RenderedText)
+    automatic_index: bool = False  # the namespace index the host adds; the namespace's owner may replace it
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
 
 
@@ -320,6 +328,7 @@ class Registry:
         self.post_types: dict[str, tuple[PostType, str]] = {}
         self.taxonomies: dict[str, tuple[Taxonomy, str]] = {}
         self.meta: list[tuple[MetaKey, str]] = []
+        self._meta_in_context: dict[tuple[str, str], frozenset[str]] = {}
         self.schemas: dict[str, tuple[Any, str]] = {}
         self.capabilities: dict[str, set[str]] = {}
         self.pages: list[tuple[Page, str]] = []
@@ -341,7 +350,9 @@ class Registry:
             raise StartupError(f"namespace {namespace.name!r} registered by {owner!r} and {plugin!r}")
         self.namespaces[namespace.name] = (namespace, plugin)
 
-    def add_route(self, route: Route, plugin: str, host_route: bool = False) -> None:
+    def add_route(self, route: Route, plugin: str, host_route: bool = False, automatic_index: bool = False) -> None:
+        """Add one endpoint. A plugin's own GET on the path of its namespace replaces the automatic
+        namespace index there (that handler then answers for the namespace, index included)."""
         if not host_route and route.namespace not in self.namespaces:
             raise StartupError(f"route {route.pattern!r} of {plugin!r} is in unregistered namespace {route.namespace!r}")
         pattern = route.pattern
@@ -361,8 +372,13 @@ class Registry:
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=handler_validated_args(route.args),
+            automatic_index=automatic_index,
         )
         compiled = self.routes.get(full)
+        if compiled is not None and not automatic_index:
+            compiled.endpoints = [existing for existing in compiled.endpoints
+                                  if not (existing.automatic_index and existing.plugin == plugin
+                                          and set(existing.methods) & set(endpoint.methods))]
         if compiled is None:
             compiled = CompiledRoute(full, route.namespace, regex, [], route.schema, route.title,
                                      has_variables="(?P<" in full)
@@ -421,6 +437,14 @@ class Registry:
 
     def meta_keys(self, object_type: str) -> list[MetaKey]:
         return [meta for meta, _plugin in self.meta if meta.object_type == object_type]
+
+    def meta_keys_in_context(self, object_type: str, context: str) -> frozenset[str]:
+        """Names of the meta keys of `object_type` that answers in `context` show (cached per pair)."""
+        found = self._meta_in_context.get((object_type, context))
+        if found is None:
+            found = frozenset(meta.key for meta in self.meta_keys(object_type) if context in meta.context)
+            self._meta_in_context[(object_type, context)] = found
+        return found
 
     def plugin_namespaces(self, plugin: str) -> list[str]:
         return [name for name, (_ns, owner) in self.namespaces.items() if owner == plugin]

@@ -10,4 +10,5 @@ BUILTIN: dict[str, str] = {
     "backup": "plugins.backup",
     "spam": "plugins.spam",
     "lms": "plugins.lms",
+    "builder": "plugins.builder",
 }

@@ -165,6 +165,20 @@ class RestRequest:
         status, headers, data = self.app.rest.dispatch_internal(self, method.upper(), path, pairs, body=body)
         return InternalResponse(status, headers, data)
 
+    def internal_request(self, method: str, path: str, *, body: dict | bytes | None = None,
+                         headers: dict[str, str] | None = None, **query: Any) -> "InternalResponse":
+        """Run another route of this site (any method) as this request's caller, like `internal_get`.
+
+        `body` is a dict of parameters (as a JSON body would send them) or raw bytes (an upload
+        to `/core/v2/media`, with its Content-Type and Content-Disposition in `headers`). The
+        sub-request has its own transaction: what it wrote stays written even if this request
+        later fails, so call it only for writes that stand on their own.
+        """
+        pairs = [(name, _query_text(value)) for name, value in query.items()]
+        status, answer_headers, data = self.app.rest.dispatch_internal(self, method.upper(), path, pairs, body=body,
+                                                                       headers=headers)
+        return InternalResponse(status, answer_headers, data)
+
     # --- URLs ----------------------------------------------------------------------------
 
     def url_for_route(self, route_path: str) -> str:

@@ -500,6 +500,8 @@ class RestServer:
         request.application_password = parent.application_password
         if isinstance(body, dict):
             request.form = body
+        elif isinstance(body, bytes):
+            request.body = body
         if for_embed:
             matched = self.registry.match(path, method)
             if matched is not None:

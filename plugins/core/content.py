@@ -203,6 +203,9 @@ class CoreContentService:
         unknown = set(meta) - known
         if unknown:
             raise ValueError(f"meta keys {sorted(unknown)} are not registered for {post_type!r}")
+        for key in self.app.registry.meta_keys(post_type):
+            if key.check is not None and meta.get(key.key) is not None:
+                key.check(meta[key.key])  # ValueError names what is wrong
         return meta
 
     def _now(self):

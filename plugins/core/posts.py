@@ -568,6 +568,14 @@ class PostsController:
                                                                               "author": request.user.id}):
                 raise forbidden(request.user, "rest_cannot_update",
                                 f"Sorry, you are not allowed to edit the {key.key} custom field.")
+            if key.check is not None and value is not None:
+                try:
+                    key.check(value)
+                except ValueError as refused:
+                    message = f"meta.{key.key}: {refused}"
+                    raise RestError("rest_invalid_param", "Invalid parameter(s): meta", 400,
+                                    {"params": {"meta": message},
+                                     "details": {"meta": {"code": "rest_invalid_meta", "message": message}}}) from None
             store.set_meta(self.app, session, post_id, key.key, value, new)
             if wrote is not None:
                 wrote[key.key] = value

@@ -133,7 +133,8 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
     data["template"] = item["template"]
     if is_post:
         data["format"] = item["format"] or "standard"
-    data["meta"] = dict(item.get("meta") or {})
+    shown = app.registry.meta_keys_in_context(item["type"], context)
+    data["meta"] = {key: value for key, value in (item.get("meta") or {}).items() if key in shown}
     for taxonomy, pairs in (item.get("terms") or {}).items():
         data[TAXONOMY_FIELDS.get(taxonomy, taxonomy)] = [term_id for term_id, _slug in pairs]
     if context == "edit":  # edit-only fields: not worth computing for the views that drop them

@@ -1,0 +1,110 @@
+"""Page builder: builder/v1, builder/v1/documents and builder-ai/v1 (hook implementations only).
+
+Pages whose `_builder_edit_mode` is `builder` render their element tree (`_builder_data`)
+into `content.rendered` and their HTML view; the kit's colours and fonts travel with them as
+CSS custom properties. See docs/builder.md.
+"""
+
+from __future__ import annotations
+
+from host import Namespace, PluginInfo, PostType, hookimpl
+
+from . import documents, settings, tables
+
+PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",),
+                    description="Page builder: element trees that render, global styles, templates, editor data")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    from .routes.common import AI_NAMESPACE, DOCUMENTS_NAMESPACE, NAMESPACE
+
+    return [Namespace(DOCUMENTS_NAMESPACE, description="Builder documents"),
+            Namespace(NAMESPACE, description="Page builder: global styles, settings, templates and editor data"),
+            Namespace(AI_NAMESPACE, description="Page builder AI feature probe")]
+
+
+@hookimpl
+def register_post_types():
+    return [PostType("builder_library", "Templates", public=False, supports=("title", "author"))]
+
+
+@hookimpl
+def register_meta(app):
+    return documents.meta_keys(app)
+
+
+@hookimpl
+def register_schemas():
+    from .schemas import BuilderDocumentSchema, GlobalEntrySchema, TemplateSchema
+
+    return {"BuilderDocument": BuilderDocumentSchema, "BuilderGlobal": GlobalEntrySchema,
+            "BuilderTemplate": TemplateSchema}
+
+
+@hookimpl
+def register_routes(app):
+    from .routes import routes
+
+    return routes(app)
+
+
+@hookimpl
+def startup(app):
+    from .kit import ensure_kit
+
+    settings.load(app)
+    ensure_kit(app)
+
+
+@hookimpl
+def shutdown(app):
+    settings.forget(app)
+
+
+@hookimpl
+def render_content(app, item, content):
+    rendered = documents.render_item(app, item)
+    if rendered is not None:
+        content["html"] = rendered
+
+
+@hookimpl
+def render_cache_key(app, item):
+    return documents.render_cache_key(app, item)
+
+
+@hookimpl
+def html_head(app, item):
+    from .page_style import head_links
+
+    return head_links(app, item)
+
+
+@hookimpl
+def register_pages():
+    from .page_style import pages
+
+    return pages()
+
+
+@hookimpl
+def content_saved(app, event):
+    documents.record_saved(app, event)
+
+
+@hookimpl
+def content_deleted(app, event):
+    documents.record_deleted(app, event)
+
+
+@hookimpl
+def demo_content(app, session):
+    from .demo import write_demo_content
+
+    write_demo_content(app, session)
