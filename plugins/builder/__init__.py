@@ -11,7 +11,7 @@ from host import Namespace, PluginInfo, PostType, hookimpl
 
 from . import documents, settings, tables
 
-PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",),
+PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",), settings=settings.BuilderSettingsSchema,
                     description="Page builder: element trees that render, global styles, templates, editor data")
 
 

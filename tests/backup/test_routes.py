@@ -161,11 +161,17 @@ def test_backups_may_not_be_kept_under_the_public_uploads_folder(make_app, tmp_p
     assert app.client.get(f"{REST}/versions", expect_errors=True).status_int == 404
 
 
+def test_a_value_out_of_range_stops_the_start_naming_the_key(make_app, tmp_path):
+    from host.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\[plugins.backup\]: keep = -1 is not valid"):
+        make_app(plugins=["core", "backup"], config={"backup": {"directory": str(tmp_path), "keep": -1}})
+
+
 @pytest.mark.parametrize("config, problem", [
     ({"schedule": "weekly"}, "not `daily HH:MM` or `every N hours`"),
     ({"schedule": "daily 25:00"}, "not `daily HH:MM`"),
     ({"schedule": "every 0 hours"}, "N from 1"),
-    ({"keep": -1}, "keep"),
 ])
 def test_bad_settings_name_the_setting(make_app, tmp_path, config, problem):
     app = make_app(plugins=["core", "backup"], config={"backup": {"directory": str(tmp_path), **config}})
