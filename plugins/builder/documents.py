@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 
-from sqlalchemy import bindparam, delete, insert, select
+from sqlalchemy import delete, insert, select
 
 from host import MetaKey, RestError
 
@@ -102,14 +102,6 @@ def document_ids(request, limit: int | None = None) -> list[int]:
     if limit:
         query = query.limit(limit)
     return [row.post_id for row in request.session.execute(query)]
-
-
-def is_indexed(app, post_id: int) -> bool:
-    documents = table(app, DOCUMENTS)
-    statement = app.db.prepared("builder.is_document", lambda: select(documents.c.post_id).where(
-        documents.c.post_id == bindparam("post_id")))
-    with app.db.session() as session:
-        return session.execute(statement, {"post_id": post_id}).first() is not None
 
 
 def load_document(request, post_id: int) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from host.args import ContextArgs, JsonSchemaField, PagedArgs, context_field, string_list
+from host.args import ContextArgs, JsonSchemaField, PagedArgs, string_list
 
 WORD_ID = r"^\w+$"
 SLUG = r"^[A-Za-z0-9_.-]+$"
@@ -171,5 +171,3 @@ class TemplateSchema(Schema):
     title = fields.String(metadata={"description": "Title."})
     author = fields.String(metadata={"description": "Author's display name."})
 
-
-__all__ = ["context_field"]

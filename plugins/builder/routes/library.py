@@ -123,12 +123,6 @@ def disconnect_library(request):
     return {"connected": False, "was_connected": was}
 
 
-def stored_token(request) -> str | None:
-    """The decrypted token, for code that talks to the library (none does here: nothing is sent anywhere)."""
-    stored = get_option(request, TOKEN_OPTION)
-    return _fernet(request).decrypt(stored["token"].encode("ascii")).decode("utf-8") if stored else None
-
-
 def routes(app) -> list[Route]:
     create_args = TemplateCreateArgs.from_dict({"type": fields.String(
         required=True, validate=validate.OneOf(library_types(app)), metadata={"description": "Type of the template."})},
