@@ -152,19 +152,6 @@ class RestRequest:
         """
         return self.internal_request("GET", path, **query)
 
-    def internal_request(self, method: str, path: str, body: dict[str, Any] | None = None,
-                         **query: Any) -> "InternalResponse":
-        """Call another route of this site (any method) as this request's caller.
-
-        Like `internal_get`, with a `body` of parameters for writes. The sub-request runs the
-        route's validation and permission checks and commits in its own transaction.
-
-            answer = request.internal_request("POST", "/core/v2/posts", {"title": "Draft"})
-        """
-        pairs = [(name, _query_text(value)) for name, value in query.items()]
-        status, headers, data = self.app.rest.dispatch_internal(self, method.upper(), path, pairs, body=body)
-        return InternalResponse(status, headers, data)
-
     def internal_request(self, method: str, path: str, *, body: dict | bytes | None = None,
                          headers: dict[str, str] | None = None, **query: Any) -> "InternalResponse":
         """Run another route of this site (any method) as this request's caller, like `internal_get`.

@@ -56,7 +56,7 @@ def _get_post(request, value: dict) -> dict:
 
 def _create_draft(request, value: dict) -> dict:
     body = {"title": value["title"], "content": value.get("content", ""), "status": "draft"}
-    return _summary(_answer(request.internal_request("POST", f"/{NAMESPACE}/posts", body)))
+    return _summary(_answer(request.internal_request("POST", f"/{NAMESPACE}/posts", body=body)))
 
 
 def _site_info(request, _input) -> dict:
