@@ -63,7 +63,7 @@ class CoreContentService:
         version = tables(self.app)["content_version"]
         statement = self.app.db.prepared("core.content_version", lambda: select(version.c.version).where(
             version.c.id == 1))
-        return request.session.execute(statement).scalar()
+        return request.session.connection().execute(statement).scalar()
 
     def terms(self, request, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
               create: bool = False) -> list[dict]:

@@ -30,7 +30,7 @@ ANSWERS = StashKey[LruCache]("lms.answers")
 def lms_version(request) -> int:
     state = table(request.app, STATE)
     statement = request.app.db.prepared("lms.state_version", lambda: select(state.c.version).where(state.c.id == 1))
-    return request.session.execute(statement).scalar() or 0
+    return request.session.connection().execute(statement).scalar() or 0
 
 
 def bump(app, session) -> None:

@@ -100,30 +100,35 @@ def authenticate(app, request):
         return None
     key, secret = credentials
     keys = table(app, API_KEYS)
+    users = user_service.tables(app)["users"]
     account = "lms-api-key:" + key[:80].lower()
     address = client_address(app, request.environ)
-    lookup = app.db.prepared("lms.api_key_by_key", lambda: select(keys).where(keys.c.key == bindparam("key")))
+    # The key with its user's row, in one prepared statement (this runs on every call of an outside app).
+    lookup = app.db.prepared("lms.api_key_with_user", lambda: select(
+        users, keys.c.id.label("lms_key_id"), keys.c.secret_hash.label("lms_secret_hash"),
+        keys.c.permission.label("lms_permission"), keys.c.last_used.label("lms_last_used"))
+        .join(keys, keys.c.user_id == users.c.id).where(keys.c.key == bindparam("key")))
     with app.db.engine.connect() as connection:
         row = connection.execute(lookup, {"key": key[:80]}).first() if len(key) <= 80 else None
+        # Hash even when the key is unknown, so the answer takes as long either way.
+        matches = hmac.compare_digest(row.lms_secret_hash if row is not None else "", hash_secret(secret))
         try:
             recent_failures = ratelimit.check_allowed(app, account, address, connection)
         except ratelimit.TooManyAttempts as refused:
-            if row is None or not hmac.compare_digest(row.secret_hash, hash_secret(secret)):
+            if not matches:
                 ratelimit.record_failure(app, account, address, slow=False)
             raise refused.rest_error() from None
-        # Hash even when the key is unknown, so the answer takes as long either way.
-        matches = hmac.compare_digest(row.secret_hash if row is not None else "", hash_secret(secret))
-        user = user_service.get_user(app, connection, row.user_id) if row is not None and matches else None
+    user = user_service.User(app, row) if row is not None and matches else None
     if user is None:
         ratelimit.record_failure(app, account, address)
         raise _refused()
     if recent_failures:
         ratelimit.clear_failures(app, account, address)
     now = utcnow()
-    if row.last_used is None or now - row.last_used >= LAST_USED_INTERVAL:
+    if row.lms_last_used is None or now - row.lms_last_used >= LAST_USED_INTERVAL:
         with app.db.session(write=True) as session, session.begin():
-            session.execute(update(keys).where(keys.c.id == row.id).values(last_used=now))
-    request.state.lms_api_key = {"id": row.id, "permission": row.permission}
+            session.execute(update(keys).where(keys.c.id == row.lms_key_id).values(last_used=now))
+    request.state.lms_api_key = {"id": row.lms_key_id, "permission": row.lms_permission}
     return user
 
 
