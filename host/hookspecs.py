@@ -100,6 +100,7 @@ def register_meta(app: App) -> list[MetaKey] | None:
     Arguments: `app`.
     Returns: a list of `host.MetaKey` (object type, key, JSON-Schema with a default,
     contexts). Content routes read them back with `app.registry.meta_keys(object_type)`.
+    The object type is a post type's name, or `user` for the users of core/v2.
     """
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from webtest import TestApp
 
 from host.app import create_app
@@ -134,12 +135,12 @@ def test_the_off_switch(cache_app):
         assert "X-Cache" not in app.client.get(REST + "/").headers
 
 
-def test_an_invalid_configuration_leaves_the_plugin_out_with_the_reason(cache_app):
-    app = cache_app(max_entries=0)
-    record = app.plugin("cache")
-    assert record.state == "failed"
-    assert "max_entries" in record.error
-    assert_not_in_root_index(app, "cache/v1")
+def test_an_invalid_configuration_stops_the_start_naming_the_key(cache_app):
+    """The table is checked against PluginInfo.settings before anything starts (issue 13.3)."""
+    from host.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^\[plugins.cache\]: max_entries = 0 is not valid; Must be greater"):
+        cache_app(max_entries=0)
 
 
 def test_enabling_or_disabling_the_plugin_changes_the_root_index(make_app, example_plugin):
