@@ -25,6 +25,7 @@ from .tables import CHECKS, HISTORY, table
 
 HARD = 20.0  # log-odds of certain spam
 CLASSIFIER_CAP = 8.0  # the classifier alone never reaches the discard threshold
+MIN_REPEATED_LENGTH = 20  # characters of text before the repeated-content rule applies
 LIMITS = {"author": 245, "email": 254, "url": 200, "ip": 100, "user_agent": 255, "content": 65_535, "guid": 64,
           "honeypot": 1000}
 
@@ -64,11 +65,13 @@ class Past:
 
 def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> Past:
     checks = table(app, CHECKS)
-    clauses = [checks.c.content_hash == content_hash]
+    clauses = [checks.c.content_hash == content_hash] if content_hash else []
     if email_hash:
         clauses.append(checks.c.email_hash == email_hash)
     if ip_hash:
         clauses.append(checks.c.ip_hash == ip_hash)
+    if not clauses:
+        return Past()
     rows = session.execute(select(checks.c.spam, checks.c.label, checks.c.email_hash, checks.c.ip_hash,
                                   checks.c.content_hash).where(or_(*clauses)).order_by(checks.c.id.desc())
                            .limit(50)).all()
@@ -81,7 +84,7 @@ def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> P
             else:
                 past.sender_ham += 1
                 past.sender_confirmed_ham += label == "ham"
-        if text == content_hash:
+        if content_hash and text == content_hash:
             past.same_text += 1
             past.same_text_spam += judged_spam
     return past
@@ -104,7 +107,9 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     config = settings_of(app)
     sub = normalise(submission)
     email_hash, ip_hash = digest(sub["email"]), digest(sub["ip"])
-    content_hash = digest(" ".join(sub["content"].split()))
+    normalised = " ".join(sub["content"].split())
+    # Only a text long enough to be distinctive counts as repeated ("Thank you!" is said by many).
+    content_hash = digest(normalised) if len(normalised) >= MIN_REPEATED_LENGTH else ""
     names = classifier.features(sub["content"], sub["author"], sub["url"], sub["email"])
     with app.db.session() as session:
         model = classifier.current_model(app, session)
