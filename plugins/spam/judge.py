@@ -2,9 +2,10 @@
 
 Each rule adds evidence in log-odds; the score is the logistic of the sum, the submission is
 spam above `spam_threshold`, and with strictness on, spam above `discard_threshold` is
-discarded. Only hard evidence (a disallowed word, a filled honeypot, spam seen before, the
-service's "discard") reaches that: the classifier alone is capped below it, so a wrong guess
-of the model always lands in the spam folder where a moderator can rescue it.
+discarded. Hard evidence (a disallowed word, a filled honeypot, text already judged spam, the
+service's "discard") or several rules agreeing reach that; the classifier alone is capped
+below it, so a wrong guess of the model always lands in the spam folder where a moderator can
+rescue it.
 """
 
 from __future__ import annotations
