@@ -419,14 +419,16 @@ def check_spam(app: App, submission: dict[str, Any]) -> dict[str, Any] | None:
 
     When: fired by the plugin receiving the submission, before it writes anything (it may be
     called while the caller's write transaction is open: an implementation must not wait for
-    the database's write lock; the spam plugin queues its records).
+    the database's write lock; write through `submission["request"].session` or later).
     Arguments: `app`; `submission`, a dict of strings: `type` ("comment", "form" or
     "signup"), `author` (the name given, may be ""), `email`, `content` (the text; for a
     form, its fields joined; for a sign-up, ""), `ip` (the client address), `user_agent`
     and `guid` (a fresh unique id the caller stores with the item, so a later verdict can
     find it). Optional: `url` (the author's website), `honeypot` (the value of the form's
     hidden trap field: present means the form has one, non-empty means a robot filled it),
-    `elapsed_seconds` (a number: seconds between showing the form and submitting it).
+    `elapsed_seconds` (a number: seconds between showing the form and submitting it), and
+    `request` (the REST request it came with: a filter may then record its verdict in that
+    request's transaction, so the verdict is kept exactly when the item is).
     Returns: a dict {"spam": bool, "reason": str, "score": float 0..1, "discard": bool,
     "guid": str} or None for "no opinion"; without an answer the submission is not spam.
     Store spam where moderators can review it (a spam status); when `discard` is true (the

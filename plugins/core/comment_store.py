@@ -46,8 +46,22 @@ def get_comment(app, session, comment_id: int) -> dict | None:
     return row_to_comment(row) if row is not None else None
 
 
+POST_FIELDS = ("id", "type", "status", "author", "password", "comment_status", "parent", "pre_trash_status")
+
+
 def get_post(app, session, post_id: int) -> dict | None:
-    return store.get_item(app, session, int(post_id)) if post_id and int(post_id) > 0 else None
+    """What comments need of their post (its read and edit rules, its link): a few columns, not
+    the full item; an attachment's post (status inherit) is read in full for its parent."""
+    if not post_id or int(post_id) <= 0:
+        return None
+    posts = tables(app)["posts"]
+    row = session.execute(select(*(posts.c[name] for name in POST_FIELDS)).where(posts.c.id == int(post_id))).first()
+    if row is None:
+        return None
+    post = dict(row._mapping)
+    if post["status"] == "inherit":
+        return store.get_item(app, session, int(post_id))
+    return post
 
 
 # --- who reads what --------------------------------------------------------------------------

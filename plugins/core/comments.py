@@ -509,7 +509,7 @@ def spam_verdict(request, values: dict, guid: str) -> dict | None:
     submission = {"type": "comment", "author": values.get("author_name", ""), "email": values.get("author_email", ""),
                   "url": values.get("author_url", ""), "content": values["content"], "ip": values.get("author_ip", ""),
                   "user_agent": values.get("author_user_agent", ""), "guid": guid, "post": values["post"],
-                  "parent": values["parent"], "user_id": values.get("author") or 0}
+                  "parent": values["parent"], "user_id": values.get("author") or 0, "request": request}
     verdict = request.app.hook.check_spam(app=request.app, submission=submission)
     return verdict if isinstance(verdict, dict) else None
 

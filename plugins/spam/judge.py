@@ -2,9 +2,10 @@
 
 Each rule adds evidence in log-odds; the score is the logistic of the sum, the submission is
 spam above `spam_threshold`, and with strictness on, spam above `discard_threshold` is
-discarded. Only hard evidence (a disallowed word, a filled honeypot, spam seen before, the
-service's "discard") reaches that: the classifier alone is capped below it, so a wrong guess
-of the model always lands in the spam folder where a moderator can rescue it.
+discarded. Hard evidence (a disallowed word, a filled honeypot, text already judged spam, the
+service's "discard") or several rules agreeing reach that; the classifier alone is capped
+below it, so a wrong guess of the model always lands in the spam folder where a moderator can
+rescue it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from .tables import CHECKS, HISTORY, table
 
 HARD = 20.0  # log-odds of certain spam
 CLASSIFIER_CAP = 8.0  # the classifier alone never reaches the discard threshold
+MIN_REPEATED_LENGTH = 20  # characters of text before the repeated-content rule applies
+PAST_LIMIT = 20  # earlier verdicts read per key (sender address, sender IP, text)
 LIMITS = {"author": 245, "email": 254, "url": 200, "ip": 100, "user_agent": 255, "content": 65_535, "guid": 64,
           "honeypot": 1000}
 
@@ -32,6 +35,14 @@ LIMITS = {"author": 245, "email": 254, "url": 200, "ip": 100, "user_agent": 255,
 def digest(value: str) -> str:
     value = value.strip().lower()
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest() if value else ""
+
+
+def caller_request(submission: dict[str, Any]):
+    """The REST request the submission arrived with (optional `request` key), while it can still write."""
+    request = submission.get("request")
+    if request is None or not hasattr(request, "session") or getattr(request, "method", "GET") in ("GET", "HEAD"):
+        return None
+    return request
 
 
 def normalise(submission: dict[str, Any]) -> dict[str, Any]:
@@ -63,17 +74,23 @@ class Past:
 
 
 def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> Past:
+    """The latest verdicts of this sender (by address and by IP) and of this text.
+
+    One indexed look-up per key, newest first and limited: a sender or text seen thousands of
+    times costs no more than one seen once (an OR of the three made the database gather every
+    match before sorting, which grew with the history)."""
     checks = table(app, CHECKS)
-    clauses = [checks.c.content_hash == content_hash]
-    if email_hash:
-        clauses.append(checks.c.email_hash == email_hash)
-    if ip_hash:
-        clauses.append(checks.c.ip_hash == ip_hash)
-    rows = session.execute(select(checks.c.spam, checks.c.label, checks.c.email_hash, checks.c.ip_hash,
-                                  checks.c.content_hash).where(or_(*clauses)).order_by(checks.c.id.desc())
-                           .limit(50)).all()
+    found: dict[int, tuple] = {}
+    for column, value in ((checks.c.email_hash, email_hash), (checks.c.ip_hash, ip_hash),
+                          (checks.c.content_hash, content_hash)):
+        if not value:
+            continue
+        for row in session.execute(select(checks.c.id, checks.c.spam, checks.c.label, checks.c.email_hash,
+                                          checks.c.ip_hash, checks.c.content_hash)
+                                   .where(column == value).order_by(checks.c.id.desc()).limit(PAST_LIMIT)):
+            found[row[0]] = tuple(row[1:])
     past = Past()
-    for spam, label, email, ip, text in rows:
+    for spam, label, email, ip, text in found.values():
         judged_spam = label == "spam" or (spam and label != "ham")
         if (email_hash and email == email_hash) or (ip_hash and ip == ip_hash):
             if judged_spam:
@@ -81,7 +98,7 @@ def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> P
             else:
                 past.sender_ham += 1
                 past.sender_confirmed_ham += label == "ham"
-        if text == content_hash:
+        if content_hash and text == content_hash:
             past.same_text += 1
             past.same_text_spam += judged_spam
     return past
@@ -104,7 +121,9 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     config = settings_of(app)
     sub = normalise(submission)
     email_hash, ip_hash = digest(sub["email"]), digest(sub["ip"])
-    content_hash = digest(" ".join(sub["content"].split()))
+    normalised = " ".join(sub["content"].split())
+    # Only a text long enough to be distinctive counts as repeated ("Thank you!" is said by many).
+    content_hash = digest(normalised) if len(normalised) >= MIN_REPEATED_LENGTH else ""
     names = classifier.features(sub["content"], sub["author"], sub["url"], sub["email"])
     with app.db.session() as session:
         model = classifier.current_model(app, session)
@@ -147,7 +166,7 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     else:
         reason = "clean"
     verdict = {"spam": spam, "reason": reason, "score": round(score, 4), "discard": discard, "guid": sub["guid"]}
-    _record(app, sub, verdict, source, email_hash, ip_hash, content_hash, events)
+    _record(app, caller_request(submission), sub, verdict, source, email_hash, ip_hash, content_hash, events)
     return verdict
 
 
@@ -167,8 +186,8 @@ def _ask_service(app, config, key: str, sub: dict, total: float, evidence: dict)
     return total, "local", False, [("check-error", f"service answered {reply.body[:60]!r}")]
 
 
-def _record(app, sub: dict, verdict: dict, source: str, email_hash: str, ip_hash: str, content_hash: str,
-            events: list) -> None:
+def _record(app, request, sub: dict, verdict: dict, source: str, email_hash: str, ip_hash: str,
+            content_hash: str, events: list) -> None:
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     email_domain = sub["email"].rsplit("@", 1)[1].lower()[:100] if "@" in sub["email"] else ""
     row = {"guid": verdict["guid"], "type": sub["type"], "spam": verdict["spam"], "score": verdict["score"],
@@ -185,4 +204,8 @@ def _record(app, sub: dict, verdict: dict, source: str, email_hash: str, ip_hash
             session.execute(checks.insert().values(**row))
         session.execute(table(app, HISTORY).insert(), history)
 
-    recorder_of(app).put(write)
+    if request is not None and not verdict["discard"]:
+        # In the caller's own transaction: kept exactly when the item is (one commit for both).
+        write(request.session)
+    else:  # a discarded submission is refused and its transaction rolled back: record it apart
+        recorder_of(app).put(write)

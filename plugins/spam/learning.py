@@ -61,20 +61,13 @@ def history_entry(app, session, guid: str, event: str, actor: str, message: str 
 
 
 def comment_saved(app, event) -> None:
-    """content_saved for a comment: link its verdict, or learn from a person's status change."""
+    """content_saved for a comment: learn from a person's status change (a new comment already
+    carries its verdict's guid)."""
     item = event.item
     guid = item.get("spam_guid") or ""
-    if not guid:
+    if not guid or event.created:
         return
     recorder = recorder_of(app)
-    if event.created:
-        comment_id = event.id
-
-        def link(session):
-            checks = table(app, CHECKS)
-            session.execute(update(checks).where(checks.c.guid == guid).values(item_id=comment_id))
-        recorder.put(link)
-        return
     previous, status, actor = item.get("previous_status", ""), event.status, item.get("changed_by")
     if previous == status:
         return

@@ -13,13 +13,13 @@ OPTIONS = "spam_options"
 
 
 def define_tables(metadata) -> None:
-    # One row per judged submission. Addresses are kept only as SHA-256 digests (enough to
+    # One row per judged submission; the item it judged stores the same guid (a comment's
+    # spam_guid), as the reference keeps it in the comment's meta. Addresses are kept only as SHA-256 digests (enough to
     # recognise a returning sender); the text is kept so `sitehost spam train` can relearn.
     Table(CHECKS, metadata,
           Column("id", Integer, primary_key=True),
           Column("guid", String(64), nullable=False, unique=True),
           Column("type", String(20), nullable=False),
-          Column("item_id", Integer, nullable=True),
           Column("spam", Boolean, nullable=False),
           Column("score", Float, nullable=False),
           Column("reason", String(40), nullable=False),
@@ -37,11 +37,11 @@ def define_tables(metadata) -> None:
           Column("label", String(10), nullable=False, default=""),
           Column("reversed", String(20), nullable=False, default=""),
           Column("trained", String(10), nullable=False, default=""),
-          Index("ix_spam_checks_email", "email_hash"),
-          Index("ix_spam_checks_ip", "ip_hash"),
-          Index("ix_spam_checks_content", "content_hash"),
-          Index("ix_spam_checks_created", "created"),
-          Index("ix_spam_checks_type_item", "type", "item_id"))
+          # (key, id): the newest verdicts of a sender or a text, read without a sort.
+          Index("ix_spam_checks_email", "email_hash", "id"),
+          Index("ix_spam_checks_ip", "ip_hash", "id"),
+          Index("ix_spam_checks_content", "content_hash", "id"),
+          Index("ix_spam_checks_created", "created"))
     Table(HISTORY, metadata,
           Column("id", Integer, primary_key=True),
           Column("guid", String(64), nullable=False, index=True),

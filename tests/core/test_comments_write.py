@@ -290,3 +290,18 @@ def test_parents_must_be_readable_and_never_form_a_loop(school):
         loop = app.client.put_json(f"{COMMENTS}/{top['id']}", {"parent": parent}, headers=editor, status=400)
         assert_rest_error(loop, "rest_comment_invalid_parent", 400)
     assert app.client.get(f"{COMMENTS}/{top['id']}").json["parent"] == 0
+
+
+def test_moderation_settings(make_app):
+    from host.testing import create_test_user
+
+    app = _site(make_app, comment_moderation=True, require_name_email=False, comment_flood=0)
+    editor = create_test_user(app, "editor").headers
+    post = app.client.post_json(f"{API}/posts", {"title": "Trip", "status": "publish"}, headers=editor).json
+    first = _visitor(app, post, "First").json
+    app.client.put_json(f"{COMMENTS}/{first['id']}", {"status": "approved"}, headers=editor)
+    assert _visitor(app, post, "Second, after an approved one").json["status"] == "hold"  # moderation holds all
+    nameless = app.client.post_json(COMMENTS, {"post": post["id"], "content": "No name given"}, status=201).json
+    assert nameless["author_name"] == "" and nameless["status"] == "hold"
+    assert app.client.post_json(COMMENTS, {"post": post["id"], "content": "Staff note"},
+                                headers=editor).json["status"] == "approved"  # moderators are never held

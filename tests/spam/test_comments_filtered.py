@@ -24,7 +24,8 @@ def test_a_clean_comment_is_judged_ham_and_recorded_with_its_guid(site):
     assert len(checks) == 1
     check = checks[0]
     assert check["spam"] is False and check["reason"] == "clean" and check["type"] == "comment"
-    assert check["item_id"] == comment["id"] and len(check["guid"]) == 36
+    assert len(check["guid"]) == 36
+    assert [row["spam_guid"] for row in rows(app, "comments")] == [check["guid"]]  # stored with the comment
     assert check["email_hash"] and "priya" not in check["email_hash"]  # addresses are kept hashed
     assert [entry["event"] for entry in rows(app, "spam_history")] == ["check-ham"]
 
@@ -120,3 +121,23 @@ def test_moderators_are_not_checked_and_disabling_the_filter_leaves_comments_wor
     post = publish_post(app, people["editor"].headers)
     comment = visitor_comment(app, post, "casino night for the PTA fundraiser").json
     assert comment["status"] == "hold"
+
+
+def test_short_or_empty_texts_are_never_repeated_content(site):
+    app, _people, _post = site
+    signup = {"type": "signup", "author": "", "content": "", "user_agent": "Mozilla/5.0"}
+    spam = app.hook.check_spam(app=app, submission={**signup, "email": "bot@example.org", "ip": "10.4.0.1",
+                                                   "honeypot": "filled"})
+    assert spam["spam"] is True
+    thanks = {"type": "comment", "author": "Bot", "email": "bot2@example.org", "ip": "10.4.0.2", "content": "Thanks!",
+              "honeypot": "x"}
+    assert app.hook.check_spam(app=app, submission=thanks)["spam"] is True
+    flush(app)
+    for number in range(3):  # other people's sign-ups (no text) and short thanks stay ham
+        person = app.hook.check_spam(app=app, submission={**signup, "email": f"parent{number}@example.org",
+                                                          "ip": f"10.4.1.{number}"})
+        assert person["spam"] is False and person["reason"] == "clean"
+        short = app.hook.check_spam(app=app, submission={"type": "comment", "author": f"P{number}", "content": "Thanks!",
+                                                         "email": f"p{number}@example.org", "ip": f"10.4.2.{number}"})
+        assert short["spam"] is False
+        flush(app)

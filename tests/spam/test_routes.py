@@ -106,7 +106,7 @@ def test_webhook_moves_comments_only_when_the_filter_put_them_there(site):
     # a moderator approves the second one: the filter must not override a person
     app.client.put_json(f"{COMMENTS}/{second['id']}", {"status": "approved"}, headers=editor)
     flush(app)
-    guids = {check["item_id"]: check["guid"] for check in rows(app, "spam_checks")}
+    guids = {comment["id"]: comment["spam_guid"] for comment in rows(app, "comments")}
     body = {"key": KEY, "endpoint": "comment-check", "comments": [
         {"guid": guids[first["id"]], "result": "true"},
         {"guid": guids[second["id"]], "result": "true"},
