@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import jobs, routes, settings, tables
+from . import health, jobs, routes, settings, tables
 
 PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConfigSchema,
                     description="Backups, restores and moves between databases")
@@ -30,6 +30,11 @@ def register_namespaces():
 @hookimpl
 def register_capabilities():
     return {routes.BASIC_CAPABILITY: ["administrator"]}
+
+
+@hookimpl
+def register_health_tests():
+    return health.HEALTH_TESTS
 
 
 @hookimpl
