@@ -97,7 +97,7 @@ def build(app, form, mail: dict[str, Any], values: dict[str, Any], files: dict[s
         if not colon or not name or not value:
             continue
         if name.lower() == "reply-to":
-            reply_to = value
+            reply_to = value if _is_address(value) else None  # an empty or bad optional field: no Reply-To
         elif name.lower().startswith(ALLOWED_EXTRA_HEADERS_PREFIX) or name.lower() == "list-unsubscribe":
             headers[name] = value
     attachments, attached_paths = [], []
@@ -120,3 +120,13 @@ def _blank_line(line: str, fields: dict[str, tuple[str, str]]) -> bool:
     template.substitute(line, lambda name: names.append(name) or "")
     named = [name for name in names if name in fields]
     return bool(named) and all(not fields[name][0] for name in named)
+
+
+def _is_address(value: str) -> bool:
+    from host.mail.message import parse_address
+
+    try:
+        parse_address(value, "reply_to")
+    except ValueError:
+        return False
+    return True

@@ -141,8 +141,8 @@ def merge(current: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
         if key in ("mail", "mail_2"):
             mail = dict(merged.get(key) or {})
             mail.update({name: value[name] for name in MAIL_KEYS if name in value})
-            if key == "mail":
-                mail["active"] = True  # sending `mail` turns it on, as the reference does
+            if key == "mail" and "active" not in value:
+                mail["active"] = True  # sending `mail` turns it on, as the reference does (unless it says otherwise)
             merged[key] = mail
         elif key == "messages":
             messages = dict(merged.get("messages") or {})

@@ -38,7 +38,7 @@ class FormListArgs(Schema):
     """The reference's list args; the answer is a bare array without paging headers."""
 
     per_page = fields.Integer(load_default=-1, validate=validate.Range(min=-1, max=100),
-                              metadata={"description": "Forms to return; -1 for all."})
+                              metadata={"description": "Forms to return; -1 (or 0) for all."})
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1),
                             metadata={"description": "Forms to skip."})
     order = enum_field(["asc", "desc", "ASC", "DESC"], "Sort ascending or descending.", "asc")

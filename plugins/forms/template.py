@@ -168,6 +168,8 @@ def parse(text: str, path: str = "form") -> ParsedTemplate:
     literal: list[str] = []
     names: set[str] = set()
     position, length = 0, len(text)
+    next_double_close = text.find("]]")
+    tag_count = 0
     while position < length:
         bracket = text.find("[", position)
         if bracket == -1:
@@ -175,8 +177,11 @@ def parse(text: str, path: str = "form") -> ParsedTemplate:
             break
         literal.append(text[position:bracket])
         if text.startswith("[[", bracket):  # escaped: [[text x]] is the literal [text x]
-            close = text.find("]]", bracket + 2)
-            if close != -1 and "[" not in text[bracket + 2:close]:
+            if next_double_close != -1 and next_double_close < bracket + 2:
+                next_double_close = text.find("]]", bracket + 2)  # each "]]" is looked for once: linear
+            close = next_double_close
+            inner_bracket = text.find("[", bracket + 2, close if close != -1 else bracket + 2)
+            if close != -1 and inner_bracket == -1:
                 literal.append(text[bracket + 1:close + 1])
                 position = close + 2
                 continue
@@ -189,7 +194,8 @@ def parse(text: str, path: str = "form") -> ParsedTemplate:
         if tag is None:  # an unknown tag: kept as text, reported
             literal.append(text[bracket:position])
             continue
-        if len(names) + sum(1 for part in parts if isinstance(part, FormTag) and not part.name) >= MAX_TAGS:
+        tag_count += 1
+        if tag_count > MAX_TAGS:
             problems.append(ConfigProblem(path, f"A form has at most {MAX_TAGS} tags."))
             break
         if tag.name:
