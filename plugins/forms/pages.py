@@ -76,7 +76,13 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
     return "".join(out)
 
 
+# Core's texturize has already turned the shortcode's quotes into curly ones by the time we see it.
+QUOTE_ENTITIES = ("&#8220;", "&#8221;", "&#8243;", "&#8242;", "&#8216;", "&#8217;", "&quot;", "&#039;", "&#39;")
+
+
 def _id_attribute(attributes: str) -> int | None:
+    for entity in QUOTE_ENTITIES:
+        attributes = attributes.replace(entity, '"')
     for word in attributes.split():
         name, equals, value = word.partition("=")
         if name == "id" and equals:
