@@ -54,20 +54,28 @@ def feedback(request):
     content_type = (request.header("content-type") or "").strip().lower()
     if not content_type.startswith("multipart/form-data"):
         raise RestError("forms_unsupported_media_type", "The request payload format is not supported.", 415)
-    form = store.load(request, request.params["id"])
-    if form is None:
-        raise RestError("forms_not_found", "The requested contact form was not found.", 404)
-    posted = request.form or {}
-    unit_tag = _clean_unit_tag(posted.get("_forms_unit_tag"))
-    if not unit_tag:
-        raise RestError("forms_unit_tag_not_found", "There is no valid unit tag.", 400)
-    config = settings_of(request.app)
-    _check_size(request, posted, config)
-    limit = form.setting("submissions_per_minute")
-    limit = int(limit) if isinstance(limit, str) and limit.isdigit() else config.submissions_per_minute
-    address = _client_address(request)
-    ratelimit.count_submission(request, address, limit)
-    return Submission(request, form, unit_tag, posted, address).run()
+    # Reads go through a read session of their own: the request's write transaction (and, on SQLite,
+    # the site's write lock) starts only when the submission is written, at the end.
+    with request.app.db.session() as reader:
+        form = store.load(request, request.params["id"], reader)
+        if form is None:
+            raise RestError("forms_not_found", "The requested contact form was not found.", 404)
+        posted = request.form or {}
+        unit_tag = _clean_unit_tag(posted.get("_forms_unit_tag"))
+        if not unit_tag:
+            raise RestError("forms_unit_tag_not_found", "There is no valid unit tag.", 400)
+        config = settings_of(request.app)
+        _check_size(request, posted, config)
+        limit = form.setting("submissions_per_minute")
+        limit = int(limit) if isinstance(limit, str) and limit.isdigit() else config.submissions_per_minute
+        address = _client_address(request)
+        ratelimit.precheck(request.app, reader, address, limit)
+        submission = Submission(request, form, unit_tag, posted, address, reader, limit)
+        try:
+            return submission.run()
+        except BaseException:
+            submission.discard_files()  # refused or failed: the transaction rolls back, no row names them
+            raise
 
 
 def _check_size(request, posted: dict[str, Any], config) -> None:
@@ -85,8 +93,12 @@ def _check_size(request, posted: dict[str, Any], config) -> None:
 class Submission:
     """One run of the state machine; `run()` answers the response body."""
 
-    def __init__(self, request, form: store.Form, unit_tag: str, posted: dict[str, Any], address: str):
+    def __init__(self, request, form: store.Form, unit_tag: str, posted: dict[str, Any], address: str, reader,
+                 limit: int):
         self.request = request
+        self.reader = reader  # reads; writes go to request.session
+        self.limit = limit
+        self.counted = False
         self.app = request.app
         self.form = form
         self.unit_tag = unit_tag
@@ -173,17 +185,22 @@ class Submission:
     def spam_submission(self) -> dict[str, Any]:
         """What the check_spam hook receives (type, author, email, content, ip, user_agent, guid)."""
         author = email = ""
-        content: list[str] = []
+        texts: list[tuple[str, str]] = []  # (basetype, text) of every field with a value
+        names: list[str] = []  # text fields whose name says it holds a name
         for tag in self.form.parsed.tags:
             value = self.values.get(tag.name)
             text = ", ".join(item for item in value if isinstance(item, str)) if isinstance(value, list) else \
                 value if isinstance(value, str) else ""
+            if not text:
+                continue
             if tag.basetype == "email" and not email:
                 email = text
-            elif tag.basetype == "text" and not author and ("name" in tag.name or not author):
-                author = text if "name" in tag.name or not content else author
-            elif tag.basetype in ("textarea", "text", "url", "tel", "select", "checkbox", "radio") and text:
-                content.append(text)
+            elif tag.basetype == "text" and "name" in tag.name:
+                names.append(text)
+            else:
+                texts.append((tag.basetype, text))
+        author = names[0] if names else next((text for kind, text in texts if kind == "text"), "")
+        content = [text for kind, text in texts if text != author and kind not in ("hidden", "acceptance", "quiz")]
         return {"type": "form", "author": author, "email": email, "content": "\n".join(content), "ip": self.address,
                 "user_agent": self.user_agent, "guid": self.guid, "form_id": self.form.id,
                 "referrer": self.request.header("referer") or ""}
@@ -233,11 +250,16 @@ class Submission:
         if form.setting("demo_mode") is True or form.setting("skip_mail") is True:
             self.status, self.message = "mail_sent", form.message("mail_sent_ok")
             return
-        self.submission_id = self._store()  # mail may name [_serial_number]
-        facts = {"id": self.submission_id, "ip": self.address, "user_agent": self.user_agent,
+        templates = json.dumps([mail for mail in (form.properties.get("mail"), form.properties.get("mail_2"))
+                                if mail and mail.get("active")])
+        if "_serial_number" in templates:
+            self.submission_id = self._store()  # the mail names the submission's number: store it first
+        facts = {"id": getattr(self, "submission_id", ""), "ip": self.address, "user_agent": self.user_agent,
                  "container_post": self.container_post, "site_url": self.app.site_url(self.request.environ),
-                 "admin_email": admin_email(self.request), "url": self.request.header("referer") or ""}
+                 "admin_email": admin_email(self.request, self.reader) if "_site_admin_email" in templates else "",
+                 "url": self.request.header("referer") or ""}
         mail_1 = form.properties.get("mail") or {}
+        self._begin_writes()
         try:
             message, attached = mailing.build(self.app, form, mail_1, self.values, self.uploads, self.file_data, facts)
             self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
@@ -274,9 +296,19 @@ class Submission:
             "spam_log": json.dumps(self.spam_log),
         }
 
+    def _begin_writes(self) -> None:
+        """The first statement of the write transaction: count this submission for the rate limit."""
+        if not self.counted:
+            self.counted = True
+            ratelimit.count_submission(self.app, self.request.session, self.address, self.limit)
+
+    def discard_files(self) -> None:
+        self._remove_files(self.uploads)
+
     def _store(self) -> int:
         from sqlalchemy import insert
 
+        self._begin_writes()
         table = self.app.db.metadata.tables["forms_submissions"]
         statement = self.app.db.prepared("forms.submission_insert", lambda: insert(table))
         return int(self.request.session.execute(statement, self._row()).inserted_primary_key[0])
@@ -323,7 +355,7 @@ class Submission:
                 uploads.remove(self.config.files_dir, item["path"])
 
 
-def admin_email(request) -> str:
+def admin_email(request, session) -> str:
     """`[_site_admin_email]`: `[plugins.forms] admin_email`, else the first administrator's address."""
     configured = settings_of(request.app).admin_email
     if configured:
@@ -333,7 +365,7 @@ def admin_email(request) -> str:
     from host.auth import users as user_service
 
     users = user_service.tables(request.app)["users"]
-    found = request.session.execute(select(users.c.email).where(users.c.roles.like("%administrator%"))
+    found = session.execute(select(users.c.email).where(users.c.roles.like("%administrator%"))
                                     .order_by(users.c.id).limit(1)).scalar()
     return found or request.app.mail.settings.from_address
 

@@ -104,7 +104,7 @@ def create_form(request):
     slug = ""
     if params["context"] != "dry-run":
         try:
-            form_id = store.create(request, title, locale, properties, errors)
+            form_id = store.create(request, title, locale, properties, errors, params.get("status") or "publish")
         except ValueError as error:
             raise RestError("forms_cannot_save", f"There was an error saving the contact form: {error}", 500) from None
         slug = request.app.content.get(request, form_id)["slug"]
@@ -126,7 +126,7 @@ def update_form(request):
     locale = params.get("locale") or form.locale
     if params["context"] != "dry-run":
         try:
-            store.save(request, form, title, locale, properties, errors)
+            store.save(request, form, title, locale, properties, errors, params.get("status"))
         except (ValueError, LookupError) as error:
             raise RestError("forms_cannot_save", f"There was an error saving the contact form: {error}", 500) from None
     return {**_item(form.id, form.slug, title, locale, properties, parsed), "config_errors": _config_errors(errors)}

@@ -61,6 +61,8 @@ class FormWriteArgs(Schema):
     mail_2 = fields.Nested(MailSchema, metadata={"description": "An optional second mail (a copy to the visitor)."})
     messages = fields.Nested(MessagesSchema, metadata={"description": "Texts shown to visitors, by key."})
     additional_settings = _text("`name: value` lines (demo_mode, skip_mail, subscribers_only, ...).", 20_000)
+    status = enum_field(["publish", "fields-disabled"], "publish takes submissions; fields-disabled shows the form "
+                        "with its fields disabled and takes none (an extension of the reference).")
     context = enum_field(["save", "dry-run"], "save stores the form; dry-run only checks it.", "save")
 
 

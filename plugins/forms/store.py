@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 
 from host.lru import LruCache
 from host.stash import StashKey
@@ -61,17 +61,16 @@ def parsed_template(app, form_id: int, version: int, text: str) -> template.Pars
     return found[1]
 
 
-def load(request, form_id: int) -> Form | None:
+def load(request, form_id: int, session=None) -> Form | None:
+    """The form with its parsed template, or None: one read of forms_forms (in `session`, else the request's)."""
     app = request.app
-    item = app.content.get(request, form_id, POST_TYPE)
-    if item is None or item["status"] not in STATUSES:
-        return None
     forms = table(app, "forms_forms")
-    row = request.session.execute(select(forms).where(forms.c.form_id == form_id)).mappings().first()
-    if row is None:
+    statement = app.db.prepared("forms.load", lambda: select(forms).where(forms.c.form_id == bindparam("form_id")))
+    row = (session or request.session).execute(statement, {"form_id": form_id}).mappings().first()
+    if row is None or row["status"] not in STATUSES:
         return None
     properties = json.loads(row["properties"])
-    return Form(id=form_id, title=item["title"] or "", slug=item["slug"], status=item["status"], hash=row["hash"],
+    return Form(id=form_id, title=row["title"], slug=row["slug"], status=row["status"], hash=row["hash"],
                 locale=row["locale"], properties=properties, config_errors=json.loads(row["config_errors"]),
                 version=row["version"], parsed=parsed_template(app, form_id, row["version"], properties.get("form", "")))
 
@@ -97,22 +96,29 @@ def list_forms(request, search: str = "") -> list[dict[str, Any]]:
             for item in items if item["id"] in rows]
 
 
-def create(request, title: str, locale: str, properties: dict[str, Any], errors: dict[str, Any]) -> int:
+def create(request, title: str, locale: str, properties: dict[str, Any], errors: dict[str, Any],
+           status: str = "publish") -> int:
     app = request.app
-    item = app.content.create(request, POST_TYPE, title=title, status="publish")
+    item = app.content.create(request, POST_TYPE, title=title, status=status)
     form_hash = hashlib.sha1(f"{item['id']}:{secrets.token_hex(8)}".encode()).hexdigest()
     request.session.execute(insert(table(app, "forms_forms")).values(
-        form_id=item["id"], hash=form_hash, locale=locale, properties=json.dumps(properties),
+        form_id=item["id"], hash=form_hash, title=item["title"] or "", slug=item["slug"], status=item["status"],
+        locale=locale, properties=json.dumps(properties),
         config_errors=json.dumps(errors), version=1))
     return item["id"]
 
 
 def save(request, form: Form, title: str | None, locale: str | None, properties: dict[str, Any],
-         errors: dict[str, Any]) -> None:
+         errors: dict[str, Any], status: str | None = None) -> None:
     app = request.app
-    if title is not None and title != form.title:
-        app.content.update(request, form.id, title=title)
     forms = table(app, "forms_forms")
+    if title is not None and title != form.title:
+        item = app.content.update(request, form.id, title=title)
+        request.session.execute(update(forms).where(forms.c.form_id == form.id).values(
+            title=item["title"] or "", slug=item["slug"]))
+    if status is not None and status != form.status:
+        app.content.update(request, form.id, status=status)
+        request.session.execute(update(forms).where(forms.c.form_id == form.id).values(status=status))
     request.session.execute(update(forms).where(forms.c.form_id == form.id).values(
         locale=locale or form.locale, properties=json.dumps(properties), config_errors=json.dumps(errors),
         version=forms.c.version + 1))

@@ -11,6 +11,11 @@ def define_tables(metadata) -> None:
         "forms_forms", metadata,
         Column("form_id", Integer, primary_key=True, autoincrement=False),
         Column("hash", String(40), nullable=False, unique=True),
+        # Copies of the post's title, slug and status (only this plugin writes them), so a submission
+        # reads one row instead of the post with its meta and terms.
+        Column("title", Text, nullable=False, default=""),
+        Column("slug", String(200), nullable=False, default=""),
+        Column("status", String(20), nullable=False, default="publish"),
         Column("locale", String(20), nullable=False, default="en_US"),
         Column("properties", Text, nullable=False),  # JSON: form, mail, mail_2, messages, additional_settings
         Column("config_errors", Text, nullable=False, default="{}"),  # JSON, as found on the last save

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host.testing import role_users
+from host.testing import create_test_user
 
 BASE = "/wp-json/forms/v1/contact-forms"
 BROWSER = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0"}
@@ -13,9 +13,21 @@ SIMPLE_FORM = """<label>Name [text* your-name]</label>
 [submit "Send"]"""
 
 
+class LazyUsers(dict):
+    """Users by role, created on first use (each costs a slow password hash)."""
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+
+    def __missing__(self, role):
+        self[role] = create_test_user(self.app, role)
+        return self[role]
+
+
 def site(make_app, **settings):
     app = make_app(plugins=["core", "forms", *settings.pop("extra_plugins", [])], **settings)
-    app.users = role_users(app)
+    app.users = LazyUsers(app)
     return app
 
 

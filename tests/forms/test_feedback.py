@@ -420,3 +420,29 @@ def test_a_disabled_plugin_keeps_its_data(make_app):
     assert again.client.get(f"{BASE}/{form['id']}/refill", expect_errors=True).status_int == 404
     back = make_app(plugins=["core", "forms"], database_url=app.settings.database_url)
     assert len(rows(back)) == 1
+
+
+def test_special_mail_tags_name_the_site_and_the_submission(make_app, smtp_server):
+    app = site(make_app, mail=smtp_server.mail_settings(), site={"name": "Riverside School"})
+    app.users["administrator"]  # the first administrator: [_site_admin_email]
+    form = create_form(app, mail={"recipient": "[_site_admin_email]", "sender": "[_site_title] <noreply@school.test>",
+                                  "subject": "#[_serial_number] [_form_title]: [your-name]",
+                                  "body": "[_remote_ip] [_user_agent] [unknown-tag]"})
+    submit(app, form["id"], VALID)
+    app.mail.deliver_pending()
+    [message] = smtp_server.wait_for(1)
+    assert message["To"] == app.users["administrator"].email
+    assert message["From"] == "Riverside School <noreply@school.test>"
+    assert message["Subject"] == f"#{rows(app)[0]['id']} Enquiry: Sam Parent"
+    assert message.get_content().strip() == f"203.0.113.7 {BROWSER['User-Agent']} [unknown-tag]"
+
+
+def test_a_form_with_fields_disabled_shows_disabled_fields_and_takes_no_submission(make_app):
+    app = site(make_app)
+    form = create_form(app)
+    app.client.patch_json(f"{BASE}/{form['id']}", {"status": "fields-disabled"}, headers=app.users["editor"].headers)
+    assert 'name="your-name" value="" class' in app.client.get(f"/contact-forms/{form['id']}").text
+    assert " disabled" in app.client.get(f"/contact-forms/{form['id']}").text
+    body = submit(app, form["id"], VALID).json
+    assert (body["status"], body["message"]) == ("error", "This form does not take submissions at the moment.")
+    assert rows(app, "mail_outbox") == []

@@ -107,9 +107,9 @@ def test_sitehost_forms_submissions(tmp_path):
     from webtest import TestApp
 
     app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
-    from host.testing import role_users
+    from .helpers import LazyUsers
 
-    app.users = role_users(app)
+    app.users = LazyUsers(app)
     form = create_form(app)
     submit(app, form["id"], VALID)
     app.close()
