@@ -446,3 +446,19 @@ def test_a_form_with_fields_disabled_shows_disabled_fields_and_takes_no_submissi
     body = submit(app, form["id"], VALID).json
     assert (body["status"], body["message"]) == ("error", "This form does not take submissions at the moment.")
     assert rows(app, "mail_outbox") == []
+
+
+def test_with_verify_nonce_a_signed_in_submission_needs_the_nonce_of_its_page(make_app):
+    app = site(make_app, config={"forms": {"verify_nonce": True}})
+    form = create_form(app)
+    parent = app.users["subscriber"]
+    page = app.client.get(f"/contact-forms/{form['id']}", headers=parent.headers).text
+    nonce = page.split('name="_forms_nonce" value="', 1)[1].split('"', 1)[0]
+    assert len(nonce) == 20
+    assert 'name="_forms_nonce"' not in app.client.get(f"/contact-forms/{form['id']}").text  # anonymous: none
+    assert submit(app, form["id"], VALID, headers=parent.headers).json["status"] == "spam"
+    assert submit(app, form["id"], {**VALID, "_forms_nonce": "0" * 20}, headers=parent.headers).json["status"] == "spam"
+    assert submit(app, form["id"], {**VALID, "_forms_nonce": nonce}, headers=parent.headers).json["status"] == \
+        "mail_sent"
+    assert submit(app, form["id"], VALID).json["status"] == "mail_sent"  # anonymous callers have no nonce to check
+    assert json.loads(rows(app)[0]["spam_log"]) == [{"agent": "nonce", "reason": "The form nonce is not valid."}]
