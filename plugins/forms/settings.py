@@ -22,8 +22,9 @@ class FormsConfigSchema(Schema):
         "description": "Parts one submission may have; more answers 400."})
     max_field_characters = fields.Integer(load_default=65_536, validate=validate.Range(min=1, max=10_000_000),
                                           metadata={"description": "Characters of one posted value; more answers 400."})
-    max_file_bytes = fields.Integer(load_default=10 * 1024 * 1024, validate=validate.Range(min=1), metadata={
-        "description": "Largest uploaded file, whatever a [file] tag's limit says (media's default)."})
+    max_file_bytes = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=1), metadata={
+        "description": "Largest uploaded file, whatever a [file] tag's limit says; unset: media's limit "
+                       "(`[plugins.core] max_upload_bytes`, 10 MB by default)."})
     verify_nonce = fields.Boolean(load_default=False, metadata={
         "description": "Rendered forms carry a per-user nonce, and a signed-in submission without a valid one is spam "
                        "(off, as in the reference)."})
@@ -42,6 +43,7 @@ class FormsConfig:
     admin_email: str
 
 
+MEDIA_DEFAULT_BYTES = 10 * 1024 * 1024
 SETTINGS = StashKey[FormsConfig]("forms.settings")
 
 
@@ -52,8 +54,15 @@ def load(app) -> FormsConfig:
         problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
                              for name, messages in error.messages.items())
         raise StartupError(f"[plugins.forms] is invalid: {problems}") from None
+    if data["max_file_bytes"] is None:
+        core_limit = app.plugin_config("core").get("max_upload_bytes")
+        data["max_file_bytes"] = core_limit if isinstance(core_limit, int) and core_limit > 0 else MEDIA_DEFAULT_BYTES
     folder = data["files_dir"] or str(Path(app.settings.uploads_dir).resolve().parent / "form-files")
     data["files_dir"] = Path(folder).resolve()
+    uploads = Path(app.settings.uploads_dir).resolve()
+    if data["files_dir"] == uploads or uploads in data["files_dir"].parents:
+        raise StartupError(f"[plugins.forms] files_dir {folder!r} is inside the public uploads folder {str(uploads)!r}; "
+                           "visitors' files must not be served: choose a folder outside it")
     if data["admin_email"]:
         from host.mail.message import parse_address
 

@@ -462,3 +462,10 @@ def test_with_verify_nonce_a_signed_in_submission_needs_the_nonce_of_its_page(ma
         "mail_sent"
     assert submit(app, form["id"], VALID).json["status"] == "mail_sent"  # anonymous callers have no nonce to check
     assert json.loads(rows(app)[0]["spam_log"]) == [{"agent": "nonce", "reason": "The form nonce is not valid."}]
+
+
+def test_files_dir_inside_the_public_uploads_stops_the_plugin(make_app, tmp_path):
+    app = make_app(plugins=["core", "forms"], uploads_dir=str(tmp_path / "uploads"),
+                   config={"forms": {"files_dir": str(tmp_path / "uploads" / "forms")}})
+    record = app.plugin("forms")
+    assert not record.loaded and "inside the public uploads folder" in record.error
