@@ -173,17 +173,20 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
         mail = properties.get(key) or {}
         if not mail.get("active"):
             continue
-        _check_mail(key, mail, names, add)
+        _check_mail(key, mail, names, {tag.name for tag in parsed.tags if tag.basetype == "email"}, add)
     return errors
 
 
-def _check_mail(key: str, mail: dict[str, Any], names: set[str], add) -> None:
+def _check_mail(key: str, mail: dict[str, Any], names: set[str], emails: set[str], add) -> None:
     from host.mail.message import parse_address
 
+    address_tags = {"_site_admin_email", "_site_from_address"} | emails
+
     def sample(text: str) -> str:
-        # Field tags stand for what a visitor types; check the fixed parts with a placeholder address.
-        return template.substitute(text, lambda name: "someone@school.test" if name in names or name.startswith("_")
-                                   else None)
+        # Tags stand for what they will hold: an address for email fields and the site's addresses,
+        # a word for anything else (so `[your-name]` as a recipient is reported, as it should be).
+        return template.substitute(text, lambda name: "someone@school.test" if name in address_tags
+                                   else "Name" if name in names or name.startswith("_") else None)
 
     for name in ("recipient", "sender"):
         text = str(mail.get(name) or "")
@@ -195,9 +198,10 @@ def _check_mail(key: str, mail: dict[str, Any], names: set[str], add) -> None:
             continue
         for part in _split_addresses(sample(text)) if name == "recipient" else [sample(text)]:
             try:
-                parse_address(part.replace("someone@school.test]", "someone@school.test"), name)
-            except ValueError as error:
-                add(f"{key}.{name}", f"{part!r} is not a valid address: {error}")
+                parse_address(part, name)
+            except ValueError:
+                add(f"{key}.{name}", f"{text.strip()!r} does not give a valid email address.")
+                break
     if "\n" in str(mail.get("subject") or "") or "\r" in str(mail.get("subject") or ""):
         add(f"{key}.subject", "The subject must be on one line.")
     for line in str(mail.get("additional_headers") or "").splitlines():

@@ -189,3 +189,13 @@ def test_delete_answers_deleted_true_and_the_form_is_gone(make_app):
     assert_rest_error(app.client.get(path, headers=headers, expect_errors=True), "forms_not_found", 404)
     assert_rest_error(app.client.delete(path, headers=headers, expect_errors=True), "forms_not_found", 404)
     assert app.client.get(BASE, headers=headers).json == []
+
+
+def test_the_default_mail_is_valid_and_a_recipient_that_is_no_address_is_reported(make_app):
+    app = site(make_app)
+    response = app.client.post_json(BASE, {"title": "Defaults"}, headers=app.users["editor"].headers)
+    assert response.json["config_errors"] == []
+    response = app.client.post_json(BASE, {"title": "Bad", "mail": {"recipient": "[your-name]"}},
+                                    headers=app.users["editor"].headers)
+    assert response.json["config_errors"] == {
+        "mail.recipient": [{"message": "'[your-name]' does not give a valid email address.", "link": ""}]}
