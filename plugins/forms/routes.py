@@ -163,14 +163,16 @@ def list_submissions(request):
     query = select(table).where(*conditions).order_by(table.c.id.desc())
     total = request.session.execute(select(func.count()).select_from(table).where(*conditions)).scalar_one()
     rows = request.session.execute(query.limit(params["per_page"]).offset((params["page"] - 1) * params["per_page"]))
-    items = [submission_data(request, row) for row in rows.mappings()]
+    rows = list(rows.mappings())
+    states = app.mail.states([outbox_id for row in rows for outbox_id in json.loads(row["mail_ids"])])
+    items = [submission_data(row, states) for row in rows]
     return RestResponse.collection(request, items, total, params["per_page"], params["page"])
 
 
-def submission_data(request, row) -> dict[str, Any]:
+def submission_data(row, states: dict[int, dict[str, Any]]) -> dict[str, Any]:
     outbox = []
     for outbox_id in json.loads(row["mail_ids"]):
-        found = request.app.mail.message(outbox_id)
+        found = states.get(outbox_id)
         if found is not None:
             outbox.append({"id": outbox_id, "status": found["status"], "attempts": found["attempts"],
                            "to": found["recipients"], "last_error": found["last_error"]})
