@@ -87,5 +87,6 @@ SCENARIOS = [
 ]
 
 BUDGET = [
-    Budget("forms-feedback", 0.05, "issue 17.7: >= 300 req/s at 2 workers with zero errors"),
+    # Issue 17.7: >= 300 req/s at 2 workers with zero errors; the ceiling there is about 10,000 req/s.
+    Budget("forms-feedback", 0.03, "issue 17.7: >= 300 req/s at 2 workers with zero errors"),
 ]
