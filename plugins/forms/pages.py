@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 import bottle
 
 from host import Page
@@ -90,7 +88,3 @@ def _id_attribute(attributes: str) -> int | None:
             if value.isdigit() and len(value) < 10:
                 return int(value)
     return None
-
-
-def escape(text: str) -> str:
-    return html.escape(text)
