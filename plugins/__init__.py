@@ -11,4 +11,5 @@ BUILTIN: dict[str, str] = {
     "spam": "plugins.spam",
     "lms": "plugins.lms",
     "builder": "plugins.builder",
+    "forms": "plugins.forms",
 }

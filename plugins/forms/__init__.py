@@ -1,0 +1,84 @@
+"""forms/v1: contact forms with a bracket-tag template language, a submission pipeline and mail."""
+
+from __future__ import annotations
+
+import pluggy
+
+from host import Namespace, PluginInfo, PostType, Status, hookimpl
+
+from . import demo, pages, routes, settings, store, tables
+from .routes import NAMESPACE
+
+PLUGIN = PluginInfo(name="forms", version="1.0.0", requires=("core",), settings=settings.FormsConfigSchema,
+                    description="Contact forms: templates of bracket tags, submissions stored and mailed")
+
+hookspec = pluggy.HookspecMarker("sitehost")
+
+
+class FormsHooks:
+    @hookspec(firstresult=True)
+    def forms_before_send_mail(self, app, form_id, submission):
+        """Stop a valid submission before its mail is queued (the reference's abort hook).
+
+        When: after validation, acceptance, spam and files passed, before the mail stage.
+        Arguments: `app`; `form_id`; `submission`, the dict check_spam receives.
+        Returns: {"abort": True, "message": "..."} to end with status `aborted`, or None.
+        firstresult: the first non-None answer wins.
+        """
+
+
+@hookimpl
+def add_hookspecs(plugin_manager):
+    plugin_manager.add_hookspecs(FormsHooks)
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(NAMESPACE, description=PLUGIN.description)]
+
+
+@hookimpl
+def register_statuses():
+    return [Status("fields-disabled", "Fields disabled", public=False)]
+
+
+@hookimpl
+def register_post_types():
+    return [PostType(store.POST_TYPE, "Contact forms", supports=("title",), public=False)]
+
+
+@hookimpl
+def register_routes():
+    return routes.routes()
+
+
+@hookimpl
+def register_pages():
+    return [pages.page()]
+
+
+@hookimpl
+def render_content(app, item, content):
+    content["html"] = pages.replace_shortcodes(app, item, content["html"])
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import forms_group
+
+    cli.add_command(forms_group)
+
+
+@hookimpl
+def demo_content(app, session):
+    demo.write_demo_forms(app, session)

@@ -1,0 +1,78 @@
+"""`[plugins.forms]` in sitehost.toml, checked with marshmallow at startup into a frozen object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from host import StartupError
+from host.stash import StashKey
+
+
+class FormsConfigSchema(Schema):
+    submissions_per_minute = fields.Integer(load_default=30, validate=validate.Range(min=0, max=1_000_000), metadata={
+        "description": "Submissions one client address may send per minute, all forms and workers together "
+                       "(0: no limit); a form's `submissions_per_minute` additional setting may set its own."})
+    files_dir = fields.String(load_default="", metadata={
+        "description": "Folder of uploaded form files, outside the public uploads; empty: `form-files` beside "
+                       "the uploads folder."})
+    max_fields = fields.Integer(load_default=200, validate=validate.Range(min=1, max=10_000), metadata={
+        "description": "Parts one submission may have; more answers 400."})
+    max_field_characters = fields.Integer(load_default=65_536, validate=validate.Range(min=1, max=10_000_000),
+                                          metadata={"description": "Characters of one posted value; more answers 400."})
+    max_file_bytes = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=1), metadata={
+        "description": "Largest uploaded file, whatever a [file] tag's limit says; unset: media's limit "
+                       "(`[plugins.core] max_upload_bytes`, 10 MB by default)."})
+    verify_nonce = fields.Boolean(load_default=False, metadata={
+        "description": "Rendered forms carry a per-user nonce, and a signed-in submission without a valid one is spam "
+                       "(off, as in the reference)."})
+    admin_email = fields.String(load_default="", metadata={
+        "description": "Address `[_site_admin_email]` stands for in mail; empty: the first administrator's."})
+
+
+@dataclass(frozen=True)
+class FormsConfig:
+    submissions_per_minute: int
+    files_dir: Path
+    max_fields: int
+    max_field_characters: int
+    max_file_bytes: int
+    verify_nonce: bool
+    admin_email: str
+
+
+MEDIA_DEFAULT_BYTES = 10 * 1024 * 1024
+SETTINGS = StashKey[FormsConfig]("forms.settings")
+
+
+def load(app) -> FormsConfig:
+    try:
+        data = FormsConfigSchema().load(dict(app.plugin_config("forms")))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.forms] is invalid: {problems}") from None
+    if data["max_file_bytes"] is None:
+        core_limit = app.plugin_config("core").get("max_upload_bytes")
+        data["max_file_bytes"] = core_limit if isinstance(core_limit, int) and core_limit > 0 else MEDIA_DEFAULT_BYTES
+    folder = data["files_dir"] or str(Path(app.settings.uploads_dir).resolve().parent / "form-files")
+    data["files_dir"] = Path(folder).resolve()
+    uploads = Path(app.settings.uploads_dir).resolve()
+    if data["files_dir"] == uploads or uploads in data["files_dir"].parents:
+        raise StartupError(f"[plugins.forms] files_dir {folder!r} is inside the public uploads folder {str(uploads)!r}; "
+                           "visitors' files must not be served: choose a folder outside it")
+    if data["admin_email"]:
+        from host.mail.message import parse_address
+
+        try:
+            parse_address(data["admin_email"], "admin_email")
+        except ValueError as error:
+            raise StartupError(f"[plugins.forms] is invalid: {error}") from None
+    app.stash[SETTINGS] = FormsConfig(**data)
+    return app.stash[SETTINGS]
+
+
+def settings_of(app) -> FormsConfig:
+    return app.stash[SETTINGS]

@@ -1,0 +1,170 @@
+"""Forms as stored: the post (title, slug, status) through the content service, properties in forms_forms.
+
+`load(request, id)` answers a Form with its parsed template; parsing happens once per saved
+version of a form and app (the cache holds versions, so every worker sees a save at once:
+the version is read with the row on each request).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, delete, insert, select, update
+
+from host.lru import LruCache
+from host.stash import StashKey
+
+from . import properties as props
+from . import template
+
+POST_TYPE = "forms_contact_form"
+STATUSES = ("publish", "fields-disabled")
+PARSED_CACHE = StashKey[LruCache]("forms.parsed")
+
+
+@dataclass
+class Form:
+    id: int
+    title: str
+    slug: str
+    status: str
+    hash: str
+    locale: str
+    properties: dict[str, Any]
+    config_errors: dict[str, Any]
+    version: int
+    parsed: template.ParsedTemplate
+
+    def message(self, key: str) -> str:
+        return (self.properties.get("messages") or {}).get(key) or props.DEFAULT_MESSAGES.get(key, "")
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        return props.setting(self.properties, name, default)
+
+
+def table(app, name: str):
+    return app.db.metadata.tables[name]
+
+
+def parsed_template(app, form_id: int, version: int, text: str) -> template.ParsedTemplate:
+    cache = app.stash.setdefault_by(PARSED_CACHE, lambda: LruCache(256))
+    key = (form_id, version)
+    found = cache.get(key)
+    if found is None or found[0] != text:
+        found = (text, template.parse(text))
+        cache.put(key, found)
+    return found[1]
+
+
+def load(request, form_id: int, session=None) -> Form | None:
+    """The form with its parsed template, or None: one read of forms_forms (in `session`, else the request's)."""
+    app = request.app
+    forms = table(app, "forms_forms")
+    statement = app.db.prepared("forms.load", lambda: select(forms).where(forms.c.form_id == bindparam("form_id")))
+    row = (session or request.session).execute(statement, {"form_id": form_id}).mappings().first()
+    if row is None or row["status"] not in STATUSES:
+        return None
+    properties = json.loads(row["properties"])
+    return Form(id=form_id, title=row["title"], slug=row["slug"], status=row["status"], hash=row["hash"],
+                locale=row["locale"], properties=properties, config_errors=json.loads(row["config_errors"]),
+                version=row["version"], parsed=parsed_template(app, form_id, row["version"], properties.get("form", "")))
+
+
+def list_forms(request, search: str = "") -> list[dict[str, Any]]:
+    """Every form (id, hash, slug, title, locale, modified), in id order."""
+    app = request.app
+    items: list[dict] = []
+    page = 1
+    while True:
+        found, total = app.content.query(request, POST_TYPE, status=STATUSES, search=search, per_page=100, page=page,
+                                         orderby="id", order="asc")
+        items.extend(found)
+        if len(items) >= total or not found:
+            break
+        page += 1
+    forms = table(app, "forms_forms")
+    rows = {row["form_id"]: row for row in request.session.execute(
+        select(forms.c.form_id, forms.c.hash, forms.c.locale)).mappings()}
+    return [{"id": item["id"], "hash": rows[item["id"]]["hash"], "slug": item["slug"], "title": item["title"] or "",
+             "locale": rows[item["id"]]["locale"], "date": item.get("date_gmt") or item.get("date"),
+             "modified": item.get("modified_gmt") or item.get("modified")}
+            for item in items if item["id"] in rows]
+
+
+def create(request, title: str, locale: str, properties: dict[str, Any], errors: dict[str, Any],
+           status: str = "publish") -> int:
+    app = request.app
+    item = app.content.create(request, POST_TYPE, title=title, status=status)
+    form_hash = hashlib.sha1(f"{item['id']}:{secrets.token_hex(8)}".encode()).hexdigest()
+    request.session.execute(insert(table(app, "forms_forms")).values(
+        form_id=item["id"], hash=form_hash, title=item["title"] or "", slug=item["slug"], status=item["status"],
+        locale=locale, properties=json.dumps(properties),
+        config_errors=json.dumps(errors), version=1))
+    return item["id"]
+
+
+def save(request, form: Form, title: str | None, locale: str | None, properties: dict[str, Any],
+         errors: dict[str, Any], status: str | None = None) -> None:
+    app = request.app
+    forms = table(app, "forms_forms")
+    if title is not None and title != form.title:
+        item = app.content.update(request, form.id, title=title)
+        request.session.execute(update(forms).where(forms.c.form_id == form.id).values(
+            title=item["title"] or "", slug=item["slug"]))
+    if status is not None and status != form.status:
+        app.content.update(request, form.id, status=status)
+        request.session.execute(update(forms).where(forms.c.form_id == form.id).values(status=status))
+    request.session.execute(update(forms).where(forms.c.form_id == form.id).values(
+        locale=locale or form.locale, properties=json.dumps(properties), config_errors=json.dumps(errors),
+        version=forms.c.version + 1))
+
+
+def remove(request, form: Form) -> None:
+    app = request.app
+    app.content.delete(request, form.id)
+    forms = table(app, "forms_forms")
+    request.session.execute(delete(forms).where(forms.c.form_id == form.id))
+
+
+# --- the site's secret (quiz answers, form nonces) ------------------------------------------
+
+SECRET = StashKey[bytes]("forms.secret")
+
+
+def secret(app) -> bytes:
+    """A random key made once per site and kept in forms_secrets (every worker reads the same)."""
+    known = app.stash.get(SECRET)
+    if known is not None:
+        return known
+    secrets_table = table(app, "forms_secrets")
+    with app.db.session() as session:
+        value = session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "hmac")).scalar()
+    if value is None:
+        from sqlalchemy.exc import IntegrityError
+
+        try:
+            with app.db.session(write=True) as session, session.begin():
+                session.execute(insert(secrets_table).values(name="hmac", value=secrets.token_hex(32)))
+        except IntegrityError:
+            pass  # another worker made it first
+        with app.db.session() as session:
+            value = session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "hmac")).scalar_one()
+    app.stash[SECRET] = bytes.fromhex(value)
+    return app.stash[SECRET]
+
+
+def signed(app, purpose: str, text: str) -> str:
+    return hmac.new(secret(app), f"{purpose}\x00{text}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def quiz_hash(app, answer: str) -> str:
+    return signed(app, "quiz", normalize_answer(answer))
+
+
+def normalize_answer(answer: str) -> str:
+    return " ".join(answer.split()).casefold()
