@@ -1,0 +1,191 @@
+"""Subscribers and subscriptions: sign-up, confirmation, unsubscription, erasure, export rows.
+
+Every function works inside the caller's transaction (`session`) and never commits. Rows that
+concurrent requests may both create (a subscriber per address, a subscription per list, a
+suppression per hash) are inserted with ON CONFLICT DO NOTHING and read back, so two sign-ups
+of one address at the same moment leave exactly one subscriber.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import delete, insert, select, update
+
+from .tables import LISTS, SUBSCRIBERS, SUBSCRIPTIONS, SUPPRESSIONS, table
+from .tokens import email_hash
+
+PENDING, CONFIRMED, UNSUBSCRIBED = "pending", "confirmed", "unsubscribed"
+STATUSES = (PENDING, CONFIRMED, UNSUBSCRIBED)
+
+
+def utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+def insert_ignoring_conflict(session, target, values: dict, keys: list[str]) -> None:
+    """INSERT ... ON CONFLICT (keys) DO NOTHING on SQLite and PostgreSQL alike."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    session.execute(dialect_insert(target).values(**values).on_conflict_do_nothing(index_elements=keys))
+
+
+@dataclass
+class SignupResult:
+    key: str  # subscribed, updated or already_subscribed
+    subscriber: object  # the subscriber row after the sign-up
+    needs_mail: bool
+
+
+def find_by_email(app, session, email_key: str):
+    subscribers = table(app, SUBSCRIBERS)
+    return session.execute(select(subscribers).where(subscribers.c.email_key == email_key)).first()
+
+
+def find_by_id(app, session, subscriber_id: int):
+    subscribers = table(app, SUBSCRIBERS)
+    return session.execute(select(subscribers).where(subscribers.c.id == subscriber_id)).first()
+
+
+def statuses_of(app, session, subscriber_id: int) -> dict[int, str]:
+    """{list id: status} of one subscriber."""
+    subscriptions = table(app, SUBSCRIPTIONS)
+    return {row.list_id: row.status for row in session.execute(
+        select(subscriptions.c.list_id, subscriptions.c.status).where(subscriptions.c.subscriber_id == subscriber_id))}
+
+
+def existing_list_ids(app, session, list_ids) -> list[int]:
+    lists = table(app, LISTS)
+    wanted = sorted(set(list_ids))
+    if not wanted:
+        return []
+    return sorted(row.id for row in session.execute(select(lists.c.id).where(lists.c.id.in_(wanted))))
+
+
+def is_suppressed(app, session, email_key: str) -> bool:
+    suppressions = table(app, SUPPRESSIONS)
+    return session.execute(select(suppressions.c.id).where(
+        suppressions.c.email_hash == email_hash(app, email_key))).first() is not None
+
+
+def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: list[int], source: str,
+            ip: str) -> SignupResult:
+    """Ask for `list_ids` for this address: new lists (or changed fields) wait for confirmation.
+
+    - a new address: a pending subscriber, `subscribed`;
+    - an address with nothing confirmed yet: its data replaced, still pending, `subscribed` (the
+      confirmation mail is sent again, within the per-email limit);
+    - a confirmed subscriber asking for more lists or sending changed fields: `updated`, the new
+      lists pending and the fields kept aside until the link in the new mail is followed;
+    - a confirmed subscriber sending nothing new: `already_subscribed`, no mail.
+    """
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    now = utcnow()
+    row = find_by_email(app, session, email_key)
+    if row is None:
+        nonce = secrets.token_hex(16)
+        insert_ignoring_conflict(session, subscribers, {
+            "email": email, "email_key": email_key, "fields": fields, "pending_fields": None, "nonce": nonce,
+            "signup_ip": ip[:64], "created": now, "modified": now}, ["email_key"])
+        row = find_by_email(app, session, email_key)
+    statuses = statuses_of(app, session, row.id)
+    confirmed_any = CONFIRMED in statuses.values()
+    to_request = [list_id for list_id in list_ids if statuses.get(list_id) != CONFIRMED]
+    merged = {**(row.fields or {}), **fields}
+    fields_changed = merged != (row.fields or {})
+    if not to_request and not fields_changed:
+        return SignupResult("already_subscribed", row, False)
+    values = {"modified": now, "signup_ip": ip[:64]}
+    if confirmed_any:
+        values["pending_fields"] = merged if fields_changed else None
+    else:  # nothing confirmed: nobody's data to protect yet, the newest sign-up stands
+        values["fields"] = merged
+        values["pending_fields"] = None
+    session.execute(update(subscribers).where(subscribers.c.id == row.id).values(**values))
+    for list_id in to_request:
+        insert_ignoring_conflict(session, subscriptions, {
+            "subscriber_id": row.id, "list_id": list_id, "status": PENDING, "source": source[:300],
+            "requested": now}, ["subscriber_id", "list_id"])
+        session.execute(update(subscriptions).where(
+            subscriptions.c.subscriber_id == row.id, subscriptions.c.list_id == list_id,
+            subscriptions.c.status != CONFIRMED).values(status=PENDING, source=source[:300], requested=now,
+                                                         unsubscribed=None))
+    row = find_by_id(app, session, row.id)
+    return SignupResult("updated" if confirmed_any else "subscribed", row, True)
+
+
+def confirm(app, session, subscriber, ip: str) -> int:
+    """Confirm every pending subscription of `subscriber`; apply fields kept aside. Returns how many."""
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    now = utcnow()
+    confirmed = session.execute(update(subscriptions).where(
+        subscriptions.c.subscriber_id == subscriber.id, subscriptions.c.status == PENDING).values(
+        status=CONFIRMED, confirmed=now, confirm_ip=ip[:64])).rowcount
+    changes = {"modified": now}
+    if subscriber.pending_fields is not None:
+        changes.update(fields=subscriber.pending_fields, pending_fields=None)
+        confirmed = confirmed or 1
+    session.execute(update(subscribers).where(subscribers.c.id == subscriber.id).values(**changes))
+    if confirmed:  # the person asked again, with proof of the inbox: an earlier erasure no longer applies
+        suppressions = table(app, SUPPRESSIONS)
+        session.execute(delete(suppressions).where(suppressions.c.email_hash == email_hash(app, subscriber.email_key)))
+    return confirmed
+
+
+def unsubscribe(app, session, subscriber_id: int, list_ids: list[int] | None) -> int:
+    """End the pending and confirmed subscriptions (of `list_ids`, or all). Returns how many ended."""
+    subscriptions = table(app, SUBSCRIPTIONS)
+    condition = [subscriptions.c.subscriber_id == subscriber_id, subscriptions.c.status != UNSUBSCRIBED]
+    if list_ids is not None:
+        condition.append(subscriptions.c.list_id.in_(list_ids))
+    return session.execute(update(subscriptions).where(*condition).values(
+        status=UNSUBSCRIBED, unsubscribed=utcnow())).rowcount
+
+
+def erase(app, session, subscriber) -> None:
+    """Remove the person's data; keep only the keyed hash of the address, so imports skip it."""
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    session.execute(delete(subscriptions).where(subscriptions.c.subscriber_id == subscriber.id))
+    session.execute(delete(subscribers).where(subscribers.c.id == subscriber.id))
+    insert_ignoring_conflict(session, table(app, SUPPRESSIONS),
+                             {"email_hash": email_hash(app, subscriber.email_key), "created": utcnow()}, ["email_hash"])
+
+
+def import_pending(app, session, email: str, email_key: str, fields: dict, list_id: int, source: str) -> str:
+    """One imported address: `added` (pending), `exists` (already on the list) or `suppressed` (erased)."""
+    if is_suppressed(app, session, email_key):
+        return "suppressed"
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    now = utcnow()
+    row = find_by_email(app, session, email_key)
+    if row is None:
+        insert_ignoring_conflict(session, subscribers, {
+            "email": email, "email_key": email_key, "fields": fields, "pending_fields": None,
+            "nonce": secrets.token_hex(16), "signup_ip": "", "created": now, "modified": now}, ["email_key"])
+        row = find_by_email(app, session, email_key)
+    status = statuses_of(app, session, row.id).get(list_id)
+    if status in (PENDING, CONFIRMED):
+        return "exists"
+    if status is None:
+        session.execute(insert(subscriptions).values(subscriber_id=row.id, list_id=list_id, status=PENDING,
+                                                     source=source[:300], requested=now))
+    else:  # they unsubscribed once: an import must not quietly undo that
+        return "unsubscribed"
+    return "added"
+
+
+def confirmed_rows(app, session, list_id: int):
+    """(subscription, subscriber) rows of a list's confirmed subscribers, oldest consent first."""
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    return session.execute(
+        select(subscribers.c.id, subscribers.c.email, subscribers.c.fields, subscribers.c.nonce,
+               subscriptions.c.confirmed, subscriptions.c.confirm_ip, subscriptions.c.source,
+               subscriptions.c.requested)
+        .join(subscriptions, subscriptions.c.subscriber_id == subscribers.c.id)
+        .where(subscriptions.c.list_id == list_id, subscriptions.c.status == CONFIRMED)
+        .order_by(subscriptions.c.confirmed, subscribers.c.id)).all()
