@@ -41,7 +41,6 @@ LISTS_FIELD = PREFIX + "lists"
 MIN_SECONDS = 2.0
 MAX_EMAIL_LENGTH = 320
 MAX_VALUE_LENGTH = 500  # one merge field's value; longer is cut
-MAX_SUBMITTED_NAMES = 200  # names looked at in one submission; the rest are ignored
 
 
 def submitted_values(request) -> dict:
@@ -51,9 +50,7 @@ def submitted_values(request) -> dict:
     if isinstance(request.json, dict):
         sources.append(request.json)
     for source in sources:
-        for count, (name, value) in enumerate(source.items()):
-            if count >= MAX_SUBMITTED_NAMES or not isinstance(name, str):
-                break
+        for name, value in source.items():  # as many as the host's body limit lets through
             key = name if name.startswith(PREFIX) else name.upper()
             values[key] = value
     return values
