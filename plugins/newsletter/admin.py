@@ -32,6 +32,12 @@ def _links(request, collection: str, item_id: int) -> dict:
     return {"self": [{"href": f"{base}/{item_id}"}], "collection": [{"href": base}]}
 
 
+def _path_id(request) -> int:
+    """The id in the path; one beyond any stored id (and beyond the database's integers) matches nothing."""
+    value = int(request.params["id"])
+    return value if value < 2**31 else 0
+
+
 def _require_force(request, what: str) -> None:
     if not request.params.get("force"):
         raise RestError("rest_trash_not_supported",
@@ -66,7 +72,7 @@ def _list_data(request, row, counts) -> dict:
 
 def _find_list(request):
     lists = table(request.app, LISTS)
-    row = request.session.execute(select(lists).where(lists.c.id == request.params["id"])).first()
+    row = request.session.execute(select(lists).where(lists.c.id == _path_id(request))).first()
     if row is None:
         raise RestError("newsletter_list_not_found", "There is no list with that id.", 404)
     return row
@@ -147,7 +153,7 @@ def _form_data(request, row) -> dict:
 
 def _find_form(request):
     forms = table(request.app, FORMS)
-    row = request.session.execute(select(forms).where(forms.c.id == request.params["id"])).first()
+    row = request.session.execute(select(forms).where(forms.c.id == _path_id(request))).first()
     if row is None:
         raise RestError("newsletter_form_not_found", "There is no form with that id.", 404)
     return row
@@ -277,7 +283,7 @@ def list_subscribers(request):
 
 
 def _find_subscriber(request):
-    row = store.find_by_id(request.app, request.session, request.params["id"])
+    row = store.find_by_id(request.app, request.session, _path_id(request))
     if row is None:
         raise RestError("newsletter_subscriber_not_found", "There is no subscriber with that id.", 404)
     return row

@@ -98,9 +98,15 @@ class SubscriberCollectionArgs(PagedArgs):
         "description": "Limit to subscribers whose email address contains this."})
 
 
+ITEM_ID = mf.Integer(metadata={"description": "Unique identifier for the item."})
+
+
 class ItemArgs(ContextArgs):
-    """context."""
+    """id and context."""
+
+    id = ITEM_ID
 
 
 class DeleteArgs(Schema):
+    id = ITEM_ID
     force = force_field("Required to be true, as these items cannot be trashed.")

@@ -120,3 +120,9 @@ def test_form_writes_and_editable_texts(make_app):
     assert_rest_error(site.admin.delete(item, status=501), "rest_trash_not_supported", 501)
     assert site.admin.delete(item, {"force": "true"}).json["previous"]["title"] == "Footer form"
     assert_collection(site.admin.get(API + "/forms"), total=0)
+
+
+def test_huge_ids_are_simply_not_found(site):
+    for path, code in (("/lists/", "newsletter_list_not_found"), ("/forms/", "newsletter_form_not_found"),
+                       ("/subscribers/", "newsletter_subscriber_not_found")):
+        assert_rest_error(site.admin.get(API + path + "9" * 15, status=404), code, 404)
