@@ -81,7 +81,12 @@ def newsletter_group() -> None:
               help="Write to this file instead of standard output.")
 @click.pass_context
 def export_command(ctx: click.Context, list_name: str, output_format: str, output: str | None) -> None:
-    """Print the confirmed subscribers of LIST (name or id) with consent time, IP and source."""
+    """Print the confirmed subscribers of LIST (name or id) with consent time, IP and source.
+
+    \b
+    Example:
+      sitehost newsletter export "Whole school" --format csv --output consent.csv
+    """
     with _site(ctx) as app, app.db.session() as session:
         row = _list(app, session, list_name)
         if output:
@@ -104,6 +109,10 @@ def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confi
 
     The file needs a header line with an `email` column; other columns become merge fields
     (`first name` -> FIRSTNAME). Erased and unsubscribed addresses are skipped.
+
+    \b
+    Example:
+      sitehost newsletter import families.csv --list "Year 7 parents" --send-confirmations
     """
     path = Path(csv_file)
     if path.stat().st_size > MAX_IMPORT_BYTES:
@@ -138,7 +147,12 @@ def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confi
 @click.pass_context
 def send_command(ctx: click.Context, list_name: str, subject: str, body_file: str, site_url: str | None,
                  deliver: bool) -> None:
-    """Queue a mailing to the confirmed subscribers of LIST through the outbox."""
+    """Queue a mailing to the confirmed subscribers of LIST through the outbox (with a progress bar).
+
+    \b
+    Example:
+      sitehost newsletter send "Whole school" --subject "Spring term" --body-file spring.txt
+    """
     subject = subject.strip()
     if not subject or len(subject) > 300 or "\n" in subject or "\r" in subject:
         raise click.ClickException("--subject must be one line of 1 to 300 characters")
@@ -172,7 +186,12 @@ def send_command(ctx: click.Context, list_name: str, subject: str, body_file: st
 @click.argument("email")
 @click.pass_context
 def erase_command(ctx: click.Context, email: str) -> None:
-    """Remove a person's data; keep only a hashed entry so that imports never add them again."""
+    """Remove a person's data; keep only a hashed entry so that imports never add them again.
+
+    \b
+    Example:
+      sitehost newsletter erase parent@example.org
+    """
     with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
         found = erase_address(app, session, email)
     click.echo(f"erased {email}; a hashed suppression entry remains" if found else
