@@ -14,16 +14,10 @@ import bottle
 from sqlalchemy import select
 
 from . import store
+from .ratelimit import client_address
 from .settings import settings_of
 from .tables import LISTS, table
 from .tokens import CONFIRM, UNSUBSCRIBE, TokenExpired, TokenInvalid, read_token, same_nonce
-
-
-def client_address(app, environ) -> str:
-    """REMOTE_ADDR, or with `trust_proxy` the address the proxy appended last to X-Forwarded-For."""
-    if app.settings.extra.get("trust_proxy") and environ.get("HTTP_X_FORWARDED_FOR"):
-        return environ["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()
-    return environ.get("REMOTE_ADDR", "")
 
 
 def _page(app, title: str, text: str, status: int = 200) -> bottle.HTTPResponse:

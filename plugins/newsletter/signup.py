@@ -101,6 +101,7 @@ def load_form(request, raw_id):
 
 def submit_form(request):
     app = request.app
+    address = ratelimit.client_address(app, request.environ)
     values = submitted_values(request)
     if FORM_ID not in values:
         raise RestError("not_found", "Resource does not exist.", 404)
@@ -127,7 +128,7 @@ def submit_form(request):
         "author": " ".join(part for part in (fields.get("FNAME", ""), fields.get("LNAME", "")) if part),
         "email": raw_email,
         "content": "\n".join(f"{tag}: {value}" for tag, value in fields.items() if value and tag not in ("FNAME", "LNAME")),
-        "ip": request.remote_addr,
+        "ip": address,
         "user_agent": request.header("user-agent", "") or "",
         "guid": f"{request.base_url}/newsletter/v1/forms/{form.id}",
         "honeypot": "" if honeypot is None else _text(honeypot) or str(honeypot)[:MAX_VALUE_LENGTH],
@@ -146,20 +147,20 @@ def submit_form(request):
         for field in form.fields or []:
             if field.get("required") and field["tag"] != "EMAIL" and not fields.get(field["tag"]):
                 raise refuse("required_field_missing")
-    ratelimit.check_address(app, request.session, request.remote_addr, messages["rate_limited"])
+    ratelimit.check_address(app, request.session, address, messages["rate_limited"])
     if form.action == "unsubscribe":
         key = _unsubscribe(request, email.lower(), list_ids)
     else:
-        key = _subscribe(request, form, email, fields, list_ids)
+        key = _subscribe(request, form, email, fields, list_ids, address)
     return RestResponse(True, 200, {"X-Newsletter-Result": key, "X-Newsletter-Message": quote(messages[key])})
 
 
-def _subscribe(request, form, email: str, fields: dict, list_ids: list[int]) -> str:
+def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], address: str) -> str:
     app, session = request.app, request.session
     email_key = email.lower()
     fields = {tag: value for tag, value in fields.items() if value}
     result = store.sign_up(app, session, email, email_key, fields, list_ids, f"form {form.id}: {form.title}",
-                           request.remote_addr)
+                           address)
     if result.needs_mail and ratelimit.take_email_slot(app, session, email_key):
         lists, subscriptions = table(app, LISTS), table(app, SUBSCRIPTIONS)
         names = [row.name for row in session.execute(

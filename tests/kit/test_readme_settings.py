@@ -13,6 +13,7 @@ from pathlib import Path
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
 from plugins.cache.settings import CacheConfigSchema
+from plugins.newsletter.settings import NewsletterSettingsSchema
 from plugins.oembed.settings import OembedConfigSchema
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -30,6 +31,7 @@ def expected_block() -> str:
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
     rows += settings_reference(CacheConfigSchema(), None, "plugins.cache")
     rows += settings_reference(OembedConfigSchema(), None, "plugins.oembed")
+    rows += settings_reference(NewsletterSettingsSchema(), None, "plugins.newsletter")
     return "\n".join(rows)
 
 
@@ -42,7 +44,8 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema()):
+    for schema in (HostSettings(), SiteSettings(), CacheConfigSchema(), OembedConfigSchema(),
+                   NewsletterSettingsSchema()):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
 
