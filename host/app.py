@@ -109,6 +109,13 @@ class App:
             raise RuntimeError("no content service: the core plugin is disabled or has not started")
         return service
 
+    @property
+    def mail(self):
+        """The outgoing mail service (host.mail.MailService): `app.mail.send(Message(...), session)`."""
+        from .mail import MAIL_SERVICE
+
+        return self.stash[MAIL_SERVICE]
+
     def plugin_config(self, name: str) -> dict[str, Any]:
         """The `[plugins.NAME]` table of sitehost.toml (empty when absent)."""
         return self.settings.plugin_config(name)

@@ -125,6 +125,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
+    from .mail import start_sender
     from .serving import ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
 
     try:
@@ -165,10 +166,17 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         return AccessLog(site, access_log_format, lambda environ: client_address(site, environ))
 
     if workers == 1:
+        start_sender(app)
         serve_single(served(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    sys.exit(serve_workers(lambda: served(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
+
+    def worker_app():
+        worker = _create_app(ctx)
+        start_sender(worker)  # every worker runs one; the database lease lets one of them deliver
+        return served(worker)
+
+    sys.exit(serve_workers(worker_app, host, port, threads, workers, announce, pin=pin_cpus,
                            limits=limits, reservation=sock))
 
 

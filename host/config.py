@@ -65,6 +65,8 @@ class Settings:
     cors_origins: list[str] = field(default_factory=list)
     trace_plugins: bool = False
     config_file: str | None = None
+    # The `[mail]` table (host.mail checks it at start-up; make_app(mail={...}) sets it in tests).
+    mail: dict[str, Any] = field(default_factory=dict)
     # Anything else from sitehost.toml, kept for subsystems that read their own table.
     extra: dict[str, Any] = field(default_factory=dict)
     # Lines to print at start-up: settings that are allowed but probably not meant.
@@ -78,7 +80,7 @@ class Settings:
 
 
 _SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins",
-                "channel_timeout", "connection_limit"}
+                "channel_timeout", "connection_limit", "mail"}
 
 # Variables read by the test suite and CI rather than by a site (no warning when they are set).
 TOOL_VARIABLES = {"SITEHOST_TEST_DATABASE_URL", "SITEHOST_CI_POSTGRES", "SITEHOST_POSTGRES_URL",
@@ -174,6 +176,9 @@ class HostSettings(Schema):
                                                    "`[plugins.NAME]` table per plugin."})
     auth = fields.Dict(error_messages={"invalid": "allowed: a table"},
                        metadata={"description": "The `[auth]` table: first administrator and sign-in limits."})
+    mail = fields.Dict(error_messages={"invalid": "allowed: a table"},
+                       metadata={"description": "The `[mail]` table: the SMTP server and the outbox's retries "
+                                                "(see Outgoing mail)."})
 
 
 def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: str = "") -> list[str]:

@@ -31,7 +31,7 @@ PROJECT = "sitehost"
 ENTRY_POINT_GROUP = "sitehost"
 
 # The host's own hook implementations; always loaded, never listed as disableable.
-ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth"}
+ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth", "host.mail": "host.mail"}
 
 
 @dataclass

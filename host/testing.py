@@ -7,7 +7,7 @@
         assert_in_root_index(app, "lunch/v1")
 
 Fixtures: `make_app`, `make_module_app` (one site for a module's tests), `app`, `client`,
-`users`, `make_user`. Helpers (import them from
+`users`, `make_user`, `smtp_server` (a real SMTP server on 127.0.0.1 that keeps what it receives). Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
 `assert_collection`.
@@ -248,6 +248,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
 
     def build(plugins=None, disabled=(), config=None, **settings_overrides: Any):
         settings = Settings(database_url=new_url(), uploads_dir=str(uploads_root / f"uploads-{len(apps)}"))
+        # .eml files of a site without an SMTP server stay in the test's folder, not the working directory.
+        settings.mail = {"eml_dir": str(uploads_root / f"mail-{len(apps)}")}
         settings.disabled = list(disabled)
         settings.plugins = dict(config or {})
         settings.load_entry_points = True
@@ -259,6 +261,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
         for key, value in settings_overrides.items():
             if key == "site":
                 settings.site.update(value)
+            elif key == "mail":
+                settings.mail = {**settings.mail, **value}
             else:
                 setattr(settings, key, value)
         app = create_app(settings)
@@ -338,3 +342,72 @@ def make_user(request):
         return create_test_user(target, role, **details)
 
     return build
+
+
+class ReceivedMail:
+    """What the `smtp_server` fixture yields: where it listens and what it received."""
+
+    def __init__(self, host: str, port: int):
+        import threading
+
+        self.host = host
+        self.port = port
+        self.messages: list = []  # email.message.EmailMessage, in the order received
+        self.envelopes: list[tuple[str, list[str]]] = []  # (MAIL FROM, RCPT TO list) of each message
+        self._received = threading.Condition()
+
+    def add(self, envelope) -> None:
+        import email
+        import email.policy
+
+        message = email.message_from_bytes(envelope.original_content or envelope.content, policy=email.policy.default)
+        with self._received:
+            self.messages.append(message)
+            self.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
+            self._received.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 5) -> list:
+        """Wait until at least `count` messages arrived; the messages. AssertionError after `timeout` s."""
+        with self._received:
+            if not self._received.wait_for(lambda: len(self.messages) >= count, timeout):
+                raise AssertionError(f"expected {count} message(s) within {timeout} s, received {len(self.messages)}")
+            return list(self.messages)
+
+    def mail_settings(self, **extra: Any) -> dict[str, Any]:
+        """The `[mail]` table that delivers to this server: make_app(mail=smtp_server.mail_settings())."""
+        return {"smtp_host": self.host, "smtp_port": self.port, **extra}
+
+
+@pytest.fixture
+def smtp_server():
+    """A real aiosmtpd SMTP server on 127.0.0.1 and a free port, for the length of one test.
+
+    Yields a ReceivedMail: `.host`, `.port`, `.messages` (email.message.EmailMessage objects),
+    `.wait_for(count, timeout=5)` and `.mail_settings()` (the `[mail]` table pointing at it):
+
+        def test_notification(make_app, smtp_server):
+            app = make_app(mail=smtp_server.mail_settings())
+            ...
+            app.mail.deliver_pending()
+            assert smtp_server.wait_for(1)[0]["Subject"] == "Absence report"
+    """
+    from aiosmtpd.controller import Controller
+
+    import socket
+
+    with socket.socket() as probe:  # a free port: aiosmtpd's start-up check needs the real number
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    received = ReceivedMail("127.0.0.1", port)
+
+    class Handler:
+        async def handle_DATA(self, server, session, envelope):
+            received.add(envelope)
+            return "250 Message accepted for delivery"
+
+    controller = Controller(Handler(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield received
+    finally:
+        controller.stop()

@@ -1,0 +1,77 @@
+"""Outgoing mail, a host service: `app.mail.send(Message(...), session=None)` queues, a sender delivers.
+
+    from host.mail import Attachment, Message
+
+    outbox_id = app.mail.send(Message(to=["office@school.test"], subject="Absence report",
+                                      text="Sam is ill today."), session=request.session)
+
+`send` writes one row to the durable outbox table (inside `session`'s transaction when
+given) and returns its id; it never talks to SMTP. `app.mail.deliver_pending(limit=None)`
+runs one delivery pass now (tests, `sitehost mail send-test`); in `sitehost serve` a
+background sender (host.mail.sender, one per site through a database lease) runs the same
+pass every `[mail] poll_seconds`, with retries and backoff (host.mail.outbox). Without
+`[mail] smtp_host`, messages are written as .eml files to `[mail] eml_dir`.
+
+An essential part of the host (never disabled): this module holds its hook implementations.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..hookspecs import hookimpl
+from ..stash import StashKey
+from .message import Attachment, Message
+from .outbox import FAILED, QUEUED, SENDING, SENT, MailService, define_mail_tables
+from .settings import MailSettings, load_mail_settings
+
+__all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE", "QUEUED", "SENDING", "SENT",
+           "FAILED", "start_sender"]
+
+log = logging.getLogger("sitehost.mail")
+
+MAIL_SERVICE = StashKey["MailService"]("host.mail")
+
+
+@hookimpl
+def register_tables(metadata):
+    define_mail_tables(metadata)
+
+
+@hookimpl
+def startup(app):
+    """A wrong `[mail]` table stops the start with a ConfigError naming the setting."""
+    settings = load_mail_settings(getattr(app.settings, "mail", None))
+    tables = {name: app.db.metadata.tables[name] for name in ("mail_outbox", "mail_lease")}
+    app.stash[MAIL_SERVICE] = MailService(app, settings, tables)
+
+
+@hookimpl
+def shutdown(app):
+    service = app.stash.get(MAIL_SERVICE)
+    if service is not None and service.sender is not None:
+        service.sender.stop()
+        service.sender = None
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import mail_group
+
+    cli.add_command(mail_group)
+
+
+def start_sender(app) -> None:
+    """Start the background sender of a serving process (`sitehost serve`, each worker)."""
+    from .sender import MailSender
+
+    service: MailService = app.mail
+    if service.sender is not None:
+        return
+    if service.uses_files():
+        log.info("mail: no [mail] smtp_host set; outgoing mail is written as .eml files to %s",
+                 service.eml_folder())
+    else:
+        log.info("mail: delivering through %s", service.describe_transport())
+    service.sender = MailSender(service)
+    service.sender.start()

@@ -1,0 +1,155 @@
+"""What a plugin hands to `app.mail.send`: a Message with optional Attachments.
+
+A Message is plain data; `build_email` checks it (addresses, header values, sizes) and
+turns it into the bytes of an RFC 5322 message, which is what the outbox stores. Checking
+happens when the message is sent to the outbox, so a bad address or a header value with a
+line break is refused in the caller's request (ValueError) and never reaches SMTP.
+"""
+
+from __future__ import annotations
+
+import email.policy
+import email.utils
+import uuid
+from dataclasses import dataclass, field
+from email.headerregistry import Address
+from email.message import EmailMessage
+
+import email_validator
+
+MAX_RECIPIENTS = 100
+MAX_ADDRESS_LENGTH = 320
+MAX_HEADER_LENGTH = 998  # RFC 5322's limit for one line
+MAX_HEADERS = 50
+MAX_BODY_CHARACTERS = 1_000_000
+MAX_ATTACHMENTS = 20
+MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
+# Headers the outbox sets itself: a plugin cannot override them through `headers`.
+RESERVED_HEADERS = {"from", "to", "cc", "bcc", "subject", "reply-to", "date", "message-id", "mime-version",
+                    "content-type", "content-transfer-encoding", "content-disposition"}
+# 7bit: every body is quoted-printable or base64, so any SMTP server takes it (no 8BITMIME needed).
+POLICY = email.policy.SMTP.clone(cte_type="7bit")
+
+
+@dataclass
+class Attachment:
+    """A file attached to a Message."""
+
+    filename: str
+    content_type: str
+    data: bytes
+
+
+@dataclass
+class Message:
+    """An email to queue with `app.mail.send(message, session=None)`.
+
+    `to`: recipient addresses ("name@school.test" or "Name <name@school.test>"). `sender`:
+    the From address (default: `[mail] from_address`). `headers`: extra headers such as
+    List-Unsubscribe (the addressing, subject, date and MIME headers are the outbox's own).
+    """
+
+    to: list[str]
+    subject: str
+    text: str
+    html: str | None = None
+    sender: str | None = None
+    reply_to: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    attachments: list[Attachment] = field(default_factory=list)
+
+
+def check_header_value(name: str, value: str) -> str:
+    """`value` if it may be a header value; ValueError for line breaks (header injection) or size."""
+    if not isinstance(value, str):
+        raise ValueError(f"mail header {name}: a string is required")
+    if "\r" in value or "\n" in value or "\x00" in value:
+        raise ValueError(f"mail header {name}: line breaks are not allowed in a header value")
+    if len(value) > MAX_HEADER_LENGTH:
+        raise ValueError(f"mail header {name}: longer than {MAX_HEADER_LENGTH} characters")
+    return value
+
+
+def parse_address(text: str, what: str = "address") -> Address:
+    """One mailbox ("a@b.c" or "Name <a@b.c>") checked for syntax; ValueError when it is not one.
+
+    Syntax only, never DNS: sending must not depend on the network. Reserved test domains
+    (school.test, admin@school.invalid, localhost) are accepted, as sites and tests use them.
+    """
+    check_header_value(what, text)
+    if len(text) > MAX_ADDRESS_LENGTH + 200:
+        raise ValueError(f"{what}: too long")
+    found = email.utils.getaddresses([text])
+    name, address = found[0] if len(found) == 1 else ("", "")
+    if not address or "@" not in address or address.count("@") > 1 and '"' not in address:
+        raise ValueError(f"{what}: {text!r} is not an email address")
+    local, _, domain = address.rpartition("@")
+    candidate = address
+    if domain.rsplit(".", 1)[-1].lower() in email_validator.SPECIAL_USE_DOMAIN_NAMES:
+        candidate = f"{local}@{domain}.example.com"  # check the labels' syntax, allow the reserved name
+    try:
+        email_validator.validate_email(candidate, check_deliverability=False, test_environment=True)
+    except email_validator.EmailNotValidError as error:
+        raise ValueError(f"{what}: {text!r} is not a valid email address ({error})") from None
+    if len(address) > MAX_ADDRESS_LENGTH:
+        raise ValueError(f"{what}: too long")
+    return Address(display_name=name, addr_spec=address)
+
+
+def build_email(message: Message, default_sender: str, domain: str = "") -> tuple[str, list[str], bytes]:
+    """(envelope sender, envelope recipients, message bytes) of a checked Message; ValueError if bad."""
+    if not isinstance(message, Message):
+        raise ValueError("app.mail.send takes a host.mail.Message")
+    recipients = list(message.to or [])
+    if not recipients:
+        raise ValueError("a message needs at least one recipient")
+    if len(recipients) > MAX_RECIPIENTS:
+        raise ValueError(f"at most {MAX_RECIPIENTS} recipients per message")
+    to = [parse_address(item, "to") for item in recipients]
+    sender = parse_address(message.sender or default_sender, "sender")
+    reply_to = parse_address(message.reply_to, "reply_to") if message.reply_to else None
+    subject = check_header_value("Subject", message.subject or "")
+    if not isinstance(message.text, str) or len(message.text) > MAX_BODY_CHARACTERS:
+        raise ValueError(f"text: a string of at most {MAX_BODY_CHARACTERS:,} characters is required")
+    if message.html is not None and (not isinstance(message.html, str) or len(message.html) > MAX_BODY_CHARACTERS):
+        raise ValueError(f"html: a string of at most {MAX_BODY_CHARACTERS:,} characters is required")
+    headers = dict(message.headers or {})
+    if len(headers) > MAX_HEADERS:
+        raise ValueError(f"at most {MAX_HEADERS} extra headers")
+    for name, value in headers.items():
+        if not isinstance(name, str) or not name or not all(33 <= ord(c) <= 126 and c != ":" for c in name):
+            raise ValueError(f"mail header name {name!r} is not valid")
+        if name.lower() in RESERVED_HEADERS:
+            raise ValueError(f"mail header {name} is set by the outbox; use the Message fields")
+        check_header_value(name, value)
+    attachments = list(message.attachments or [])
+    if len(attachments) > MAX_ATTACHMENTS:
+        raise ValueError(f"at most {MAX_ATTACHMENTS} attachments")
+
+    email_message = EmailMessage(policy=POLICY)
+    email_message["From"] = sender
+    email_message["To"] = to
+    if reply_to is not None:
+        email_message["Reply-To"] = reply_to
+    email_message["Subject"] = subject
+    email_message["Date"] = email.utils.formatdate(localtime=False)
+    email_message["Message-ID"] = f"<{uuid.uuid4().hex}@{domain or sender.domain or 'sitehost'}>"
+    for name, value in headers.items():
+        email_message[name] = value
+    email_message.set_content(message.text)
+    if message.html is not None:
+        email_message.add_alternative(message.html, subtype="html")
+    for attachment in attachments:
+        if not isinstance(attachment, Attachment):
+            raise ValueError("attachments must be host.mail.Attachment objects")
+        filename = check_header_value("attachment filename", attachment.filename or "")
+        if not filename or "/" in filename or "\\" in filename:
+            raise ValueError(f"attachment filename {filename!r} is not valid")
+        content_type = check_header_value("attachment content_type", attachment.content_type or "")
+        maintype, _, subtype = content_type.partition("/")
+        if not maintype or not subtype or " " in content_type or ";" in content_type:
+            raise ValueError(f"attachment content_type {content_type!r} is not a MIME type")
+        if not isinstance(attachment.data, (bytes, bytearray)) or len(attachment.data) > MAX_ATTACHMENT_BYTES:
+            raise ValueError(f"attachment data: bytes of at most {MAX_ATTACHMENT_BYTES:,} are required")
+        email_message.add_attachment(bytes(attachment.data), maintype=maintype, subtype=subtype, filename=filename)
+    return sender.addr_spec, [address.addr_spec for address in to], email_message.as_bytes(policy=POLICY)
