@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from host.mail import Message
+
 from .settings import settings_of
 from .tokens import CONFIRM, UNSUBSCRIBE, make_token
 
@@ -41,9 +43,7 @@ def _greeting(fields: dict) -> str:
     return f"Hello {name}," if name else "Hello,"
 
 
-def confirmation_message(app, site_url: str, subscriber, list_names: list[str]):
-    from host.mail import Message
-
+def confirmation_message(app, site_url: str, subscriber, list_names: list[str]) -> Message:
     site = app.settings.site.get("name", "") or "our school"
     unsubscribe = unsubscribe_url(app, site_url, subscriber, None)
     fields = subscriber.pending_fields if subscriber.pending_fields is not None else subscriber.fields
@@ -58,9 +58,7 @@ def confirmation_message(app, site_url: str, subscriber, list_names: list[str]):
 
 
 def mailing_message(app, site_url: str, recipient, list_id: int, list_name: str, subject: str,
-                    body: str):
-    from host.mail import Message
-
+                    body: str) -> Message:
     unsubscribe = unsubscribe_url(app, site_url, recipient, list_id)
     text = (f"{body.rstrip()}\n\n-- \nYou receive this email because you subscribed to {list_name}.\n"
             f"Unsubscribe with one click: {unsubscribe}\n")

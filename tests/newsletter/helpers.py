@@ -55,3 +55,32 @@ def standard_site(app) -> Site:
 def result_of(response) -> tuple[str, str]:
     """The outcome key and message text a 200 answer carries in its headers."""
     return response.headers["X-Newsletter-Result"], unquote(response.headers["X-Newsletter-Message"])
+
+
+def queued_mails(app) -> list:
+    """The outbox's messages, oldest first, parsed (email.message.EmailMessage)."""
+    import email
+    import email.policy
+
+    rows = sorted(app.mail.outbox(limit=1000), key=lambda row: row["id"])
+    return [email.message_from_bytes(app.mail.message(row["id"])["content"], policy=email.policy.default)
+            for row in rows]
+
+
+def link_in(message, path: str) -> str:
+    """The first URL in the message's text that goes to `path` (/newsletter/confirm ...)."""
+    text = message.get_body(("plain",)).get_content()
+    for word in text.split():
+        if path in word:
+            return word
+    raise AssertionError(f"no {path} link in:\n{text}")
+
+
+def local(url: str) -> str:
+    """A site URL as the test client requests it (path and query)."""
+    return "/" + url.split("://", 1)[1].split("/", 1)[1]
+
+
+def text_of(message) -> str:
+    """The plain-text body with plain line ends."""
+    return message.get_body(("plain",)).get_content().replace("\r\n", "\n")
