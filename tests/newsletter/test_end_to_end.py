@@ -1,0 +1,99 @@
+"""End to end through a real `sitehost serve` (2 workers) and a real SMTP server (aiosmtpd on 127.0.0.1).
+
+A family signs up, reads the confirmation mail, follows its link, receives a mailing,
+unsubscribes through the mail's List-Unsubscribe header (RFC 8058 one-click POST) and gets
+no further mail. Along the way, simultaneous sign-ups of the same addresses from both
+workers leave exactly one pending subscriber per address.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from host.testing import start_sitehost, stop_sitehost
+
+from .cli_helpers import run, write_config
+from .helpers import standard_site, text_of
+
+
+def _post(url: str, data: dict | str, content_type: str = "application/x-www-form-urlencoded"):
+    body = data if isinstance(data, str) else urllib.parse.urlencode(data, doseq=True)
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read().decode()
+
+
+def _get(url: str):
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.status, response.read().decode()
+
+
+def test_sign_up_confirm_mailing_unsubscribe_and_silence(make_app, smtp_server, tmp_path):
+    mail = smtp_server.mail_settings(poll_seconds=1)
+    site = standard_site(make_app(mail=mail))
+    form = site.forms["family"]
+    config = write_config(site.app, tmp_path, mail=mail, site_url="")
+    process, rest = start_sitehost(config, "--quiet", "--workers", "2")
+    try:
+        stamp = str(int(time.time()) - 5)
+        status, headers, body = _post(rest + "/newsletter/v1/form", {
+            "_newsletter_form_id": form, "_newsletter_timestamp": stamp, "_newsletter_honeypot": "",
+            "EMAIL": "family@example.org", "FNAME": "Jo", "_newsletter_lists[]": [site.lists["Whole school"]]})
+        assert (status, json.loads(body), headers["X-Newsletter-Result"]) == (200, True, "subscribed")
+
+        [confirmation] = smtp_server.wait_for(1, timeout=20)
+        assert confirmation["To"] == "family@example.org"
+        link = next(word for word in text_of(confirmation).split() if "/newsletter/confirm?token=" in word)
+        assert link.startswith(rest.rsplit("/wp-json", 1)[0])
+        status, page = _get(link)
+        assert status == 200 and "Subscription confirmed" in page
+
+        # both workers at once, the same three addresses six times each: three subscribers
+        outcomes = []
+
+        def sign_up(index: int) -> None:
+            outcomes.append(_post(rest + "/newsletter/v1/form", {
+                "_newsletter_form_id": form, "_newsletter_timestamp": stamp,
+                "EMAIL": f"rush{index % 3}@example.org", "FNAME": "R"})[0])
+
+        threads = [threading.Thread(target=sign_up, args=(index,)) for index in range(18)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert outcomes == [200] * 18
+        rushed = site.subscribers(search="rush")
+        assert sorted(person["email"] for person in rushed) == [f"rush{index}@example.org" for index in range(3)]
+        assert all({item["status"] for item in person["subscriptions"]} == {"pending"} for person in rushed)
+
+        (tmp_path / "news.txt").write_text("The library reopens on Monday.\n")
+        result = run(config, "send", "Whole school", "--subject", "Library news", "--body-file",
+                     str(tmp_path / "news.txt"), "--site-url", rest.rsplit("/wp-json", 1)[0])
+        assert "1 mail(s)" in result.output, result.output
+        received = smtp_server.wait_for(1 + 3 * 3 + 1, timeout=30)  # three confirmations per rushed address at most
+        mailing = [message for message in received if message["Subject"] == "Library news"]
+        assert [message["To"] for message in mailing] == ["family@example.org"]
+        assert "The library reopens on Monday." in text_of(mailing[0])
+
+        unsubscribe = mailing[0]["List-Unsubscribe"].strip("<>")
+        assert mailing[0]["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        status, _headers, page = _post(unsubscribe, "List-Unsubscribe=One-Click")
+        assert status == 200 and "You have been unsubscribed" in page
+
+        count = len(smtp_server.messages)
+        result = run(config, "send", "Whole school", "--subject", "More news", "--body-file",
+                     str(tmp_path / "news.txt"), "--site-url", rest.rsplit("/wp-json", 1)[0])
+        assert "0 mail(s)" in result.output
+        time.sleep(2.5)  # two polls of the background sender
+        assert len(smtp_server.messages) == count
+        assert not [message for message in smtp_server.messages if message["Subject"] == "More news"]
+    finally:
+        stop_sitehost(process)
