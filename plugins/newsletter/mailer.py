@@ -47,10 +47,11 @@ def confirmation_message(app, site_url: str, subscriber, list_names: list[str]) 
     site = app.settings.site.get("name", "") or "our school"
     unsubscribe = unsubscribe_url(app, site_url, subscriber, None)
     fields = subscriber.pending_fields if subscriber.pending_fields is not None else subscriber.fields
-    text = (f"{_greeting(fields)}\n\n"
-            f"Someone, hopefully you, asked to receive these newsletters from {site}:\n"
-            + "".join(f"  - {name}\n" for name in list_names)
-            + f"\nTo confirm, follow this link:\n{confirm_url(app, site_url, subscriber)}\n\n"
+    asked = (f"Someone, hopefully you, asked to receive these newsletters from {site}:\n"
+             + "".join(f"  - {name}\n" for name in list_names)) if list_names else (
+        f"Someone, hopefully you, asked to change your details for the newsletters of {site}.\n")
+    text = (f"{_greeting(fields)}\n\n{asked}"
+            f"\nTo confirm, follow this link:\n{confirm_url(app, site_url, subscriber)}\n\n"
             f"If you did not ask for this, ignore this email and nothing will be sent to you, "
             f"or cancel the request here:\n{unsubscribe}\n")
     return Message(to=[subscriber.email], subject=f"Please confirm your subscription to {site}", text=text,

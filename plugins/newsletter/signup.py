@@ -31,7 +31,7 @@ from host import RestError, RestResponse
 from . import mailer, ratelimit, store
 from .messages import messages_of
 from .settings import settings_of
-from .tables import FORMS, LISTS, SUBSCRIPTIONS, table
+from .tables import FORMS, table
 
 PREFIX = "_newsletter_"
 FORM_ID = PREFIX + "form_id"
@@ -111,7 +111,8 @@ def submit_form(request):
     def refuse(key: str):
         return RestError(key, messages[key], 400)
 
-    list_ids = store.existing_list_ids(app, request.session, [int(item) for item in form.lists or []])
+    names = store.list_names(app, request.session, [int(item) for item in form.lists or []])
+    list_ids = sorted(names)
     if form.list_choice and LISTS_FIELD in values:
         chosen = _list_choice(values[LISTS_FIELD])
         list_ids = [list_id for list_id in list_ids if list_id in chosen]
@@ -151,23 +152,20 @@ def submit_form(request):
     if form.action == "unsubscribe":
         key = _unsubscribe(request, email.lower(), list_ids)
     else:
-        key = _subscribe(request, form, email, fields, list_ids, address)
+        key = _subscribe(request, form, email, fields, list_ids, address, names)
     return RestResponse(True, 200, {"X-Newsletter-Result": key, "X-Newsletter-Message": quote(messages[key])})
 
 
-def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], address: str) -> str:
+def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], address: str,
+               names: dict[int, str]) -> str:
     app, session = request.app, request.session
     email_key = email.lower()
     fields = {tag: value for tag, value in fields.items() if value}
     result = store.sign_up(app, session, email, email_key, fields, list_ids, f"form {form.id}: {form.title}",
                            address)
     if result.needs_mail and ratelimit.take_email_slot(app, session, email_key):
-        lists, subscriptions = table(app, LISTS), table(app, SUBSCRIPTIONS)
-        names = [row.name for row in session.execute(
-            select(lists.c.name).join(subscriptions, subscriptions.c.list_id == lists.c.id)
-            .where(subscriptions.c.subscriber_id == result.subscriber.id, subscriptions.c.status == store.PENDING)
-            .order_by(lists.c.name))]
-        message = mailer.confirmation_message(app, app.site_url(request.environ), result.subscriber, names)
+        requested = sorted((names[list_id] for list_id in result.requested), key=str.lower)
+        message = mailer.confirmation_message(app, app.site_url(request.environ), result.subscriber, requested)
         app.mail.send(message, session=session)
     return result.key
 

@@ -25,21 +25,42 @@ def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
-def insert_ignoring_conflict(session, target, values: dict, keys: list[str]) -> None:
-    """INSERT ... ON CONFLICT (keys) DO NOTHING on SQLite and PostgreSQL alike."""
+def insert_ignoring_conflict(session, target, values, keys: list[str], returning=None):
+    """INSERT ... ON CONFLICT (keys) DO NOTHING on SQLite and PostgreSQL alike.
+
+    `values` is one dict or a list of them; with `returning` (a column), the new rows' values
+    of it (none for rows that were already there).
+    """
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
-    session.execute(dialect_insert(target).values(**values).on_conflict_do_nothing(index_elements=keys))
+    statement = dialect_insert(target).values(values).on_conflict_do_nothing(index_elements=keys)
+    if returning is None:
+        session.execute(statement)
+        return []
+    return list(session.execute(statement.returning(returning)).scalars())
+
+
+@dataclass
+class Subscriber:
+    """What a sign-up needs of a subscriber (and what the confirmation mail names)."""
+
+    id: int
+    email: str
+    email_key: str
+    fields: dict
+    pending_fields: dict | None
+    nonce: str
 
 
 @dataclass
 class SignupResult:
     key: str  # subscribed, updated or already_subscribed
-    subscriber: object  # the subscriber row after the sign-up
+    subscriber: Subscriber
     needs_mail: bool
+    requested: list[int]  # the lists this sign-up asked to confirm
 
 
 def find_by_email(app, session, email_key: str):
@@ -59,12 +80,17 @@ def statuses_of(app, session, subscriber_id: int) -> dict[int, str]:
         select(subscriptions.c.list_id, subscriptions.c.status).where(subscriptions.c.subscriber_id == subscriber_id))}
 
 
-def existing_list_ids(app, session, list_ids) -> list[int]:
+def list_names(app, session, list_ids) -> dict[int, str]:
+    """{id: name} of those of `list_ids` that exist."""
     lists = table(app, LISTS)
     wanted = sorted(set(list_ids))
     if not wanted:
-        return []
-    return sorted(row.id for row in session.execute(select(lists.c.id).where(lists.c.id.in_(wanted))))
+        return {}
+    return {row.id: row.name for row in session.execute(select(lists.c.id, lists.c.name).where(lists.c.id.in_(wanted)))}
+
+
+def existing_list_ids(app, session, list_ids) -> list[int]:
+    return sorted(list_names(app, session, list_ids))
 
 
 def is_suppressed(app, session, email_key: str) -> bool:
@@ -83,40 +109,55 @@ def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: li
     - a confirmed subscriber asking for more lists or sending changed fields: `updated`, the new
       lists pending and the fields kept aside until the link in the new mail is followed;
     - a confirmed subscriber sending nothing new: `already_subscribed`, no mail.
+    A sign-up runs few statements (it is the public route under load): one read of the address,
+    and writes only for what changes.
     """
     subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
     now = utcnow()
+    source = source[:300]
     row = find_by_email(app, session, email_key)
     if row is None:
         nonce = secrets.token_hex(16)
-        insert_ignoring_conflict(session, subscribers, {
+        made = insert_ignoring_conflict(session, subscribers, {
             "email": email, "email_key": email_key, "fields": fields, "pending_fields": None, "nonce": nonce,
-            "signup_ip": ip[:64], "created": now, "modified": now}, ["email_key"])
-        row = find_by_email(app, session, email_key)
+            "signup_ip": ip[:64], "created": now, "modified": now}, ["email_key"], returning=subscribers.c.id)
+        if made:
+            session.execute(insert(subscriptions), [
+                {"subscriber_id": made[0], "list_id": list_id, "status": PENDING, "source": source, "requested": now}
+                for list_id in list_ids])
+            return SignupResult("subscribed", Subscriber(made[0], email, email_key, fields, None, nonce), True,
+                                list(list_ids))
+        row = find_by_email(app, session, email_key)  # another request made it a moment ago
     statuses = statuses_of(app, session, row.id)
     confirmed_any = CONFIRMED in statuses.values()
     to_request = [list_id for list_id in list_ids if statuses.get(list_id) != CONFIRMED]
-    merged = {**(row.fields or {}), **fields}
-    fields_changed = merged != (row.fields or {})
+    stored = row.fields or {}
+    merged = {**stored, **fields}
+    fields_changed = merged != stored
+    subscriber = Subscriber(row.id, row.email, row.email_key, stored, row.pending_fields, row.nonce)
     if not to_request and not fields_changed:
-        return SignupResult("already_subscribed", row, False)
-    values = {"modified": now, "signup_ip": ip[:64]}
+        return SignupResult("already_subscribed", subscriber, False, [])
     if confirmed_any:
-        values["pending_fields"] = merged if fields_changed else None
+        values = {"pending_fields": merged if fields_changed else None}
     else:  # nothing confirmed: nobody's data to protect yet, the newest sign-up stands
-        values["fields"] = merged
-        values["pending_fields"] = None
-    session.execute(update(subscribers).where(subscribers.c.id == row.id).values(**values))
-    for list_id in to_request:
-        insert_ignoring_conflict(session, subscriptions, {
-            "subscriber_id": row.id, "list_id": list_id, "status": PENDING, "source": source[:300],
-            "requested": now}, ["subscriber_id", "list_id"])
+        values = {"fields": merged, "pending_fields": None}
+    if any(getattr(subscriber, name) != value for name, value in values.items()):
+        session.execute(update(subscribers).where(subscribers.c.id == row.id).values(
+            modified=now, signup_ip=ip[:64], **values))
+        for name, value in values.items():
+            setattr(subscriber, name, value)
+    missing = [list_id for list_id in to_request if list_id not in statuses]
+    if missing:
+        insert_ignoring_conflict(session, subscriptions, [
+            {"subscriber_id": row.id, "list_id": list_id, "status": PENDING, "source": source, "requested": now}
+            for list_id in missing], ["subscriber_id", "list_id"])
+    again = [list_id for list_id in to_request if statuses.get(list_id) == UNSUBSCRIBED]
+    if again:
         session.execute(update(subscriptions).where(
-            subscriptions.c.subscriber_id == row.id, subscriptions.c.list_id == list_id,
-            subscriptions.c.status != CONFIRMED).values(status=PENDING, source=source[:300], requested=now,
-                                                         unsubscribed=None))
-    row = find_by_id(app, session, row.id)
-    return SignupResult("updated" if confirmed_any else "subscribed", row, True)
+            subscriptions.c.subscriber_id == row.id, subscriptions.c.list_id.in_(again),
+            subscriptions.c.status == UNSUBSCRIBED).values(status=PENDING, source=source, requested=now,
+                                                          unsubscribed=None))
+    return SignupResult("updated" if confirmed_any else "subscribed", subscriber, True, to_request)
 
 
 def confirm(app, session, subscriber, ip: str) -> int:

@@ -69,6 +69,7 @@ def test_updated_waits_for_the_new_confirmation(make_app):
     # a changed field alone is an update too
     assert result_of(site.sign_up("family", **{"EMAIL": "parent@example.org", "FNAME": "Samira", "LNAME": "O",
                                                "_newsletter_lists[]": str(school)}))[0] == "updated"
+    assert "asked to change your details" in text_of(queued_mails(site.app)[-1])
 
 
 def test_per_email_limit_stops_mails_not_sign_ups(make_app):
