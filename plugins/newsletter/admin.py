@@ -227,7 +227,7 @@ def update_form(request):
     if "fields" in params:
         changes["fields"] = _checked_fields(params["fields"])
     if "messages" in params:
-        changes["messages"] = {**messages_of(row.messages), **(params["messages"] or {})}
+        changes["messages"] = messages_of({**messages_of(row.messages), **(params["messages"] or {})})
     request.session.execute(update(forms).where(forms.c.id == row.id).values(**changes))
     return get_form(request)
 
