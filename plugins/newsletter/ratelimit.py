@@ -77,6 +77,7 @@ def take_email_slot(app, session, email_key: str) -> bool:
     if _count(session, events, EMAIL, subject, settings.email_window_seconds, now) >= settings.email_limit:
         return False
     session.execute(insert(events).values(scope=EMAIL, subject=subject, at=now))
+    _maybe_clean(app, session, events, now)
     return True
 
 

@@ -132,3 +132,22 @@ def test_custom_success_text_and_the_form_encodings(make_app):
         "EMAIL": "c@example.org"}, content_type="multipart/form-data", extra_environ={"REMOTE_ADDR": "203.0.113.9"})
     assert response.json is True
     assert [person["email"] for person in site.subscribers()] == ["a@example.org", "b@example.org", "c@example.org"]
+
+
+def test_forgotten_rate_events_are_cleaned_up(make_app, monkeypatch):
+    import datetime
+
+    from sqlalchemy import func, insert, select
+
+    from plugins.newsletter import ratelimit
+
+    site = standard_site(make_app(plugins=["newsletter"]))
+    events = site.app.db.metadata.tables["newsletter_rate_events"]
+    old = datetime.datetime(2020, 1, 1)
+    with site.app.db.session(write=True) as session, session.begin():
+        session.execute(insert(events), [{"scope": "ip", "subject": f"192.0.2.{index}", "at": old} for index in range(5)])
+    monkeypatch.setattr(ratelimit, "CLEANUP_SHARE", 1.0)  # clean on this sign-up instead of one in a hundred
+    site.sign_up("family", EMAIL="parent@example.org", FNAME="Sam")
+    with site.app.db.session() as session:
+        assert session.execute(select(func.count()).select_from(events).where(events.c.at == old)).scalar_one() == 0
+        assert session.execute(select(func.count()).select_from(events)).scalar_one() == 2  # this address and email
