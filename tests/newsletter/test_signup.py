@@ -121,6 +121,7 @@ def test_custom_success_text_and_the_form_encodings(make_app):
     response = site.sign_up("plain", EMAIL="a@example.org")
     assert result_of(response) == ("subscribed", "Merci ! Vérifiez votre boîte.")
     assert response.headers["X-Newsletter-Message"].isascii()
+    assert "X-Newsletter-Result, X-Newsletter-Message" in response.headers["Access-Control-Expose-Headers"]
     import time
     response = site.app.client.post_json("/wp-json/newsletter/v1/form", {
         "_newsletter_form_id": site.forms["plain"], "_newsletter_timestamp": time.time() - 3,
