@@ -33,7 +33,7 @@ class MailSender:
     def __init__(self, service):
         self.service = service
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.lease_seconds = max(30, 3 * service.settings.poll_seconds)
+        self.lease_seconds = max(10, 3 * service.settings.poll_seconds)
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
