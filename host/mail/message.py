@@ -8,8 +8,10 @@ line break is refused in the caller's request (ValueError) and never reaches SMT
 
 from __future__ import annotations
 
+import base64
 import email.policy
 import email.utils
+import functools
 import uuid
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -79,10 +81,19 @@ def parse_address(text: str, what: str = "address") -> Address:
     check_header_value(what, text)
     if len(text) > MAX_ADDRESS_LENGTH + 200:
         raise ValueError(f"{what}: too long")
+    name, address, problem = _checked_address(text)
+    if problem:
+        raise ValueError(f"{what}: {problem}")
+    return Address(display_name=name, addr_spec=address)
+
+
+@functools.lru_cache(maxsize=4096)
+def _checked_address(text: str) -> tuple[str, str, str]:
+    """(display name, address, problem or '') of one mailbox; cached, as the same few addresses recur."""
     found = email.utils.getaddresses([text])
     name, address = found[0] if len(found) == 1 else ("", "")
     if not address or "@" not in address or address.count("@") > 1 and '"' not in address:
-        raise ValueError(f"{what}: {text!r} is not an email address")
+        return "", "", f"{text!r} is not an email address"
     local, _, domain = address.rpartition("@")
     candidate = address
     if domain.rsplit(".", 1)[-1].lower() in email_validator.SPECIAL_USE_DOMAIN_NAMES:
@@ -90,14 +101,18 @@ def parse_address(text: str, what: str = "address") -> Address:
     try:
         email_validator.validate_email(candidate, check_deliverability=False, test_environment=True)
     except email_validator.EmailNotValidError as error:
-        raise ValueError(f"{what}: {text!r} is not a valid email address ({error})") from None
+        return "", "", f"{text!r} is not a valid email address ({error})"
     if len(address) > MAX_ADDRESS_LENGTH:
-        raise ValueError(f"{what}: too long")
-    return Address(display_name=name, addr_spec=address)
+        return "", "", "too long"
+    return name, address, ""
 
 
-def build_email(message: Message, default_sender: str, domain: str = "") -> tuple[str, list[str], bytes]:
-    """(envelope sender, envelope recipients, message bytes) of a checked Message; ValueError if bad."""
+def check_message(message: Message, default_sender: str, domain: str = "") -> tuple[str, list[str], dict]:
+    """(envelope sender, envelope recipients, spec) of a Message; ValueError when it is not valid.
+
+    The spec is plain JSON-ready data (what `render` turns into the RFC 5322 bytes): the outbox
+    stores it and the sender renders it, so a request that queues mail never pays for MIME.
+    """
     if not isinstance(message, Message):
         raise ValueError("app.mail.send takes a host.mail.Message")
     recipients = list(message.to or [])
@@ -125,20 +140,7 @@ def build_email(message: Message, default_sender: str, domain: str = "") -> tupl
     attachments = list(message.attachments or [])
     if len(attachments) > MAX_ATTACHMENTS:
         raise ValueError(f"at most {MAX_ATTACHMENTS} attachments")
-
-    email_message = EmailMessage(policy=POLICY)
-    email_message["From"] = sender
-    email_message["To"] = to
-    if reply_to is not None:
-        email_message["Reply-To"] = reply_to
-    email_message["Subject"] = subject
-    email_message["Date"] = email.utils.formatdate(localtime=False)
-    email_message["Message-ID"] = f"<{uuid.uuid4().hex}@{domain or sender.domain or 'sitehost'}>"
-    for name, value in headers.items():
-        email_message[name] = value
-    email_message.set_content(message.text)
-    if message.html is not None:
-        email_message.add_alternative(message.html, subtype="html")
+    files = []
     for attachment in attachments:
         if not isinstance(attachment, Attachment):
             raise ValueError("attachments must be host.mail.Attachment objects")
@@ -151,5 +153,45 @@ def build_email(message: Message, default_sender: str, domain: str = "") -> tupl
             raise ValueError(f"attachment content_type {content_type!r} is not a MIME type")
         if not isinstance(attachment.data, (bytes, bytearray)) or len(attachment.data) > MAX_ATTACHMENT_BYTES:
             raise ValueError(f"attachment data: bytes of at most {MAX_ATTACHMENT_BYTES:,} are required")
-        email_message.add_attachment(bytes(attachment.data), maintype=maintype, subtype=subtype, filename=filename)
-    return sender.addr_spec, [address.addr_spec for address in to], email_message.as_bytes(policy=POLICY)
+        files.append({"filename": filename, "content_type": content_type,
+                      "data": base64.b64encode(bytes(attachment.data)).decode("ascii")})
+
+    def mailbox(address: Address) -> list[str]:
+        return [address.display_name, address.addr_spec]
+
+    spec = {
+        "from": mailbox(sender), "to": [mailbox(address) for address in to],
+        "reply_to": mailbox(reply_to) if reply_to is not None else None, "subject": subject,
+        "date": email.utils.formatdate(localtime=False),
+        "message_id": f"<{uuid.uuid4().hex}@{domain or sender.domain or 'sitehost'}>",
+        "headers": headers, "text": message.text, "html": message.html, "attachments": files,
+    }
+    return sender.addr_spec, [address.addr_spec for address in to], spec
+
+
+def render(spec: dict) -> bytes:
+    """The RFC 5322 bytes of a checked message spec (check_message)."""
+    email_message = EmailMessage(policy=POLICY)
+    email_message["From"] = Address(display_name=spec["from"][0], addr_spec=spec["from"][1])
+    email_message["To"] = [Address(display_name=name, addr_spec=address) for name, address in spec["to"]]
+    if spec.get("reply_to"):
+        email_message["Reply-To"] = Address(display_name=spec["reply_to"][0], addr_spec=spec["reply_to"][1])
+    email_message["Subject"] = spec["subject"]
+    email_message["Date"] = spec["date"]
+    email_message["Message-ID"] = spec["message_id"]
+    for name, value in spec["headers"].items():
+        email_message[name] = value
+    email_message.set_content(spec["text"])
+    if spec.get("html") is not None:
+        email_message.add_alternative(spec["html"], subtype="html")
+    for attachment in spec["attachments"]:
+        maintype, _, subtype = attachment["content_type"].partition("/")
+        email_message.add_attachment(base64.b64decode(attachment["data"]), maintype=maintype, subtype=subtype,
+                                     filename=attachment["filename"])
+    return email_message.as_bytes(policy=POLICY)
+
+
+def build_email(message: Message, default_sender: str, domain: str = "") -> tuple[str, list[str], bytes]:
+    """(envelope sender, envelope recipients, message bytes) of a checked Message; ValueError if bad."""
+    envelope_sender, recipients, spec = check_message(message, default_sender, domain)
+    return envelope_sender, recipients, render(spec)

@@ -33,7 +33,7 @@ from sqlalchemy import (
     Column, DateTime, Index, Integer, LargeBinary, MetaData, String, Table, Text, and_, insert, or_, select, update,
 )
 
-from .message import Message, build_email
+from .message import Message, check_message, render
 from .settings import MailSettings
 
 log = logging.getLogger("sitehost.mail")
@@ -59,7 +59,9 @@ def define_mail_tables(metadata: MetaData) -> dict[str, Table]:
         Column("sender", String(320), nullable=False),
         Column("recipients", Text, nullable=False),  # JSON list of addresses (the SMTP envelope)
         Column("subject", Text, nullable=False),
-        Column("content", LargeBinary, nullable=False),  # the whole RFC 5322 message
+        # The checked message as JSON (host.mail.message.check_message); rendered to RFC 5322 bytes when
+        # it is delivered, so queueing costs a request no MIME work.
+        Column("content", LargeBinary, nullable=False),
         Index("mail_outbox_due", "status", "next_attempt_at"),
         sqlite_autoincrement=True,
     )
@@ -104,7 +106,8 @@ class MailService:
         With `session`, the row is written in that session's transaction and commits or rolls
         back with the caller's writes; without it, in a transaction of its own. Never talks to SMTP.
         """
-        envelope_sender, recipients, content = build_email(message, self.settings.from_address, self._domain())
+        envelope_sender, recipients, spec = check_message(message, self.settings.from_address, self._domain())
+        content = json.dumps(spec, ensure_ascii=False).encode("utf-8")
         now = utcnow()
         statement = insert(self.tables["mail_outbox"]).values(
             created_at=now, status=QUEUED, attempts=0, next_attempt_at=now, claimed_until=None, sent_at=None,
@@ -133,11 +136,11 @@ class MailService:
         return [dict(row, recipients=json.loads(row["recipients"])) for row in rows]
 
     def message(self, outbox_id: int) -> dict[str, Any] | None:
-        """One outbox row with its content (bytes), or None."""
+        """One outbox row with its content (the RFC 5322 bytes), or None."""
         table = self.tables["mail_outbox"]
         with self.app.db.session() as session:
             row = session.execute(select(table).where(table.c.id == outbox_id)).mappings().first()
-        return None if row is None else dict(row, recipients=json.loads(row["recipients"]))
+        return None if row is None else _with_message(row)
 
     def uses_files(self) -> bool:
         return not self.settings.smtp_host
@@ -170,6 +173,11 @@ class MailService:
                 row = self._claim(outbox_id, due)
                 if row is None:
                     continue  # another process took it
+                try:
+                    row["content"] = render(json.loads(row["content"]))
+                except (ValueError, KeyError, TypeError) as error:  # a row no sender can ever render
+                    self._record_failure(row, f"the stored message cannot be rendered: {error}", True)
+                    continue
                 if transport is None:
                     try:
                         transport = self._open_transport()
@@ -229,6 +237,11 @@ class MailService:
         if self.uses_files():
             return FileTransport(self.eml_folder())
         return SmtpTransport(self.settings)
+
+
+def _with_message(row) -> dict[str, Any]:
+    """An outbox row as a dict, its recipients a list and its content the message's bytes."""
+    return dict(row, recipients=json.loads(row["recipients"]), content=render(json.loads(row["content"])))
 
 
 class FileTransport:
