@@ -88,13 +88,13 @@ def _elapsed(value) -> float | None:
     return time.time() - stamp
 
 
-def load_form(request, raw_id):
+def load_form(app, connection, raw_id):
     try:
         form_id = int(str(raw_id).strip())
     except (TypeError, ValueError):
         form_id = None
-    forms = table(request.app, FORMS)
-    row = None if form_id is None or not 0 < form_id < 2**31 else request.session.execute(
+    forms = table(app, FORMS)
+    row = None if form_id is None or not 0 < form_id < 2**31 else connection.execute(
         select(forms).where(forms.c.id == form_id)).first()
     if row is None:
         raise RestError("not_found", "Resource does not exist.", 404)
@@ -107,13 +107,16 @@ def submit_form(request):
     values = submitted_values(request)
     if FORM_ID not in values:
         raise RestError("not_found", "Resource does not exist.", 404)
-    form = load_form(request, values[FORM_ID])
+    # The checks read on a plain connection: only a sign-up that passes them opens the request's
+    # write transaction (on SQLite, the write lock), so refused ones never queue behind writers.
+    with app.db.engine.connect() as connection:
+        form = load_form(app, connection, values[FORM_ID])
+        names = store.list_names(app, connection, [int(item) for item in form.lists or []])
     messages = messages_of(form.messages)
 
     def refuse(key: str):
         return RestError(key, messages[key], 400)
 
-    names = store.list_names(app, request.session, [int(item) for item in form.lists or []])
     list_ids = sorted(names)
     if form.list_choice and LISTS_FIELD in values:
         chosen = _list_choice(values[LISTS_FIELD])
