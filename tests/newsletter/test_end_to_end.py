@@ -36,6 +36,18 @@ def _get(url: str):
         return response.status, response.read().decode()
 
 
+def _wait_for_subject(smtp_server, subject: str, timeout: float = 30) -> list:
+    """The received messages with this subject, once there is one (the confirmations of the rush
+    arrive in any order around it; on PostgreSQL the per-email limit may let one more through)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [message for message in list(smtp_server.messages) if message["Subject"] == subject]
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"no message {subject!r} within {timeout} s")
+
+
 def test_sign_up_confirm_mailing_unsubscribe_and_silence(make_app, smtp_server, tmp_path):
     mail = smtp_server.mail_settings(poll_seconds=1)
     site = standard_site(make_app(mail=mail))
@@ -78,8 +90,7 @@ def test_sign_up_confirm_mailing_unsubscribe_and_silence(make_app, smtp_server, 
         result = run(config, "send", "Whole school", "--subject", "Library news", "--body-file",
                      str(tmp_path / "news.txt"), "--site-url", rest.rsplit("/wp-json", 1)[0])
         assert "1 mail(s)" in result.output, result.output
-        received = smtp_server.wait_for(1 + 3 * 3 + 1, timeout=30)  # three confirmations per rushed address at most
-        mailing = [message for message in received if message["Subject"] == "Library news"]
+        mailing = _wait_for_subject(smtp_server, "Library news")
         assert [message["To"] for message in mailing] == ["family@example.org"]
         assert "The library reopens on Monday." in text_of(mailing[0])
 
@@ -88,12 +99,12 @@ def test_sign_up_confirm_mailing_unsubscribe_and_silence(make_app, smtp_server, 
         status, _headers, page = _post(unsubscribe, "List-Unsubscribe=One-Click")
         assert status == 200 and "You have been unsubscribed" in page
 
-        count = len(smtp_server.messages)
+        count = len([message for message in list(smtp_server.messages) if message["To"] == "family@example.org"])
         result = run(config, "send", "Whole school", "--subject", "More news", "--body-file",
                      str(tmp_path / "news.txt"), "--site-url", rest.rsplit("/wp-json", 1)[0])
         assert "0 mail(s)" in result.output
         time.sleep(2.5)  # two polls of the background sender
-        assert len(smtp_server.messages) == count
+        assert len([message for message in list(smtp_server.messages) if message["To"] == "family@example.org"]) == count
         assert not [message for message in smtp_server.messages if message["Subject"] == "More news"]
     finally:
         stop_sitehost(process)
