@@ -2,9 +2,9 @@
 
 The events live in `newsletter_rate_events`, so every server process sharing the database
 sees the same counts (a limit kept in one process's memory would multiply by the workers).
-They are read and written inside the sign-up's own transaction: on SQLite that transaction
-holds the write lock from its start, so two processes cannot both pass the last free slot;
-on PostgreSQL two simultaneous sign-ups may both pass it (at most one over, per process).
+They are read and written inside the sign-up's own transaction, one subject at a time: on
+SQLite that transaction holds the write lock, and on PostgreSQL a transaction-scoped advisory
+lock on the subject is taken before counting, so two processes never both take the last slot.
 
 - per address: `address_limit` accepted sign-ups per `address_window_seconds`; one more
   answers 429 (`rate_limited`). Addresses in `exempt_addresses` are not counted.
@@ -16,9 +16,10 @@ on PostgreSQL two simultaneous sign-ups may both pass it (at most one over, per 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import random
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, text
 
 from host import RestError
 
@@ -45,6 +46,14 @@ def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+def _one_at_a_time(session, scope: str, subject: str) -> None:
+    """On PostgreSQL, wait for other transactions counting the same subject (SQLite: one writer anyway)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    key = int.from_bytes(hashlib.sha256(f"newsletter:{scope}:{subject}".encode()).digest()[:8], "big", signed=True)
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
 def _count(session, events, scope: str, subject: str, window: int, now) -> int:
     since = now - datetime.timedelta(seconds=window)
     return session.execute(select(func.count()).select_from(events).where(
@@ -58,6 +67,7 @@ def check_address(app, session, address: str, message: str) -> None:
         return
     events, now = table(app, RATE_EVENTS), _now()
     subject = (address or "-")[:100]
+    _one_at_a_time(session, ADDRESS, subject)
     if _count(session, events, ADDRESS, subject, settings.address_window_seconds, now) >= settings.address_limit:
         oldest = session.execute(select(func.min(events.c.at)).where(
             events.c.scope == ADDRESS, events.c.subject == subject,
@@ -74,6 +84,7 @@ def take_email_slot(app, session, email_key: str) -> bool:
     settings = settings_of(app)
     events, now = table(app, RATE_EVENTS), _now()
     subject = email_hash(app, email_key)
+    _one_at_a_time(session, EMAIL, subject)
     if _count(session, events, EMAIL, subject, settings.email_window_seconds, now) >= settings.email_limit:
         return False
     session.execute(insert(events).values(scope=EMAIL, subject=subject, at=now))
