@@ -84,3 +84,27 @@ def test_unsubscribe_form_and_an_import_that_must_not_undo_it(make_app, tmp_path
     result = run(config, "import", str(tmp_path / "one.csv"), "--list", "Whole school")
     assert "0 added as pending, 0 already on the list, 0 erased before (skipped), 1 unsubscribed before" in result.output
     assert site.subscribers()[0]["subscriptions"][0]["status"] == "unsubscribed"
+
+
+def test_import_sends_confirmations_only_when_asked(make_app, tmp_path):
+    from .helpers import link_in, local, queued_mails
+
+    site = standard_site(make_app(plugins=["newsletter"]))
+    (tmp_path / "two.csv").write_text("email,fname\nann@example.org,Ann\nbob@example.org,Bob\n")
+    quiet = run(write_config(site.app, tmp_path), "import", str(tmp_path / "two.csv"), "--list", "Whole school")
+    assert "2 added as pending" in quiet.output and queued_mails(site.app) == []
+    (tmp_path / "three.csv").write_text("email,fname\nann@example.org,Ann\ncat@example.org,Cat\n")
+    no_url = run(write_config(site.app, tmp_path, site_url=""), "import", str(tmp_path / "three.csv"),
+                 "--list", "Whole school", "--send-confirmations")
+    assert no_url.exit_code == 1 and "links in mails need the site's address" in no_url.output
+    assert_collection(site.admin.get(API + "/subscribers"), total=2)  # nothing imported either
+    loud = run(write_config(site.app, tmp_path), "import", str(tmp_path / "three.csv"), "--list", "Whole school",
+               "--send-confirmations")
+    assert "1 added as pending, 1 already on the list" in loud.output and "1 confirmation mail(s) queued" in loud.output
+    [mail] = queued_mails(site.app)
+    assert mail["To"] == "cat@example.org" and mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    link = link_in(mail, "/newsletter/confirm?token=")
+    assert link.startswith("https://school.example/newsletter/confirm?token=")
+    assert "Subscription confirmed" in site.app.client.get(local(link)).text
+    cat = site.admin.get(API + "/subscribers", {"search": "cat@"}).json[0]
+    assert cat["subscriptions"][0]["status"] == "confirmed" and cat["fields"] == {"FNAME": "Cat"}
