@@ -9,7 +9,7 @@ the form's own words without a second request.
 Order of the checks (the first failing one answers):
 1. the form has at least one list (with list choice, one the visitor ticked): `no_lists_selected`;
 2. `_newsletter_honeypot` empty, `_newsletter_timestamp` at least 2 seconds old: `spam`;
-3. the `check_spam` hook (type "signup"): `spam`;
+3. the `check_spam` hook (type "signup"): `spam` (a judge that raises counts as no opinion, logged);
 4. EMAIL valid by email-validator (DNS only with `check_deliverability`): `invalid_email`;
 5. the form's required merge fields present: `required_field_missing`;
 6. the per-address limit: 429 `rate_limited`;
@@ -19,6 +19,7 @@ per-email limit), all in the request's transaction.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from urllib.parse import quote
@@ -32,6 +33,8 @@ from . import mailer, ratelimit, store
 from .messages import messages_of
 from .settings import settings_of
 from .tables import FORMS, table
+
+log = logging.getLogger("sitehost.newsletter")
 
 PREFIX = "_newsletter_"
 FORM_ID = PREFIX + "form_id"
@@ -88,6 +91,19 @@ def _elapsed(value) -> float | None:
     return time.time() - stamp
 
 
+def _ask_spam_judges(app, submission: dict):
+    """The check_spam verdict; a judge that fails is logged and counts as no opinion.
+
+    The honeypot and timestamp have passed by then and the address must still confirm, so a
+    broken spam plugin should not shut the school's sign-up form.
+    """
+    try:
+        return app.hook.check_spam(app=app, submission=submission)
+    except Exception:
+        log.exception("newsletter: a check_spam implementation failed; the sign-up goes on without its verdict")
+        return None
+
+
 def load_form(app, connection, raw_id):
     try:
         form_id = int(str(raw_id).strip())
@@ -129,7 +145,7 @@ def submit_form(request):
         raise refuse("spam")
     fields = {field["tag"]: _text(values.get(field["tag"])) for field in form.fields or [] if field["tag"] != "EMAIL"}
     raw_email = _text(values.get("EMAIL"))
-    verdict = app.hook.check_spam(app=app, submission={
+    verdict = _ask_spam_judges(app, {
         "type": "signup",
         "author": " ".join(part for part in (fields.get("FNAME", ""), fields.get("LNAME", "")) if part),
         "email": raw_email,

@@ -152,3 +152,14 @@ def test_forgotten_rate_events_are_cleaned_up(make_app, monkeypatch):
     with site.app.db.session() as session:
         assert session.execute(select(func.count()).select_from(events).where(events.c.at == old)).scalar_one() == 0
         assert session.execute(select(func.count()).select_from(events)).scalar_one() == 2  # this address and email
+
+
+def test_a_failing_spam_judge_does_not_shut_the_form(make_app, caplog):
+    from host.testing import make_plugin
+
+    def check_spam(app, submission):
+        raise RuntimeError("spam service unreachable")
+
+    site = standard_site(make_app(plugins=["newsletter", make_plugin("brokenjudge", check_spam=check_spam)]))
+    assert result_of(site.sign_up("family", EMAIL="parent@example.org", FNAME="Sam"))[0] == "subscribed"
+    assert "a check_spam implementation failed" in caplog.text
