@@ -120,9 +120,9 @@ def check_message(message: Message, default_sender: str, domain: str = "") -> tu
         raise ValueError("a message needs at least one recipient")
     if len(recipients) > MAX_RECIPIENTS:
         raise ValueError(f"at most {MAX_RECIPIENTS} recipients per message")
-    to = [parse_address(item, "to") for item in recipients]
-    sender = parse_address(message.sender or default_sender, "sender")
-    reply_to = parse_address(message.reply_to, "reply_to") if message.reply_to else None
+    to = [_mailbox(item, "to") for item in recipients]
+    sender = _mailbox(message.sender or default_sender, "sender")
+    reply_to = _mailbox(message.reply_to, "reply_to") if message.reply_to else None
     subject = check_header_value("Subject", message.subject or "")
     if not isinstance(message.text, str) or len(message.text) > MAX_BODY_CHARACTERS:
         raise ValueError(f"text: a string of at most {MAX_BODY_CHARACTERS:,} characters is required")
@@ -156,17 +156,24 @@ def check_message(message: Message, default_sender: str, domain: str = "") -> tu
         files.append({"filename": filename, "content_type": content_type,
                       "data": base64.b64encode(bytes(attachment.data)).decode("ascii")})
 
-    def mailbox(address: Address) -> list[str]:
-        return [address.display_name, address.addr_spec]
-
     spec = {
-        "from": mailbox(sender), "to": [mailbox(address) for address in to],
-        "reply_to": mailbox(reply_to) if reply_to is not None else None, "subject": subject,
+        "from": sender, "to": to, "reply_to": reply_to, "subject": subject,
         "date": email.utils.formatdate(localtime=False),
-        "message_id": f"<{uuid.uuid4().hex}@{domain or sender.domain or 'sitehost'}>",
+        "message_id": f"<{uuid.uuid4().hex}@{domain or sender[1].rpartition('@')[2] or 'sitehost'}>",
         "headers": headers, "text": message.text, "html": message.html, "attachments": files,
     }
-    return sender.addr_spec, [address.addr_spec for address in to], spec
+    return sender[1], [address for _name, address in to], spec
+
+
+def _mailbox(text: str, what: str) -> list[str]:
+    """[display name, address] of one checked mailbox (parse_address without building an Address)."""
+    check_header_value(what, text)
+    if len(text) > MAX_ADDRESS_LENGTH + 200:
+        raise ValueError(f"{what}: too long")
+    name, address, problem = _checked_address(text)
+    if problem:
+        raise ValueError(f"{what}: {problem}")
+    return [name, address]
 
 
 def render(spec: dict) -> bytes:

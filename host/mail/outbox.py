@@ -109,14 +109,15 @@ class MailService:
         envelope_sender, recipients, spec = check_message(message, self.settings.from_address, self._domain())
         content = json.dumps(spec, ensure_ascii=False).encode("utf-8")
         now = utcnow()
-        statement = insert(self.tables["mail_outbox"]).values(
-            created_at=now, status=QUEUED, attempts=0, next_attempt_at=now, claimed_until=None, sent_at=None,
-            last_error="", sender=envelope_sender, recipients=json.dumps(recipients), subject=message.subject or "",
-            content=content)
+        table = self.tables["mail_outbox"]
+        statement = self.app.db.prepared("mail.outbox_insert", lambda: insert(table))
+        values = {"created_at": now, "status": QUEUED, "attempts": 0, "next_attempt_at": now, "claimed_until": None,
+                  "sent_at": None, "last_error": "", "sender": envelope_sender, "recipients": json.dumps(recipients),
+                  "subject": message.subject or "", "content": content}
         if session is not None:
-            return int(session.execute(statement).inserted_primary_key[0])
+            return int(session.execute(statement, values).inserted_primary_key[0])
         with self.app.db.session(write=True) as own, own.begin():
-            return int(own.execute(statement).inserted_primary_key[0])
+            return int(own.execute(statement, values).inserted_primary_key[0])
 
     def _domain(self) -> str:
         from urllib.parse import urlsplit
