@@ -139,6 +139,17 @@ class MailService:
             rows = session.execute(query.limit(limit)).mappings().all()
         return [dict(row, recipients=json.loads(row["recipients"])) for row in rows]
 
+    def states(self, outbox_ids: list[int]) -> dict[int, dict[str, Any]]:
+        """Outbox rows by id (without their content): what became of the mail a plugin queued."""
+        if not outbox_ids:
+            return {}
+        table = self.tables["mail_outbox"]
+        query = select(*[column for column in table.c if column.name != "content"]).where(
+            table.c.id.in_(list(outbox_ids)[:1000]))
+        with self.app.db.session() as session:
+            rows = session.execute(query).mappings().all()
+        return {row["id"]: dict(row, recipients=json.loads(row["recipients"])) for row in rows}
+
     def message(self, outbox_id: int) -> dict[str, Any] | None:
         """One outbox row with its content (the RFC 5322 bytes), or None."""
         table = self.tables["mail_outbox"]

@@ -267,3 +267,14 @@ def test_the_serving_process_delivers_the_outbox_once_with_two_workers(tmp_path,
         assert len(received) == 3
     finally:
         stop_sitehost(process)
+
+
+def test_states_tell_what_became_of_queued_mail(make_app):
+    app = make_app(plugins=[])
+    first = app.mail.send(Message(to=["a@school.test"], subject="one", text="1"))
+    second = app.mail.send(Message(to=["b@school.test"], subject="two", text="2"))
+    app.mail.deliver_pending(limit=1)
+    states = app.mail.states([first, second, 999])
+    assert {key: (value["status"], value["recipients"]) for key, value in states.items()} == {
+        first: ("sent", ["a@school.test"]), second: ("queued", ["b@school.test"])}
+    assert "content" not in states[first]
