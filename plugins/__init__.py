@@ -12,4 +12,5 @@ BUILTIN: dict[str, str] = {
     "lms": "plugins.lms",
     "builder": "plugins.builder",
     "forms": "plugins.forms",
+    "newsletter": "plugins.newsletter",
 }

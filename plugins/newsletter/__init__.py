@@ -1,0 +1,62 @@
+"""newsletter/v1: school newsletter sign-ups with double opt-in, one-click unsubscribe, lists and export.
+
+`POST newsletter/v1/form` takes sign-ups from the site's forms (signup.py); administrators
+manage lists, forms and subscribers under newsletter/v1 (admin.py); the links in mails open
+/newsletter/confirm and /newsletter/unsubscribe (pages.py); operators export, import, send
+and erase with `sitehost newsletter` (cli.py). Mail goes through the host's mail service.
+"""
+
+from __future__ import annotations
+
+from host import Namespace, Page, PluginInfo, hookimpl
+
+from . import demo, pages, routes, settings, tables, tokens
+from .mailer import CONFIRM_PATH, UNSUBSCRIBE_PATH
+from .schemas import FormSchema, ListSchema, SubscriberSchema
+
+PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.NewsletterSettingsSchema,
+                    description="Newsletter sign-up forms, lists and mailings with double opt-in")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces():
+    return [Namespace(routes.NAMESPACE, description="Mailing-list sign-up form endpoint and list administration")]
+
+
+@hookimpl
+def register_schemas():
+    return {"NewsletterList": ListSchema, "NewsletterForm": FormSchema, "NewsletterSubscriber": SubscriberSchema}
+
+
+@hookimpl
+def register_routes():
+    return routes.routes()
+
+
+@hookimpl
+def register_pages(app):
+    return [Page(CONFIRM_PATH, ("GET", "POST"), pages.confirm_page, name="newsletter-confirm"),
+            Page(UNSUBSCRIBE_PATH, ("GET", "POST"), pages.unsubscribe_page, name="newsletter-unsubscribe")]
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import newsletter_group
+
+    cli.add_command(newsletter_group)
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+    tokens.load_site_key(app)
+
+
+@hookimpl
+def demo_content(app, session):
+    demo.write_demo(app, session)

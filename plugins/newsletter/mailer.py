@@ -1,0 +1,67 @@
+"""The mails the newsletter sends (confirmation, mailing), each with its one-click unsubscribe.
+
+Every mail carries `List-Unsubscribe: <URL>` and `List-Unsubscribe-Post:
+List-Unsubscribe=One-Click` (RFC 8058): a mail client POSTs `List-Unsubscribe=One-Click` to
+that URL and the address is off the list at once; the same URL is in the text for people.
+Mails go through the host's mail service (`app.mail.send`, its durable outbox), written in
+the caller's transaction so a rolled-back sign-up sends nothing.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from host.mail import Message
+
+from .settings import settings_of
+from .tokens import CONFIRM, UNSUBSCRIBE, make_token
+
+CONFIRM_PATH = "/newsletter/confirm"
+UNSUBSCRIBE_PATH = "/newsletter/unsubscribe"
+
+
+def confirm_url(app, site_url: str, subscriber) -> str:
+    token = make_token(app, CONFIRM, subscriber.id, subscriber.nonce)
+    return f"{site_url}{CONFIRM_PATH}?{urlencode({'token': token})}"
+
+
+def unsubscribe_url(app, site_url: str, subscriber, list_id: int | None) -> str:
+    token = make_token(app, UNSUBSCRIBE, subscriber.id, subscriber.nonce, list_id)
+    return f"{site_url}{UNSUBSCRIBE_PATH}?{urlencode({'token': token})}"
+
+
+def _headers(unsubscribe: str, list_id: int | None, site_url: str) -> dict[str, str]:
+    host = site_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "localhost"
+    headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+    if list_id is not None:
+        headers["List-Id"] = f"<list-{list_id}.newsletter.{host}>"
+    return headers
+
+
+def _greeting(fields: dict) -> str:
+    name = str((fields or {}).get("FNAME") or "").strip()
+    return f"Hello {name}," if name else "Hello,"
+
+
+def confirmation_message(app, site_url: str, subscriber, list_names: list[str]) -> Message:
+    site = app.settings.site.get("name", "") or "our school"
+    unsubscribe = unsubscribe_url(app, site_url, subscriber, None)
+    fields = subscriber.pending_fields if subscriber.pending_fields is not None else subscriber.fields
+    asked = (f"Someone, hopefully you, asked to receive these newsletters from {site}:\n"
+             + "".join(f"  - {name}\n" for name in list_names)) if list_names else (
+        f"Someone, hopefully you, asked to change your details for the newsletters of {site}.\n")
+    text = (f"{_greeting(fields)}\n\n{asked}"
+            f"\nTo confirm, follow this link:\n{confirm_url(app, site_url, subscriber)}\n\n"
+            f"If you did not ask for this, ignore this email and nothing will be sent to you, "
+            f"or cancel the request here:\n{unsubscribe}\n")
+    return Message(to=[subscriber.email], subject=f"Please confirm your subscription to {site}", text=text,
+                   sender=settings_of(app).sender or None, headers=_headers(unsubscribe, None, site_url))
+
+
+def mailing_message(app, site_url: str, recipient, list_id: int, list_name: str, subject: str,
+                    body: str) -> Message:
+    unsubscribe = unsubscribe_url(app, site_url, recipient, list_id)
+    text = (f"{body.rstrip()}\n\n-- \nYou receive this email because you subscribed to {list_name}.\n"
+            f"Unsubscribe with one click: {unsubscribe}\n")
+    return Message(to=[recipient.email], subject=subject, text=text, sender=settings_of(app).sender or None,
+                   headers=_headers(unsubscribe, list_id, site_url))

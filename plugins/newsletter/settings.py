@@ -1,0 +1,78 @@
+"""`[plugins.newsletter]` in sitehost.toml, checked once at startup into a frozen object."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from marshmallow import Schema, ValidationError, fields, validate, validates
+
+from host import StartupError
+from host.stash import StashKey
+
+DAY = 86400
+
+
+class NewsletterSettingsSchema(Schema):
+    check_deliverability = fields.Boolean(load_default=False, metadata={
+        "description": "Ask DNS whether a sign-up's email domain accepts mail (needs network access)."})
+    address_limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100000), metadata={
+        "description": "Sign-ups accepted from one client address per address window; more answer 429."})
+    address_window_seconds = fields.Integer(load_default=3600, validate=validate.Range(min=1, max=30 * DAY),
+                                            metadata={"description": "The address window, in seconds."})
+    email_limit = fields.Integer(load_default=3, validate=validate.Range(min=1, max=1000), metadata={
+        "description": "Confirmation mails sent to one email address per email window; further sign-ups "
+                       "of that address are accepted without another mail."})
+    email_window_seconds = fields.Integer(load_default=3600, validate=validate.Range(min=1, max=30 * DAY),
+                                          metadata={"description": "The email window, in seconds."})
+    exempt_addresses = fields.List(fields.String(), load_default=lambda: ["127.0.0.1", "::1"], metadata={
+        "description": "Client addresses the address limit does not count (this machine: a local proxy "
+                       "without trust_proxy, health checks, benchmarks)."})
+    confirm_max_age_seconds = fields.Integer(load_default=7 * DAY, validate=validate.Range(min=60, max=365 * DAY),
+                                             metadata={"description": "How long a confirmation link works."})
+    unsubscribe_max_age_seconds = fields.Integer(
+        load_default=730 * DAY, validate=validate.Range(min=DAY, max=3650 * DAY),
+        metadata={"description": "How long the unsubscribe link of a mail works."})
+    sender = fields.String(load_default="", validate=validate.Length(max=320), metadata={
+        "description": "From address of newsletter mails; empty: the mail service's default sender."})
+
+    @validates("exempt_addresses")
+    def _addresses(self, value, **_kwargs):
+        for address in value:
+            try:
+                ipaddress.ip_address(address)
+            except ValueError:
+                raise ValidationError(f"{address!r} is not an IP address") from None
+
+
+@dataclass(frozen=True)
+class NewsletterSettings:
+    check_deliverability: bool
+    address_limit: int
+    address_window_seconds: int
+    email_limit: int
+    email_window_seconds: int
+    exempt_addresses: frozenset[str]
+    confirm_max_age_seconds: int
+    unsubscribe_max_age_seconds: int
+    sender: str
+
+
+SETTINGS = StashKey[NewsletterSettings]("newsletter.settings")
+
+
+def load(app) -> NewsletterSettings:
+    """Validate once, in startup; a wrong value stops the plugin with a message naming it."""
+    try:
+        data = NewsletterSettingsSchema().load(dict(app.plugin_config("newsletter")))
+    except ValidationError as error:
+        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for name, messages in error.messages.items())
+        raise StartupError(f"[plugins.newsletter] is invalid: {problems}") from None
+    data["exempt_addresses"] = frozenset(str(ipaddress.ip_address(address)) for address in data["exempt_addresses"])
+    app.stash[SETTINGS] = NewsletterSettings(**data)
+    return app.stash[SETTINGS]
+
+
+def settings_of(app) -> NewsletterSettings:
+    return app.stash[SETTINGS]

@@ -1,0 +1,106 @@
+"""The newsletter plugin's tables: lists, sign-up forms, subscribers and their subscriptions,
+erasure suppressions, rate-limit events, mailings and the site's signing key.
+
+A subscriber is one row per email address (`email_key`, unique), so concurrent sign-ups of one
+address can never make two; each list it belongs to is a `newsletter_subscriptions` row whose
+status is `pending` until the confirmation link is followed, then `confirmed` (with the consent
+time and source kept as evidence), or `unsubscribed`.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (JSON, Column, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+                        UniqueConstraint)
+
+LISTS = "newsletter_lists"
+FORMS = "newsletter_forms"
+SUBSCRIBERS = "newsletter_subscribers"
+SUBSCRIPTIONS = "newsletter_subscriptions"
+SUPPRESSIONS = "newsletter_suppressions"
+RATE_EVENTS = "newsletter_rate_events"
+MAILINGS = "newsletter_mailings"
+KEYS = "newsletter_keys"
+
+
+def define_tables(metadata: MetaData) -> None:
+    Table(
+        LISTS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("name", String(200), nullable=False),
+        Column("description", Text, nullable=False, default=""),
+        Column("created", DateTime, nullable=False),
+        UniqueConstraint("name", name="uq_newsletter_lists_name"),
+    )
+    Table(
+        FORMS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("title", String(200), nullable=False),
+        Column("action", String(20), nullable=False),  # subscribe or unsubscribe
+        Column("lists", JSON, nullable=False),  # list ids
+        Column("list_choice", Integer, nullable=False, default=0),  # 1: visitors pick among `lists`
+        Column("fields", JSON, nullable=False),  # [{tag, label, type, required}]
+        Column("messages", JSON, nullable=False),  # {key: text} for every message key
+        Column("created", DateTime, nullable=False),
+        Column("modified", DateTime, nullable=False),
+    )
+    Table(
+        SUBSCRIBERS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("email", String(320), nullable=False),  # as normalized by email-validator
+        Column("email_key", String(320), nullable=False),  # lower case: one subscriber per address
+        Column("fields", JSON, nullable=False),  # merge fields in force
+        Column("pending_fields", JSON, nullable=True),  # sent with a sign-up, applied on confirmation
+        Column("nonce", String(32), nullable=False),  # part of every token: erasure voids old links
+        Column("signup_ip", String(64), nullable=False, default=""),
+        Column("created", DateTime, nullable=False),
+        Column("modified", DateTime, nullable=False),
+        UniqueConstraint("email_key", name="uq_newsletter_subscribers_email"),
+    )
+    Table(
+        SUBSCRIPTIONS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("subscriber_id", Integer, ForeignKey(f"{SUBSCRIBERS}.id", ondelete="CASCADE"), nullable=False),
+        Column("list_id", Integer, ForeignKey(f"{LISTS}.id", ondelete="CASCADE"), nullable=False),
+        Column("status", String(20), nullable=False),  # pending, confirmed, unsubscribed
+        Column("source", String(300), nullable=False, default=""),  # where consent was asked: form or import
+        Column("requested", DateTime, nullable=False),
+        Column("confirmed", DateTime, nullable=True),  # the consent time
+        Column("confirm_ip", String(64), nullable=False, default=""),
+        Column("unsubscribed", DateTime, nullable=True),
+        UniqueConstraint("subscriber_id", "list_id", name="uq_newsletter_subscriptions_pair"),
+        Index("ix_newsletter_subscriptions_list", "list_id", "status"),
+    )
+    Table(
+        SUPPRESSIONS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("email_hash", String(64), nullable=False),  # keyed SHA-256 of the erased address
+        Column("created", DateTime, nullable=False),
+        UniqueConstraint("email_hash", name="uq_newsletter_suppressions_hash"),
+    )
+    Table(
+        RATE_EVENTS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("scope", String(10), nullable=False),  # ip or email
+        Column("subject", String(100), nullable=False),  # the address, or the keyed hash of the email
+        Column("at", DateTime, nullable=False),
+        Index("ix_newsletter_rate_events_subject", "scope", "subject", "at"),
+        Index("ix_newsletter_rate_events_at", "at"),
+    )
+    Table(
+        MAILINGS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("list_id", Integer, ForeignKey(f"{LISTS}.id", ondelete="SET NULL"), nullable=True),
+        Column("subject", String(300), nullable=False),
+        Column("recipients", Integer, nullable=False),
+        Column("created", DateTime, nullable=False),
+    )
+    Table(
+        KEYS, metadata,
+        Column("name", String(40), primary_key=True),
+        Column("value", String(200), nullable=False),
+    )
+
+
+def table(app, name: str) -> Table:
+    """This app's table `name` (each app has its own MetaData)."""
+    return app.db.metadata.tables[name]
