@@ -1,15 +1,14 @@
-"""Writes of the spam filter that happen outside any request's transaction, in submission order.
+"""Writes of the spam filter made outside a request's own transaction, in the order queued.
 
-`check_spam` runs while the submitting request holds (or is about to take) the database's
-write lock, and an event hook runs after it: so verdicts, history entries and training are
-queued here and written later, in one transaction per drain, in the order they were queued
-(a comment's "created" event always finds its verdict written).
+A verdict is normally written in the submitting request's transaction (the caller passes its
+`request`). What cannot be (a discarded submission, whose request is rolled back; a call of
+the hook outside any request; learning from a moderator's decision, which arrives after the
+request committed) is queued here and written in one transaction per drain.
 
 A REST request that queued something drains the queue itself in `request_finished`, after its
-own transaction ended: its verdict and the link to its comment go in one commit, and when its
-answer leaves, they are on file. Routes that read the history drain first (`flush`). Anything
-queued outside a request (a direct call of the hook) is drained by a background thread within
-a second. Never drain while the calling thread holds a write transaction of its own.
+own transaction ended: when its answer leaves, its records are on file. Routes that read the
+history drain first (`flush`). Anything queued outside a request is drained by a background
+thread within a second. Never drain while the calling thread holds a write transaction.
 """
 
 from __future__ import annotations
