@@ -4,4 +4,5 @@ BUILTIN: dict[str, str] = {
     "core": "plugins.core",
     "cache": "plugins.cache",
     "oembed": "plugins.oembed",
+    "calendar": "plugins.calendar",
 }

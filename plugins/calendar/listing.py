@@ -1,0 +1,144 @@
+"""The event list (§1.2): the window in the site's zone, every filter, one indexed walk of `cal_events`."""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, exists, func, select
+
+from host import RestError, RestResponse
+
+from . import common, linked, times
+from .events import shape_events
+from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
+from .settings import settings_of
+from .tables import tables
+
+BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
+
+
+def _date(request, name: str, tz):
+    try:
+        return times.parse_text(request.params[name], tz)
+    except ValueError:
+        raise common.invalid_param(name, "Invalid date.") from None
+
+
+def window(request) -> dict:
+    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url."""
+    params, tz = request.params, request.app.timezone()
+    strict = bool(params.get("strict_dates"))
+    given = {name for name in ("start_date", "end_date", *BOUNDS) if params.get(name)}
+    bounds: dict = {}
+    texts: dict = {}
+    if params.get("include"):
+        return {"bounds": bounds, "texts": texts}
+    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
+    use_defaults = not (given & set(BOUNDS))
+    if "start_date" in given:
+        start = _date(request, "start_date", tz)
+        start = start if strict else times.start_of_day(start)
+    elif use_defaults:
+        start = times.start_of_day(now_local)  # §14: events that end on or after today 00:00, local
+    else:
+        start = None
+    if "end_date" in given:
+        end = _date(request, "end_date", tz)
+        end = end if strict else times.end_of_day(end)
+    elif use_defaults:
+        # The window reaches `list_months` past today, or past start_date when that is later.
+        base = max(now_local, start) if start is not None else now_local
+        end = times.end_of_day(times.months_ahead(base, settings_of(request.app).list_months))
+    else:
+        end = None
+    if start is not None:
+        bounds["start"], texts["start_date"] = times.to_utc(start, tz), times.text(start)
+    if end is not None:
+        bounds["end"], texts["end_date"] = times.to_utc(end, tz), times.text(end)
+    for name in BOUNDS:
+        if name in given:
+            value = _date(request, name, tz)
+            value = value if strict else times.end_of_day(value)
+            bounds[name], texts[name] = times.to_utc(value, tz), times.text(value)
+    if "start" in bounds and "end" in bounds and bounds["end"] < bounds["start"]:
+        raise common.invalid_param("end_date", "The end date must not be before the start date.")
+    return {"bounds": bounds, "texts": texts}
+
+
+def list_events(request):
+    params, app = request.params, request.app
+    if params.get("geoloc") is not None or params.get("geoloc_lat") is not None \
+            or params.get("geoloc_lng") is not None:
+        if (params.get("geoloc_lat") is None) != (params.get("geoloc_lng") is None):
+            missing = "geoloc_lng" if params.get("geoloc_lng") is None else "geoloc_lat"
+            raise common.invalid_param(missing, "geoloc_lat and geoloc_lng must be sent together.")
+        name = "geoloc" if params.get("geoloc") is not None else "geoloc_lat"
+        raise common.invalid_param(name, "Geolocation filters need the calendar's geolocation extension, "
+                                         "which is not installed on this site.")
+    if params.get("ticketed") is not None:
+        raise common.invalid_param("ticketed", "The ticketed filter needs the ticketing extension, "
+                                               "which is not installed on this site.")
+    statuses = common.statuses_for(request, EVENT, params.get("status"))
+    events = tables(app)["events"]
+    links = tables(app)["links"]
+    where = [events.c.status.in_(statuses)]
+    include = [int(event_id) for event_id in params.get("include") or []]
+    dates = window(request)
+    bounds = dates["bounds"]
+    if include:
+        where.append(events.c.post_id.in_(include))
+    else:
+        where.append(events.c.hide_from_listings.is_(False))
+    if "start" in bounds:
+        where.append(events.c.end_utc >= bounds["start"])
+    if "end" in bounds:
+        where.append(events.c.start_utc <= bounds["end"])
+    if "starts_before" in bounds:
+        where.append(events.c.start_utc <= bounds["starts_before"])
+    if "starts_after" in bounds:
+        where.append(events.c.start_utc > bounds["starts_after"])
+    if "ends_before" in bounds:
+        where.append(events.c.end_utc <= bounds["ends_before"])
+    if "ends_after" in bounds:
+        where.append(events.c.end_utc > bounds["ends_after"])
+    if params.get("featured") is not None:
+        where.append(events.c.featured.is_(bool(params["featured"])))
+    if params.get("post_parent") is not None:
+        parent = app.content.get(request, int(params["post_parent"]), EVENT)
+        if parent is None:
+            raise RestError("rest-invalid-event-id", "The post_parent is not the id of an event.", 400)
+        where.append(events.c.parent == parent["id"])
+    for kind, post_type in (("venue", VENUE), ("organizer", ORGANIZER)):
+        wanted = list(dict.fromkeys(params.get(kind) or []))
+        if wanted:
+            found = app.content.get_many(request, wanted, post_type)
+            missing = [item_id for item_id in wanted if item_id not in found]
+            if missing:
+                raise common.invalid_param(kind, f"{missing[0]} is not the id of a {kind}.")
+            where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == kind,
+                                        links.c.linked_id.in_(wanted)))
+    terms = {}
+    for name, taxonomy in (("categories", CATEGORY), ("tags", TAG)):
+        if params.get(name):
+            terms[taxonomy] = linked.resolve_terms(request, taxonomy, params[name], name)
+    if params.get("search") or terms:
+        where.append(events.c.post_id.in_(app.content.matching_ids(
+            request, EVENT, search=params.get("search") or "", terms=terms)))
+    size, page = common.per_page(request), int(params.get("page") or 1)
+    total = request.session.execute(select(func.count()).select_from(events).where(and_(*where))).scalar() or 0
+    ids = [row[0] for row in request.session.execute(
+        select(events.c.post_id).where(and_(*where)).order_by(events.c.start_utc, events.c.post_id)
+        .limit(size).offset((page - 1) * size)).all()]
+    if page > 1 and not ids:
+        raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
+    items = app.content.get_many(request, ids, EVENT)
+    shaped = shape_events(request, [items[event_id] for event_id in ids if event_id in items])
+    pages = common.total_pages(total, size)
+    query = {"page": page, "per_page": size, **dates["texts"]}
+    for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "include",
+                 "post_parent"):
+        if request.has_param(name) and params.get(name) not in (None, "", []):
+            query[name] = params[name]
+    if params.get("strict_dates"):
+        query["strict_dates"] = True
+    body = {"events": shaped, **common.page_links(request, "events", query, page, pages, lambda: True, lambda: total > 0),
+            "total": total, "total_pages": pages}
+    return RestResponse(body, 200, {"X-CAL-Total": str(total), "X-CAL-TotalPages": str(pages)})
