@@ -188,8 +188,8 @@ def image_id(request, value, name: str = "image") -> int:
     if value in (None, "", 0, "0"):
         return 0
     if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
-        media = request.app.content.get(request, int(value), "attachment")
-        if media is None or not (media.get("mime_type") or "").startswith("image/"):
+        media = request.app.content.get(request, int(value))
+        if media is None or media["type"] != "attachment" or not (media.get("mime_type") or "").startswith("image/"):
             raise common.invalid_param(name, f"{value} is not an image of the media library.")
         return int(value)
     answer = request.internal_get("/core/v2/media", search=str(value).rsplit("/", 1)[-1][:200], per_page=20,
