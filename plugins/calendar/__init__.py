@@ -79,6 +79,9 @@ def register_routes(app):
 @hookimpl
 def startup(app):
     settings.load(app)
+    from .state import ensure_row
+
+    ensure_row(app)
 
 
 @hookimpl
@@ -88,8 +91,9 @@ def shutdown(app):
 
 @hookimpl
 def content_saved(app, event):
-    """An event written through core/v2 keeps the list's copy of its status (and gets a row if it had none)."""
-    if event.type == EVENT:
+    """An event written through core/v2 keeps the list's copy of its status (and gets a row if it had none);
+    any write to an event, venue or organizer makes the lists' kept objects stale."""
+    if event.type in (EVENT, VENUE, ORGANIZER):
         from .sync import saved
 
         saved(app, event)
@@ -101,6 +105,14 @@ def content_deleted(app, event):
         from .sync import deleted
 
         deleted(app, event)
+
+
+@hookimpl
+def terms_changed(app, taxonomy):
+    if taxonomy in (CATEGORY, TAG):
+        from .sync import terms_changed as changed
+
+        changed(app)
 
 
 @hookimpl

@@ -11,7 +11,7 @@ from sqlalchemy import delete, insert, select, update
 
 from host import RestError
 
-from . import common, linked, times
+from . import common, linked, state, times
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE, VENUE_META, ORGANIZER_META
 from .settings import settings_of
 from .tables import tables
@@ -29,8 +29,13 @@ def rows_of(request, ids: list[int]) -> dict[int, dict]:
     return {row.post_id: dict(row._mapping) for row in rows}
 
 
-def shape_events(request, items: list[dict], single: bool = False, unlocked: set[int] | None = None) -> list[dict]:
-    """Event objects of `items` (dicts of the content service), everything linked read once per page."""
+def shape_events(request, items: list[dict], single: bool = False, unlocked: set[int] | None = None,
+                 open_all: bool = False) -> list[dict]:
+    """Event objects of `items` (dicts of the content service), everything linked read once per page.
+
+    A password-protected event is blanked unless the caller unlocked it or may edit it
+    (`open_all`: never blanked, for the list's cache, which blanks per request).
+    """
     ids = [item["id"] for item in items]
     rows = rows_of(request, ids)
     links = linked.links_of(request, ids)
@@ -44,7 +49,7 @@ def shape_events(request, items: list[dict], single: bool = False, unlocked: set
     shaped = []
     for item in items:
         row = rows.get(item["id"]) or default_row(request, item)
-        open_to_caller = not item["password"] or item["id"] in (unlocked or set()) \
+        open_to_caller = open_all or not item["password"] or item["id"] in (unlocked or set()) \
             or request.user.can("edit_post", item)
         shaped.append(event_object(request, item, row, links.get(item["id"], {"venue": [], "organizer": []}),
                                    venues, organizers, terms, images, single, open_to_caller))
@@ -54,7 +59,8 @@ def shape_events(request, items: list[dict], single: bool = False, unlocked: set
 def default_row(request, item: dict) -> dict:
     """An event stored through core/v2 without calendar fields: it starts and ends at its publication date."""
     start = item["date_gmt"] or times.to_utc(item["date"], request.app.timezone())
-    return {"post_id": item["id"], "status": item["stored_status"], "parent": item["parent"], "start_utc": start,
+    return {"post_id": item["id"], "status": item["stored_status"], "parent": item["parent"],
+            "published_utc": item["date_gmt"], "start_utc": start,
             "end_utc": start, "timezone": site_zone_name(request.app), "all_day": False, "featured": False,
             "sticky": False, "hide_from_listings": False, "show_map": True, "show_map_link": True, "cost": "",
             "currency_symbol": "", "currency_code": "", "currency_position": "prefix", "website": "",
@@ -253,7 +259,11 @@ def event_values(request, params: dict, current: dict | None) -> dict:
 
 def write_row(request, item: dict, values: dict, created: bool) -> None:
     events = tables(request.app)["events"]
-    values = {**values, "status": item["stored_status"], "parent": item["parent"]}
+    values = {**values, "status": item["stored_status"], "parent": item["parent"], "published_utc": item["date_gmt"]}
+    if "start_utc" in values:
+        state.changed(request.session, request.app, int((values["end_utc"] - values["start_utc"]).total_seconds()))
+    else:
+        state.changed(request.session, request.app)
     if created:
         config = settings_of(request.app)
         defaults = {"currency_symbol": config.currency_symbol, "currency_code": config.currency_code,
@@ -271,6 +281,7 @@ def write_row(request, item: dict, values: dict, created: bool) -> None:
 
 def write_links(request, event_id: int, kind: str, ids: list[int]) -> None:
     links = tables(request.app)["links"]
+    state.changed(request.session, request.app)
     request.session.execute(delete(links).where(links.c.event_id == event_id, links.c.kind == kind))
     unique = list(dict.fromkeys(ids))
     if unique:
@@ -282,13 +293,4 @@ def sync_status(app, session, item_id: int, status: str, parent: int) -> None:
     """Keep the list's copy of a post's status in step (writes through core/v2 reach it here)."""
     events = tables(app)["events"]
     session.execute(update(events).where(events.c.post_id == item_id).values(status=status, parent=parent))
-
-
-def forget(app, session, item_id: int) -> None:
-    t = tables(app)
-    session.execute(delete(t["events"]).where(t["events"].c.post_id == item_id))
-    session.execute(delete(t["links"]).where((t["links"].c.event_id == item_id) | (t["links"].c.linked_id == item_id)))
-
-
-def utcnow() -> datetime.datetime:
-    return times.utcnow()
+    state.changed(session, app)

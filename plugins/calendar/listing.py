@@ -2,17 +2,48 @@
 
 from __future__ import annotations
 
-from sqlalchemy import and_, exists, func, select
+import copy
+import datetime
+import time
+from dataclasses import dataclass
 
-from host import RestError, RestResponse
+from sqlalchemy import and_, exists, func, or_, select
 
-from . import common, linked, times
-from .events import shape_events
+from host import RestError, RestResponse, encode_item
+
+from . import common, linked, state, times
+from .events import blank_protected, shape_events
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .settings import settings_of
 from .tables import tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
+TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
+
+
+def _status_clause(events, statuses: list[str], now):
+    """The statuses asked for; a `future` event whose publication time has come reads as published."""
+    clause = events.c.status.in_(statuses)
+    if "publish" in statuses and "future" not in statuses:
+        clause = or_(clause, and_(events.c.status == "future", events.c.published_utc <= now))
+    return clause
+
+
+def _total(request, events, where: list, version: int, now, key: tuple | None) -> int:
+    """COUNT of the filtered rows, kept per (filter `key`, calendar version) in this process for a minute.
+
+    A total depends only on the calendar's tables, whose every write bumps the version; lists
+    filtered by search or terms depend on core's tables too and are always counted (key None).
+    """
+    statement = select(func.count()).select_from(events).where(and_(*where))
+    if key is None:
+        return request.session.execute(statement).scalar() or 0
+    kept = state.totals(request.app).get(key)
+    if kept is not None and kept[0] == version and (now - kept[2]).total_seconds() < TOTAL_SECONDS:
+        return kept[1]
+    total = request.session.execute(statement).scalar() or 0
+    state.totals(request.app).put(key, (version, total, now))
+    return total
 
 
 def _date(request, name: str, tz):
@@ -63,6 +94,53 @@ def window(request) -> dict:
     return {"bounds": bounds, "texts": texts}
 
 
+@dataclass(frozen=True)
+class _Shaped:
+    data: dict  # the event object, never blanked
+    encoded: object  # the same, encoded once (host.encode_item)
+    protected: bool  # has a password
+    owner: dict  # what the edit_post check needs
+    at: float
+
+
+def listed_events(request, ids: list[int], version: int) -> list:
+    """The page's event objects, kept per (REST root, id, calendar version) for a minute.
+
+    Every write to an event, venue, organizer or event term bumps the version (the plugin's
+    content hooks and its term routes); the minute covers what no hook reports (an image or a
+    term edited through core/v2). Blanking for passwords is decided per request.
+    """
+    app = request.app
+    kept = state.shapes(app)
+    moment = time.monotonic()
+    found: dict[int, _Shaped] = {}
+    for event_id in ids:
+        entry = kept.get((request.base_url, event_id, version))
+        if entry is not None and moment - entry.at < SHAPE_SECONDS:
+            found[event_id] = entry
+    missing = [event_id for event_id in ids if event_id not in found]
+    if missing:
+        items = app.content.get_many(request, missing, EVENT)
+        ordered = [items[event_id] for event_id in missing if event_id in items]
+        for item, data in zip(ordered, shape_events(request, ordered, open_all=True)):
+            owner = {key: item[key] for key in ("id", "type", "status", "author", "pre_trash_status")}
+            entry = _Shaped(data, encode_item(data), bool(item["password"]), owner, moment)
+            kept.put((request.base_url, item["id"], version), entry)
+            found[item["id"]] = entry
+    page = []
+    for event_id in ids:
+        entry = found.get(event_id)
+        if entry is None:
+            continue
+        if entry.protected and not request.user.can("edit_post", entry.owner):
+            data = copy.deepcopy(entry.data)
+            blank_protected(data)
+            page.append(data)
+        else:
+            page.append(entry.encoded if request.plain else copy.deepcopy(entry.data))
+    return page
+
+
 def list_events(request):
     params, app = request.params, request.app
     if params.get("geoloc") is not None or params.get("geoloc_lat") is not None \
@@ -79,7 +157,9 @@ def list_events(request):
     statuses = common.statuses_for(request, EVENT, params.get("status"))
     events = tables(app)["events"]
     links = tables(app)["links"]
-    where = [events.c.status.in_(statuses)]
+    now = times.utcnow()
+    version, longest = state.read(request.session, app)
+    where = [_status_clause(events, statuses, now)]
     include = [int(event_id) for event_id in params.get("include") or []]
     dates = window(request)
     bounds = dates["bounds"]
@@ -89,6 +169,8 @@ def list_events(request):
         where.append(events.c.hide_from_listings.is_(False))
     if "start" in bounds:
         where.append(events.c.end_utc >= bounds["start"])
+        # No event lasts longer than `longest`: the walk in start order can begin there.
+        where.append(events.c.start_utc >= bounds["start"] - datetime.timedelta(seconds=longest))
     if "end" in bounds:
         where.append(events.c.start_utc <= bounds["end"])
     if "starts_before" in bounds:
@@ -123,14 +205,16 @@ def list_events(request):
         where.append(events.c.post_id.in_(app.content.matching_ids(
             request, EVENT, search=params.get("search") or "", terms=terms)))
     size, page = common.per_page(request), int(params.get("page") or 1)
-    total = request.session.execute(select(func.count()).select_from(events).where(and_(*where))).scalar() or 0
+    key = None if params.get("search") or terms else (
+        tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
+        params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
+    total = _total(request, events, where, version, now, key)
     ids = [row[0] for row in request.session.execute(
         select(events.c.post_id).where(and_(*where)).order_by(events.c.start_utc, events.c.post_id)
         .limit(size).offset((page - 1) * size)).all()]
     if page > 1 and not ids:
         raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
-    items = app.content.get_many(request, ids, EVENT)
-    shaped = shape_events(request, [items[event_id] for event_id in ids if event_id in items])
+    shaped = listed_events(request, ids, version)
     pages = common.total_pages(total, size)
     query = {"page": page, "per_page": size, **dates["texts"]}
     for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "include",

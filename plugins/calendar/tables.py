@@ -13,6 +13,8 @@ from sqlalchemy import Boolean, Column, DateTime, Index, Integer, String, Table,
 
 EVENTS = "cal_events"
 LINKS = "cal_event_links"
+STATE = "cal_state"
+STATE_ROW = 1
 
 
 def define_tables(metadata) -> None:
@@ -21,6 +23,7 @@ def define_tables(metadata) -> None:
         Column("post_id", Integer, primary_key=True, autoincrement=False),
         Column("status", String(40), nullable=False),
         Column("parent", Integer, nullable=False, default=0),
+        Column("published_utc", DateTime, nullable=True),  # the post's date_gmt: when `future` turns `publish`
         Column("start_utc", DateTime, nullable=False),
         Column("end_utc", DateTime, nullable=False),
         Column("timezone", String(64), nullable=False),
@@ -38,10 +41,11 @@ def define_tables(metadata) -> None:
         Column("custom_fields", Text, nullable=False, default="{}"),  # JSON {name: {label, value}}
         Column("global_id_lineage", Text, nullable=False, default="[]"),  # JSON list, filled by imports
     )
-    # The list walks (status, start) in order and stops at the page; the end bound of the
-    # default window ("ends on or after today") is checked on the rows it walks.
-    Index("cal_events_status_start", events.c.status, events.c.start_utc, events.c.post_id)
-    Index("cal_events_status_end", events.c.status, events.c.end_utc)
+    # The list walks (status, start) in order from (window start - the longest event) and stops at
+    # the page; end and hide_from_listings ride in the index, so neither the walk nor the count
+    # of a window reads the table.
+    Index("cal_events_status_start", events.c.status, events.c.start_utc, events.c.post_id, events.c.end_utc,
+          events.c.hide_from_listings)
     links = Table(
         LINKS, metadata,
         Column("event_id", Integer, primary_key=True, autoincrement=False),
@@ -50,8 +54,15 @@ def define_tables(metadata) -> None:
         Column("position", Integer, nullable=False, default=0),
     )
     Index("cal_event_links_linked", links.c.linked_id, links.c.kind, links.c.event_id)
+    # One row: `version` goes up with every write to the calendar's tables (list totals are kept
+    # per version, in every server process); `longest_s` bounds event durations, so the list's
+    # walk can start at (window start - longest event) instead of at the first event ever.
+    Table(STATE, metadata,
+          Column("id", Integer, primary_key=True, autoincrement=False),
+          Column("version", Integer, nullable=False, default=0),
+          Column("longest_s", Integer, nullable=False, default=0))
 
 
 def tables(app) -> dict:
     names = app.db.metadata.tables
-    return {"events": names[EVENTS], "links": names[LINKS]}
+    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE]}
