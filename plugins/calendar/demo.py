@@ -15,7 +15,7 @@ from host.auth import users as user_service
 from host.content import service_request
 
 from . import times
-from .events import write_links, write_row
+from .events import sync_status, write_links, write_row
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 
 CATEGORIES = [("Term dates", "Term starts, ends and holidays"), ("Sport", "Fixtures and sports events"),
@@ -117,8 +117,6 @@ def write_demo_content(app, session) -> None:
                       hours=(datetime.time(18, 0), datetime.time(20, 0)), venues=["Riverside School main hall"],
                       description="Cancelled: the hall is being refloored.")
     content.trash(request, cancelled["id"])
-    from .events import sync_status
-
     sync_status(app, session, cancelled["id"], "trash", 0)
     event("Spring concert", datetime.date(year + 1, 3, 19), datetime.date(year + 1, 3, 19),
           hours=(datetime.time(19, 0), datetime.time(21, 0)), status="draft", venues=["Riverside School main hall"],

@@ -5,8 +5,10 @@ from __future__ import annotations
 from host import RestError, RestResponse, forbidden
 from host.auth import users as user_service
 
-from . import common, linked, places
-from .events import check_readable, event_values, load_event, shape_events, write_links, write_row, rows_of
+from . import common, linked, places, times
+from .events import (
+    check_readable, event_values, load_event, rows_of, shape_events, sync_status, write_links, write_row,
+)
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 
 
@@ -139,6 +141,8 @@ def _post_fields(request, current: dict | None) -> dict:
     published = common.publication_date(request, params)
     if published is not None:
         fields["date_gmt"] = published
+        if fields.get("status", (current or {}).get("stored_status")) == "publish" and published > times.utcnow():
+            fields["status"] = "future"  # published later, as core/v2 schedules posts
     if current is not None and sent("password") and params.get("password") is not None:
         fields["password"] = params["password"]
     return fields
@@ -197,8 +201,6 @@ def delete_event(request):
         trashed = request.app.content.trash(request, item["id"])
     except (ValueError, LookupError):
         raise RestError("could-not-delete-event", "The event could not be deleted.", 500) from None
-    from .events import sync_status
-
     sync_status(request.app, request.session, item["id"], "trash", trashed["parent"])
     data["status"] = "trash"
     return data

@@ -12,7 +12,7 @@ import json
 from sqlalchemy import select
 
 from . import common
-from .names import CATEGORY, ORGANIZER, ORGANIZER_META, TAG, TAXONOMY_BASES, VENUE, VENUE_META
+from .names import CATEGORY, ORGANIZER_META, TAXONOMY_BASES, VENUE_META
 from .tables import tables
 
 

@@ -111,13 +111,18 @@ class _Shaped:
 
 
 def listed_events(request, ids: list[int], version: int) -> list:
-    """The page's event objects, kept per (REST root, id, calendar version) for a minute.
+    """The page's event objects; the anonymous view is kept per (REST root, id, calendar version) for a minute.
 
     Every write to an event, venue, organizer or event term bumps the version (the plugin's
     content hooks and its term routes); the minute covers what no hook reports (an image or a
     term edited through core/v2). Blanking for passwords is decided per request.
     """
     app = request.app
+    if request.user.is_authenticated:
+        # What a signed-in caller sees of linked venues, organizers and images depends on who they
+        # are (a draft venue, a private image): only the anonymous view is kept.
+        items = app.content.get_many(request, ids, EVENT)
+        return shape_events(request, [items[event_id] for event_id in ids if event_id in items])
     kept = state.shapes(app)
     moment = time.monotonic()
     found: dict[int, _Shaped] = {}

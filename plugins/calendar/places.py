@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import exists, func, select
 
 from host import RestError, RestResponse
 
 from . import common, linked, times
-from .names import EVENT, ORGANIZER, ORGANIZER_META, VENUE, VENUE_META
+from .names import ORGANIZER, ORGANIZER_META, VENUE, VENUE_META
 from .tables import tables
 
 KINDS = {

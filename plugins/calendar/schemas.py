@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, PagedArgs, id_list
+from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, id_list
 
 MAX_DATE = 64
 MAX_TEXT = 100_000

@@ -252,3 +252,28 @@ def test_password_protected_events_are_blanked_in_lists(site):
     assert listed["cost_details"]["values"] == []
     full = site["editor"].get(EVENTS, {"include": site["ids"]["secret"]}).json["events"][0]
     assert full["description"] == "Agenda inside." and full["cost"] == "£5"
+
+
+def test_a_draft_venue_seen_by_an_editor_never_reaches_visitors(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    draft_venue = admin.post_json(f"{API}/venues", {"venue": "Secret annex", "status": "draft"}).json
+    new_event(admin, title="Open day", venue=[draft_venue["id"]])
+    query = {"start_date": "2030-01-01"}
+    assert admin.get(EVENTS, query).json["events"][0]["venue"]["venue"] == "Secret annex"
+    assert app.client.get(EVENTS, query).json["events"][0]["venue"] == []
+    assert admin.get(EVENTS, query).json["events"][0]["venue"]["venue"] == "Secret annex"
+    assert "Secret annex" not in app.client.get(EVENTS, query).text
+
+
+def test_a_scheduled_event_joins_the_list_when_its_time_comes(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    soon = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2)).strftime("%Y-%m-%d %H:%M:%S")
+    event = new_event(admin, title="Announced later", date_utc=soon)
+    assert event["status"] == "future"
+    assert app.client.get(EVENTS, {"start_date": "2030-01-01"}).json["total"] == 0
+    import time
+
+    time.sleep(2.5)
+    assert titles(app.client.get(EVENTS, {"start_date": "2030-01-01"})) == ["Announced later"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from host.testing import assert_rest_error, client_as, create_test_user
 
-from tests.calendar.helpers import API, LONDON, new_event, new_organizer, new_venue
+from tests.calendar.helpers import API, LONDON, new_event, new_venue
 
 EVENTS = f"{API}/events"
 
