@@ -7,7 +7,7 @@ import datetime
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import and_, exists, func, or_, select
+from sqlalchemy import and_, bindparam, exists, func, or_, select
 
 from host import RestError, RestResponse, encode_item
 
@@ -29,26 +29,41 @@ def _status_clause(request, events, statuses: list[str], now):
     """
     clause = events.c.status.in_(statuses)
     if "publish" in statuses and "future" not in statuses:
-        due = request.session.execute(select(events.c.post_id).where(
-            events.c.status == "future", events.c.published_utc <= now).limit(1)).first()
-        if due is not None:
-            clause = or_(clause, and_(events.c.status == "future", events.c.published_utc <= now))
-    return clause
+        due_statement = request.app.db.prepared("calendar.due", lambda: select(events.c.post_id).where(
+            events.c.status == "future", events.c.published_utc <= bindparam("now")).limit(1))
+        if request.session.execute(due_statement, {"now": now}).first() is not None:
+            return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now)), False
+    return clause, True
 
 
-def _total(request, events, where: list, version: int, now, key: tuple | None) -> int:
+def _window_statements(app):
+    """The default list's page and count, built once per app (building costs more than running them)."""
+    events = tables(app)["events"]
+    where = [events.c.status.in_(bindparam("statuses", expanding=True)), events.c.hide_from_listings.is_(False),
+             events.c.end_utc >= bindparam("start"), events.c.start_utc >= bindparam("walk_from"),
+             events.c.start_utc <= bindparam("end")]
+    page = (select(events.c.post_id).where(*where).order_by(events.c.start_utc, events.c.post_id)
+            .limit(bindparam("limit")).offset(bindparam("offset")))
+    return page, select(func.count()).select_from(events).where(*where)
+
+
+def _total(request, events, where: list, version: int, now, key: tuple | None, prepared=None) -> int:
     """COUNT of the filtered rows, kept per (filter `key`, calendar version) in this process for a minute.
 
     A total depends only on the calendar's tables, whose every write bumps the version; lists
     filtered by search or terms depend on core's tables too and are always counted (key None).
     """
-    statement = select(func.count()).select_from(events).where(and_(*where))
+    def count() -> int:
+        if prepared is not None:
+            return request.session.execute(*prepared).scalar() or 0
+        return request.session.execute(select(func.count()).select_from(events).where(and_(*where))).scalar() or 0
+
     if key is None:
-        return request.session.execute(statement).scalar() or 0
+        return count()
     kept = state.totals(request.app).get(key)
     if kept is not None and kept[0] == version and (now - kept[2]).total_seconds() < TOTAL_SECONDS:
         return kept[1]
-    total = request.session.execute(statement).scalar() or 0
+    total = count()
     state.totals(request.app).put(key, (version, total, now))
     return total
 
@@ -171,10 +186,15 @@ def list_events(request):
     links = tables(app)["links"]
     now = times.utcnow()
     version, longest = state.read(request.session, app)
-    where = [_status_clause(request, events, statuses, now)]
+    status_clause, plain_statuses = _status_clause(request, events, statuses, now)
+    where = [status_clause]
     include = [int(event_id) for event_id in params.get("include") or []]
     dates = window(request)
     bounds = dates["bounds"]
+    # Only the window (start and end) and statuses: the prepared statements serve it.
+    plain = plain_statuses and set(bounds) == {"start", "end"} and not include and not any(
+        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "venue", "organizer",
+                                                             "categories", "tags", "search"))
     if include:
         where.append(events.c.post_id.in_(include))
     else:
@@ -219,13 +239,23 @@ def list_events(request):
         where.append(events.c.post_id.in_(app.content.matching_ids(
             request, EVENT, search=params.get("search") or "", terms=terms)))
     size, page = common.per_page(request), int(params.get("page") or 1)
+    prepared = None
+    if plain:
+        prepared = app.db.prepared("calendar.window", lambda: _window_statements(app))
+        values = {"statuses": list(statuses), "start": bounds["start"], "end": bounds["end"],
+                  "walk_from": bounds["start"] - datetime.timedelta(seconds=longest)}
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
-    total = _total(request, events, where, version, now, key)
-    ids = [row[0] for row in request.session.execute(
-        select(events.c.post_id).where(and_(*where)).order_by(events.c.start_utc, events.c.post_id)
-        .limit(size).offset((page - 1) * size)).all()]
+    if prepared is not None:
+        total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
+        ids = list(request.session.execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
+                   .scalars())
+    else:
+        total = _total(request, events, where, version, now, key)
+        ids = [row[0] for row in request.session.execute(
+            select(events.c.post_id).where(and_(*where)).order_by(events.c.start_utc, events.c.post_id)
+            .limit(size).offset((page - 1) * size)).all()]
     if page > 1 and not ids:
         raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
     shaped = listed_events(request, ids, version)

@@ -33,7 +33,9 @@ def changed(session, app, duration_s: int = 0) -> None:
 def read(session, app) -> tuple[int, int]:
     """(version, longest event in seconds)."""
     state = tables(app)["state"]
-    row = session.execute(select(state.c.version, state.c.longest_s).where(state.c.id == STATE_ROW)).first()
+    statement = app.db.prepared("calendar.state", lambda: select(state.c.version, state.c.longest_s)
+                                .where(state.c.id == STATE_ROW))
+    row = session.execute(statement).first()
     return (row.version, row.longest_s) if row is not None else (0, 0)
 
 
