@@ -31,7 +31,7 @@ def _status_clause(request, events, statuses: list[str], now):
     if "publish" in statuses and "future" not in statuses:
         due_statement = request.app.db.prepared("calendar.due", lambda: select(events.c.post_id).where(
             events.c.status == "future", events.c.published_utc <= bindparam("now")).limit(1))
-        if request.session.execute(due_statement, {"now": now}).first() is not None:
+        if request.session.connection().execute(due_statement, {"now": now}).first() is not None:
             return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now)), False
     return clause, True
 
@@ -55,7 +55,7 @@ def _total(request, events, where: list, version: int, now, key: tuple | None, p
     """
     def count() -> int:
         if prepared is not None:
-            return request.session.execute(*prepared).scalar() or 0
+            return request.session.connection().execute(*prepared).scalar() or 0
         return request.session.execute(select(func.count()).select_from(events).where(and_(*where))).scalar() or 0
 
     if key is None:
@@ -249,7 +249,7 @@ def list_events(request):
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
     if prepared is not None:
         total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
-        ids = list(request.session.execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
+        ids = list(request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
                    .scalars())
     else:
         total = _total(request, events, where, version, now, key)
