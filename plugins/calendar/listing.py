@@ -36,12 +36,16 @@ def _status_clause(request, events, statuses: list[str], now):
     return clause, True
 
 
-def _window_statements(app):
-    """The default list's page and count, built once per app (building costs more than running them)."""
-    events = tables(app)["events"]
+def _window_statements(app, by_venue: bool):
+    """The page and count of a date window (the default list), or of a window at some venues:
+    built once per app, since building them costs more than running them."""
+    events, links = tables(app)["events"], tables(app)["links"]
     where = [events.c.status.in_(bindparam("statuses", expanding=True)), events.c.hide_from_listings.is_(False),
              events.c.end_utc >= bindparam("start"), events.c.start_utc >= bindparam("walk_from"),
              events.c.start_utc <= bindparam("end")]
+    if by_venue:
+        where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == "venue",
+                                    links.c.linked_id.in_(bindparam("venues", expanding=True))))
     page = (select(events.c.post_id).where(*where).order_by(events.c.start_utc, events.c.post_id)
             .limit(bindparam("limit")).offset(bindparam("offset")))
     return page, select(func.count()).select_from(events).where(*where)
@@ -193,7 +197,7 @@ def list_events(request):
     bounds = dates["bounds"]
     # Only the window (start and end) and statuses: the prepared statements serve it.
     plain = plain_statuses and set(bounds) == {"start", "end"} and not include and not any(
-        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "venue", "organizer",
+        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
                                                              "categories", "tags", "search"))
     if include:
         where.append(events.c.post_id.in_(include))
@@ -241,9 +245,13 @@ def list_events(request):
     size, page = common.per_page(request), int(params.get("page") or 1)
     prepared = None
     if plain:
-        prepared = app.db.prepared("calendar.window", lambda: _window_statements(app))
+        venues = list(dict.fromkeys(params.get("venue") or []))
+        name = "calendar.window_at_venues" if venues else "calendar.window"
+        prepared = app.db.prepared(name, lambda: _window_statements(app, bool(venues)))
         values = {"statuses": list(statuses), "start": bounds["start"], "end": bounds["end"],
                   "walk_from": bounds["start"] - datetime.timedelta(seconds=longest)}
+        if venues:
+            values["venues"] = venues
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
