@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from urllib.parse import urlencode
 
-from host import RestError, forbidden
+from host import RestError
 
 from . import times
 from .names import NAMESPACE
@@ -85,12 +85,6 @@ def publication_date(request, params) -> object:
     return None
 
 
-def type_caps(post_type: str) -> dict:
-    """Events, venues and organizers use the capabilities of posts (capability_type "post")."""
-    return {"edit": "edit_posts", "edit_others": "edit_others_posts", "publish": "publish_posts",
-            "read_private": "read_private_posts", "delete": "delete_posts"}
-
-
 def statuses_for(request, post_type: str, value: str | None, name: str = "status") -> list[str]:
     """The statuses a list may show: §1.2's rule (only publish for those who cannot edit the type)."""
     user = request.user
@@ -119,7 +113,3 @@ def statuses_for(request, post_type: str, value: str | None, name: str = "status
 def _internal(request, status: str) -> bool:
     registered = request.app.registry.statuses.get(status)
     return bool(registered and registered[0].internal)
-
-
-def refuse(request, code: str, message: str):
-    raise forbidden(request.user, code, message)

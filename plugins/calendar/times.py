@@ -9,7 +9,7 @@ parses the many ways people write a date, plus a few words (now, today, tomorrow
 from __future__ import annotations
 
 import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dateutil import parser as date_parser
 from dateutil.relativedelta import relativedelta
@@ -99,7 +99,3 @@ def details(value: datetime.datetime) -> dict[str, str]:
 
 def iso_with_offset(utc: datetime.datetime, tz: datetime.tzinfo) -> str:
     return to_local(utc, tz).isoformat()
-
-
-def zone_names() -> list[str]:
-    return sorted(available_timezones())
