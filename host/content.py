@@ -4,8 +4,8 @@ The content plugin (core) stores every registered post type and provides the ser
 `startup`; a plugin reaches it as `app.content` (or `request.app.content`) and never imports
 core's modules. Items are dicts with the stored columns (`id`, `type`, `status`, `title`,
 `content`, `excerpt`, `slug`, `author`, `parent`, `menu_order`, `date`, `date_gmt`,
-`modified`, `modified_gmt`, ...) plus `meta` (registered keys) and `terms` ({taxonomy:
-[(id, slug), ...]}).
+`modified`, `modified_gmt`, `password`, `featured_media`, `pre_trash_status`, ...) plus
+`meta` (registered keys) and `terms` ({taxonomy: [(id, slug), ...]}).
 
 Every method takes the current `request`: reads and writes run in its transaction, and the
 `content_saved` / `content_deleted` events fire after it commits. The service checks no
@@ -16,6 +16,7 @@ or LookupError (update, delete).
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
@@ -54,20 +55,66 @@ class ContentService(Protocol):
         """Terms of `taxonomy` by name (case-insensitive) or id: dicts with id, name, slug, taxonomy,
         description, parent and count (linked items). `create` adds the names that are missing."""
 
+    def get_many(self, request: RestRequest, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:
+        """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query)."""
+
+    def get_by_slug(self, request: RestRequest, post_type: str, slug: str) -> dict | None:
+        """The item of `post_type` with that slug (a trashed item answers to its slug too), or None."""
+
+    def matching_ids(self, request: RestRequest, post_type: str, *, status: Iterable[str] | None = None,
+                     search: str = "", terms: Mapping[str, Iterable[int]] | None = None,
+                     order: str | None = None) -> Any:
+        """A SQLAlchemy SELECT of the ids of `post_type` items matching every filter given, for a plugin
+        to use as a subquery in its own tables' queries (`my_table.c.post_id.in_(select)`).
+
+        status: only these stored statuses (None: any); search: the collections' search; terms:
+        {taxonomy: term ids}, an item matches a taxonomy when it has any of its ids; order: "title",
+        "date" or "id" (ascending, then id) when the SELECT is run for a page rather than used as a subquery.
+        """
+
     def create(self, request: RestRequest, post_type: str, *, title: str = "", content: str = "",
                excerpt: str = "", status: str = "draft", author: int | None = None, parent: int = 0,
-               menu_order: int = 0, slug: str = "", meta: dict[str, Any] | None = None,
+               menu_order: int = 0, slug: str = "", meta: dict[str, Any] | None = None, password: str = "",
+               featured_media: int = 0, date_gmt: datetime.datetime | None = None,
                terms: Mapping[str, Iterable[int]] | None = None) -> dict:
         """Store a new item (author: the caller when None) and answer it as `get` would.
 
-        `terms` ({taxonomy: [term ids]}) links it to terms of taxonomies registered for its type."""
+        date_gmt: the publication date (naive UTC; None: now, or none while draft/pending);
+        terms: {taxonomy: [term ids]} links it to terms of taxonomies registered for its type (ids
+        not of that taxonomy are dropped).
+        """
 
-    def update(self, request: RestRequest, item_id: int, **fields: Any) -> dict:
+    def update(self, request: RestRequest, item_id: int, *, revision: bool = False, **fields: Any) -> dict:
         """Change the named fields (title, content, excerpt, status, slug, author, parent, menu_order, meta,
-        terms: {taxonomy: [term ids]} replaces the item's terms of each taxonomy named)."""
+        password, featured_media, date_gmt, terms); `revision`: then keep a revision of the new state, as
+        core/v2 updates do, when the type supports revisions and title, content or excerpt changed."""
+
+    def trash(self, request: RestRequest, item_id: int) -> dict:
+        """Move the item to the trash (its status is kept to restore it) and answer it; fires
+        `content_deleted` with force False. LookupError when missing, ValueError when already trashed."""
 
     def delete(self, request: RestRequest, item_id: int) -> None:
         """Delete the item for good, with its revisions, meta and term links."""
+
+    def create_term(self, request: RestRequest, taxonomy: str, name: str, *, slug: str = "",
+                    description: str = "", parent: int = 0) -> int:
+        """Store a term of a registered taxonomy and answer its id (an unused slug is made from the name).
+        For code outside the REST routes (demo content, imports); routes use core/v2's term routes."""
+
+
+def service_request(app: Any, session: Any, user: Any) -> Any:
+    """A request for the content service outside the REST pipeline (demo content, commands).
+
+    Reads and writes go to `session`, whose transaction the caller owns; `user` (a host
+    User) is the author of what is created. The after-commit events (`content_saved` ...)
+    are collected and never fired: nothing listens while a site is being installed.
+    """
+    from .rest.request import RestRequest
+
+    request = RestRequest(app, "POST", "/", [], {}, base_url=app.site_url() + app.settings.rest_prefix)
+    request.user = user
+    request._session = session
+    return request
 
 
 CONTENT_SERVICE = StashKey[ContentService]("content")

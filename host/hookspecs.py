@@ -413,6 +413,18 @@ def content_deleted(app: App, event: ContentDeleted) -> None:
     """
 
 
+@hookspec
+def terms_changed(app: App, taxonomy: str, term_id: int, deleted: bool) -> None:
+    """React to a term that was created, changed or deleted (purge a cache that shows terms).
+
+    When: fired by the plugin that wrote the term, after the write committed, as
+    `app.hook.terms_changed(app=app, taxonomy=..., term_id=..., deleted=...)`. The calendar
+    fires it for its event categories and tags.
+    Arguments: `app`; `taxonomy`; `term_id`; `deleted` (True when the term is gone).
+    Returns: nothing.
+    """
+
+
 @hookspec(firstresult=True)
 def check_spam(app: App, submission: dict[str, Any]) -> dict[str, Any] | None:
     """Judge a form entry, comment or sign-up before it is stored.

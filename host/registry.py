@@ -62,6 +62,8 @@ class Route:
     `schema` is the resource shape shown in help context and OPTIONS. `capability` names a
     primitive capability every caller must hold (checked before `permission`; 401/403 when
     missing); it is machine-readable, so tests and the OpenAPI document can tell who may call.
+    `cacheable` offers a GET endpoint's anonymous answers to a response cache (the cache plugin),
+    which must then be told of every write that changes them (`content_saved`, `terms_changed`).
     """
 
     namespace: str
@@ -76,6 +78,7 @@ class Route:
     title: str = ""
     hidden: bool = False
     capability: str = ""
+    cacheable: bool = False
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,7 @@ class Endpoint:
     defaults: dict[str, Any] = field(default_factory=dict)
     handler_validated: tuple[str, ...] = ()  # args the handler reads and checks itself (host.args.RenderedText)
     automatic_index: bool = False  # the namespace index the host adds; the namespace's owner may replace it
+    cacheable: bool = False  # Route.cacheable: anonymous GET answers may be kept by a response cache
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
 
 
@@ -371,7 +375,7 @@ class Registry:
             allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden, capability=route.capability,
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
-            handler_validated=handler_validated_args(route.args),
+            handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index,
         )
         compiled = self.routes.get(full)

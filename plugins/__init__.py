@@ -13,4 +13,5 @@ BUILTIN: dict[str, str] = {
     "builder": "plugins.builder",
     "forms": "plugins.forms",
     "newsletter": "plugins.newsletter",
+    "calendar": "plugins.calendar",
 }

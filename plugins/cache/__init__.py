@@ -90,6 +90,11 @@ def content_deleted(app):
     _invalidate(app)
 
 
+@hookimpl
+def terms_changed(app):
+    _invalidate(app)
+
+
 def _invalidate(app) -> None:
     """Runs after the content commit and before the write's response goes out (after_commit)."""
     runtime = runtime_of(app)

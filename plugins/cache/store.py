@@ -178,7 +178,10 @@ class ResponseCache:
         path = request.path
         if self.config.cache_indexes and (path == "/" or path.lstrip("/") in self.app.registry.namespaces):
             return True
-        return path in self._paths or path.startswith(self._path_prefixes)
+        if path in self._paths or path.startswith(self._path_prefixes):
+            return True
+        matched = self.app.registry.match(path, "GET")  # routes that declare themselves cacheable
+        return matched is not None and matched[1].cacheable
 
     @staticmethod
     def key(request) -> tuple:

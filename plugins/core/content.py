@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any, Iterable, Mapping
 
 from sqlalchemy import func, insert, select
@@ -13,7 +14,7 @@ from .tables import tables
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
 UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
-                       "terms"})
+                       "password", "featured_media", "date_gmt", "terms"})
 
 
 class CoreContentService:
@@ -105,21 +106,60 @@ class CoreContentService:
                  "description": row.description, "parent": row.parent, "count": counts.get(row.id, 0)}
                 for row in sorted(unique_rows.values(), key=lambda row: row.id)]
 
+    def get_many(self, request, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:
+        self._post_type(post_type)
+        ids = list(dict.fromkeys(int(item_id) for item_id in item_ids))
+        if not ids:
+            return {}
+        rows = store.rows_by_ids(self.app, request.session, post_type, ids)
+        return {item_id: store.row_to_item(self.app, row, post_type) for item_id, row in rows.items()
+                if row.type == post_type}
+
+    def get_by_slug(self, request, post_type: str, slug: str) -> dict | None:
+        self._post_type(post_type)
+        posts = tables(self.app)["posts"]
+        found = request.session.execute(
+            select(posts.c.id).where(posts.c.type == post_type, posts.c.slug.in_([slug, slug + "__trashed"]))
+            .order_by((posts.c.slug == slug).desc(), posts.c.id).limit(1)).scalar()
+        return store.get_item(self.app, request.session, found, post_type) if found is not None else None
+
+    def matching_ids(self, request, post_type: str, *, status: Iterable[str] | None = None, search: str = "",
+                     terms: Mapping[str, Iterable[int]] | None = None, order: str | None = None):
+        self._post_type(post_type)
+        posts = tables(self.app)["posts"]
+        # filters() answers [type clause, status clause, the others...]; the status clause is replaced
+        # because this filter takes stored statuses as they are (None: any).
+        where = store.filters(self.app, store.PostQuery(post_type, statuses=[], search=search, per_page=None))
+        where[1] = posts.c.status.in_(list(status)) if status is not None else posts.c.type == post_type
+        for taxonomy, term_ids in (terms or {}).items():
+            clause = store.TaxClause(taxonomy, [int(term_id) for term_id in term_ids])
+            where.extend(store.filters(self.app, store.PostQuery(post_type, statuses=[], tax_clauses=[clause]))[2:])
+        statement = select(posts.c.id).where(*where)
+        if order is not None:
+            columns = {"title": posts.c.title, "date": posts.c.date, "id": posts.c.id}
+            if order not in columns:
+                raise ValueError(f"order is one of {sorted(columns)}")
+            statement = statement.order_by(columns[order], posts.c.id)
+        return statement
+
     # --- writing ---------------------------------------------------------------------------
 
     def create(self, request, post_type: str, *, title: str = "", content: str = "", excerpt: str = "",
                status: str = "draft", author: int | None = None, parent: int = 0, menu_order: int = 0,
-               slug: str = "", meta: dict[str, Any] | None = None,
-               terms: Mapping[str, Iterable[int]] | None = None) -> dict:
+               slug: str = "", meta: dict[str, Any] | None = None, password: str = "", featured_media: int = 0,
+               date_gmt: datetime.datetime | None = None, terms: Mapping[str, Iterable[int]] | None = None) -> dict:
         self._post_type(post_type)
         self._writable_status(post_type, status)
         meta = self._checked_meta(post_type, meta or {})
         session, app = request.session, self.app
         local, utc = self._now()
+        published_utc = utc if date_gmt is None else date_gmt
         values: dict[str, Any] = {
             "type": post_type, "status": status, "slug": "", "title": title, "content": content, "excerpt": excerpt,
             "author": request.user.id if author is None else int(author), "parent": int(parent),
-            "menu_order": int(menu_order), "date": local, "date_gmt": None if status in FLOATING else utc,
+            "menu_order": int(menu_order), "password": password, "featured_media": int(featured_media),
+            "date": dates.utc_to_local(published_utc, app.timezone()),
+            "date_gmt": None if status in FLOATING and date_gmt is None else published_utc,
             "modified": local, "modified_gmt": utc,
         }
         item_id = store.insert_item(app, session, values)
@@ -134,7 +174,7 @@ class CoreContentService:
         self._announce_saved(request, item, created=True)
         return item
 
-    def update(self, request, item_id: int, **fields: Any) -> dict:
+    def update(self, request, item_id: int, *, revision: bool = False, **fields: Any) -> dict:
         unknown = set(fields) - UPDATABLE
         if unknown:
             raise ValueError(f"fields {sorted(unknown)} cannot be updated (updatable: {sorted(UPDATABLE)})")
@@ -149,6 +189,10 @@ class CoreContentService:
             self._writable_status(post_type, fields["status"])
         local, utc = self._now()
         values = {name: value for name, value in fields.items()}
+        if values.get("date_gmt") is not None:
+            values["date"] = dates.utc_to_local(values["date_gmt"], app.timezone())
+        elif "date_gmt" in values:
+            del values["date_gmt"]
         if "slug" in values:
             values["slug"] = store.unique_slug(app, session, store.sanitize_slug(values["slug"]) or str(item_id),
                                                post_type, int(item_id), int(values.get("parent", current["parent"])))
@@ -160,9 +204,27 @@ class CoreContentService:
             store.set_meta(app, session, int(item_id), key, value)
         for taxonomy, term_ids in terms.items():
             store.set_terms(app, session, int(item_id), taxonomy, term_ids)
+        if revision:
+            from .revisions import save_revision  # revisions imports the routes' modules; only needed here
+
+            save_revision(app, session, int(item_id), request.user.id)
         item = store.get_item(app, session, int(item_id), post_type)
         self._announce_saved(request, item, created=False)
         return item
+
+    def trash(self, request, item_id: int) -> dict:
+        session, app = request.session, self.app
+        current = store.get_item(app, session, int(item_id))
+        if current is None:
+            raise LookupError(f"no item {item_id}")
+        if current["stored_status"] == "trash":
+            raise ValueError(f"item {item_id} is already in the trash")
+        slug = current["slug"] + "__trashed" if current["slug"] else ""
+        store.update_item(app, session, int(item_id), {
+            "status": "trash", "pre_trash_status": current["stored_status"], "slug": slug})
+        trashed = store.get_item(app, session, int(item_id), current["type"])
+        request.after_commit(lambda: app.hook.content_deleted(app=app, event=ContentDeleted.of(trashed, False)))
+        return trashed
 
     def delete(self, request, item_id: int) -> None:
         current = store.get_item(self.app, request.session, int(item_id))
@@ -171,6 +233,24 @@ class CoreContentService:
         store.delete_item(self.app, request.session, int(item_id))
         app = self.app
         request.after_commit(lambda: app.hook.content_deleted(app=app, event=ContentDeleted.of(current, True)))
+
+    def create_term(self, request, taxonomy: str, name: str, *, slug: str = "", description: str = "",
+                    parent: int = 0) -> int:
+        if taxonomy not in self.app.registry.taxonomies:
+            raise ValueError(f"{taxonomy!r} is not a registered taxonomy")
+        if not name.strip():
+            raise ValueError("a term needs a name")
+        terms = tables(self.app)["terms"]
+        session = request.session
+        wanted = store.sanitize_slug(slug or name) or "term"
+        candidate, number = wanted, 1
+        while session.execute(select(terms.c.id).where(terms.c.taxonomy == taxonomy,
+                                                       terms.c.slug == candidate)).first() is not None:
+            number += 1
+            candidate = f"{wanted}-{number}"
+        return session.execute(insert(terms).values(taxonomy=taxonomy, name=name.strip(), slug=candidate,
+                                                    description=description, parent=int(parent))
+                               ).inserted_primary_key[0]
 
     # --- checks ----------------------------------------------------------------------------
 

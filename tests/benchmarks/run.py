@@ -177,7 +177,7 @@ def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, 
         log(f"sitehost: {seeded.posts:,} posts, {workers} worker(s) x {threads} thread(s), "
             f"cache {'on' if cached else 'off'}")
         with servers.sitehost(config, workers, threads) as server:
-            context = Context(rest=server.url, seeded=seeded)
+            context = Context(rest=server.url, seeded=seeded, database=database)
             warmed = False
             for scenario in group:
                 row = {"posts": seeded.posts, "workers": workers, "threads": threads, "scenario": scenario.key,
@@ -286,6 +286,14 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
             add(f"{label} >= {line.share:.0%} of ceiling ({reference:,} posts, {workers} worker(s))",
                 f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
                 row["ratio"] >= line.share if row else None)
+            if line.max_drop is not None:
+                small = _find(results, smallest, workers, threads, line.scenario)
+                large = _find(results, largest, workers, threads, line.scenario)
+                measurable = small and large and largest > smallest
+                drop = 1 - large["requests_per_second"] / small["requests_per_second"] if measurable else 0
+                add(f"{label} drops <= {line.max_drop:.0%} from {smallest:,} to {largest:,} ({workers} worker(s))",
+                    f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s "
+                    f"({drop:.0%} drop)" if measurable else None, drop <= line.max_drop if measurable else None)
     if largest != 100000:
         lines.append({"line": "note", "measured": f"largest size in this run is {largest:,} posts, not 100,000",
                       "met": None})

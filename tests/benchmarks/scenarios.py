@@ -12,6 +12,7 @@ import json
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from .seed import DRAFT_EVERY, SEARCH_WORD, SeedResult, body_for, paragraph_pool
@@ -31,6 +32,9 @@ class Context:
 
     rest: str  # http://127.0.0.1:PORT/wp-json
     seeded: SeedResult
+    # The database the server serves (a fresh copy of the seed), for a plugin's prepare that must
+    # bulk-load more rows than REST could create in reasonable time (the calendar's 100,000 events).
+    database: Path | None = None
 
     @property
     def rest_path(self) -> str:

@@ -3,13 +3,15 @@ the events list widget and the builder cache."""
 
 from __future__ import annotations
 
+from html import escape as html_escape
+
 import json
 
 import pytest
 
 from host.testing import assert_rest_error, create_test_user
 
-from .helpers import (LazyUsers, BUILDER, PAGES, ImageServer, builder_meta, calendar_stand_in, create_page, png_bytes, section,
+from .helpers import (add_events, LazyUsers, BUILDER, PAGES, ImageServer, builder_meta, calendar_stand_in, create_page, png_bytes, section,
                       widget)
 
 DOCUMENTS = "/wp-json/builder/v1/documents"
@@ -153,10 +155,12 @@ def test_events_list_widget_reads_the_calendar_while_it_is_enabled(make_app):
     tree = [section("e1", widget("e2", "cal-events-list", title="Coming up", posts_per_page=2))]
     app = make_app(plugins=["core", "builder", calendar_stand_in()])
     admin = create_test_user(app, "administrator")
+    events = add_events(app, admin.headers)
     html = create_page(app.client, admin.headers, tree).json["content"]["rendered"]
     assert '<h2 class="builder-heading">Coming up</h2><ul class="builder-events">' in html
-    assert '<a href="http://school.test/?p=501" rel="noopener noreferrer">Year 7 open evening</a> ' \
-           '<time datetime="2026-03-14T18:00:00">14 March 2026, 18:00</time>' in html
+    link = html_escape(events[0]["url"].split("/", 3)[3])  # rendered outside a request: the host part may differ
+    assert f'{link}" rel="noopener noreferrer">Year 7 open evening</a> ' \
+           '<time datetime="2027-03-14T18:00:00">14 March 2027, 18:00</time>' in html
     assert "Spring concert &amp; prize giving" in html
     without = make_app(plugins=["core", "builder"])
     admin = create_test_user(without, "administrator")

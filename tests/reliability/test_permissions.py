@@ -204,8 +204,11 @@ def assert_nothing_hidden_is_served(app, created: dict[str, tuple[str, int]]) ->
         response = app.client.get(url, expect_errors=True)
         requests += 1
         assert response.status_int < 500 or response.status_int == NOT_SUPPORTED, url
+        # A list may echo the caller's own query (the calendar's rest_url); that echo reveals nothing.
+        searched = url.split("search=", 1)[1].split("&", 1)[0] if "search=" in url else None
+        text = response.text.replace(f"search={searched}", "") if searched else response.text
         for token in created:
-            assert token not in response.text, f"anonymous GET {url} revealed a non-public item"
+            assert token not in text, f"anonymous GET {url} revealed a non-public item"
     return requests
 
 
@@ -247,9 +250,10 @@ def test_anonymous_batch_cannot_write_through_any_batchable_route(site, site_use
                          "body": example_body(endpoint.args, marker(), skip=tuple(path_variables(pattern)))})
     assert requests
     before = snapshot(site)
+    limit = site.registry.match("/batch/v1", "POST")[1].args["requests"].get("maxItems", 25)
     statuses = []
-    for start in range(0, len(requests), 25):  # a batch holds at most 25 requests (the interface's limit)
-        response = send(site, "POST", "/batch/v1", {"requests": requests[start:start + 25]}, {})
+    for start in range(0, len(requests), limit):  # more batchable routes than one batch may carry
+        response = send(site, "POST", "/batch/v1", {"requests": requests[start:start + limit]}, {})
         assert response.status_int == 207, response.text
         statuses += [answer["status"] for answer in response.json["responses"]]
     assert statuses and all(400 <= status < 500 for status in statuses), statuses

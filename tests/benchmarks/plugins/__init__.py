@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Budget:
-    """`scenario` must reach `share` of the hello-world ceiling at the reference size, per worker count."""
+    """`scenario` must reach `share` of the hello-world ceiling at the reference size, per worker count,
+    and (with `max_drop`) lose at most that share of its throughput from the smallest size to the largest."""
 
     scenario: str
     share: float
     why: str = ""
+    max_drop: float | None = None
 
 
 def discovered() -> tuple[list, list[Budget]]:

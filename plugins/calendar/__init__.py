@@ -1,0 +1,122 @@
+"""calendar: events, venues, organizers, event categories and tags at cal/events/v1, in real time zones.
+
+Events, venues and organizers are post types of the content store (app.content), so they
+have authors, statuses, trash, revisions, search and core/v2 routes; the event fields that
+are not post fields live in the plugin's `cal_events` table (see tables.py).
+"""
+
+from __future__ import annotations
+
+from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
+
+from . import settings, tables
+from .names import (
+    CATEGORY, EVENT, IGNORED, IMPORT, IMPORT_STATUSES, NAMESPACE, ORGANIZER, ORGANIZER_META, TAG, TAXONOMY_BASES,
+    VENUE, VENUE_META,
+)
+
+PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settings=settings.CalendarSettingsSchema,
+                    description="Events, venues, organizers, event categories and tags (cal/events/v1)")
+
+
+@hookimpl
+def register_tables(metadata):
+    tables.define_tables(metadata)
+
+
+@hookimpl
+def register_namespaces(app):
+    if not settings.settings_of(app).enabled:
+        return []
+    return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags")]
+
+
+@hookimpl
+def register_statuses():
+    labels = {"cal-ea-success": "Imported", "cal-ea-failed": "Failed", "cal-ea-schedule": "Scheduled",
+              "cal-ea-pending": "Pending", "cal-ea-draft": "Draft"}
+    return [*(Status(name, labels[name], internal=True, post_types=(IMPORT,)) for name in IMPORT_STATUSES),
+            Status(IGNORED, "Ignored", internal=True, post_types=(EVENT,))]
+
+
+@hookimpl
+def register_post_types():
+    supports = ("title", "editor", "author", "excerpt", "revisions", "thumbnail")
+    return [
+        PostType(EVENT, "Events", rest_base="cal_events", taxonomies=(CATEGORY, TAG), supports=supports),
+        PostType(VENUE, "Venues", rest_base="cal_venues", supports=supports),
+        PostType(ORGANIZER, "Organizers", rest_base="cal_organizers", supports=supports),
+        # Import records (issue 23 fills them); registered now so the cal-ea-* statuses have their type.
+        PostType(IMPORT, "Event imports", public=False, supports=("title",)),
+    ]
+
+
+@hookimpl
+def register_taxonomies():
+    return [Taxonomy(CATEGORY, "Event categories", rest_base=TAXONOMY_BASES[CATEGORY], hierarchical=True,
+                     object_types=(EVENT,)),
+            Taxonomy(TAG, "Event tags", rest_base=TAXONOMY_BASES[TAG], object_types=(EVENT,))]
+
+
+@hookimpl
+def register_meta():
+    keys = [MetaKey(VENUE, key, {"type": "string", "default": ""}) for key in VENUE_META]
+    keys += [MetaKey(VENUE, flag, {"type": "boolean", "default": True}) for flag in ("show_map", "show_map_link")]
+    keys += [MetaKey(VENUE, key, {"type": ["number", "null"], "default": None}) for key in ("geo_lat", "geo_lng")]
+    keys += [MetaKey(ORGANIZER, key, {"type": "string", "default": ""}) for key in ORGANIZER_META]
+    return keys
+
+
+@hookimpl
+def register_routes(app):
+    if not settings.settings_of(app).enabled:
+        return []
+    from .routes import routes
+
+    return routes(app)
+
+
+@hookimpl
+def startup(app):
+    settings.load(app)
+    from .state import ensure_row
+
+    ensure_row(app)
+
+
+@hookimpl
+def shutdown(app):
+    app.stash.pop(settings.SETTINGS, None)
+
+
+@hookimpl
+def content_saved(app, event):
+    """An event written through core/v2 keeps the list's copy of its status (and gets a row if it had none);
+    any write to an event, venue or organizer makes the lists' kept objects stale."""
+    if event.type in (EVENT, VENUE, ORGANIZER):
+        from .sync import saved
+
+        saved(app, event)
+
+
+@hookimpl
+def content_deleted(app, event):
+    if event.type in (EVENT, VENUE, ORGANIZER):
+        from .sync import deleted
+
+        deleted(app, event)
+
+
+@hookimpl
+def terms_changed(app, taxonomy):
+    if taxonomy in (CATEGORY, TAG):
+        from .sync import terms_changed as changed
+
+        changed(app)
+
+
+@hookimpl
+def demo_content(app, session):
+    from .demo import write_demo_content
+
+    write_demo_content(app, session)

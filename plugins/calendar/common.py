@@ -1,0 +1,115 @@
+"""Helpers every calendar route shares: URLs, the paging wrapper, argument errors, dates of posts."""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import urlencode
+
+from host import RestError
+
+from . import times
+from .names import NAMESPACE
+from .schemas import EVENTS_PER_PAGE_CAP
+
+
+def site_url(request) -> str:
+    prefix = request.app.settings.rest_prefix
+    base = request.base_url
+    return base[: -len(prefix)] if prefix and base.endswith(prefix) else base
+
+
+def rest_url(request, path: str) -> str:
+    return f"{request.base_url}/{NAMESPACE}/{path}"
+
+
+def permalink(request, item: dict) -> str:
+    return f"{site_url(request)}/?post_type={item['type']}&p={item['id']}"
+
+
+def invalid_param(name: str, reason: str) -> RestError:
+    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400,
+                     {"params": {name: reason}, "details": {}})
+
+
+def per_page(request) -> int:
+    return min(int(request.params.get("per_page") or 10), EVENTS_PER_PAGE_CAP)
+
+
+def page_links(request, path: str, query: dict, page: int, total_pages: int, has_next, has_previous) -> dict:
+    """rest_url, next_rest_url and previous_rest_url as §1.2 builds them (lists as CSV)."""
+    def url(page_number: int | None) -> str:
+        pairs = {name: (",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else value)
+                 for name, value in query.items() if value is not None and value != []}
+        pairs = {name: ("true" if value is True else "false" if value is False else value)
+                 for name, value in pairs.items()}
+        if page_number is not None and page_number > 1:
+            pairs["page"] = page_number
+        else:
+            pairs.pop("page", None)
+        text = urlencode(pairs)
+        return rest_url(request, path) + ("?" + text if text else "")
+
+    links = {"rest_url": url(page)}
+    if page < total_pages and has_next():
+        links["next_rest_url"] = url(page + 1)
+    if page > 1 and has_previous():
+        links["previous_rest_url"] = url(page - 1 if page > 2 else None)
+    return links
+
+
+def total_pages(total: int, size: int) -> int:
+    return math.ceil(total / size) if total else 0
+
+
+def post_dates(request, item: dict) -> dict:
+    """date, date_utc, modified, modified_utc as `YYYY-MM-DD HH:MM:SS`."""
+    tz = request.app.timezone()
+    date_utc = item["date_gmt"] or times.to_utc(item["date"], tz)
+    return {"date": times.text(item["date"]), "date_utc": times.text(date_utc),
+            "modified": times.text(item["modified"]), "modified_utc": times.text(item["modified_gmt"])}
+
+
+def publication_date(request, params) -> object:
+    """The naive UTC publication date sent as date_utc or date (site time), or None."""
+    if params.get("date_utc"):
+        try:
+            return times.to_utc(times.parse_text(params["date_utc"], times.UTC), times.UTC)
+        except ValueError:
+            raise invalid_param("date_utc", "Invalid date.") from None
+    if params.get("date"):
+        tz = request.app.timezone()
+        try:
+            return times.to_utc(times.parse_text(params["date"], tz), tz)
+        except ValueError:
+            raise invalid_param("date", "Invalid date.") from None
+    return None
+
+
+def statuses_for(request, post_type: str, value: str | None, name: str = "status") -> list[str]:
+    """The statuses a list may show: §1.2's rule (only publish for those who cannot edit the type)."""
+    user = request.user
+    can_edit = user.can("edit_others_posts")
+    readable = [status for status in request.app.registry.status_names(post_type)
+                if status not in ("trash", "auto-draft", "inherit") and not _internal(request, status)]
+    if value is None or value == "":
+        return readable if can_edit else ["publish"]
+    wanted = [part.strip() for part in value.split(",") if part.strip()]
+    if not wanted:
+        return ["publish"]
+    for status in wanted:
+        if status == "any":
+            continue
+        if status not in request.app.registry.status_names(post_type):
+            raise invalid_param(name, f"{status} is not one of {', '.join(readable)}, any.")
+        if status != "publish" and not can_edit:
+            raise invalid_param(name, "Only published items can be listed without the right to edit them.")
+    if "any" in wanted:
+        if not can_edit:
+            raise invalid_param(name, "Only published items can be listed without the right to edit them.")
+        return readable
+    return list(dict.fromkeys(wanted))
+
+
+def _internal(request, status: str) -> bool:
+    registered = request.app.registry.statuses.get(status)
+    return bool(registered and registered[0].internal)

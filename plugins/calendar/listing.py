@@ -1,0 +1,280 @@
+"""The event list (§1.2): the window in the site's zone, every filter, one indexed walk of `cal_events`."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import and_, bindparam, exists, func, or_, select
+
+from host import RestError, RestResponse, encode_item
+
+from . import common, linked, state, times
+from .events import blank_protected, shape_events
+from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
+from .settings import settings_of
+from .tables import tables
+
+BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
+TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
+
+
+def _status_clause(request, events, statuses: list[str], now):
+    """The statuses asked for; a `future` event whose publication time has come reads as published.
+
+    Such events are rare and brief (core publishes them on their next write), so the plain IN,
+    which keeps the walk on the (status, start) index, is used unless one exists right now.
+    """
+    clause = events.c.status.in_(statuses)
+    if "publish" in statuses and "future" not in statuses:
+        due_statement = request.app.db.prepared("calendar.due", lambda: select(events.c.post_id).where(
+            events.c.status == "future", events.c.published_utc <= bindparam("now")).limit(1))
+        if request.session.connection().execute(due_statement, {"now": now}).first() is not None:
+            return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now)), False
+    return clause, True
+
+
+def _window_statements(app, by_venue: bool):
+    """The page and count of a date window (the default list), or of a window at some venues:
+    built once per app, since building them costs more than running them."""
+    events, links = tables(app)["events"], tables(app)["links"]
+    where = [events.c.status.in_(bindparam("statuses", expanding=True)), events.c.hide_from_listings.is_(False),
+             events.c.end_utc >= bindparam("start"), events.c.start_utc >= bindparam("walk_from"),
+             events.c.start_utc <= bindparam("end")]
+    if by_venue:
+        where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == "venue",
+                                    links.c.linked_id.in_(bindparam("venues", expanding=True))))
+    page = (select(events.c.post_id).where(*where).order_by(events.c.start_utc, events.c.post_id)
+            .limit(bindparam("limit")).offset(bindparam("offset")))
+    return page, select(func.count()).select_from(events).where(*where)
+
+
+def _total(request, events, where: list, version: int, now, key: tuple | None, prepared=None) -> int:
+    """COUNT of the filtered rows, kept per (filter `key`, calendar version) in this process for a minute.
+
+    A total depends only on the calendar's tables, whose every write bumps the version; lists
+    filtered by search or terms depend on core's tables too and are always counted (key None).
+    """
+    def count() -> int:
+        if prepared is not None:
+            return request.session.connection().execute(*prepared).scalar() or 0
+        return request.session.execute(select(func.count()).select_from(events).where(and_(*where))).scalar() or 0
+
+    if key is None:
+        return count()
+    kept = state.totals(request.app).get(key)
+    if kept is not None and kept[0] == version and (now - kept[2]).total_seconds() < TOTAL_SECONDS:
+        return kept[1]
+    total = count()
+    state.totals(request.app).put(key, (version, total, now))
+    return total
+
+
+def _date(request, name: str, tz):
+    try:
+        return times.parse_text(request.params[name], tz)
+    except ValueError:
+        raise common.invalid_param(name, "Invalid date.") from None
+
+
+def window(request) -> dict:
+    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url."""
+    params, tz = request.params, request.app.timezone()
+    strict = bool(params.get("strict_dates"))
+    given = {name for name in ("start_date", "end_date", *BOUNDS) if params.get(name)}
+    bounds: dict = {}
+    texts: dict = {}
+    if params.get("include"):
+        return {"bounds": bounds, "texts": texts}
+    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
+    use_defaults = not (given & set(BOUNDS))
+    if "start_date" in given:
+        start = _date(request, "start_date", tz)
+        start = start if strict else times.start_of_day(start)
+    elif use_defaults:
+        start = times.start_of_day(now_local)  # §14: events that end on or after today 00:00, local
+    else:
+        start = None
+    if "end_date" in given:
+        end = _date(request, "end_date", tz)
+        end = end if strict else times.end_of_day(end)
+    elif use_defaults:
+        # The window reaches `list_months` past today, or past start_date when that is later.
+        base = max(now_local, start) if start is not None else now_local
+        end = times.end_of_day(times.months_ahead(base, settings_of(request.app).list_months))
+    else:
+        end = None
+    if start is not None:
+        bounds["start"], texts["start_date"] = times.to_utc(start, tz), times.text(start)
+    if end is not None:
+        bounds["end"], texts["end_date"] = times.to_utc(end, tz), times.text(end)
+    for name in BOUNDS:
+        if name in given:
+            value = _date(request, name, tz)
+            value = value if strict else times.end_of_day(value)
+            bounds[name], texts[name] = times.to_utc(value, tz), times.text(value)
+    if "start" in bounds and "end" in bounds and bounds["end"] < bounds["start"]:
+        raise common.invalid_param("end_date", "The end date must not be before the start date.")
+    return {"bounds": bounds, "texts": texts}
+
+
+@dataclass(frozen=True)
+class _Shaped:
+    data: dict  # the event object, never blanked
+    encoded: object  # the same, encoded once (host.encode_item)
+    protected: bool  # has a password
+    owner: dict  # what the edit_post check needs
+    at: float
+
+
+def listed_events(request, ids: list[int], version: int) -> list:
+    """The page's event objects; the anonymous view is kept per (REST root, id, calendar version) for a minute.
+
+    Every write to an event, venue, organizer or event term bumps the version (the plugin's
+    content hooks and its term routes); the minute covers what no hook reports (an image or a
+    term edited through core/v2). Blanking for passwords is decided per request.
+    """
+    app = request.app
+    if request.user.is_authenticated:
+        # What a signed-in caller sees of linked venues, organizers and images depends on who they
+        # are (a draft venue, a private image): only the anonymous view is kept.
+        items = app.content.get_many(request, ids, EVENT)
+        return shape_events(request, [items[event_id] for event_id in ids if event_id in items])
+    kept = state.shapes(app)
+    moment = time.monotonic()
+    found: dict[int, _Shaped] = {}
+    for event_id in ids:
+        entry = kept.get((request.base_url, event_id, version))
+        if entry is not None and moment - entry.at < SHAPE_SECONDS:
+            found[event_id] = entry
+    missing = [event_id for event_id in ids if event_id not in found]
+    if missing:
+        items = app.content.get_many(request, missing, EVENT)
+        ordered = [items[event_id] for event_id in missing if event_id in items]
+        for item, data in zip(ordered, shape_events(request, ordered, open_all=True)):
+            owner = {key: item[key] for key in ("id", "type", "status", "author", "pre_trash_status")}
+            entry = _Shaped(data, encode_item(data), bool(item["password"]), owner, moment)
+            kept.put((request.base_url, item["id"], version), entry)
+            found[item["id"]] = entry
+    page = []
+    for event_id in ids:
+        entry = found.get(event_id)
+        if entry is None:
+            continue
+        if entry.protected and not request.user.can("edit_post", entry.owner):
+            data = copy.deepcopy(entry.data)
+            blank_protected(data)
+            page.append(data)
+        else:
+            page.append(entry.encoded if request.plain else copy.deepcopy(entry.data))
+    return page
+
+
+def list_events(request):
+    params, app = request.params, request.app
+    if params.get("geoloc") is not None or params.get("geoloc_lat") is not None \
+            or params.get("geoloc_lng") is not None:
+        if (params.get("geoloc_lat") is None) != (params.get("geoloc_lng") is None):
+            missing = "geoloc_lng" if params.get("geoloc_lng") is None else "geoloc_lat"
+            raise common.invalid_param(missing, "geoloc_lat and geoloc_lng must be sent together.")
+        name = "geoloc" if params.get("geoloc") is not None else "geoloc_lat"
+        raise common.invalid_param(name, "Geolocation filters need the calendar's geolocation extension, "
+                                         "which is not installed on this site.")
+    if params.get("ticketed") is not None:
+        raise common.invalid_param("ticketed", "The ticketed filter needs the ticketing extension, "
+                                               "which is not installed on this site.")
+    statuses = common.statuses_for(request, EVENT, params.get("status"))
+    events = tables(app)["events"]
+    links = tables(app)["links"]
+    now = times.utcnow()
+    version, longest = state.read(request.session, app)
+    status_clause, plain_statuses = _status_clause(request, events, statuses, now)
+    where = [status_clause]
+    include = [int(event_id) for event_id in params.get("include") or []]
+    dates = window(request)
+    bounds = dates["bounds"]
+    # Only the window (start and end) and statuses: the prepared statements serve it.
+    plain = plain_statuses and set(bounds) == {"start", "end"} and not include and not any(
+        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
+                                                             "categories", "tags", "search"))
+    if include:
+        where.append(events.c.post_id.in_(include))
+    else:
+        where.append(events.c.hide_from_listings.is_(False))
+    if "start" in bounds:
+        where.append(events.c.end_utc >= bounds["start"])
+        # No event lasts longer than `longest`: the walk in start order can begin there.
+        where.append(events.c.start_utc >= bounds["start"] - datetime.timedelta(seconds=longest))
+    if "end" in bounds:
+        where.append(events.c.start_utc <= bounds["end"])
+    if "starts_before" in bounds:
+        where.append(events.c.start_utc <= bounds["starts_before"])
+    if "starts_after" in bounds:
+        where.append(events.c.start_utc > bounds["starts_after"])
+    if "ends_before" in bounds:
+        where.append(events.c.end_utc <= bounds["ends_before"])
+    if "ends_after" in bounds:
+        where.append(events.c.end_utc > bounds["ends_after"])
+    if params.get("featured") is not None:
+        where.append(events.c.featured.is_(bool(params["featured"])))
+    if params.get("post_parent") is not None:
+        parent = app.content.get(request, int(params["post_parent"]), EVENT)
+        if parent is None:
+            raise RestError("rest-invalid-event-id", "The post_parent is not the id of an event.", 400)
+        where.append(events.c.parent == parent["id"])
+    for kind, post_type in (("venue", VENUE), ("organizer", ORGANIZER)):
+        wanted = list(dict.fromkeys(params.get(kind) or []))
+        if wanted:
+            ids_of_type = app.content.matching_ids(request, post_type)
+            found = set(request.session.execute(
+                ids_of_type.where(ids_of_type.selected_columns[0].in_(wanted))).scalars())
+            missing = [item_id for item_id in wanted if item_id not in found]
+            if missing:
+                raise common.invalid_param(kind, f"{missing[0]} is not the id of a {kind}.")
+            where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == kind,
+                                        links.c.linked_id.in_(wanted)))
+    terms = {}
+    for name, taxonomy in (("categories", CATEGORY), ("tags", TAG)):
+        if params.get(name):
+            terms[taxonomy] = linked.resolve_terms(request, taxonomy, params[name], name)
+    if params.get("search") or terms:
+        where.append(events.c.post_id.in_(app.content.matching_ids(
+            request, EVENT, search=params.get("search") or "", terms=terms)))
+    size, page = common.per_page(request), int(params.get("page") or 1)
+    prepared = None
+    if plain:
+        venues = list(dict.fromkeys(params.get("venue") or []))
+        name = "calendar.window_at_venues" if venues else "calendar.window"
+        prepared = app.db.prepared(name, lambda: _window_statements(app, bool(venues)))
+        values = {"statuses": list(statuses), "start": bounds["start"], "end": bounds["end"],
+                  "walk_from": bounds["start"] - datetime.timedelta(seconds=longest)}
+        if venues:
+            values["venues"] = venues
+    key = None if params.get("search") or terms else (
+        tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
+        params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
+    if prepared is not None:
+        total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
+        ids = list(request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
+                   .scalars())
+    else:
+        total = _total(request, events, where, version, now, key)
+        ids = [row[0] for row in request.session.execute(
+            select(events.c.post_id).where(and_(*where)).order_by(events.c.start_utc, events.c.post_id)
+            .limit(size).offset((page - 1) * size)).all()]
+    if page > 1 and not ids:
+        raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
+    shaped = listed_events(request, ids, version)
+    pages = common.total_pages(total, size)
+    query = {"page": page, "per_page": size, **dates["texts"]}
+    for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "include",
+                 "post_parent"):
+        if request.has_param(name) and params.get(name) not in (None, "", []):
+            query[name] = params[name]
+    if params.get("strict_dates"):
+        query["strict_dates"] = True
+    body = {"events": shaped, **common.page_links(request, "events", query, page, pages, lambda: True, lambda: total > 0),
+            "total": total, "total_pages": pages}
+    return RestResponse(body, 200, {"X-CAL-Total": str(total), "X-CAL-TotalPages": str(pages)})

@@ -1,0 +1,48 @@
+"""The calendar's state row: a version for cached list totals and the longest event's duration."""
+
+from __future__ import annotations
+
+from sqlalchemy import case, insert, select, update
+
+from host.lru import LruCache
+from host.stash import StashKey
+
+from .tables import STATE_ROW, tables
+
+TOTALS = StashKey[LruCache]("calendar.totals")
+TOTALS_KEPT = 512
+SHAPES = StashKey[LruCache]("calendar.shapes")
+SHAPES_KEPT = 2000
+
+
+def ensure_row(app) -> None:
+    state = tables(app)["state"]
+    with app.db.session(write=True) as session, session.begin():
+        if session.execute(select(state.c.id).where(state.c.id == STATE_ROW)).first() is None:
+            session.execute(insert(state).values(id=STATE_ROW, version=0, longest_s=0))
+
+
+def changed(session, app, duration_s: int = 0) -> None:
+    """In the writing transaction: bump the version (and raise the longest duration if needed)."""
+    state = tables(app)["state"]
+    session.execute(update(state).where(state.c.id == STATE_ROW).values(
+        version=state.c.version + 1,
+        longest_s=case((state.c.longest_s < duration_s, duration_s), else_=state.c.longest_s)))
+
+
+def read(session, app) -> tuple[int, int]:
+    """(version, longest event in seconds)."""
+    state = tables(app)["state"]
+    statement = app.db.prepared("calendar.state", lambda: select(state.c.version, state.c.longest_s)
+                                .where(state.c.id == STATE_ROW))
+    row = session.connection().execute(statement).first()  # Core, not the ORM: cheaper per request
+    return (row.version, row.longest_s) if row is not None else (0, 0)
+
+
+def totals(app) -> LruCache:
+    return app.stash.setdefault_by(TOTALS, lambda: LruCache(TOTALS_KEPT))
+
+
+def shapes(app) -> LruCache:
+    """Event objects of lists, kept per (REST root, event id, version): see listing.listed_events."""
+    return app.stash.setdefault_by(SHAPES, lambda: LruCache(SHAPES_KEPT))

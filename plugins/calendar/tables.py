@@ -1,0 +1,68 @@
+"""The calendar's own tables: the event fields that are not post fields, indexed for the list's filters.
+
+Events, venues and organizers are posts of the content store (app.content); `cal_events`
+holds one row per event with its times in UTC and the flags the list filters on, and
+`cal_event_links` the venues and organizers an event names, in order. `status` repeats the
+post's stored status so the default list is one indexed walk of this table; the plugin keeps
+it in step on every write (its own routes, and `content_saved` for writes through core/v2).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, DateTime, Index, Integer, String, Table, Text
+
+EVENTS = "cal_events"
+LINKS = "cal_event_links"
+STATE = "cal_state"
+STATE_ROW = 1
+
+
+def define_tables(metadata) -> None:
+    events = Table(
+        EVENTS, metadata,
+        Column("post_id", Integer, primary_key=True, autoincrement=False),
+        Column("status", String(40), nullable=False),
+        Column("parent", Integer, nullable=False, default=0),
+        Column("published_utc", DateTime, nullable=True),  # the post's date_gmt: when `future` turns `publish`
+        Column("start_utc", DateTime, nullable=False),
+        Column("end_utc", DateTime, nullable=False),
+        Column("timezone", String(64), nullable=False),
+        Column("all_day", Boolean, nullable=False, default=False),
+        Column("featured", Boolean, nullable=False, default=False),
+        Column("sticky", Boolean, nullable=False, default=False),
+        Column("hide_from_listings", Boolean, nullable=False, default=False),
+        Column("show_map", Boolean, nullable=False, default=True),
+        Column("show_map_link", Boolean, nullable=False, default=True),
+        Column("cost", String(255), nullable=False, default=""),
+        Column("currency_symbol", String(10), nullable=False, default=""),
+        Column("currency_code", String(3), nullable=False, default=""),
+        Column("currency_position", String(10), nullable=False, default="prefix"),
+        Column("website", String(2000), nullable=False, default=""),
+        Column("custom_fields", Text, nullable=False, default="{}"),  # JSON {name: {label, value}}
+        Column("global_id_lineage", Text, nullable=False, default="[]"),  # JSON list, filled by imports
+    )
+    # The list walks (status, start) in order from (window start - the longest event) and stops at
+    # the page; end and hide_from_listings ride in the index, so neither the walk nor the count
+    # of a window reads the table.
+    Index("cal_events_status_start", events.c.status, events.c.start_utc, events.c.post_id, events.c.end_utc,
+          events.c.hide_from_listings)
+    links = Table(
+        LINKS, metadata,
+        Column("event_id", Integer, primary_key=True, autoincrement=False),
+        Column("kind", String(10), primary_key=True),  # "venue" or "organizer"
+        Column("linked_id", Integer, primary_key=True, autoincrement=False),
+        Column("position", Integer, nullable=False, default=0),
+    )
+    Index("cal_event_links_linked", links.c.linked_id, links.c.kind, links.c.event_id)
+    # One row: `version` goes up with every write to the calendar's tables (list totals are kept
+    # per version, in every server process); `longest_s` bounds event durations, so the list's
+    # walk can start at (window start - longest event) instead of at the first event ever.
+    Table(STATE, metadata,
+          Column("id", Integer, primary_key=True, autoincrement=False),
+          Column("version", Integer, nullable=False, default=0),
+          Column("longest_s", Integer, nullable=False, default=0))
+
+
+def tables(app) -> dict:
+    names = app.db.metadata.tables
+    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE]}

@@ -1,0 +1,153 @@
+"""The calendar's benchmark: the default event list and a venue's date window, at the run's sizes in events.
+
+`prepare` creates venues, organizers, a category and one event over REST (so the write path and
+the check run against real routes), then bulk-loads as many events as the run's size (1,000,
+10,000, 100,000) into the served database: REST would need hours for 100,000. The events are
+spread over four years around today, so about half fall in the list's default window (today to
+24 months ahead); every venue hosts a twentieth of them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+from tests.benchmarks.plugins import Budget
+from tests.benchmarks.scenarios import Context, Scenario, Unavailable, expect, fetch
+from tests.benchmarks.wrk import lua_string
+
+API = "/cal/events/v1"
+VENUES = 20
+SPAN_DAYS = 4 * 365
+CHUNK = 5000
+
+
+def _admin(context: Context) -> dict:
+    return {"Authorization": context.admin_authorization}
+
+
+def prepare(context: Context) -> None:
+    status, _headers, body = fetch(context.rest + f"{API}/venues?per_page=1")
+    expect(status, 200, body, "venues list")
+    if body["total"] >= VENUES:
+        return  # this served database was prepared already (the same server runs several scenarios)
+    venues = []
+    for number in range(VENUES):
+        status, _headers, venue = fetch(context.rest + f"{API}/venues", "POST",
+                                        {"venue": f"Venue {number + 1}", "city": "Riverside"}, _admin(context))
+        expect(status, 201, venue, "create venue")
+        venues.append(venue["id"])
+    status, _headers, organizer = fetch(context.rest + f"{API}/organizers", "POST",
+                                        {"organizer": "PE department"}, _admin(context))
+    expect(status, 201, organizer, "create organizer")
+    status, _headers, first = fetch(context.rest + f"{API}/events", "POST", {
+        "title": "Opening fixture", "status": "publish", "start_date": "tomorrow", "end_date": "tomorrow",
+        "all_day": True, "venue": [venues[0]], "organizer": [organizer["id"]]}, _admin(context))
+    expect(status, 201, first, "create event")
+    _bulk_events(context, venues, organizer["id"], context.seeded.posts - 1)
+
+
+def _bulk_events(context: Context, venues: list[int], organizer: int, count: int) -> None:
+    from sqlalchemy import MetaData, func, insert, select, update
+
+    from host.db import Database  # the host's engine: its SQLite functions serve the search index's triggers
+
+    database = Database(f"sqlite:///{context.database}")
+    engine = database.engine.execution_options(sitehost_write=True)
+    metadata = MetaData()
+    metadata.reflect(engine, only=["posts", "cal_events", "cal_event_links", "cal_state"])
+    posts, events, links, state = (metadata.tables[name] for name in
+                                   ("posts", "cal_events", "cal_event_links", "cal_state"))
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+    first_start = now - datetime.timedelta(days=SPAN_DAYS // 2)
+    step = datetime.timedelta(seconds=SPAN_DAYS * 86400 / max(count, 1))
+    with engine.begin() as connection:
+        author = connection.execute(select(posts.c.author).where(posts.c.type == "cal_event")).scalar()
+        first_id = (connection.execute(select(func.max(posts.c.id))).scalar() or 0) + 1
+        for chunk_start in range(0, count, CHUNK):
+            numbers = range(chunk_start, min(count, chunk_start + CHUNK))
+            post_rows, event_rows, link_rows = [], [], []
+            for number in numbers:
+                post_id = first_id + number
+                start = first_start + step * number
+                start = start.replace(hour=15, minute=45, second=0)
+                title = f"Fixture {number + 1}: Year {7 + number % 5} v Hillcrest"
+                post_rows.append({"id": post_id, "type": "cal_event", "status": "publish", "slug": f"fixture-{number}",
+                                  "title": title, "content": "<p>Home fixture. Supporters welcome.</p>",
+                                  "excerpt": "", "author": author, "parent": 0, "menu_order": 0, "password": "",
+                                  "comment_status": "closed", "ping_status": "closed", "format": "", "template": "",
+                                  "sticky": False, "featured_media": 0, "date": now, "date_gmt": now,
+                                  "modified": now, "modified_gmt": now, "guid": "", "mime_type": "",
+                                  "pre_trash_status": "", "file": "", "alt_text": ""})
+                event_rows.append({"post_id": post_id, "status": "publish", "parent": 0, "published_utc": now,
+                                   "start_utc": start, "end_utc": start + datetime.timedelta(hours=1, minutes=15),
+                                   "timezone": "Europe/London", "all_day": False, "featured": number % 50 == 0,
+                                   "sticky": False, "hide_from_listings": False, "show_map": True,
+                                   "show_map_link": True, "cost": "", "currency_symbol": "£", "currency_code": "GBP",
+                                   "currency_position": "prefix", "website": "", "custom_fields": "{}",
+                                   "global_id_lineage": "[]"})
+                link_rows.append({"event_id": post_id, "kind": "venue", "linked_id": venues[number % len(venues)],
+                                  "position": 0})
+                if number % 3 == 0:
+                    link_rows.append({"event_id": post_id, "kind": "organizer", "linked_id": organizer, "position": 0})
+            connection.execute(insert(posts), [_only(posts, row) for row in post_rows])
+            connection.execute(insert(events), event_rows)
+            connection.execute(insert(links), link_rows)
+        connection.execute(update(state).values(version=state.c.version + 1,
+                                                longest_s=func.max(state.c.longest_s, 86400)))
+    raw = database.engine.raw_connection()  # fold the bulk load into the database file, as a quiet site has it
+    try:
+        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        raw.close()
+    database.engine.dispose()
+
+
+def _only(table, row: dict) -> dict:
+    return {name: value for name, value in row.items() if name in table.c}
+
+
+def _window(context: Context) -> tuple[str, str]:
+    first = datetime.date.today() + datetime.timedelta(days=30)
+    return first.isoformat(), (first + datetime.timedelta(days=30)).isoformat()
+
+
+def _venue_path(context: Context) -> str:
+    status, _headers, body = fetch(context.rest + f"{API}/venues?per_page=1&search=Venue+2")
+    expect(status, 200, body, "venues list")
+    if not body.get("venues"):
+        raise Unavailable("no venue to filter by")
+    start, end = _window(context)
+    return f"{API}/events?venue={body['venues'][0]['id']}&start_date={start}&end_date={end}"
+
+
+def _lua_get(path_of):
+    def lua(context: Context) -> str:
+        return f'wrk.method = "GET"\nwrk.path = {lua_string(context.rest_path + path_of(context))}\n'
+    return lua
+
+
+def _check(path_of, minimum: int):
+    def check(context: Context) -> None:
+        path = path_of(context)
+        status, headers, body = fetch(context.rest + path)
+        expect(status, 200, body, path)
+        total = int(headers.get("X-CAL-Total") or -1)
+        if total < minimum or not isinstance(body, dict) or len(body.get("events", [])) != min(10, total):
+            raise Unavailable(f"{path}: X-CAL-Total {total}, {len(body.get('events', [])) if isinstance(body, dict) else body!r} events")
+        json.dumps(body)
+    return check
+
+
+SCENARIOS = [
+    Scenario("calendar-events", "GET cal events (default window, 10)", _lua_get(lambda c: f"{API}/events"),
+             _check(lambda c: f"{API}/events", 10), prepare=prepare),
+    Scenario("calendar-venue-window", "GET cal events?venue=V in a 30-day window", _lua_get(_venue_path),
+             _check(_venue_path, 1), prepare=prepare),
+    Scenario("calendar-events-cached", "GET cal events, cache hit", _lua_get(lambda c: f"{API}/events"),
+             _check(lambda c: f"{API}/events", 10), cached=True, prepare=prepare),
+]
+
+BUDGET = [
+    Budget("calendar-events", 0.15, "issue 16: the default event list at 10,000 events, uncached", max_drop=0.30),
+]
