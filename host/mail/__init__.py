@@ -39,6 +39,13 @@ def register_tables(metadata):
 
 
 @hookimpl
+def register_health_tests():
+    from .health import HEALTH_TESTS
+
+    return HEALTH_TESTS
+
+
+@hookimpl
 def startup(app):
     """A wrong `[mail]` table stops the start with a ConfigError naming the setting."""
     settings = load_mail_settings(getattr(app.settings, "mail", None))

@@ -24,15 +24,16 @@ def last_backup_test(app, _site_url: str) -> HealthResult:
     archives = list_archives(settings.directory)
     fix = ("Run `sitehost backup create`, and set [plugins.backup] schedule (for example \"daily 02:30\") so "
            "that backups happen without anyone remembering.")
-    if not archives:
-        return HealthResult("critical", "This site has no backup",
+    if not archives:  # a new site: worth saying, not a failure that should fail a container health check
+        return HealthResult("recommended", "This site has no backup",
                             f"No archive is in {settings.directory} ({schedule}).", fix)
     newest = archives[-1]
     modified = datetime.datetime.fromtimestamp(newest.stat().st_mtime, datetime.timezone.utc)
     age = datetime.datetime.now(datetime.timezone.utc) - modified
     described = f"The newest archive, {newest.name}, is {_age_text(age)} old ({len(archives)} kept; {schedule})."
     if age > STALE:
-        return HealthResult("critical", "The last backup is over a week old", described,
+        return HealthResult("critical" if settings.schedule else "recommended", "The last backup is over a week old",
+                            described,
                             "Check `sitehost backup list` and the server log for failed scheduled backups. " + fix)
     if age > FRESH:
         return HealthResult("recommended", "The last backup is more than a day old", described, fix)

@@ -68,6 +68,13 @@ def register_meta():
 
 
 @hookimpl
+def register_abilities():
+    from .abilities import ABILITIES
+
+    return ABILITIES
+
+
+@hookimpl
 def register_routes(app):
     if not settings.settings_of(app).enabled:
         return []

@@ -53,6 +53,13 @@ def register_post_types():
 
 
 @hookimpl
+def register_abilities():
+    from .abilities import ABILITIES
+
+    return ABILITIES
+
+
+@hookimpl
 def register_routes():
     return routes.routes()
 

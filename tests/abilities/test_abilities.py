@@ -40,10 +40,10 @@ def _output_matches_schema(app, name, output):
 
 def test_list_names_at_least_five_abilities_of_three_plugins(site):
     app, users, _draft = site
-    body = assert_collection(app.client.get(f"{NS}/abilities", headers=users["subscriber"].headers), 7)
+    body = assert_collection(app.client.get(f"{NS}/abilities", headers=users["subscriber"].headers), 9)
     names = {ability["name"] for ability in body}
-    assert {"core/find-posts", "core/get-post", "core/create-draft", "core/site-info", "cache/status", "cache/purge",
-            "oembed/embed-post"} <= names
+    assert names == {"core/find-posts", "core/get-post", "core/create-draft", "core/site-info", "cache/status",
+                     "cache/purge", "oembed/embed-post", "calendar/upcoming-events", "forms/list-forms"}
     one = next(ability for ability in body if ability["name"] == "core/find-posts")
     assert set(one) >= {"name", "label", "description", "category", "input_schema", "output_schema", "meta", "_links"}
     assert one["meta"]["annotations"] == {"readonly": True, "destructive": False, "idempotent": True}
@@ -199,3 +199,22 @@ def test_ability_names_are_checked_when_registered():
     for bad in ("nonamespace", "Core/find", "core/find/more", "core/" + "x" * 65, "core/bad_name"):
         with pytest.raises(ValueError):
             Ability(bad, "x", "x", "site", lambda r, v: True, lambda r, v: None)
+
+
+def test_calendar_and_forms_abilities(site):
+    app, users, _draft = site
+    admin, editor = users["administrator"].headers, users["editor"].headers
+    app.client.post_json("/wp-json/cal/events/v1/events", {"title": "Sports day", "status": "publish",
+                                                            "start_date": "2027-06-10 09:00:00",
+                                                            "end_date": "2027-06-10 15:00:00"}, headers=admin,
+                         status=201)
+    upcoming = _run_get(app, "calendar/upcoming-events", users["subscriber"].headers, {"search": "Sports"}).json
+    assert [event["title"] for event in upcoming] == ["Sports day"] and upcoming[0]["start_date"].startswith("2027-06-10")
+    _output_matches_schema(app, "calendar/upcoming-events", upcoming)
+    app.client.post_json("/wp-json/forms/v1/contact-forms", {"title": "Absence report",
+                                                             "form": "[text* your-name] [submit]"}, headers=admin)
+    forms = _run_get(app, "forms/list-forms", editor, {"search": "Absence"}).json
+    assert [form["title"] for form in forms] == ["Absence report"]
+    _output_matches_schema(app, "forms/list-forms", forms)
+    assert_rest_error(_run_get(app, "forms/list-forms", users["subscriber"].headers, status=403),
+                      "rest_ability_cannot_execute", 403)

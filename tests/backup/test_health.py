@@ -16,7 +16,7 @@ def test_last_backup_ages(make_app, tmp_path):
                    config={"backup": {"directory": str(folder), "schedule": "daily 02:30"}})
     admin = role_users(app)["administrator"].headers
     body = app.client.get(TEST, headers=admin).json
-    assert (body["status"], body["label"]) == ("critical", "This site has no backup")
+    assert (body["status"], body["label"]) == ("recommended", "This site has no backup")
     assert "daily at 02:30" in body["description"] and "sitehost backup create" in body["actions"]
 
     created = app.client.post_json("/wp-json/backup/v1/backups", {}, headers=admin, status=201).json
@@ -26,7 +26,7 @@ def test_last_backup_ages(make_app, tmp_path):
     assert created["archive"] in body["description"]
 
     archive = folder / created["archive"]
-    for days, status in ((2, "recommended"), (8, "critical")):
+    for days, status in ((2, "recommended"), (8, "critical")):  # a week old with a daily schedule: it is failing
         when = time.time() - days * 86400
         os.utime(archive, (when, when))
         assert app.client.get(TEST, headers=admin).json["status"] == status
