@@ -202,8 +202,8 @@ def test_an_unreachable_service_leaves_the_local_verdict(make_app):
     assert events == ["check-error", "check-ham"]
 
 
-def test_bad_settings_leave_the_plugin_out(make_app):
-    app = make_app(plugins=["core", "spam"], config={"spam": {"service_url": "ftp://x", "spam_threshold": 3}})
-    assert app.plugin("spam").state == "failed"
-    assert "[plugins.spam] is invalid" in app.plugin("spam").error
-    assert_not_in_root_index(app, "spam/v1")
+def test_bad_settings_stop_the_start_naming_the_key(make_app):
+    from host.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\[plugins.spam\]: spam_threshold = 3 is not valid"):
+        make_app(plugins=["core", "spam"], config={"spam": {"spam_threshold": 3}})
