@@ -7,11 +7,11 @@ import logging
 import os
 from urllib.parse import urlsplit
 
-from host import Route
+from host import RestError, Route
 
 from .. import elements as tree
 from ..documents import document_ids, elements_of, encoded, load_document
-from ..fetch import FetchError, fetch_image
+from host.outbound import Limits, fetch
 from ..kit import CSS_VARS, bump_version, load_kit
 from ..schemas import BuilderDocumentSchema, DocumentIdArgs, DocumentsIndexArgs
 from ..settings import settings_of
@@ -98,9 +98,13 @@ def import_media(request):
             failed.append({"url": url, "code": "builder_import_limit",
                            "message": f"At most {limits.import_max_images} images are imported at a time."})
             continue
-        try:
-            fetched = fetch_image(url, limits)
-        except FetchError as error:
+        try:  # the host's guarded fetch: public addresses only (unless allowed), pinned, bounded
+            fetched = fetch(url, Limits(timeout_seconds=limits.import_timeout_seconds,
+                                        max_response_bytes=limits.import_max_bytes,
+                                        allow_private_targets=limits.allow_private_targets,
+                                        user_agent="sitehost-builder-media-import"),
+                            "image/*", code_prefix="builder")
+        except RestError as error:
             failed.append({"url": url, "code": error.code, "message": error.message})
             continue
         content_type = fetched.content_type.split(";", 1)[0].strip().lower()
