@@ -158,9 +158,14 @@ def install_content_version(app) -> None:
 # PostgreSQL's twin of the SQLite function host/db.py registers: markup without script, style,
 # template and noscript elements, and without tags (issue 13.6: "alert" was found in a post
 # whose only script said alert(1)). IMMUTABLE, so an expression index can use it.
+# Tags are removed, then any `<` or `>` left (an unclosed tag is not visible text): PostgreSQL's
+# text-search parser is quadratic on a long run of unclosed tags, and 300,000 of them froze a write
+# (issue 12.1). The comment names the version, so an index built with an older body is rebuilt once.
+POSTGRES_VISIBLE_TEXT_VERSION = "sitehost_text v2"
 POSTGRES_VISIBLE_TEXT = r"""
 CREATE OR REPLACE FUNCTION sitehost_text(markup text) RETURNS text AS $$
-  SELECT regexp_replace(
+  SELECT translate(
+         regexp_replace(
            regexp_replace(
              regexp_replace(
                regexp_replace(
@@ -168,7 +173,8 @@ CREATE OR REPLACE FUNCTION sitehost_text(markup text) RETURNS text AS $$
                  '<style\M.*?</style\s*>', ' ', 'gi'),
                '<template\M.*?</template\s*>', ' ', 'gi'),
              '<noscript\M.*?</noscript\s*>', ' ', 'gi'),
-           '<[^>]*>', ' ', 'g')
+           '<[^<>]*>', ' ', 'g'),
+         '<>', '  ')
 $$ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 """
 POSTGRES_SEARCH_INDEX = "ix_posts_search_text"
@@ -207,7 +213,13 @@ def install_search_index(app) -> None:
                 connection.exec_driver_sql(
                     f"CREATE TRIGGER IF NOT EXISTS {SEARCH_TABLE}_{name} {timing} ON posts BEGIN {body} END")
         elif dialect == "postgresql":
-            connection.exec_driver_sql(POSTGRES_VISIBLE_TEXT)
+            installed = connection.exec_driver_sql(
+                "SELECT obj_description(p.oid, 'pg_proc') FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                "WHERE p.proname = 'sitehost_text' AND n.nspname = current_schema()").scalar()
+            if installed != POSTGRES_VISIBLE_TEXT_VERSION:
+                connection.exec_driver_sql(POSTGRES_VISIBLE_TEXT)
+                connection.exec_driver_sql(f"COMMENT ON FUNCTION sitehost_text(text) IS '{POSTGRES_VISIBLE_TEXT_VERSION}'")
+                connection.exec_driver_sql(f"DROP INDEX IF EXISTS {POSTGRES_SEARCH_INDEX}")  # built with the old body
             connection.exec_driver_sql("DROP INDEX IF EXISTS ix_posts_search")
             connection.exec_driver_sql(
                 f"CREATE INDEX IF NOT EXISTS {POSTGRES_SEARCH_INDEX} ON posts USING GIN "
