@@ -348,7 +348,10 @@ class MediaController(PostsController):
         """
         post_id = request.params.get("post")
         if post_id:
-            parent = store.get_item(self.app, request.session, post_id)
+            # A read session of its own: the request's write transaction (SQLite's write lock) must
+            # not begin before a `url` sideload has been fetched, which may take seconds.
+            with self.app.db.session() as session:
+                parent = store.get_item(self.app, session, post_id)
             if parent is not None and not request.user.can("edit_post", parent):
                 raise forbidden(request.user, "rest_cannot_edit",
                                 "Sorry, you are not allowed to upload media to this post.")
@@ -416,12 +419,12 @@ class MediaController(PostsController):
 
     def create_item(self, request):
         params, session, user = request.params, request.session, request.user
-        parent = self._parent_for(session, params.get("post"))
-        if params.get("url"):
+        if params.get("url"):  # fetched before the first statement: no write lock is held meanwhile
             name, data = self._sideloaded_file(request, params["url"])
             multipart = False
         else:
             name, data, multipart = self._received_file(request)
+        parent = self._parent_for(session, params.get("post"))
         name = os.path.basename(name.replace("\\", "/"))
         expected_md5 = request.header("content-md5")
         if expected_md5:

@@ -95,3 +95,40 @@ def test_sideload_by_url_creates_the_attachment(make_app, remote):
     assert_rest_error(client.post(f"{MEDIA}?url={url}", png(), headers=headers, status=400),
                       "rest_upload_conflict", 400)
     assert len(client.get(MEDIA).json) == 3
+
+
+def test_no_write_lock_is_held_while_the_url_is_fetched(make_app):
+    """While the remote server answers, other writers of the site go on (the fetch precedes the transaction)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    app = site(make_app, sideload_allow_private_targets=True, sideload_timeout_seconds=8)
+    admin = create_test_user(app, "administrator")
+    parent = app.client.post_json(f"{API}/posts", {"title": "Trip", "status": "draft"}, headers=admin.headers).json
+    written = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            # another writer of the site, while the sideload waits for this answer
+            written["status"] = app.client.post_json(f"{API}/posts", {"title": "Meanwhile"}, headers=admin.headers,
+                                                     expect_errors=True).status_int
+            body = png()
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/trip.png"
+        created = app.client.post_json(MEDIA, {"url": url, "post": parent["id"]}, headers=admin.headers,
+                                       status=201).json
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert written["status"] == 201 and created["post"] == parent["id"]
