@@ -88,8 +88,9 @@ class App:
         self.db = Database(settings.resolved_database_url())
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self.registry = self._build_registry_until_stable()
-        self.db.create_tables()
-        self._start_plugins()
+        with self.db.startup_lock():  # workers starting together take turns at the DDL
+            self.db.create_tables()
+            self._start_plugins()
         self.rest = RestServer(self)
         self.bottle = self._build_bottle()
         self._closed = False

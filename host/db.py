@@ -9,8 +9,9 @@ transaction tries to upgrade. PostgreSQL and others are used as they come.
 from __future__ import annotations
 
 import logging
+import contextlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from sqlalchemy import MetaData, create_engine, event
 from sqlalchemy.engine import Engine, make_url
@@ -23,6 +24,7 @@ log = logging.getLogger("sitehost.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
 SQLITE_CACHE_KB = 8192
+STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 
 
 class Database:
@@ -72,6 +74,27 @@ class Database:
             for table in self.metadata.sorted_tables:
                 if table.dialect_options["sqlite"].get("autoincrement"):
                     rebuild_with_autoincrement(self.engine, table)
+
+    @contextlib.contextmanager
+    def startup_lock(self) -> Iterator[None]:
+        """One process at a time creates tables and runs the plugins' start-up DDL on PostgreSQL.
+
+        Workers of `sitehost serve` start together; two `CREATE OR REPLACE FUNCTION` or
+        `CREATE TRIGGER` at once fail with "tuple concurrently updated", and the worker that
+        lost left the plugin out (core's routes answered 404 there). A session-level advisory
+        lock queues them. SQLite serializes DDL on its file lock already.
+        """
+        if self.engine.dialect.name != "postgresql":
+            yield
+            return
+        with self.engine.connect() as connection:
+            connection.exec_driver_sql(f"SELECT pg_advisory_lock({STARTUP_LOCK_KEY})")
+            connection.commit()
+            try:
+                yield
+            finally:
+                connection.exec_driver_sql(f"SELECT pg_advisory_unlock({STARTUP_LOCK_KEY})")
+                connection.commit()
 
     def dispose(self) -> None:
         self.engine.dispose()
