@@ -7,7 +7,8 @@
         assert_in_root_index(app, "lunch/v1")
 
 Fixtures: `make_app`, `make_module_app` (one site for a module's tests), `app`, `client`,
-`users`, `make_user`, `smtp_server` (a real SMTP server on 127.0.0.1 that keeps what it receives). Helpers (import them from
+`users`, `make_user`, `smtp_server` (a real SMTP server on 127.0.0.1 that keeps what it receives),
+`browser` (headless Chromium through playwright, for pages a person uses). Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
 `assert_collection`.
@@ -411,3 +412,34 @@ def smtp_server():
         yield received
     finally:
         controller.stop()
+
+
+def chromium_path() -> str | None:
+    """The Chromium to drive: SITEHOST_CHROMIUM, else Debian's `chromium` on PATH, else None."""
+    import shutil
+
+    return os.environ.get("SITEHOST_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium (the system's, driven by playwright) shared by the session's tests.
+
+    Open a page with `page = browser.new_page()` and close it when done. Without a Chromium on the
+    machine the test is skipped with a loud reason (`.ci/run` installs Debian's `chromium` first,
+    so CI skips only when that install failed); a Chromium that exists but fails to start is an
+    error, not a skip.
+    """
+    executable = chromium_path()
+    if not executable:
+        pytest.skip("!!! BROWSER TEST SKIPPED: no Chromium found (install Debian's `chromium`, "
+                    "or set SITEHOST_CHROMIUM) !!!")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
