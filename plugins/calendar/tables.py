@@ -14,6 +14,7 @@ from sqlalchemy import Boolean, Column, DateTime, Index, Integer, String, Table,
 EVENTS = "cal_events"
 LINKS = "cal_event_links"
 STATE = "cal_state"
+RECURRENCE = "cal_event_recurrence"
 STATE_ROW = 1
 
 
@@ -54,6 +55,14 @@ def define_tables(metadata) -> None:
         Column("position", Integer, nullable=False, default=0),
     )
     Index("cal_event_links_linked", links.c.linked_id, links.c.kind, links.c.event_id)
+    # An event that repeats has one row here: `rule` is an RFC 5545 RRULE value without its name
+    # ("FREQ=WEEKLY;BYDAY=MO;UNTIL=20260717T230000Z"), `exdates` a JSON list of the excluded
+    # occurrence starts in UTC ISO 8601. The event's own start and end are the first occurrence.
+    # A table of its own, not cal_events columns, so sites made before recurrence get it at start-up.
+    Table(RECURRENCE, metadata,
+          Column("event_id", Integer, primary_key=True, autoincrement=False),
+          Column("rule", Text, nullable=False),
+          Column("exdates", Text, nullable=False, default="[]"))
     # One row: `version` goes up with every write to the calendar's tables (list totals are kept
     # per version, in every server process); `longest_s` bounds event durations, so the list's
     # walk can start at (window start - longest event) instead of at the first event ever.
@@ -65,4 +74,4 @@ def define_tables(metadata) -> None:
 
 def tables(app) -> dict:
     names = app.db.metadata.tables
-    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE]}
+    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE], "recurrence": names[RECURRENCE]}
