@@ -287,6 +287,10 @@ def authenticate(app: App, request: RestRequest) -> User | None:
     answer the caller is anonymous. Raise `host.RestError` to refuse the request before
     routing (for example a wrong application password: 401).
     firstresult: the first non-None answer wins.
+    Declare the headers your credentials travel in (`PluginInfo(credential_headers=("X-Key",))`):
+    then a GET without any of them (and without a cookie) is anonymous without calling the hook,
+    which keeps anonymous reads and cache hits cheap. Without the declaration the hook runs for
+    every request of the site.
     """
 
 

@@ -40,6 +40,12 @@ class PluginInfo:
     # table against it before anything starts (unknown keys, wrong types, bad values stop the
     # start with one line naming the key); the plugin still loads its settings in `startup`.
     settings: Any = None
+    # The request headers the plugin's `authenticate` reads credentials from, such as
+    # ("Authorization",). When every authenticator declares them, a GET that carries none of
+    # them (and no cookie) is anonymous without asking the plugins, so an anonymous read, and a
+    # cache hit above all, costs no authentication. None (the default): `authenticate` may look
+    # anywhere, so it runs for every request.
+    credential_headers: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

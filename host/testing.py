@@ -87,7 +87,8 @@ def client_as(app, user: TestUser):
 
 
 def make_plugin(name: str, *functions: Callable, version: str = "0", requires: tuple[str, ...] = (),
-                description: str = "", **hooks: Callable) -> types.ModuleType:
+                description: str = "", credential_headers: tuple[str, ...] | None = None,
+                **hooks: Callable) -> types.ModuleType:
     """A throwaway plugin module for `make_app(plugins=[module])`.
 
     Hooks are given by keyword (`register_namespaces=lambda: [...]`) or as functions named
@@ -97,7 +98,8 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
     from host import PluginInfo, hookimpl
 
     module = types.ModuleType(f"sitehost_test_plugin_{name}")
-    module.PLUGIN = PluginInfo(name=name, version=version, requires=tuple(requires), description=description)
+    module.PLUGIN = PluginInfo(name=name, version=version, requires=tuple(requires), description=description,
+                               credential_headers=credential_headers)
     for hook_name, function in [(function.__name__, function) for function in functions] + list(hooks.items()):
         if not hasattr(function, "sitehost_impl"):
             function = hookimpl(function)

@@ -115,9 +115,25 @@ class RestServer:
         self.app = app
         self.registry = app.registry
         self.hook = app.pm.hook
-        # Only the host's authenticators: they sign in from the Authorization header alone (see `_handle`).
-        self._host_authentication_only = {impl.plugin_name for impl in self.hook.authenticate.get_hookimpls()} \
-            <= set(ESSENTIAL)
+        self._credential_keys = self._declared_credential_keys()
+
+    def _declared_credential_keys(self) -> tuple[str, ...] | None:
+        """The WSGI keys of every header an authenticator reads credentials from; None if unknown.
+
+        The host's own authenticators read the Authorization header and the session cookie; a
+        plugin's declare theirs in `PluginInfo.credential_headers` (None: anywhere, so always ask).
+        """
+        keys = {"HTTP_AUTHORIZATION", "HTTP_COOKIE"}
+        for implementation in self.hook.authenticate.get_hookimpls():
+            if implementation.plugin_name in ESSENTIAL:
+                continue
+            record = self.app.plugin(implementation.plugin_name)
+            info = getattr(getattr(record, "module", None), "PLUGIN", None)
+            declared = getattr(info, "credential_headers", None)
+            if declared is None:
+                return None
+            keys.update("HTTP_" + name.upper().replace("-", "_") for name in declared)
+        return tuple(sorted(keys))
 
     # --- WSGI edge -----------------------------------------------------------------------
 
@@ -178,10 +194,10 @@ class RestServer:
         # cache: a GET with a JSON body or a method override carries parameters the URL does not
         # show, so it is never answered from, nor stored in, a cache (issue 12.3).
         cacheable = method == "GET" and not body and not override and "HTTP_X_HTTP_METHOD_OVERRIDE" not in environ
-        # The host's own authenticators answer only to an Authorization header: a GET without one (or
-        # cookies) is anonymous for sure, so it skips the hook and a cache hit costs no authentication.
-        if not cacheable or not self._host_authentication_only or "HTTP_AUTHORIZATION" in environ \
-                or "HTTP_COOKIE" in environ:
+        # When every authenticator declared where its credentials travel, a GET carrying none of those
+        # headers is anonymous for sure: it skips the hook, and a cache hit costs no authentication.
+        if not cacheable or self._credential_keys is None \
+                or any(key in environ for key in self._credential_keys):
             try:
                 user = self.hook.authenticate(app=self.app, request=request)
             except RestError as error:

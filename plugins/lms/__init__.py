@@ -14,7 +14,8 @@ from host import Namespace, PluginInfo, hookimpl
 from . import apikeys, model, routes, settings, tables
 
 PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
-                    description="Learning catalogue: courses, topics, lessons and quizzes for outside apps")
+                    description="Learning catalogue: courses, topics, lessons and quizzes for outside apps",
+                    credential_headers=("Authorization",))  # API keys travel as Basic credentials
 
 
 @hookimpl

@@ -43,6 +43,9 @@ def authenticate(request):
     return KioskUser()
 
 
+kiosk_authenticate = authenticate  # for tests whose own hook function shadows the name
+
+
 @pytest.fixture
 def cors_cache_app(make_app, example_plugin):
     return make_app(plugins=["example", "cache"], config={"cache": {"paths": [NOTES]}}, cors_origins=[ALLOWED])
@@ -102,3 +105,38 @@ def test_a_plugins_own_authenticator_is_asked_before_the_cache(make_app, example
     refused = app.client.get(REST + NOTES, headers={"X-Kiosk-Token": "nope"}, status=401)
     assert_rest_error(refused, "kiosk_bad_token", 401)
     assert app.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+
+
+def test_an_authenticator_that_declares_its_header_is_asked_only_when_the_header_comes(make_app, example_plugin):
+    """PluginInfo.credential_headers: anonymous reads (cache hits above all) skip the hook."""
+    asked = []
+
+    @hookimpl(tryfirst=True)
+    def authenticate(request):
+        asked.append(request.path)
+        return kiosk_authenticate(request)
+
+    declared = make_plugin("kiosk", authenticate, credential_headers=("X-Kiosk-Token",))
+    app = make_app(plugins=["example", "cache", declared], config={"cache": {"paths": [NOTES]}})
+    assert app.client.get(REST + NOTES).headers["X-Cache"] == "miss"
+    assert app.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+    assert asked == []
+    kiosk = app.client.get(REST + NOTES, headers={"X-Kiosk-Token": "canteen-42"})
+    assert "no-store" in kiosk.headers["Cache-Control"] and asked == [NOTES]
+    assert_rest_error(app.client.get(REST + NOTES, headers={"X-Kiosk-Token": "nope"}, status=401),
+                      "kiosk_bad_token", 401)
+    app.client.get(REST + NOTES, headers={"Cookie": "unrelated=1"})  # the host's session cookie: always asked
+    assert len(asked) == 3
+
+
+def test_an_authenticator_that_declares_nothing_is_asked_for_every_request(make_app, example_plugin):
+    asked = []
+
+    @hookimpl(tryfirst=True)
+    def authenticate(request):
+        asked.append(request.path)
+
+    app = make_app(plugins=["example", "cache", make_plugin("kiosk", authenticate)], config={"cache": {"paths": [NOTES]}})
+    app.client.get(REST + NOTES)
+    assert app.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+    assert asked == [NOTES, NOTES]
