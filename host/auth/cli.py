@@ -2,40 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 import sys
 
 import click
 
-from ..config import ConfigError, load_settings
+from ..commands import open_site
 from . import users as user_service
 from .roles import ROLES
-
-
-@contextlib.contextmanager
-def _site(ctx: click.Context, read_only: bool = False):
-    """The app of the configuration named by `sitehost --config` (closed afterwards).
-
-    `read_only`: the command only reads, so where there is no site it says so and creates none.
-    """
-    from ..app import create_app
-    from ..db import missing_site
-
-    root = ctx.find_root()
-    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
-    try:
-        settings = load_settings(config)
-        reason = missing_site(settings.resolved_database_url()) if read_only else None
-        if reason:
-            raise click.ClickException(reason)
-        app = create_app(settings)
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-    try:
-        yield app
-    finally:
-        app.close()
 
 
 def _find(app, session, login: str):
@@ -75,7 +49,7 @@ def user_create(ctx: click.Context, login: str, role: str, email: str, password:
         password = secrets.token_urlsafe(18)
     if not password:
         raise click.BadParameter("the password cannot be empty", param_hint="--password")
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         try:
             user = user_service.create_user(app, session, login, email, role, password)
         except user_service.UserError as error:
@@ -94,7 +68,7 @@ def user_list(ctx: click.Context) -> None:
     Example:
       sitehost user list
     """
-    with _site(ctx, read_only=True) as app, app.db.session() as session:
+    with open_site(ctx) as app, app.db.session() as session:
         rows = user_service.list_users(app, session)
     click.echo(f"{'id':>5}  {'login':<24} {'email':<32} {'roles':<24} registered")
     for user in rows:
@@ -120,7 +94,7 @@ def user_set_password(ctx: click.Context, login: str, password_stdin: bool) -> N
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise click.ClickException(f"the password must be at least {MIN_PASSWORD_LENGTH} characters long")
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         user_service.update_user(app, session, user.id, {"password": password})
     click.echo(f"new login password set for {user.login!r}; their browser sessions were ended")
@@ -137,7 +111,7 @@ def user_set_role(ctx: click.Context, login: str, role: str) -> None:
     Example:
       sitehost user set-role jsmith editor
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         _keep_an_administrator(app, session, user, role)
         user_service.update_user(app, session, user.id, {"roles": [role]})
@@ -160,7 +134,7 @@ def user_delete(ctx: click.Context, login: str, reassign: str | None, yes: bool)
       sitehost user delete leaver --reassign admin
       sitehost user delete typo-account --yes
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         heir = _find(app, session, reassign) if reassign else None
         if heir is not None and heir.id == user.id:
@@ -205,7 +179,7 @@ def user_unlock(ctx: click.Context, login: str | None, address: str | None) -> N
 
     if bool(login) == bool(address):
         raise click.UsageError("give either LOGIN or --address")
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         if login:
             user = _find(app, session, login)
             forgotten = ratelimit.unlock_account(app, session, user.id)
@@ -244,7 +218,7 @@ def app_password_create(ctx: click.Context, login: str, name: str, app_id: str) 
         raise click.BadParameter("the name cannot be empty", param_hint="NAME")
     if app_id and request_errors({"app_id": app_id, "success_url": "", "reject_url": "", "app_name": ""}):
         raise click.BadParameter("the application ID must be a lower-case UUID", param_hint="--app-id")
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         password, record = user_service.create_application_password(app, session, user.id, name, app_id)
     click.echo(f"created application password {record['uuid']} ({name!r}) for {user.login!r}; shown once:")
@@ -261,7 +235,7 @@ def app_password_list(ctx: click.Context, login: str) -> None:
     Example:
       sitehost app-password list admin
     """
-    with _site(ctx, read_only=True) as app, app.db.session() as session:
+    with open_site(ctx) as app, app.db.session() as session:
         user = _find(app, session, login)
         records = user_service.list_application_passwords(app, session, user.id)
     click.echo(f"{'uuid':<36}  {'name':<24} {'created':<19}  {'last used':<19}  last ip")
@@ -282,7 +256,7 @@ def app_password_revoke(ctx: click.Context, login: str, uuid: str) -> None:
     Example:
       sitehost app-password revoke admin 0f3c9a2e-5d1b-4c8e-9a77-2b6d1e4f8a10
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         if not user_service.delete_application_password(app, session, user.id, uuid):
             raise click.ClickException(f"user {user.login!r} has no application password {uuid!r}")

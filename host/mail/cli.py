@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..auth.cli import _site
+from ..commands import open_site
 
 
 @click.group("mail")
@@ -29,7 +29,7 @@ def outbox_command(ctx: click.Context, status: str | None, limit: int) -> None:
     Example:
       sitehost mail outbox --status failed --limit 20
     """
-    with _site(ctx, read_only=True) as app:
+    with open_site(ctx) as app:
         rows = app.mail.outbox(status=status, limit=limit)
         click.echo(f"transport: {app.mail.describe_transport()}")
         if not rows:
@@ -53,7 +53,7 @@ def deliver_command(ctx: click.Context) -> None:
     Example:
       sitehost mail deliver
     """
-    with _site(ctx, read_only=True) as app:
+    with open_site(ctx) as app:
         delivered = app.mail.deliver_pending()
         click.echo(f"{delivered} message(s) delivered through {app.mail.describe_transport()}")
 
@@ -70,7 +70,7 @@ def send_test_command(ctx: click.Context, address: str) -> None:
     """
     from . import Message
 
-    with _site(ctx) as app:
+    with open_site(ctx) as app:
         site = app.settings.site.get("name", "sitehost")
         try:
             outbox_id = app.mail.send(Message(

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from host.commands import command_settings, open_site
+
 from .progress import Reporter
 
 
@@ -63,27 +65,6 @@ class ConsoleReporter(Reporter):
             click.echo(f"  {text}")
 
 
-def _settings(ctx):
-    from host.config import ConfigError, load_settings
-
-    root = ctx.find_root()
-    try:
-        return load_settings((root.obj or {}).get("config"))
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-
-
-def _site_app(ctx):
-    from host.app import create_app
-    from host.db import missing_site
-
-    settings = _settings(ctx)
-    reason = missing_site(settings.resolved_database_url())
-    if reason:
-        raise click.ClickException(reason)
-    return create_app(settings)
-
-
 def _megabytes(size: int) -> str:
     return f"{size / 1e6:,.1f} MB"
 
@@ -115,15 +96,13 @@ def register(cli: click.Group) -> None:
         from .archive import ArchiveError
         from .service import backup_site
 
-        app = _site_app(ctx)
         started = time.monotonic()
-        try:
-            with ConsoleReporter() as reporter:
-                result, removed = backup_site(app, to, reporter)
-        except (FileExistsError, ArchiveError, OSError) as error:
-            raise click.ClickException(str(error)) from error
-        finally:
-            app.close()
+        with open_site(ctx, plugin="backup") as app:
+            try:
+                with ConsoleReporter() as reporter:
+                    result, removed = backup_site(app, to, reporter)
+            except (FileExistsError, ArchiveError, OSError) as error:
+                raise click.ClickException(str(error)) from error
         manifest = result.manifest
         rows = sum(table["rows"] for table in manifest["tables"])
         click.echo(f"backup written: {result.path}")
@@ -148,11 +127,8 @@ def register(cli: click.Group) -> None:
         from .create import list_archives
         from .settings import read_settings
 
-        app = _site_app(ctx)
-        try:
+        with open_site(ctx, plugin="backup") as app:
             directory = read_settings(app).directory
-        finally:
-            app.close()
         archives = list(reversed(list_archives(directory)))
         if not archives:
             click.echo(f"no backups in {directory}")
@@ -220,7 +196,7 @@ def register(cli: click.Group) -> None:
         from .restore import RestoreRefused
         from .service import restore_site
 
-        settings = _settings(ctx)
+        settings = command_settings(ctx)
         started = time.monotonic()
         try:
             with ConsoleReporter() as reporter:

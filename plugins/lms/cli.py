@@ -2,36 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 
 import click
 
+from host.commands import open_site
 from host.auth import users as user_service
 
 from . import apikeys
 from .apikeys import PERMISSIONS
-
-
-@contextlib.contextmanager
-def _site(ctx: click.Context):
-    from host.app import create_app
-    from host.config import ConfigError, load_settings
-
-    root = ctx.find_root()
-    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
-    try:
-        app = create_app(load_settings(config))
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-    try:
-        record = app.plugin("lms")
-        if record is None or not record.loaded:
-            raise click.ClickException(f"the lms plugin is not running here ({getattr(record, 'error', '') or 'disabled'})")
-        yield app
-    finally:
-        app.close()
 
 
 def _user(app, session, login: str):
@@ -74,7 +54,7 @@ def api_key_create(ctx: click.Context, user: str, permission: str, description: 
     Example:
       sitehost lms api-key create admin --permission read --description "Parents' portal"
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, plugin="lms") as app, app.db.session(write=True) as session, session.begin():
         owner = _user(app, session, user)
         record, secret = apikeys.create_key(app, session, owner.id, permission, description[:500])
     click.echo(f"API key {record['id']} for {owner.login} ({permission})")
@@ -94,7 +74,7 @@ def api_key_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
     Example:
       sitehost lms api-key list --user admin
     """
-    with _site(ctx) as app, app.db.session() as session:
+    with open_site(ctx, plugin="lms") as app, app.db.session() as session:
         owner = _user(app, session, user).id if user else None
         keys = apikeys.list_keys(app, session, owner)
     if as_json:
@@ -115,7 +95,7 @@ def api_key_revoke(ctx: click.Context, key_id: int) -> None:
     Example:
       sitehost lms api-key revoke 3
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, plugin="lms") as app, app.db.session(write=True) as session, session.begin():
         record = apikeys.revoke_key(app, session, key_id)
     if record is None:
         raise click.ClickException(f"there is no API key {key_id}")
@@ -148,7 +128,7 @@ def import_command(ctx: click.Context, file: Path, author: str | None, quiet: bo
         catalogue = read_catalogue(file.read_text(encoding="utf-8"))
     except (ImportError_, UnicodeDecodeError) as error:
         raise click.ClickException(f"{file}: {error}") from None
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="lms") as app:
         with app.db.session(write=True) as session, session.begin():
             if author:
                 owner = _user(app, session, author)

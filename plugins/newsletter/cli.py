@@ -8,43 +8,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
 import click
 
+from host.commands import open_site
 from .operations import (OperationError, erase_address, export_csv, find_list, import_csv, queue_confirmations,
                          queue_mailing)
 
 MAX_BODY_BYTES = 1_000_000
 MAX_IMPORT_BYTES = 50_000_000
-
-
-@contextlib.contextmanager
-def _site(ctx: click.Context):
-    """The app of the site named by `sitehost --config`; never creates a site (closed afterwards)."""
-    from host.app import create_app
-    from host.config import ConfigError, load_settings
-    from host.db import missing_site
-
-    root = ctx.find_root()
-    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
-    try:
-        settings = load_settings(config)
-        reason = missing_site(settings.resolved_database_url())
-        if reason:
-            raise click.ClickException(reason)
-        app = create_app(settings)
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-    try:
-        record = app.plugin("newsletter")
-        if record is None or record.state != "enabled":
-            raise click.ClickException(f"the newsletter plugin is not enabled here ({getattr(record, 'error', '') or 'disabled'})")
-        yield app
-    finally:
-        app.close()
 
 
 def _site_url(app, given: str | None) -> str:
@@ -87,7 +61,7 @@ def export_command(ctx: click.Context, list_name: str, output_format: str, outpu
     Example:
       sitehost newsletter export "Whole school" --format csv --output consent.csv
     """
-    with _site(ctx) as app, app.db.session() as session:
+    with open_site(ctx, plugin="newsletter") as app, app.db.session() as session:
         row = _list(app, session, list_name)
         if output:
             with open(output, "w", newline="", encoding="utf-8") as handle:
@@ -121,7 +95,7 @@ def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confi
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise click.ClickException(f"{csv_file} is not UTF-8 text; save it as CSV UTF-8") from None
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="newsletter") as app:
         url = _site_url(app, site_url) if send_confirmations else ""
         with app.db.session(write=True) as session, session.begin():
             row = _list(app, session, list_name)
@@ -165,7 +139,7 @@ def send_command(ctx: click.Context, list_name: str, subject: str, body_file: st
         raise click.ClickException(f"{body_file} is not UTF-8 text") from None
     if not body.strip():
         raise click.ClickException(f"{body_file} is empty")
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="newsletter") as app:
         url = _site_url(app, site_url)
         with app.db.session(write=True) as session, session.begin():
             row = _list(app, session, list_name)
@@ -192,7 +166,7 @@ def erase_command(ctx: click.Context, email: str) -> None:
     Example:
       sitehost newsletter erase parent@example.org
     """
-    with _site(ctx) as app, app.db.session(write=True) as session, session.begin():
+    with open_site(ctx, plugin="newsletter") as app, app.db.session(write=True) as session, session.begin():
         found = erase_address(app, session, email)
     click.echo(f"erased {email}; a hashed suppression entry remains" if found else
                f"no subscriber {email}; a hashed suppression entry was recorded so imports skip it")

@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
 
 from host import HealthResult, HealthTest
+from host.commands import open_site
 
 STATUS_STYLE = {"good": ("ok", "green"), "recommended": ("warn", "yellow"), "critical": ("FAIL", "red")}
-
-
-def _open_site(ctx: click.Context):
-    """The app of `sitehost --config`, or a ClickException saying why there is none."""
-    from host.app import create_app
-    from host.config import ConfigError, load_settings
-    from host.db import missing_site
-
-    root = ctx.find_root()
-    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
-    try:
-        settings = load_settings(config)
-        reason = missing_site(settings.resolved_database_url())
-        if reason:
-            raise click.ClickException(reason)
-        return create_app(settings)
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
 
 
 @click.command("doctor")
@@ -48,13 +32,13 @@ def doctor(ctx: click.Context, url: str, only: tuple[str, ...]) -> None:
 
     from .routes import run_test
 
-    try:
-        app = _open_site(ctx)
-    except SQLAlchemyError as error:
-        _print_row("database", HealthResult("critical", "The database cannot be reached",
-                                            f"Opening the site failed: {type(error).__name__}: {error}"))
-        sys.exit(1)
-    try:
+    with contextlib.ExitStack() as stack:
+        try:
+            app = stack.enter_context(open_site(ctx))
+        except SQLAlchemyError as error:
+            _print_row("database", HealthResult("critical", "The database cannot be reached",
+                                                f"Opening the site failed: {type(error).__name__}: {error}"))
+            sys.exit(1)
         site_url = (url or app.settings.site.get("url") or "http://127.0.0.1:8080").rstrip("/")
         tests: list[HealthTest] = [test for test, _owner in app.registry.health_tests.values()
                                    if not only or test.name in only]
@@ -69,8 +53,6 @@ def doctor(ctx: click.Context, url: str, only: tuple[str, ...]) -> None:
             _print_row(test.name, result)
             if result.status == "critical" or (result.status == "recommended" and worst == "good"):
                 worst = result.status
-    finally:
-        app.close()
     click.echo(f"result: {worst}")
     sys.exit(1 if worst == "critical" else 0)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from host.commands import open_site
+
 
 @click.group("spam")
 def spam_group() -> None:
@@ -26,21 +28,8 @@ def train(ctx: click.Context, keep: bool) -> None:
     Example:
       sitehost spam train
     """
-    from host.app import create_app
-    from host.config import ConfigError, load_settings
+    from .learning import retrain
 
-    try:
-        app = create_app(load_settings(ctx.find_root().obj.get("config") if ctx.find_root().obj else None))
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-    try:
-        record = app.plugin("spam")
-        if record is None or record.state != "enabled":
-            raise click.ClickException("the spam plugin is not enabled on this site")
-        from .learning import retrain
-
-        with app.db.session(write=True) as session, session.begin():
-            counts = retrain(app, session, reset_first=not keep)
-        click.echo(f"trained on {counts['spam']} spam and {counts['ham']} ham")
-    finally:
-        app.close()
+    with open_site(ctx, plugin="spam") as app, app.db.session(write=True) as session, session.begin():
+        counts = retrain(app, session, reset_first=not keep)
+    click.echo(f"trained on {counts['spam']} spam and {counts['ham']} ham")

@@ -223,6 +223,7 @@ def test_cli_send_test_and_outbox(tmp_path, smtp_server):
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path}/site.db"\n[mail]\nsmtp_host = "127.0.0.1"\n'
                       f'smtp_port = {smtp_server.port}\n')
+    assert cli("--config", str(config), "init").exit_code == 0  # commands never create a site themselves
     result = cli("--config", str(config), "mail", "send-test", "office@school.test")
     assert result.exit_code == 0, result.output
     assert "delivered to office@school.test through SMTP 127.0.0.1" in result.stdout
@@ -240,6 +241,7 @@ def test_cli_send_test_reports_an_unreachable_server(tmp_path):
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path}/site.db"\n[mail]\nsmtp_host = "127.0.0.1"\n'
                       f'smtp_port = {free_port()}\n')
+    assert cli("--config", str(config), "init").exit_code == 0
     result = cli("--config", str(config), "mail", "send-test", "office@school.test")
     assert result.exit_code == 1
     assert "not delivered (queued, will retry while queued): cannot reach 127.0.0.1" in result.stderr

@@ -53,5 +53,6 @@ def test_spam_train_learns_every_labelled_verdict(tmp_path):
 def test_spam_train_says_when_the_plugin_is_disabled(tmp_path):
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\n\n[plugins]\ndisabled = ["spam"]\n')
+    assert _invoke("--config", str(config), "init").exit_code == 0
     result = _invoke("--config", str(config), "spam", "train")
-    assert result.exit_code != 0 and "spam plugin is not enabled" in result.output
+    assert result.exit_code != 0 and "the spam plugin is not running here" in result.output
