@@ -3,12 +3,13 @@
 Besides the names below, these host modules are public API for plugins: `host.args` (base
 schemas for route args), `host.stash` (app.stash keys, request.state), `host.content` (the
 content service, `app.content`), `host.comments` (the comments service, for a spam filter),
-`host.lru` (the LRU helper), `host.auth.users` (users,
+`host.lru` (the LRU helper), `host.commands` (`open_site` for a plugin's subcommands), `host.auth.users` (users,
 roles and application passwords; core's users routes use it like any plugin would) and
 `host.testing` (pytest fixtures). A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
 """
 
+from .config import load_plugin_table
 from .content import ContentDeleted, ContentSaved
 from .hookspecs import hookimpl
 from .registry import (Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
@@ -20,5 +21,5 @@ from .users import ANONYMOUS, AnonymousUser
 __all__ = [
     "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
 ]

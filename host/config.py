@@ -237,6 +237,22 @@ def check_section(schema: Schema, data: dict[str, Any], where: str) -> None:
             raise ConfigError(f"{where}: {key} = {value!r} is not valid; {message}") from None
 
 
+def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
+    """`schema.load(table)` for the `[plugins.NAME]` table, or StartupError naming each bad key.
+
+    A plugin loads its settings once, in `startup`, into a frozen object (see the guide); this
+    is the validation step, so every plugin words a bad table the same way and is left out.
+    """
+    from .registry import StartupError
+
+    try:
+        return schema.load(dict(table))
+    except ValidationError as error:
+        problems = "; ".join(f"{key}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+                             for key, messages in error.messages.items())
+        raise StartupError(f"[plugins.{name}] is invalid: {problems}") from None
+
+
 def check_plugin_tables(settings: Settings, modules: dict[str, Any]) -> None:
     """Check each `[plugins.NAME]` table against the Schema class its plugin declares (`PluginInfo.settings`).
 

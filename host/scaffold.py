@@ -191,9 +191,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 
@@ -211,10 +211,7 @@ SETTINGS = StashKey[Settings]("__NAME__.settings")
 
 def load(app) -> Settings:
     \"\"\"Refuse to start with settings that cannot work, saying which and why.\"\"\"
-    try:
-        loaded = SettingsSchema().load(app.plugin_config("__NAME__"))
-    except ValidationError as error:
-        raise StartupError(f"[plugins.__NAME__] is invalid: {error.messages}") from error
+    loaded = load_plugin_table(SettingsSchema(), app.plugin_config("__NAME__"), "__NAME__")
     app.stash[SETTINGS] = Settings(**loaded)
     return app.stash[SETTINGS]
 

@@ -10,9 +10,9 @@ import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import StartupError, load_plugin_table
 from host.stash import StashKey
 
 MAX_EVERY_HOURS = 24 * 7
@@ -83,13 +83,9 @@ SETTINGS = StashKey[BackupSettings]("backup.settings")
 
 def read_settings(app) -> BackupSettings:
     """The validated settings; StartupError names what is wrong."""
+    data = load_plugin_table(BackupConfigSchema(), app.plugin_config("backup"), "backup")
     try:
-        data = BackupConfigSchema().load(dict(app.plugin_config("backup")))
         schedule = parse_schedule(data["schedule"])
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.backup] is invalid: {problems}") from None
     except ValueError as error:
         raise StartupError(f"[plugins.backup] is invalid: {error}") from None
     uploads = Path(app.settings.uploads_dir).expanduser().resolve()

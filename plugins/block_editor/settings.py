@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 
@@ -33,9 +33,4 @@ CONFIG = StashKey[BlockEditorConfig]("block_editor.config")
 
 
 def load_config(raw: dict) -> BlockEditorConfig:
-    try:
-        return BlockEditorConfig(**BlockEditorConfigSchema().load(dict(raw)))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.block_editor] is invalid: {problems}") from None
+    return BlockEditorConfig(**load_plugin_table(BlockEditorConfigSchema(), raw, "block_editor"))

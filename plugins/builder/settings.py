@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import StartupError, load_plugin_table
 from host.stash import StashKey
 
 
@@ -52,12 +52,7 @@ SETTINGS = StashKey[BuilderSettings]("builder.settings")
 
 
 def load(app) -> BuilderSettings:
-    try:
-        loaded = BuilderSettingsSchema().load(dict(app.plugin_config("builder")))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.builder] is invalid: {problems}") from None
+    loaded = load_plugin_table(BuilderSettingsSchema(), app.plugin_config("builder"), "builder")
     if loaded["secret_key"] and len(loaded["secret_key"]) < 32:
         raise StartupError("[plugins.builder] is invalid: secret_key: at least 32 characters, or leave it empty")
     app.stash[SETTINGS] = BuilderSettings(**loaded)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
@@ -49,12 +49,7 @@ SETTINGS = StashKey[CoreSettings]("core.settings")
 
 
 def load_settings(raw: dict) -> CoreSettings:
-    try:
-        return CoreSettings(**CoreSettingsSchema().load(dict(raw)))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.core] is invalid: {problems}") from None
+    return CoreSettings(**load_plugin_table(CoreSettingsSchema(), raw, "core"))
 
 
 def settings_of(app) -> CoreSettings:

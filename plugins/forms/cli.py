@@ -35,11 +35,9 @@ def submissions_command(ctx: click.Context, form_id: int | None, status: str | N
     """
     from sqlalchemy import select
 
-    from host.auth.cli import _site
+    from host.commands import open_site
 
-    with _site(ctx, read_only=True) as app:
-        if app.plugin("forms") is None or not app.plugin("forms").loaded:
-            raise click.ClickException("the forms plugin is not enabled")
+    with open_site(ctx, plugin="forms") as app:
         table = app.db.metadata.tables["forms_submissions"]
         query = select(table).order_by(table.c.id.desc()).limit(limit)
         if form_id:

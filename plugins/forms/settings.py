@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import StartupError, load_plugin_table
 from host.stash import StashKey
 
 
@@ -48,12 +48,7 @@ SETTINGS = StashKey[FormsConfig]("forms.settings")
 
 
 def load(app) -> FormsConfig:
-    try:
-        data = FormsConfigSchema().load(dict(app.plugin_config("forms")))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.forms] is invalid: {problems}") from None
+    data = load_plugin_table(FormsConfigSchema(), app.plugin_config("forms"), "forms")
     if data["max_file_bytes"] is None:
         core_limit = app.plugin_config("core").get("max_upload_bytes")
         data["max_file_bytes"] = core_limit if isinstance(core_limit, int) and core_limit > 0 else MEDIA_DEFAULT_BYTES

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import StartupError, load_plugin_table
 from host.stash import StashKey
 
 METHOD_PATTERN = r"^[a-z0-9_-]{1,40}$"
@@ -45,10 +45,7 @@ SETTINGS = StashKey[LmsSettings]("lms.settings")
 
 def load(app) -> LmsSettings:
     """Validate once, in startup; a wrong value leaves the plugin out with a message naming it."""
-    try:
-        data = LmsConfigSchema().load(dict(app.plugin_config("lms")))
-    except ValidationError as error:
-        raise StartupError(f"[plugins.lms] is invalid: {error.messages}") from None
+    data = load_plugin_table(LmsConfigSchema(), app.plugin_config("lms"), "lms")
     if "stripe" in data["webhook_secrets"]:
         raise StartupError("[plugins.lms] is invalid: set the Stripe secret as stripe_webhook_secret, "
                            "not in webhook_secrets")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 DAY = 86400
@@ -63,12 +63,7 @@ SETTINGS = StashKey[NewsletterSettings]("newsletter.settings")
 
 def load(app) -> NewsletterSettings:
     """Validate once, in startup; a wrong value stops the plugin with a message naming it."""
-    try:
-        data = NewsletterSettingsSchema().load(dict(app.plugin_config("newsletter")))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.newsletter] is invalid: {problems}") from None
+    data = load_plugin_table(NewsletterSettingsSchema(), app.plugin_config("newsletter"), "newsletter")
     data["exempt_addresses"] = frozenset(str(ipaddress.ip_address(address)) for address in data["exempt_addresses"])
     app.stash[SETTINGS] = NewsletterSettings(**data)
     return app.stash[SETTINGS]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 
 
 class OembedConfigSchema(Schema):
@@ -33,9 +33,4 @@ class OembedConfig:
 
 
 def load_config(raw: dict) -> OembedConfig:
-    try:
-        return OembedConfig(**OembedConfigSchema().load(dict(raw)))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.oembed] is invalid: {problems}") from None
+    return OembedConfig(**load_plugin_table(OembedConfigSchema(), raw, "oembed"))

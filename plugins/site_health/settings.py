@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 
@@ -31,12 +31,7 @@ DEFAULT = SiteHealthConfig(**SiteHealthConfigSchema().load({}))
 
 
 def load_config(raw: dict) -> SiteHealthConfig:
-    try:
-        return SiteHealthConfig(**SiteHealthConfigSchema().load(dict(raw)))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.site_health] is invalid: {problems}") from None
+    return SiteHealthConfig(**load_plugin_table(SiteHealthConfigSchema(), raw, "site_health"))
 
 
 def config_of(app) -> SiteHealthConfig:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 
@@ -45,12 +45,7 @@ SETTINGS = StashKey[SpamConfig]("spam.settings")
 
 
 def load(app) -> SpamConfig:
-    try:
-        data = SpamConfigSchema().load(dict(app.plugin_config("spam")))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.spam] is invalid: {problems}") from None
+    data = load_plugin_table(SpamConfigSchema(), app.plugin_config("spam"), "spam")
     data["service_url"] = data["service_url"].rstrip("/")
     app.stash[SETTINGS] = SpamConfig(**data)
     return app.stash[SETTINGS]
