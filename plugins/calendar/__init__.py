@@ -98,9 +98,11 @@ def register_commands(cli):
 @hookimpl
 def startup(app):
     settings.load(app)
+    from .onboarding import signing_key
     from .state import ensure_row
 
     ensure_row(app)
+    signing_key(app)  # made at start-up, so no request writes it (a refused one must change nothing)
 
 
 @hookimpl

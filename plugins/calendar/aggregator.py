@@ -15,6 +15,7 @@ the site's), as cal/events/v1 reads them.
 from __future__ import annotations
 
 import json
+import logging
 
 from marshmallow import Schema, fields, validate
 
@@ -25,6 +26,7 @@ from host.content import service_request
 
 from . import imports
 
+log = logging.getLogger("sitehost.calendar")
 NAMESPACE = "cal/event-aggregator/v1"
 MAX_BATCH_EVENTS = 100
 IMPORT_ID = r"/import/(?P<import_id>\w+)"
@@ -133,6 +135,9 @@ def report_state(request):
     params = request.params
     record, _item = imports.pending_record(request, params["import_id"], params["batch_hash"])
     status = params["status"]
+    if status == "failed":
+        log.error("calendar import %s failed (%s): %s", params["import_id"], params["message_slug"][:100],
+                  params["message"][:500])
     imports.update_record(request, record, status=imports.STATE_STATUSES[status],
                           percentage_complete=params["percentage_complete"],
                           next_batch_hash=record["next_batch_hash"] if status == "pending" else None,

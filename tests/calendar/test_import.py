@@ -183,3 +183,17 @@ def test_import_from_a_url_needs_the_private_address_allowance(tmp_path, served,
     assert run(config, "init").exit_code == 0
     too_big = run(config, "calendar", "import", url, "--quiet")
     assert too_big.exit_code == 1 and "calendar_import_response_too_large" in too_big.output
+
+
+def test_vtimezone_definitions_and_floating_times(config, client_of):
+    """A TZID that is no IANA name is read through its VTIMEZONE (the instant is kept, shown in the site's
+    zone); a floating time is the site's wall time."""
+    result = run(config, "calendar", "import", str(DATA / "custom-zones.ics"), "--quiet")
+    assert "3 created, 0 updated, 0 skipped, 0 failed" in result.output
+    events = _events(client_of(config))
+    assert events["Windows zone"]["utc_start_date"] == "2030-06-10 07:00:00"  # 09:00 at +02:00
+    assert events["Custom zone"]["utc_start_date"] == "2030-06-10 06:00:00"  # 09:00 at +03:00
+    assert events["Windows zone"]["timezone"] == events["Custom zone"]["timezone"] == "Europe/London"
+    floating = events["Floating"]
+    assert (floating["start_date"], floating["utc_start_date"], floating["timezone"]) == (
+        "2030-06-10 09:00:00", "2030-06-10 08:00:00", "Europe/London")
