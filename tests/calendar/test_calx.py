@@ -238,3 +238,16 @@ def test_delete_trashes_then_force_deletes(make_app):
     kept = new_event(admin, title="Kept for good")
     assert admin.delete(f"{CALX}/events/{kept['id']}", {"force": "true"}).json == []  # straight past the trash
     assert admin.get(f"{CALX}/events", {"status[]": ["publish", "draft"]}).json == []
+
+
+def test_password_protected_entities_keep_only_their_outline(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Staff social", description="Secret venue.", cost="5")
+    admin.post_json(f"{API}/events/{event['id']}", {"password": "cake"})
+    seen = app.client.get(f"{CALX}/events/{event['id']}").json
+    assert seen["title"] == {"rendered": "Staff social"} and seen["start_date"] == "2030-06-10 09:00:00"
+    assert "content" not in seen and "cost" not in seen and "venues" not in seen
+    listed = app.client.get(f"{CALX}/events").json
+    assert listed[0]["id"] == event["id"] and "content" not in listed[0]
+    assert admin.get(f"{CALX}/events/{event['id']}").json["content"]["rendered"] == "Secret venue."
