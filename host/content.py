@@ -63,13 +63,14 @@ class ContentService(Protocol):
 
     def matching_ids(self, request: RestRequest, post_type: str, *, status: Iterable[str] | None = None,
                      search: str = "", terms: Mapping[str, Iterable[int]] | None = None,
-                     order: str | None = None) -> Any:
+                     order: str | None = None, descending: bool = False) -> Any:
         """A SQLAlchemy SELECT of the ids of `post_type` items matching every filter given, for a plugin
         to use as a subquery in its own tables' queries (`my_table.c.post_id.in_(select)`).
 
         status: only these stored statuses (None: any); search: the collections' search; terms:
         {taxonomy: term ids}, an item matches a taxonomy when it has any of its ids; order: "title",
-        "date" or "id" (ascending, then id) when the SELECT is run for a page rather than used as a subquery.
+        "date", "modified", "menu_order" or "id" (ascending, then id; `descending` reverses both) when the
+        SELECT is run for a page rather than used as a subquery.
         """
 
     def create(self, request: RestRequest, post_type: str, *, title: str = "", content: str = "",

@@ -28,7 +28,11 @@ def register_tables(metadata):
 def register_namespaces(app):
     if not settings.settings_of(app).enabled:
         return []
-    return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags")]
+    return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags"),
+            Namespace("calx/v1", description="Events calendar: events, venues and organizers as core-style entities"),
+            Namespace("cal/event-aggregator/v1", description="Events calendar: import services report batches and "
+                                                            "states"),
+            Namespace("calx/v2/onboarding", description="Events calendar: the administrator's setup wizard")]
 
 
 @hookimpl
@@ -78,17 +82,27 @@ def register_abilities():
 def register_routes(app):
     if not settings.settings_of(app).enabled:
         return []
-    from .routes import routes
+    from . import aggregator, calx, onboarding
+    from .routes import _with_statuses, routes
 
-    return routes(app)
+    return [*routes(app), *calx.routes(app, _with_statuses), *aggregator.routes(), *onboarding.routes()]
+
+
+@hookimpl
+def register_commands(cli):
+    from .cli import calendar_group
+
+    cli.add_command(calendar_group)
 
 
 @hookimpl
 def startup(app):
     settings.load(app)
+    from .onboarding import signing_key
     from .state import ensure_row
 
     ensure_row(app)
+    signing_key(app)  # made at start-up, so no request writes it (a refused one must change nothing)
 
 
 @hookimpl

@@ -27,10 +27,10 @@ SLUG = r"/by-slug/(?P<slug>[^/]+)"
 WRITE = "POST, PUT, PATCH"
 
 
-def namespace_document(request):
+def namespace_document(request, namespace: str = NAMESPACE):
     """An OpenAPI description of this namespace, cut from the site's document (the same schemas)."""
     document = openapi_document(request.app, site_url(request))
-    prefix = f"{request.app.settings.rest_prefix}/{NAMESPACE}"
+    prefix = f"{request.app.settings.rest_prefix}/{namespace}"
     paths = {path: operations for path, operations in document.get("paths", {}).items()
              if path == prefix or path.startswith(prefix + "/")}
     schemas = document.get("components", {}).get("schemas", {})
@@ -45,7 +45,7 @@ def namespace_document(request):
                 pending.append(json.dumps(schemas[name]))
     components = {**document.get("components", {}), "schemas": {name: schemas[name] for name in sorted(wanted)}}
     return {**{key: value for key, value in document.items() if key not in ("paths", "components", "tags")},
-            "tags": [tag for tag in document.get("tags", []) if tag.get("name") == NAMESPACE],
+            "tags": [tag for tag in document.get("tags", []) if tag.get("name") == namespace],
             "paths": paths, "components": components}
 
 

@@ -15,6 +15,8 @@ EVENTS = "cal_events"
 LINKS = "cal_event_links"
 STATE = "cal_state"
 RECURRENCE = "cal_event_recurrence"
+IMPORTS = "cal_imports"
+OPTIONS = "cal_options"
 STATE_ROW = 1
 
 
@@ -63,6 +65,25 @@ def define_tables(metadata) -> None:
           Column("event_id", Integer, primary_key=True, autoincrement=False),
           Column("rule", Text, nullable=False),
           Column("exdates", Text, nullable=False, default="[]"))
+    # One row per import record (a cal_import post, whose status is its cal-ea-* state): what an
+    # import service or `sitehost calendar import` reports, and the one-time hash of the next batch.
+    Table(IMPORTS, metadata,
+          Column("post_id", Integer, primary_key=True, autoincrement=False),
+          Column("import_id", String(64), nullable=False, unique=True),
+          Column("origin", String(20), nullable=False, default="ics"),  # "ics" (file or URL) or "service"
+          Column("source", String(2000), nullable=False, default=""),
+          Column("next_batch_hash", String(64), nullable=True),  # None: no batch is expected
+          Column("percentage_complete", Integer, nullable=False, default=0),
+          Column("interval_s", Integer, nullable=False, default=10),
+          Column("total_events", Integer, nullable=False, default=0),
+          Column("activity", Text, nullable=False, default="{}"),  # JSON {created, updated, skipped, failed}
+          Column("message", Text, nullable=False, default=""),
+          Column("message_slug", String(100), nullable=False, default=""),
+          Column("updated_utc", DateTime, nullable=True))
+    # Calendar-wide options as JSON values by name: the onboarding wizard's progress and settings.
+    Table(OPTIONS, metadata,
+          Column("name", String(64), primary_key=True),
+          Column("value", Text, nullable=False, default="{}"))
     # One row: `version` goes up with every write to the calendar's tables (list totals are kept
     # per version, in every server process); `longest_s` bounds event durations, so the list's
     # walk can start at (window start - longest event) instead of at the first event ever.
@@ -74,4 +95,5 @@ def define_tables(metadata) -> None:
 
 def tables(app) -> dict:
     names = app.db.metadata.tables
-    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE], "recurrence": names[RECURRENCE]}
+    return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE], "recurrence": names[RECURRENCE],
+            "imports": names[IMPORTS], "options": names[OPTIONS]}

@@ -124,7 +124,8 @@ class CoreContentService:
         return store.get_item(self.app, request.session, found, post_type) if found is not None else None
 
     def matching_ids(self, request, post_type: str, *, status: Iterable[str] | None = None, search: str = "",
-                     terms: Mapping[str, Iterable[int]] | None = None, order: str | None = None):
+                     terms: Mapping[str, Iterable[int]] | None = None, order: str | None = None,
+                     descending: bool = False):
         self._post_type(post_type)
         posts = tables(self.app)["posts"]
         # filters() answers [type clause, status clause, the others...]; the status clause is replaced
@@ -136,10 +137,14 @@ class CoreContentService:
             where.extend(store.filters(self.app, store.PostQuery(post_type, statuses=[], tax_clauses=[clause]))[2:])
         statement = select(posts.c.id).where(*where)
         if order is not None:
-            columns = {"title": posts.c.title, "date": posts.c.date, "id": posts.c.id}
+            columns = {"title": posts.c.title, "date": posts.c.date, "id": posts.c.id,
+                       "modified": posts.c.modified_gmt, "menu_order": posts.c.menu_order}
             if order not in columns:
                 raise ValueError(f"order is one of {sorted(columns)}")
-            statement = statement.order_by(columns[order], posts.c.id)
+            if descending:
+                statement = statement.order_by(columns[order].desc(), posts.c.id.desc())
+            else:
+                statement = statement.order_by(columns[order], posts.c.id)
         return statement
 
     # --- writing ---------------------------------------------------------------------------

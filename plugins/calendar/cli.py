@@ -1,0 +1,179 @@
+"""`sitehost calendar ...`: iCalendar imports, their records, and events imports must leave alone."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import click
+
+from host.auth import users as user_service
+
+
+@contextlib.contextmanager
+def _site(ctx: click.Context):
+    from host.app import create_app
+    from host.config import ConfigError, load_settings
+
+    root = ctx.find_root()
+    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
+    try:
+        app = create_app(load_settings(config))
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from error
+    try:
+        record = app.plugin("calendar")
+        if record is None or not record.loaded:
+            raise click.ClickException(f"the calendar plugin is not running here "
+                                       f"({getattr(record, 'error', '') or 'disabled'})")
+        yield app
+    finally:
+        app.close()
+
+
+def _author(app, login: str | None):
+    with app.db.session() as session:
+        if login:
+            user = user_service.find_user(app, session, login)
+            if user is None:
+                raise click.ClickException(f"no user with login or email {login!r}")
+            return user
+        admins, _total = user_service.query_users(app, session, roles=["administrator"], orderby="id", limit=1)
+        if not admins:
+            raise click.ClickException("no administrator to own the events; pass --author")
+        return admins[0]
+
+
+@click.group("calendar")
+def calendar_group() -> None:
+    """The events calendar: iCalendar imports and their records.
+
+    \b
+    Examples:
+      sitehost calendar import term-dates.ics
+      sitehost calendar import https://example.org/fixtures.ics
+      sitehost calendar imports
+    """
+
+
+@calendar_group.command("import")
+@click.argument("source")
+@click.option("--author", default=None, help="Login of the events' author (default: the first administrator).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def import_command(ctx: click.Context, source: str, author: str | None, quiet: bool) -> None:
+    """Import the events of SOURCE, an .ics file or an http(s) URL.
+
+    Events are matched by UID: a second run updates what changed and creates nothing twice.
+    Events marked ignored (`sitehost calendar ignore ID`) are left alone.
+
+    \b
+    Example:
+      sitehost calendar import term-dates.ics --author office
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from .imports import ImportFailed, import_source
+
+    with _site(ctx) as app:
+        user = _author(app, author)
+        with Progress(TextColumn("events"), BarColumn(), MofNCompleteColumn(), disable=quiet) as progress:
+            task = progress.add_task("events", total=None)
+            try:
+                import_id, activity = import_source(
+                    app, user, source, on_start=lambda total: progress.update(task, total=total),
+                    on_progress=lambda done: progress.update(task, completed=done))
+            except ImportFailed as error:
+                raise click.ClickException(str(error)) from None
+    for problem in activity.errors[:20]:
+        click.echo(f"failed: {problem}", err=True)
+    click.echo(f"import {import_id}: {activity.created} created, {activity.updated} updated, "
+               f"{activity.skipped} skipped, {activity.failed} failed")
+    if activity.failed:
+        ctx.exit(1)
+
+
+@calendar_group.command("imports")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def imports_command(ctx: click.Context, as_json: bool) -> None:
+    """List import records, newest first: id, state, percentage, interval and counts.
+
+    \b
+    Example:
+      sitehost calendar imports --json
+    """
+    from host.content import service_request
+
+    from .imports import list_records
+
+    with _site(ctx) as app, app.db.session() as session:
+        request = service_request(app, session, _author(app, None))
+        records = list_records(session, app, lambda post_id: app.content.get(request, post_id))
+    if as_json:
+        click.echo(json.dumps(records, indent=2))
+        return
+    if not records:
+        click.echo("no imports yet")
+    for record in records:
+        counts = record["activity"]
+        click.echo(f"{record['import_id']}\t{record['status']}\t{record['percentage_complete']}%\t"
+                   f"interval {record['interval']}s\t{counts.get('created', 0)} created, "
+                   f"{counts.get('updated', 0)} updated, {counts.get('skipped', 0)} skipped, "
+                   f"{counts.get('failed', 0)} failed\t{record['origin']} {record['source']}")
+
+
+@calendar_group.command("expect-import")
+@click.argument("source")
+@click.option("--author", default=None, help="Login of the events' author (default: the first administrator).")
+@click.pass_context
+def expect_import_command(ctx: click.Context, source: str, author: str | None) -> None:
+    """Open a pending import record for an outside import service fetching SOURCE.
+
+    Prints the import_id and the first batch_hash the service sends to
+    cal/event-aggregator/v1/import/{import_id}/batch and /state.
+
+    \b
+    Example:
+      sitehost calendar expect-import "County fixtures feed"
+    """
+    from host.content import service_request
+
+    from .imports import open_import
+
+    with _site(ctx) as app:
+        user = _author(app, author)
+        with app.db.session(write=True) as session:
+            opened = open_import(service_request(app, session, user), "service", source)
+            session.commit()
+    click.echo(f"import_id:  {opened['import_id']}")
+    click.echo(f"batch_hash: {opened['batch_hash']}")
+
+
+@calendar_group.command("ignore")
+@click.argument("event_id", type=int)
+@click.option("--undo", is_flag=True, help="Stop ignoring it: the event becomes a draft again.")
+@click.pass_context
+def ignore_command(ctx: click.Context, event_id: int, undo: bool) -> None:
+    """Mark event EVENT_ID ignored: imports leave it alone and no list shows it.
+
+    \b
+    Example:
+      sitehost calendar ignore 42
+    """
+    from host.content import service_request
+
+    from .imports import mark_ignored
+
+    with _site(ctx) as app:
+        user = _author(app, None)
+        with app.db.session(write=True) as session:
+            request = service_request(app, session, user)
+            try:
+                mark_ignored(request, event_id, ignored=not undo)
+            except LookupError as error:
+                raise click.ClickException(str(error)) from None
+            session.commit()
+        for callback in request._after_commit:
+            callback()
+    click.echo(f"event {event_id} is {'a draft again' if undo else 'ignored by imports'}")
