@@ -28,7 +28,8 @@ def register_tables(metadata):
 def register_namespaces(app):
     if not settings.settings_of(app).enabled:
         return []
-    return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags")]
+    return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags"),
+            Namespace("cal/views/v2", description="Calendar views (month, list, day) rendered as HTML")]
 
 
 @hookimpl
@@ -78,9 +79,20 @@ def register_abilities():
 def register_routes(app):
     if not settings.settings_of(app).enabled:
         return []
+    from . import ical, recurrence
     from .routes import routes
+    from .view_routes import routes as view_routes
 
-    return routes(app)
+    return [*routes(app), *view_routes(app), *ical.routes(app), *recurrence.routes(app)]
+
+
+@hookimpl
+def register_pages(app):
+    if not settings.settings_of(app).enabled:
+        return []
+    from . import ical, views
+
+    return [*views.pages(), *ical.pages()]
 
 
 @hookimpl
