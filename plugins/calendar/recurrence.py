@@ -266,6 +266,13 @@ def as_occurrence(request, data: dict, start: datetime.datetime, end: datetime.d
     tz = times.zone(data["timezone"]) if times.is_zone(data["timezone"]) else times.UTC
     start_local, end_local = times.to_local(start, tz), times.to_local(end, tz)
     key = occurrence_key(start)
+    if isinstance(data.get("json_ld"), dict):
+        json_ld = dict(data["json_ld"])
+        if data.get("all_day"):
+            json_ld.update(startDate=start_local.date().isoformat(), endDate=end_local.date().isoformat())
+        else:
+            json_ld.update(startDate=start_local.isoformat(), endDate=end_local.isoformat())
+        data = {**data, "json_ld": json_ld}
     return {**data, "start_date": times.text(start_local), "start_date_details": times.details(start_local),
             "end_date": times.text(end_local), "end_date_details": times.details(end_local),
             "utc_start_date": times.text(start), "utc_start_date_details": times.details(start),
@@ -309,3 +316,86 @@ def routes(app) -> list:
 
     return [Route(NAMESPACE, r"/events/(?P<id>\d+)/occurrences/(?P<start>\d{8}T\d{6}Z)", "GET", get_occurrence,
                   args=OccurrenceArgs, title="event occurrence")]
+
+
+# --- the JSON list (§1.2) with repeating events -------------------------------------------------
+
+IDS = "calendar.recurring_ids"
+
+
+def ids_at(request, version: int) -> set[int]:
+    """The repeating events' ids, read once per calendar version in this process."""
+    from host.stash import StashKey
+
+    key = StashKey[tuple](IDS)
+    kept = request.app.stash.get(key)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    found = recurring_ids(request.session, request.app)
+    request.app.stash[key] = (version, found)
+    return found
+
+
+def _inside(start, end, bounds: dict) -> bool:
+    return not (("start" in bounds and end < bounds["start"]) or ("end" in bounds and start > bounds["end"])
+                or ("starts_before" in bounds and start > bounds["starts_before"])
+                or ("starts_after" in bounds and start <= bounds["starts_after"])
+                or ("ends_before" in bounds and end > bounds["ends_before"])
+                or ("ends_after" in bounds and end <= bounds["ends_after"]))
+
+
+def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
+                  page: int) -> tuple[int, list[tuple[int, datetime.datetime | None, datetime.datetime | None]]]:
+    """(total, page) of a list window where repeating events count once per occurrence inside it.
+
+    `filters` are the list's clauses but its dates, `dated` its date clauses (which single events
+    meet by their own times); page entries are (event id, occurrence start, end), None for single events.
+    """
+    from sqlalchemy import and_, func
+
+    events = tables(request.app)["events"]
+    single = [*filters, *dated, events.c.post_id.not_in(repeating)]
+    total = request.session.execute(select(func.count()).select_from(events).where(and_(*single))).scalar() or 0
+    entries: list[tuple] = [(row.start_utc, row.post_id, None, None) for row in request.session.execute(
+        select(events.c.start_utc, events.c.post_id).where(and_(*single))
+        .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
+    series_where = [*filters, events.c.post_id.in_(repeating)]
+    for name in ("end", "starts_before"):
+        if name in bounds:
+            series_where.append(events.c.start_utc <= bounds[name])
+    series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]
+    series = rows_of(request.session, request.app, [row["post_id"] for row in series_rows])
+    for row in series_rows:
+        for start, end in occurrences(row, series[row["post_id"]], bounds.get("start"), bounds.get("end")):
+            if _inside(start, end, bounds):
+                entries.append((start, row["post_id"], start, end))
+                total += 1
+    entries.sort(key=lambda entry: (entry[0], entry[1]))
+    chosen = entries[(page - 1) * size:page * size]
+    return total, [(event_id, start, end) for _sort, event_id, start, end in chosen]
+
+
+def shape_page(request, chosen: list, version: int, listed) -> list:
+    """The page's objects: single events as the list keeps them, occurrences as their own objects."""
+    from .events import shape_events
+    from .names import EVENT
+
+    single_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is None))
+    series_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is not None))
+    listed_singles = listed(request, single_ids, version) if single_ids else []
+    if len(listed_singles) != len(single_ids):  # an event without its post: match them by id
+        listed_singles = []
+        found = request.app.content.get_many(request, single_ids, EVENT)
+        single_ids = [event_id for event_id in single_ids if event_id in found]
+        listed_singles = shape_events(request, [found[event_id] for event_id in single_ids])
+    singles = dict(zip(single_ids, listed_singles))
+    items = request.app.content.get_many(request, series_ids, EVENT)
+    shaped = {data["id"]: data for data in shape_events(request, [items[i] for i in series_ids if i in items])}
+    page = []
+    for event_id, start, end in chosen:
+        if start is None:
+            if event_id in singles:
+                page.append(singles[event_id])
+        elif event_id in shaped:
+            page.append(as_occurrence(request, shaped[event_id], start, end))
+    return page
