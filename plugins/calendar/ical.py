@@ -106,6 +106,9 @@ def build_calendar(request, events: list[dict]) -> bytes:
         if not row["all_day"]:
             last = row["end_utc"] + datetime.timedelta(days=366 * (recurrence.HORIZON_YEARS if repeating else 1))
             zones.setdefault(zone_name, []).extend([row["start_utc"].date(), last.date()])
+    if not zones:  # RFC 5545 wants one component at least: an empty feed carries the site's zone
+        today = datetime.date.today()
+        zones[request.app.settings.site.get("timezone_string") or "UTC"] = [today, today + datetime.timedelta(days=366)]
     for zone_name, dates in sorted(zones.items()):
         first, last = min(dates) - datetime.timedelta(days=366), max(dates)
         calendar.add_component(icalendar.Timezone.from_tzinfo(times.zone(zone_name), tzid=zone_name,
