@@ -390,7 +390,7 @@ def render(app, site: str, base_url: str, view: ViewRequest) -> str:
         moment = time.monotonic()
         if found is not None and moment - found[1] < KEPT_SECONDS:
             return found[0]
-        body = (f'<div class="cal cal-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
+        body = (f'<div class="cal cal-view-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
                 f"{RENDERERS[view.view](reader, site, view)}"
                 f'<p class="cal-subscribe"><a href="{html.escape(site)}/events/feed.ics">'
                 "Subscribe to this calendar (iCalendar)</a></p></div>")
