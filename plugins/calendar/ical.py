@@ -20,6 +20,7 @@ import datetime
 import email.utils
 import hashlib
 import html
+import json
 from urllib.parse import urlsplit
 
 import icalendar
@@ -38,6 +39,8 @@ CONTENT_TYPE = "text/calendar; charset=utf-8"
 MAX_FEED_EVENTS = 2000
 PAGE = 50
 FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
+VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
+VEVENTS_KEPT = 5000  # written VEVENTs, kept by a hash of everything they show
 LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured", "status",
                 "include", "post_parent", "strict_dates", "starts_before", "starts_after", "ends_before",
                 "ends_after", "geoloc", "geoloc_lat", "geoloc_lng", "ticketed")
@@ -75,34 +78,26 @@ def build_calendar(request, events: list[dict]) -> bytes:
     calendar.add("x-wr-calname", request.app.settings.site.get("name", "") or "Events")
     zones: dict[str, list[datetime.date]] = {}
     seen: set[int] = set()
+    kept = request.app.stash.setdefault_by(VEVENTS, lambda: LruCache(VEVENTS_KEPT))
+    parts: list[bytes] = []
     for data in events:
         row = rows.get(data["id"])
         if row is None or data["id"] in seen:
             continue
         seen.add(data["id"])
         zone_name = row["timezone"] if times.is_zone(row["timezone"]) else "UTC"
-        tz = times.zone(zone_name)
         repeating = series.get(data["id"])
-        component = recurrence.vevent(f"event-{data['id']}@{host}", row["start_utc"], row["end_utc"],
-                                      bool(row["all_day"]), tz, repeating and repeating["rule"],
-                                      repeating["exdates"] if repeating else [])
-        modified = _utc(data["modified_utc"])
-        component.add("dtstamp", modified)
-        component.add("last-modified", modified)
-        component.add("created", _utc(data["date_utc"]))
-        component.add("summary", _plain(data["title"]) or "(untitled)")
-        description = _plain(data.get("description"))
-        if description:
-            component.add("description", description)
-        location = _location(data)
-        if location:
-            component.add("location", location)
-        component.add("url", data["url"])
-        categories = [_plain(term.get("name")) for term in data.get("categories") or [] if isinstance(term, dict)]
-        if categories:
-            component.add("categories", categories)
-        component.add("status", "CONFIRMED" if data["status"] == "publish" else "TENTATIVE")
-        calendar.add_component(component)
+        fields = [host, data["id"], data["title"], data.get("description"), _location(data), data["url"],
+                  data["status"], data["modified_utc"], data["date_utc"],
+                  [term.get("name") for term in data.get("categories") or [] if isinstance(term, dict)],
+                  row["start_utc"].isoformat(), row["end_utc"].isoformat(), zone_name, bool(row["all_day"]),
+                  repeating and repeating["rule"], [moment.isoformat() for moment in (repeating or {}).get("exdates", [])]]
+        key = hashlib.sha256(json.dumps(fields, default=str).encode()).digest()
+        text = kept.get(key)
+        if text is None:
+            text = _vevent(data, row, zone_name, repeating, host).to_ical()
+            kept.put(key, text)
+        parts.append(text)
         if not row["all_day"]:
             last = row["end_utc"] + datetime.timedelta(days=366 * (recurrence.HORIZON_YEARS if repeating else 1))
             zones.setdefault(zone_name, []).extend([row["start_utc"].date(), last.date()])
@@ -113,9 +108,33 @@ def build_calendar(request, events: list[dict]) -> bytes:
         first, last = min(dates) - datetime.timedelta(days=366), max(dates)
         calendar.add_component(icalendar.Timezone.from_tzinfo(times.zone(zone_name), tzid=zone_name,
                                                               first_date=first, last_date=last))
-    # VTIMEZONEs first, as most readers expect them before the events that use them.
-    calendar.subcomponents.sort(key=lambda component: component.name != "VTIMEZONE")
-    return calendar.to_ical()
+    # VTIMEZONEs before the events that use them; each VEVENT as icalendar wrote it (kept by content).
+    head, tail = calendar.to_ical().rsplit(b"END:VCALENDAR\r\n", 1)
+    return head + b"".join(parts) + b"END:VCALENDAR\r\n" + tail
+
+
+def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, host: str) -> icalendar.Event:
+    """One event's VEVENT: its timing (recurrence.vevent), DTSTAMP = its last change, and its texts."""
+    component = recurrence.vevent(f"event-{data['id']}@{host}", row["start_utc"], row["end_utc"],
+                                  bool(row["all_day"]), times.zone(zone_name), repeating and repeating["rule"],
+                                  repeating["exdates"] if repeating else [])
+    modified = _utc(data["modified_utc"])
+    component.add("dtstamp", modified)
+    component.add("last-modified", modified)
+    component.add("created", _utc(data["date_utc"]))
+    component.add("summary", _plain(data["title"]) or "(untitled)")
+    description = _plain(data.get("description"))
+    if description:
+        component.add("description", description)
+    location = _location(data)
+    if location:
+        component.add("location", location)
+    component.add("url", data["url"])
+    categories = [_plain(term.get("name")) for term in data.get("categories") or [] if isinstance(term, dict)]
+    if categories:
+        component.add("categories", categories)
+    component.add("status", "CONFIRMED" if data["status"] == "publish" else "TENTATIVE")
+    return component
 
 
 def answer(request_headers, body: bytes, first_seen: LruCache, filename: str) -> tuple[int, dict[str, str], bytes]:
