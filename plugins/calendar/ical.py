@@ -241,8 +241,10 @@ def routes(app) -> list:
 
     from .schemas import EventListArgs, EventReadArgs
 
-    return [Route(NAMESPACE, r"/events\.ics", "GET", events_feed, args=EventListArgs, title="events feed"),
-            Route(NAMESPACE, r"/events/(?P<id>\d+)\.ics", "GET", event_feed, args=EventReadArgs, title="event feed")]
+    return [Route(NAMESPACE, r"/events\.ics", "GET", events_feed, args=EventListArgs, title="events feed",
+                  content_type="text/calendar"),
+            Route(NAMESPACE, r"/events/(?P<id>\d+)\.ics", "GET", event_feed, args=EventReadArgs, title="event feed",
+                  content_type="text/calendar")]
 
 
 def pages() -> list:

@@ -385,7 +385,7 @@ def render(app, site: str, base_url: str, view: ViewRequest) -> str:
     try:
         version, _longest = state.read(reader.session, app)
         key = (site, view, version, today(app))
-        kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(256))
+        kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(128))
         found = kept.get(key)
         moment = time.monotonic()
         if found is not None and moment - found[1] < KEPT_SECONDS:
