@@ -167,3 +167,53 @@ def test_the_public_subscription_page_lists_what_visitors_may_read(make_app):
     assert set(vevents(parse(feed))) == {"Parents evening"}
     assert feed.headers["Content-Disposition"] == 'inline; filename="events.ics"'
     visitor.get("/events/feed.ics", headers={"If-None-Match": feed.headers["ETag"]}, status=304)
+
+
+def _as_event_fields(component: icalendar.Event) -> dict:
+    """What a client reads from a VEVENT to write the event again through cal/events/v1."""
+    start, end = component["DTSTART"].dt, component["DTEND"].dt
+    fields = {"title": str(component["SUMMARY"]), "status": "publish",
+              "description": str(component.get("DESCRIPTION", ""))}
+    if isinstance(start, datetime.datetime):
+        fields.update(timezone=str(component["DTSTART"].params["TZID"]), start_date=f"{start:%Y-%m-%d %H:%M:%S}",
+                      end_date=f"{end:%Y-%m-%d %H:%M:%S}")
+    else:
+        fields.update(all_day=True, start_date=f"{start}", end_date=f"{end - datetime.timedelta(days=1)}")
+    if "RRULE" in component:
+        exdates = [moment.dt for exdate in ([component["EXDATE"]] if "EXDATE" in component else [])
+                   for moment in exdate.dts]
+        fields["recurrence"] = {"rule": component["RRULE"].to_ical().decode(),
+                                "exdates": [f"{moment:%Y-%m-%d %H:%M:%S}" for moment in exdates]}
+    return fields
+
+
+def _comparable(calendar) -> list[tuple]:
+    """Each VEVENT without what names its copy (UID, DTSTAMP, CREATED, LAST-MODIFIED, URL)."""
+    kept = []
+    for component in calendar.walk("VEVENT"):
+        kept.append(tuple(sorted((name, value.to_ical() if hasattr(value, "to_ical") else str(value))
+                                 for name, value in component.property_items(recursive=False)
+                                 if name not in ("UID", "DTSTAMP", "CREATED", "LAST-MODIFIED", "URL", "BEGIN",
+                                                 "END"))))
+    return sorted(kept)
+
+
+def test_an_exported_feed_written_into_a_fresh_site_exports_the_same_events(site, make_app):
+    exported = parse(site["visitor"].get(FEED, JUNE))
+    fresh = make_app(plugins=["core", "calendar"], site=LONDON)
+    writer = client_as(fresh, create_test_user(fresh, "administrator"))
+    venues: dict[str, int] = {}
+    for component in exported.walk("VEVENT"):
+        fields = _as_event_fields(component)
+        if "LOCATION" in component:  # "Main hall, 1 School Lane, Riverside"
+            name, address, city = str(component["LOCATION"]).split(", ")
+            venues.setdefault(name, new_venue(writer, venue=name, address=address, city=city)["id"])
+            fields["venue"] = [venues[name]]
+        if "CATEGORIES" in component:
+            fields["categories"] = [writer.post_json(f"{API}/categories", {"name": name}).json["id"]
+                                    for name in component["CATEGORIES"].cats]
+        new_event(writer, **fields)
+    again = parse(TestApp(fresh, extra_environ={"HTTP_HOST": "school.test"}).get(FEED, JUNE))
+    assert len(again.walk("VEVENT")) == len(exported.walk("VEVENT")) == 5
+    assert _comparable(again) == _comparable(exported)
+    assert {str(zone["TZID"]) for zone in again.walk("VTIMEZONE")} == {"Europe/London", "America/New_York"}
