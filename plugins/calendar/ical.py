@@ -40,7 +40,10 @@ MAX_FEED_EVENTS = 2000
 PAGE = 50
 FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
 VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
-VEVENTS_KEPT = 5000  # written VEVENTs, kept by a hash of everything they show
+VEVENTS_KEPT = 5000
+FEEDS = StashKey[LruCache]("calendar.ical.feeds")
+FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
+FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
 LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured", "status",
                 "include", "post_parent", "strict_dates", "starts_before", "starts_after", "ends_before",
                 "ends_after", "geoloc", "geoloc_lat", "geoloc_lng", "ticketed")
@@ -199,8 +202,28 @@ def list_events(request) -> list[dict]:
 
 
 def events_feed(request):
-    """GET events.ics: the JSON list's events, with its filters and permission rules, as iCalendar."""
-    return _respond(request, build_calendar(request, list_events(request)), "events.ics")
+    """GET events.ics: the JSON list's events, with its filters and permission rules, as iCalendar.
+
+    Calendar apps poll: an anonymous feed is kept per (site, query, calendar version, day) for a
+    minute in this process (every calendar write bumps the version; the minute covers scheduled
+    publication). Signed-in callers' feeds depend on who they are and are always built.
+    """
+    if request.user.is_authenticated:
+        return _respond(request, build_calendar(request, list_events(request)), "events.ics")
+    import time
+
+    from . import state
+
+    version, _longest = state.read(request.session, request.app)
+    query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
+    key = (request.base_url, query, version, datetime.date.today())
+    kept = request.app.stash.setdefault_by(FEEDS, lambda: LruCache(FEEDS_KEPT))
+    found = kept.get(key)
+    moment = time.monotonic()
+    if found is None or moment - found[1] >= FEED_SECONDS:
+        found = (build_calendar(request, list_events(request)), moment)
+        kept.put(key, found)
+    return _respond(request, found[0], "events.ics")
 
 
 def event_feed(request):
