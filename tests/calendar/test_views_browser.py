@@ -49,6 +49,13 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
             cell = page.get_by_role("link", name=f"{datetime.date(following.year, following.month, 14):%A} 14 "
                                                  f"{following:%B %Y}, 1 event")
             assert cell.count() == 1
+            grid.get_by_role("link", name="19:00 Spring concert").click()  # the event's day, at the event
+            concert_day = datetime.date(following.year, following.month, 14)
+            heading.filter(has_text=f"{concert_day:%A} 14 {following:%B %Y}").wait_for()
+            assert page.evaluate("document.activeElement.className") == "cal-event"
+            assert "19:00–21:00" in page.locator("article.cal-event").inner_text()
+            page.go_back()
+            heading.filter(has_text=f"{following:%B %Y}").wait_for()
             page.go_back()
             heading.filter(has_text=f"{today:%B %Y}").wait_for()
         finally:

@@ -21,8 +21,10 @@
     }).then(function (answer) {
       page.innerHTML = answer.html;
       if (push) { history.pushState({calendar: true}, "", url); }
+      var target = url.indexOf("#") >= 0 ? document.getElementById(decodeURIComponent(url.split("#")[1])) : null;
       var heading = document.getElementById("cal-heading");
-      if (heading) { heading.focus(); }
+      if (target) { target.setAttribute("tabindex", "-1"); target.focus(); target.scrollIntoView(); }
+      else if (heading) { heading.focus(); }
     }).catch(function () { location.href = url; });
   }
   page.addEventListener("click", function (event) {
