@@ -224,8 +224,8 @@ SCENARIOS = [
              _check(lambda c: f"{API}/events", 10), cached=True, prepare=prepare),
     Scenario("calendar-month-view", f"HTML month view of {MONTH_EVENTS} events (/events/month/)", _lua_month,
              _check_month, prepare=prepare_month),
-    Scenario("calendar-ics", f"GET cal events.ics ({FEED_EVENTS} events)", _lua_get(_feed_path), _check_feed,
-             prepare=prepare),
+    Scenario("calendar-ics", f"GET cal events.ics ({FEED_EVENTS} events, anonymous: kept a minute)",
+             _lua_get(_feed_path), _check_feed, prepare=prepare),
 ]
 
 BUDGET = [
