@@ -94,7 +94,8 @@ def build_calendar(request, events: list[dict]) -> bytes:
                   data["status"], data["modified_utc"], data["date_utc"],
                   [term.get("name") for term in data.get("categories") or [] if isinstance(term, dict)],
                   row["start_utc"].isoformat(), row["end_utc"].isoformat(), zone_name, bool(row["all_day"]),
-                  repeating and repeating["rule"], [moment.isoformat() for moment in (repeating or {}).get("exdates", [])]]
+                  repeating and repeating["rule"],
+                  [moment.isoformat() for moment in (repeating or {}).get("exdates", [])]]
         key = hashlib.sha256(json.dumps(fields, default=str).encode()).digest()
         text = kept.get(key)
         if text is None:
@@ -260,7 +261,7 @@ def feed_page(app, request):
 
 
 def routes(app) -> list:
-    from host import Page, Route
+    from host import Route
 
     from .schemas import EventListArgs, EventReadArgs
 

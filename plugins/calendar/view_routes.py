@@ -62,7 +62,8 @@ def view_html(request):
         raise common.invalid_param("u", str(error)) from None
     site = common.site_url(request)
     body = render(request.app, site, request.base_url, view)
-    state = {"url": site + view.path(), "prev_url": params.get("pu") or "", "should_manage_url": bool(params.get("smu"))}
+    state = {"url": site + view.path(), "prev_url": params.get("pu") or "",
+             "should_manage_url": bool(params.get("smu"))}
     return {"html": body + tokens_block(request.app, request.user.id, state)}
 
 
