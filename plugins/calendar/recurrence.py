@@ -233,14 +233,19 @@ def occurrences(row: dict, recurrence: dict, window_start: datetime.datetime | N
     low = (window_start or row["start_utc"]) - duration
     high = window_end or (row["start_utc"] + datetime.timedelta(days=366 * HORIZON_YEARS))
     found = []
-    query = recurring_ical_events.of(calendar)
-    for component in query.between(low.replace(tzinfo=times.UTC), high.replace(tzinfo=times.UTC)
-                                   + datetime.timedelta(seconds=1)):
+    if not expandable(recurrence["rule"]):  # a rule this site would refuse (an import's): its first occurrence
+        start, end = row["start_utc"], row["end_utc"]
+        inside = (window_start is None or end >= window_start) and (window_end is None or start <= window_end)
+        return [(start, end)] if inside else []
+    # after() yields occurrences lazily in order: the walk stops at the window's end or the cap.
+    for component in recurring_ical_events.of(calendar).after(low.replace(tzinfo=times.UTC)):
         value = component["DTSTART"].dt
         if isinstance(value, datetime.datetime):
             start = value.astimezone(times.UTC).replace(tzinfo=None)
         else:
             start = times.to_utc(datetime.datetime.combine(value, datetime.time()), tz)
+        if start > high:
+            break
         end = start + duration
         if (window_start is None or end >= window_start) and (window_end is None or start <= window_end):
             found.append((start, end))
@@ -248,6 +253,16 @@ def occurrences(row: dict, recurrence: dict, window_start: datetime.datetime | N
             break
     found.sort()
     return found
+
+
+def expandable(rule: str) -> bool:
+    """Whether a stored rule repeats at most daily (rules written by imports are not checked on the way in)."""
+    try:
+        parsed = icalendar.vRecur.from_ical(rule)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return (parsed.get("FREQ") or [None])[0] in ALLOWED_FREQUENCIES and not any(
+        part in parsed for part in REFUSED_PARTS)
 
 
 def occurrence_key(start_utc: datetime.datetime) -> str:

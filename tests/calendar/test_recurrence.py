@@ -164,3 +164,29 @@ def test_an_open_ended_series_expands_only_inside_the_window(make_app):
     response = admin.get(EVENTS, {"start_date": "2031-05-01", "end_date": "2031-05-31", "per_page": 50})
     assert response.json["total"] == 31
     assert response.json["events"][0]["start_date"] == "2031-05-01 07:30:00"
+
+
+def test_all_day_exclusions_and_rules_stored_by_imports(make_app):
+    """A rule in cal_event_recurrence that the API would refuse (an import wrote it) is not expanded."""
+    from sqlalchemy import insert
+
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    fete = new_event(admin, title="Village fete", all_day=True, start_date="2030-07-06", end_date="2030-07-06",
+                     recurrence={"rule": "FREQ=YEARLY;COUNT=4", "exdates": ["2031-07-06"]})
+    assert fete["recurrence"]["exdates"] == ["2031-07-06 00:00:00"]
+    years = admin.get(EVENTS, {"start_date": "2030-01-01", "end_date": "2034-12-31", "search": "fete"}).json["events"]
+    assert [event["start_date"] for event in years] == ["2030-07-06 00:00:00", "2032-07-06 00:00:00",
+                                                        "2033-07-06 00:00:00"]
+    imported = new_event(admin, title="Imported pulse", start_date="2030-01-01 09:00", end_date="2030-01-01 09:01")
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(insert(tables(app)["recurrence"]).values(event_id=imported["id"], rule="FREQ=MINUTELY",
+                                                                 exdates="[]"))
+    from plugins.calendar import state
+
+    with app.db.session(write=True) as session, session.begin():
+        state.changed(session, app)
+    window = {"start_date": "2030-01-01", "end_date": "2031-12-31", "search": "pulse"}
+    assert [event["start_date"] for event in admin.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]
