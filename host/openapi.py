@@ -333,6 +333,8 @@ class _Builder:
         if parameters:
             operation["parameters"] = parameters
         operation["responses"] = self._responses(method, route, item_ref)
+        if endpoint.content_type:  # a raw success body (Route.content_type), e.g. an iCalendar feed
+            operation["responses"]["200"]["content"][endpoint.content_type] = {"schema": {"type": "string"}}
         return operation
 
     def _responses(self, method: str, route, item_ref: dict[str, str] | None) -> dict[str, Any]:

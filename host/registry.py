@@ -85,6 +85,9 @@ class Route:
     hidden: bool = False
     capability: str = ""
     cacheable: bool = False
+    # The media type of a success answered as a RawBody (e.g. "text/calendar"), besides JSON errors:
+    # the OpenAPI document declares it, so clients and the fuzzer expect it.
+    content_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,7 @@ class Endpoint:
     automatic_index: bool = False  # the namespace index the host adds; the namespace's owner may replace it
     cacheable: bool = False  # Route.cacheable: anonymous GET answers may be kept by a response cache
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
+    content_type: str = ""  # Route.content_type
 
 
 @dataclass
@@ -382,7 +386,7 @@ class Registry:
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
-            automatic_index=automatic_index,
+            automatic_index=automatic_index, content_type=route.content_type,
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:

@@ -32,7 +32,8 @@ def register_namespaces(app):
             Namespace("calx/v1", description="Events calendar: events, venues and organizers as core-style entities"),
             Namespace("cal/event-aggregator/v1", description="Events calendar: import services report batches and "
                                                             "states"),
-            Namespace("calx/v2/onboarding", description="Events calendar: the administrator's setup wizard")]
+            Namespace("calx/v2/onboarding", description="Events calendar: the administrator's setup wizard"),
+            Namespace("cal/views/v2", description="Calendar views (month, list, day) rendered as HTML")]
 
 
 @hookimpl
@@ -82,10 +83,12 @@ def register_abilities():
 def register_routes(app):
     if not settings.settings_of(app).enabled:
         return []
-    from . import aggregator, calx, onboarding
+    from . import aggregator, calx, ical, onboarding, recurrence
     from .routes import _with_statuses, routes
+    from .view_routes import routes as view_routes
 
-    return [*routes(app), *calx.routes(app, _with_statuses), *aggregator.routes(), *onboarding.routes()]
+    return [*routes(app), *calx.routes(app, _with_statuses), *aggregator.routes(), *onboarding.routes(),
+            *view_routes(app), *ical.routes(app), *recurrence.routes(app)]
 
 
 @hookimpl
@@ -93,6 +96,15 @@ def register_commands(cli):
     from .cli import calendar_group
 
     cli.add_command(calendar_group)
+
+
+@hookimpl
+def register_pages(app):
+    if not settings.settings_of(app).enabled:
+        return []
+    from . import ical, views
+
+    return [*views.pages(), *ical.pages()]
 
 
 @hookimpl

@@ -5,7 +5,7 @@ from __future__ import annotations
 from host import RestError, RestResponse, forbidden
 from host.auth import users as user_service
 
-from . import common, linked, places, times
+from . import common, linked, places, recurrence, times
 from .events import (
     check_readable, event_values, load_event, rows_of, shape_events, sync_status, write_links, write_row,
 )
@@ -158,6 +158,7 @@ def create_event(request):
     venues, organizers = _linked(request, "venue"), _linked(request, "organizer")
     item = content.create(request, EVENT, author=author, terms=terms, **fields)
     write_row(request, item, values, created=True)
+    recurrence.apply(request, item["id"])
     for kind, ids in (("venue", venues), ("organizer", organizers)):
         if ids:
             write_links(request, item["id"], kind, ids)
@@ -186,6 +187,7 @@ def update_event(request):
     except (ValueError, LookupError):
         raise RestError("could-not-update-event", "The event could not be updated.", 403) from None
     write_row(request, item, values, created=False)
+    recurrence.apply(request, item["id"])
     for kind, ids in (("venue", venues), ("organizer", organizers)):
         if ids is not None:
             write_links(request, item["id"], kind, ids)

@@ -52,6 +52,9 @@ def shape_events(request, items: list[dict], single: bool = False, unlocked: set
             or request.user.can("edit_post", item)
         shaped.append(event_object(request, item, row, links.get(item["id"], {"venue": [], "organizer": []}),
                                    venues, organizers, terms, images, single, open_to_caller))
+    from .recurrence import annotate
+
+    annotate(request, shaped, rows)
     return shaped
 
 

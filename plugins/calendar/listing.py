@@ -11,7 +11,7 @@ from sqlalchemy import and_, bindparam, exists, func, or_, select
 
 from host import RestError, RestResponse, encode_item
 
-from . import common, linked, state, times
+from . import common, linked, recurrence, state, times
 from .events import blank_protected, shape_events
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .settings import settings_of
@@ -203,6 +203,7 @@ def list_events(request):
         where.append(events.c.post_id.in_(include))
     else:
         where.append(events.c.hide_from_listings.is_(False))
+    before_dates = len(where)
     if "start" in bounds:
         where.append(events.c.end_utc >= bounds["start"])
         # No event lasts longer than `longest`: the walk in start order can begin there.
@@ -217,6 +218,7 @@ def list_events(request):
         where.append(events.c.end_utc <= bounds["ends_before"])
     if "ends_after" in bounds:
         where.append(events.c.end_utc > bounds["ends_after"])
+    after_dates = len(where)
     if params.get("featured") is not None:
         where.append(events.c.featured.is_(bool(params["featured"])))
     if params.get("post_parent") is not None:
@@ -255,7 +257,12 @@ def list_events(request):
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
-    if prepared is not None:
+    repeating = recurrence.ids_at(request, version) if not include else set()
+    if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
+        total, chosen = recurrence.expanded_page(request, where[:before_dates] + where[after_dates:],
+                                                 where[before_dates:after_dates], bounds, repeating, size, page)
+        ids = [event_id for event_id, _start, _end in chosen]
+    elif prepared is not None:
         total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
         ids = list(request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
                    .scalars())
@@ -266,7 +273,8 @@ def list_events(request):
             .limit(size).offset((page - 1) * size)).all()]
     if page > 1 and not ids:
         raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
-    shaped = listed_events(request, ids, version)
+    shaped = recurrence.shape_page(request, chosen, version, listed_events) if repeating \
+        else listed_events(request, ids, version)
     pages = common.total_pages(total, size)
     query = {"page": page, "per_page": size, **dates["texts"]}
     for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "include",

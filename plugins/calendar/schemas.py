@@ -133,6 +133,13 @@ class EventFields(Schema):
                                 values=fields.String(validate=validate.Length(max=2000)),
                                 validate=validate.Length(max=50),
                                 metadata=_meta("Additional fields: {name: value}."))
+    recurrence = JsonSchemaField({
+        "type": ["object", "null"], "additionalProperties": False, "required": ["rule"],
+        "properties": {"rule": {"type": "string", "maxLength": 500,
+                                "description": "An RFC 5545 RRULE value, such as FREQ=WEEKLY;BYDAY=MO;COUNT=10."},
+                       "exdates": {"type": "array", "maxItems": 500, "items": {"type": "string", "maxLength": 64},
+                                   "description": "Occurrence starts to leave out, in the event's time zone."}},
+        "description": "How the event repeats (null: it does not)."})
 
 
 class EventCreateArgs(EventFields):

@@ -53,3 +53,4 @@ def deleted(app, event) -> None:
         session.execute(delete(t["events"]).where(t["events"].c.post_id == event.id))
         links = t["links"]
         session.execute(delete(links).where((links.c.event_id == event.id) | (links.c.linked_id == event.id)))
+        session.execute(delete(t["recurrence"]).where(t["recurrence"].c.event_id == event.id))

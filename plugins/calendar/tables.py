@@ -17,6 +17,7 @@ STATE = "cal_state"
 RECURRENCE = "cal_event_recurrence"
 IMPORTS = "cal_imports"
 OPTIONS = "cal_options"
+KEYS = "cal_keys"
 STATE_ROW = 1
 
 
@@ -84,6 +85,11 @@ def define_tables(metadata) -> None:
     Table(OPTIONS, metadata,
           Column("name", String(64), primary_key=True),
           Column("value", Text, nullable=False, default="{}"))
+    # Random keys made once per site (name -> value): "views" signs the tvn1/tvn2 view tokens of
+    # cal/views/v2, so every server process signs and checks with the same key.
+    Table(KEYS, metadata,
+          Column("name", String(40), primary_key=True),
+          Column("value", String(200), nullable=False))
     # One row: `version` goes up with every write to the calendar's tables (list totals are kept
     # per version, in every server process); `longest_s` bounds event durations, so the list's
     # walk can start at (window start - longest event) instead of at the first event ever.
@@ -96,4 +102,4 @@ def define_tables(metadata) -> None:
 def tables(app) -> dict:
     names = app.db.metadata.tables
     return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE], "recurrence": names[RECURRENCE],
-            "imports": names[IMPORTS], "options": names[OPTIONS]}
+            "imports": names[IMPORTS], "options": names[OPTIONS], "keys": names[KEYS]}

@@ -1,0 +1,277 @@
+"""iCalendar feeds (RFC 5545, written by the `icalendar` package): event lists and single events.
+
+- `GET cal/events/v1/events.ics?...` takes every filter of the JSON list (§1.2) and answers the
+  events that list would show to the same caller, all its pages (at most MAX_FEED_EVENTS).
+- `GET cal/events/v1/events/{id}.ics` answers one event after the single event's checks (§1.4).
+- `GET /events/feed.ics` is the public subscription of the site's calendar (the default list,
+  as an anonymous visitor reads it).
+
+The feed is built from the JSON answers themselves (internal requests as the caller), so the
+permission rules and the password blanking are the list's. A repeating event appears once, with
+its RRULE and EXDATE. DTSTAMP is the event's last modification (RFC 5545 3.8.7.2, for a feed
+without METHOD), so an unchanged calendar gives the same bytes; ETag is their hash, and
+Last-Modified the time this process first produced them. If-None-Match (or, without it,
+If-Modified-Since) answers 304.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import hashlib
+import html
+import json
+from urllib.parse import urlsplit
+
+import icalendar
+import nh3
+
+from host import RestError, RestResponse
+from host.lru import LruCache
+from host.rest.response import RawBody
+from host.stash import StashKey
+
+from . import recurrence, times
+from .events import rows_of
+from .names import NAMESPACE
+
+CONTENT_TYPE = "text/calendar; charset=utf-8"
+MAX_FEED_EVENTS = 2000
+PAGE = 50
+FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
+VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
+VEVENTS_KEPT = 5000
+FEEDS = StashKey[LruCache]("calendar.ical.feeds")
+FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
+FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
+LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured", "status",
+                "include", "post_parent", "strict_dates", "starts_before", "starts_after", "ends_before",
+                "ends_after", "geoloc", "geoloc_lat", "geoloc_lng", "ticketed")
+
+
+def _plain(text: str | None) -> str:
+    return " ".join(html.unescape(nh3.clean(text or "", tags=set())).split())
+
+
+def _utc(text: str) -> datetime.datetime:
+    return datetime.datetime.strptime(text, times.FORMAT).replace(tzinfo=datetime.timezone.utc)
+
+
+def _location(data: dict) -> str:
+    venue = data.get("venue")
+    venues = venue if isinstance(venue, list) else [venue]
+    parts = []
+    for place in venues:
+        if isinstance(place, dict):
+            parts.append(", ".join(value for value in (place.get("venue"), place.get("address"), place.get("city"),
+                                                        place.get("zip")) if value))
+    return "; ".join(part for part in parts if part)
+
+
+def build_calendar(request, events: list[dict]) -> bytes:
+    """The VCALENDAR of `events` (event objects of cal/events/v1): one VEVENT each, a VTIMEZONE per zone."""
+    host = urlsplit(request.base_url).hostname or "localhost"
+    ids = list(dict.fromkeys(data["id"] for data in events))
+    rows = rows_of(request, ids)
+    series = recurrence.rows_of(request.session, request.app, ids)
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", "-//sitehost//calendar//EN")
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("x-wr-calname", request.app.settings.site.get("name", "") or "Events")
+    zones: dict[str, list[datetime.date]] = {}
+    seen: set[int] = set()
+    kept = request.app.stash.setdefault_by(VEVENTS, lambda: LruCache(VEVENTS_KEPT))
+    parts: list[bytes] = []
+    for data in events:
+        row = rows.get(data["id"])
+        if row is None or data["id"] in seen:
+            continue
+        seen.add(data["id"])
+        zone_name = row["timezone"] if times.is_zone(row["timezone"]) else "UTC"
+        repeating = series.get(data["id"])
+        fields = [host, data["id"], data["title"], data.get("description"), _location(data), data["url"],
+                  data["status"], data["modified_utc"], data["date_utc"],
+                  [term.get("name") for term in data.get("categories") or [] if isinstance(term, dict)],
+                  row["start_utc"].isoformat(), row["end_utc"].isoformat(), zone_name, bool(row["all_day"]),
+                  repeating and repeating["rule"],
+                  [moment.isoformat() for moment in (repeating or {}).get("exdates", [])]]
+        key = hashlib.sha256(json.dumps(fields, default=str).encode()).digest()
+        text = kept.get(key)
+        if text is None:
+            text = _vevent(data, row, zone_name, repeating, host).to_ical()
+            kept.put(key, text)
+        parts.append(text)
+        if not row["all_day"]:
+            last = row["end_utc"] + datetime.timedelta(days=366 * (recurrence.HORIZON_YEARS if repeating else 1))
+            zones.setdefault(zone_name, []).extend([row["start_utc"].date(), last.date()])
+    if not zones:  # RFC 5545 wants one component at least: an empty feed carries the site's zone
+        today = datetime.date.today()
+        zones[request.app.settings.site.get("timezone_string") or "UTC"] = [today, today + datetime.timedelta(days=366)]
+    for zone_name, dates in sorted(zones.items()):
+        first, last = min(dates) - datetime.timedelta(days=366), max(dates)
+        calendar.add_component(icalendar.Timezone.from_tzinfo(times.zone(zone_name), tzid=zone_name,
+                                                              first_date=first, last_date=last))
+    # VTIMEZONEs before the events that use them; each VEVENT as icalendar wrote it (kept by content).
+    head, tail = calendar.to_ical().rsplit(b"END:VCALENDAR\r\n", 1)
+    return head + b"".join(parts) + b"END:VCALENDAR\r\n" + tail
+
+
+def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, host: str) -> icalendar.Event:
+    """One event's VEVENT: its timing (recurrence.vevent), DTSTAMP = its last change, and its texts."""
+    component = recurrence.vevent(f"event-{data['id']}@{host}", row["start_utc"], row["end_utc"],
+                                  bool(row["all_day"]), times.zone(zone_name), repeating and repeating["rule"],
+                                  repeating["exdates"] if repeating else [])
+    modified = _utc(data["modified_utc"])
+    component.add("dtstamp", modified)
+    component.add("last-modified", modified)
+    component.add("created", _utc(data["date_utc"]))
+    component.add("summary", _plain(data["title"]) or "(untitled)")
+    description = _plain(data.get("description"))
+    if description:
+        component.add("description", description)
+    location = _location(data)
+    if location:
+        component.add("location", location)
+    component.add("url", data["url"])
+    categories = [_plain(term.get("name")) for term in data.get("categories") or [] if isinstance(term, dict)]
+    if categories:
+        component.add("categories", categories)
+    component.add("status", "CONFIRMED" if data["status"] == "publish" else "TENTATIVE")
+    return component
+
+
+def answer(request_headers, body: bytes, first_seen: LruCache, filename: str) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers, body) with ETag and Last-Modified; 304 when the client has this body already."""
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    seen = first_seen.get(etag)
+    if seen is None:
+        seen = now
+        first_seen.put(etag, seen)
+    headers = {"ETag": etag, "Last-Modified": email.utils.format_datetime(seen, usegmt=True),
+               "Cache-Control": "no-cache", "Content-Disposition": f'inline; filename="{filename}"'}
+    if_none_match = request_headers("if-none-match")
+    if if_none_match is not None:
+        tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+        if etag in tags or "*" in tags:
+            return 304, headers, b""
+    else:
+        since = request_headers("if-modified-since")
+        if since:
+            try:
+                parsed = email.utils.parsedate_to_datetime(since)
+            except (TypeError, ValueError):
+                parsed = None
+            if parsed is not None and parsed.tzinfo is not None and seen <= parsed:
+                return 304, headers, b""
+    return 200, headers, body
+
+
+def _first_seen(app) -> LruCache:
+    return app.stash.setdefault_by(FIRST_SEEN, lambda: LruCache(1024))
+
+
+def _respond(request, body: bytes, filename: str):
+    status, headers, body = answer(request.header, body, _first_seen(request.app), filename)
+    if status == 304:
+        return RestResponse(RawBody(b"", CONTENT_TYPE), 304, headers)
+    return RestResponse(RawBody(body, CONTENT_TYPE), 200, headers)
+
+
+def list_events(request) -> list[dict]:
+    """Every event of the JSON list with the caller's filters (its pages read as the caller)."""
+    filters = {name: request.params[name] for name in LIST_FILTERS
+               if request.has_param(name) and request.params.get(name) not in (None, "", [])}
+    if filters.get("strict_dates") is False:
+        filters.pop("strict_dates")
+    found: list[dict] = []
+    page = 1
+    while len(found) < MAX_FEED_EVENTS:
+        reply = request.internal_request("GET", f"/{NAMESPACE}/events", page=page, per_page=PAGE, **filters)
+        if reply.status == 404 and page > 1:
+            break
+        if not reply.ok:
+            data = reply.data if isinstance(reply.data, dict) else {}
+            raise RestError(data.get("code", "rest_invalid_param"), data.get("message", "Invalid parameters."),
+                            reply.status, data.get("data"))
+        found.extend(reply.data["events"])
+        if page >= reply.data["total_pages"]:
+            break
+        page += 1
+    return found[:MAX_FEED_EVENTS]
+
+
+def events_feed(request):
+    """GET events.ics: the JSON list's events, with its filters and permission rules, as iCalendar.
+
+    Calendar apps poll: an anonymous feed is kept per (site, query, calendar version, day) for a
+    minute in this process (every calendar write bumps the version; the minute covers scheduled
+    publication). Signed-in callers' feeds depend on who they are and are always built.
+    """
+    if request.user.is_authenticated:
+        return _respond(request, build_calendar(request, list_events(request)), "events.ics")
+    import time
+
+    from . import state
+
+    version, _longest = state.read(request.session, request.app)
+    query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
+    key = (request.base_url, query, version, datetime.date.today())
+    kept = request.app.stash.setdefault_by(FEEDS, lambda: LruCache(FEEDS_KEPT))
+    found = kept.get(key)
+    moment = time.monotonic()
+    if found is None or moment - found[1] >= FEED_SECONDS:
+        found = (build_calendar(request, list_events(request)), moment)
+        kept.put(key, found)
+    return _respond(request, found[0], "events.ics")
+
+
+def event_feed(request):
+    """GET events/{id}.ics: one event, after the checks of GET events/{id} (password included)."""
+    query = {"password": request.params["password"]} if request.params.get("password") else {}
+    reply = request.internal_request("GET", f"/{NAMESPACE}/events/{int(request.params['id'])}", **query)
+    if not reply.ok:
+        data = reply.data if isinstance(reply.data, dict) else {}
+        raise RestError(data.get("code", "rest-event-not-found"), data.get("message", ""), reply.status,
+                        {key: value for key, value in (data.get("data") or {}).items() if key != "status"})
+    return _respond(request, build_calendar(request, [reply.data]), f"event-{reply.data['id']}.ics")
+
+
+def feed_page(app, request):
+    """GET /events/feed.ics: the site's public calendar, as an anonymous visitor lists it."""
+    import bottle
+
+    from host.rest.request import RestRequest
+
+    path = f"/{NAMESPACE}/events.ics"
+    reader = RestRequest(app, "GET", path, [], {key.lower(): value for key, value in request.headers.items()},
+                         internal=True, base_url=app.rest_base_url(request.environ))
+    try:
+        status, headers, data = app.rest.run_and_shape(reader)
+    finally:
+        reader.finish(success=True)
+    body = data.body if isinstance(data, RawBody) else b""
+    response_headers = {name: value for name, value in headers.items()
+                        if name in ("ETag", "Last-Modified", "Cache-Control", "Content-Disposition")}
+    response_headers["Content-Type"] = CONTENT_TYPE
+    if status not in (200, 304):
+        raise bottle.HTTPError(500)
+    return bottle.HTTPResponse(body if status == 200 else b"", status=status, headers=response_headers)
+
+
+def routes(app) -> list:
+    from host import Route
+
+    from .schemas import EventListArgs, EventReadArgs
+
+    return [Route(NAMESPACE, r"/events\.ics", "GET", events_feed, args=EventListArgs, title="events feed",
+                  content_type="text/calendar"),
+            Route(NAMESPACE, r"/events/(?P<id>\d+)\.ics", "GET", event_feed, args=EventReadArgs, title="event feed",
+                  content_type="text/calendar")]
+
+
+def pages() -> list:
+    from host import Page
+
+    return [Page("/events/feed.ics", ("GET", "HEAD"), feed_page, name="calendar-feed")]

@@ -1,0 +1,416 @@
+"""Repeating events: the `recurrence` field of cal/events/v1, its checks, and occurrences inside a window.
+
+A repeating event keeps one row in `cal_event_recurrence` (tables.py): `rule`, an RFC 5545 RRULE
+value without its name, and `exdates`, the excluded occurrence starts in UTC ISO 8601. The event's
+own start and end are its first occurrence; every occurrence lasts as long. Occurrences are
+expanded by `recurring-ical-events` from the same iCalendar VEVENT the feeds write, so time-zone
+changes (09:00 London stays 09:00 in summer and winter), EXDATE and UNTIL follow RFC 5545.
+
+An occurrence is addressed by its event id and its start in UTC, written as in iCalendar's
+RECURRENCE-ID (`20300617T080000Z`): `GET cal/events/v1/events/{id}/occurrences/{start}`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import icalendar
+import recurring_ical_events
+from sqlalchemy import delete, insert, select, update
+
+from . import common, state, times
+from .tables import tables
+
+ALLOWED_FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+# Parts that would multiply occurrences within a day (a "weekly" rule that fires every minute).
+REFUSED_PARTS = ("BYSECOND", "BYMINUTE", "BYHOUR")
+MAX_RULE_LENGTH = 500
+MAX_EXDATES = 500
+MAX_COUNT = 1000  # COUNT above this is refused
+MAX_INTERVAL = 1000
+HORIZON_YEARS = 10  # UNTIL at most this far after the first start; rules without an end repeat forever
+MAX_OCCURRENCES = 1000  # occurrences of one event expanded for one window (a daily event over 24 months: 731)
+OCCURRENCE_FORMAT = "%Y%m%dT%H%M%SZ"
+
+
+class RecurrenceError(ValueError):
+    """A rule or excluded date a site refuses (the message says why)."""
+
+
+# --- the stored row ----------------------------------------------------------------------------
+
+def exdate_text(utc: datetime.datetime) -> str:
+    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_exdate(text: str) -> datetime.datetime:
+    """A stored excluded start (UTC ISO 8601, with or without Z) as naive UTC."""
+    parsed = datetime.datetime.fromisoformat(text)
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(times.UTC).replace(tzinfo=None)
+    return parsed
+
+
+def rows_of(session, app, event_ids: list[int]) -> dict[int, dict]:
+    """{event_id: {rule, exdates: [naive UTC]}} for the repeating events among `event_ids`."""
+    table = tables(app)["recurrence"]
+    if not event_ids:
+        return {}
+    found = {}
+    for row in session.execute(select(table).where(table.c.event_id.in_(event_ids))).all():
+        try:
+            exdates = [parse_exdate(text) for text in json.loads(row.exdates or "[]")]
+        except (ValueError, TypeError):
+            exdates = []
+        found[row.event_id] = {"rule": row.rule, "exdates": exdates}
+    return found
+
+
+def recurring_ids(session, app) -> set[int]:
+    table = tables(app)["recurrence"]
+    return set(session.execute(select(table.c.event_id)).scalars())
+
+
+def save(request, event_id: int, value: dict | None) -> None:
+    """Store (or, for None, remove) the checked `{rule, exdates}` of an event."""
+    table = tables(request.app)["recurrence"]
+    session = request.session
+    state.changed(session, request.app)
+    if value is None:
+        session.execute(delete(table).where(table.c.event_id == event_id))
+        return
+    values = {"rule": value["rule"], "exdates": json.dumps([exdate_text(moment) for moment in value["exdates"]])}
+    if session.execute(select(table.c.event_id).where(table.c.event_id == event_id)).first() is None:
+        session.execute(insert(table).values(event_id=event_id, **values))
+    else:
+        session.execute(update(table).where(table.c.event_id == event_id).values(**values))
+
+
+# --- checking what a client sends --------------------------------------------------------------
+
+def check_rule(rule: str, start_utc: datetime.datetime, all_day: bool, tz) -> str:
+    """The RRULE value normalized by icalendar, or RecurrenceError; UNTIL is kept in UTC."""
+    if not isinstance(rule, str) or not rule.strip() or len(rule) > MAX_RULE_LENGTH:
+        raise RecurrenceError(f"The rule must be an RRULE value of at most {MAX_RULE_LENGTH} characters.")
+    text = rule.strip()
+    if text.upper().startswith("RRULE:"):
+        text = text[6:]
+    try:
+        parsed = icalendar.vRecur.from_ical(text)
+    except (ValueError, TypeError, KeyError):
+        raise RecurrenceError("The rule is not an RFC 5545 RRULE value (such as FREQ=WEEKLY;BYDAY=MO;COUNT=10).") \
+            from None
+    frequency = (parsed.get("FREQ") or [None])[0]
+    if frequency not in ALLOWED_FREQUENCIES:
+        raise RecurrenceError(f"FREQ must be one of {', '.join(ALLOWED_FREQUENCIES)}.")
+    for part in REFUSED_PARTS:
+        if part in parsed:
+            raise RecurrenceError(f"{part} is not supported: an event repeats at most once a day.")
+    if "COUNT" in parsed and "UNTIL" in parsed:
+        raise RecurrenceError("A rule has COUNT or UNTIL, not both.")
+    count = (parsed.get("COUNT") or [None])[0]
+    if count is not None and not 1 <= int(count) <= MAX_COUNT:
+        raise RecurrenceError(f"COUNT must be from 1 to {MAX_COUNT}.")
+    interval = (parsed.get("INTERVAL") or [1])[0]
+    if not 1 <= int(interval) <= MAX_INTERVAL:
+        raise RecurrenceError(f"INTERVAL must be from 1 to {MAX_INTERVAL}.")
+    if "UNTIL" in parsed:
+        until = parsed["UNTIL"][0]
+        if isinstance(until, datetime.datetime):
+            until_utc = until.astimezone(times.UTC).replace(tzinfo=None) if until.tzinfo else times.to_utc(until, tz)
+        else:  # a DATE: the end of that day in the event's zone
+            until_utc = times.to_utc(datetime.datetime.combine(until, datetime.time(23, 59, 59)), tz)
+        if until_utc < start_utc:
+            raise RecurrenceError("UNTIL is before the event's start.")
+        if until_utc > start_utc + datetime.timedelta(days=366 * HORIZON_YEARS):
+            raise RecurrenceError(f"UNTIL is more than {HORIZON_YEARS} years after the event's start.")
+        parsed["UNTIL"] = [until_utc.replace(tzinfo=datetime.timezone.utc)]
+    try:
+        normalized = parsed.to_ical().decode()
+        _calendar_of(1, start_utc, start_utc, all_day, tz, normalized, [])
+    except (ValueError, TypeError) as error:
+        raise RecurrenceError(f"The rule cannot be used: {error}.") from None
+    return normalized
+
+
+def check(request, value, start_utc: datetime.datetime, all_day: bool, tz) -> dict | None:
+    """The `recurrence` field a client sent, checked: {rule, exdates: [naive UTC]}, or None to stop repeating."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("rule"), str):
+        raise common.invalid_param("recurrence", "recurrence is null or {rule, exdates}.")
+    try:
+        rule = check_rule(value["rule"], start_utc, all_day, tz)
+    except RecurrenceError as error:
+        raise common.invalid_param("recurrence", str(error)) from None
+    sent = value.get("exdates") or []
+    if not isinstance(sent, list) or len(sent) > MAX_EXDATES:
+        raise common.invalid_param("recurrence", f"exdates is a list of at most {MAX_EXDATES} dates.")
+    exdates = []
+    for text in sent:
+        try:
+            local = times.parse_text(text, tz)
+        except ValueError:
+            raise common.invalid_param("recurrence", f"{str(text)[:64]!r} in exdates is not a date.") from None
+        if all_day:
+            local = times.start_of_day(local)
+        exdates.append(times.to_utc(local, tz))
+    return {"rule": rule, "exdates": sorted(set(exdates))}
+
+
+def apply(request, event_id: int) -> None:
+    """After an event's row is written: store the `recurrence` the request sent (checked against that row)."""
+    if not request.has_param("recurrence"):
+        return
+    events = tables(request.app)["events"]
+    row = request.session.execute(select(events).where(events.c.post_id == event_id)).first()
+    if row is None:
+        return
+    tz = times.zone(row.timezone) if times.is_zone(row.timezone) else times.UTC
+    save(request, event_id, check(request, request.params.get("recurrence"), row.start_utc, row.all_day, tz))
+
+
+def annotate(request, shaped_events: list[dict], rows: dict[int, dict]) -> None:
+    """Add `recurrence` ({rule, exdates} or null) to event objects."""
+    found = rows_of(request.session, request.app, [data["id"] for data in shaped_events])
+    for data in shaped_events:
+        row = rows.get(data["id"])
+        zone_name = row["timezone"] if row else data.get("timezone") or "UTC"
+        tz = times.zone(zone_name) if times.is_zone(zone_name) else times.UTC
+        data["recurrence"] = shaped(found.get(data["id"]), tz)
+
+
+def shaped(value: dict | None, tz) -> dict | None:
+    """The `recurrence` field as the event object shows it: exdates in the event's zone."""
+    if value is None:
+        return None
+    return {"rule": value["rule"],
+            "exdates": [times.text(times.to_local(moment, tz).replace(tzinfo=None)) for moment in value["exdates"]]}
+
+
+# --- occurrences -------------------------------------------------------------------------------
+
+def _moment(utc: datetime.datetime, all_day: bool, tz):
+    local = times.to_local(utc, tz)
+    return local.date() if all_day else local
+
+
+def vevent(uid: str, start_utc, end_utc, all_day: bool, tz, rule: str | None, exdates: list) -> icalendar.Event:
+    """The VEVENT timing of an event: DTSTART/DTEND in its zone (DATE values when all day), RRULE, EXDATE."""
+    event = icalendar.Event()
+    event.add("uid", uid)
+    event.add("dtstart", _moment(start_utc, all_day, tz))
+    if all_day:  # DTEND of a DATE event is the day after its last day (RFC 5545 3.6.1)
+        event.add("dtend", times.to_local(end_utc, tz).date() + datetime.timedelta(days=1))
+    else:
+        event.add("dtend", _moment(end_utc, all_day, tz))
+    if rule:
+        recur = icalendar.vRecur.from_ical(rule)
+        if all_day and "UNTIL" in recur:  # with DATE starts, UNTIL is a DATE too
+            until = recur["UNTIL"][0]
+            if isinstance(until, datetime.datetime):
+                recur["UNTIL"] = [(until.astimezone(tz) if until.tzinfo else until).date()]
+        event.add("rrule", recur)
+        if exdates:
+            event.add("exdate", [_moment(moment, all_day, tz) for moment in exdates])
+    return event
+
+
+def _calendar_of(event_id, start_utc, end_utc, all_day, tz, rule, exdates) -> icalendar.Calendar:
+    calendar = icalendar.Calendar()
+    calendar.add_component(vevent(str(event_id), start_utc, end_utc, all_day, tz, rule, exdates))
+    return calendar
+
+
+def occurrences(row: dict, recurrence: dict, window_start: datetime.datetime | None,
+                window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
+    """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
+    tz = times.zone(row["timezone"]) if times.is_zone(row["timezone"]) else times.UTC
+    calendar = _calendar_of(row["post_id"], row["start_utc"], row["end_utc"], bool(row["all_day"]), tz,
+                            recurrence["rule"], recurrence["exdates"])
+    duration = row["end_utc"] - row["start_utc"]
+    low = (window_start or row["start_utc"]) - duration
+    high = window_end or (row["start_utc"] + datetime.timedelta(days=366 * HORIZON_YEARS))
+    found = []
+    if not expandable(recurrence["rule"]):  # a rule this site would refuse (an import's): its first occurrence
+        start, end = row["start_utc"], row["end_utc"]
+        inside = (window_start is None or end >= window_start) and (window_end is None or start <= window_end)
+        return [(start, end)] if inside else []
+    # after() yields occurrences lazily in order: the walk stops at the window's end or the cap.
+    for component in recurring_ical_events.of(calendar).after(low.replace(tzinfo=times.UTC)):
+        value = component["DTSTART"].dt
+        if isinstance(value, datetime.datetime):
+            start = value.astimezone(times.UTC).replace(tzinfo=None)
+        else:
+            start = times.to_utc(datetime.datetime.combine(value, datetime.time()), tz)
+        if start > high:
+            break
+        end = start + duration
+        if (window_start is None or end >= window_start) and (window_end is None or start <= window_end):
+            found.append((start, end))
+        if len(found) >= MAX_OCCURRENCES:
+            break
+    found.sort()
+    return found
+
+
+def expandable(rule: str) -> bool:
+    """Whether a stored rule repeats at most daily (rules written by imports are not checked on the way in)."""
+    try:
+        parsed = icalendar.vRecur.from_ical(rule)
+    except (ValueError, TypeError, KeyError):
+        return False
+    return (parsed.get("FREQ") or [None])[0] in ALLOWED_FREQUENCIES and not any(
+        part in parsed for part in REFUSED_PARTS)
+
+
+def occurrence_key(start_utc: datetime.datetime) -> str:
+    return start_utc.strftime(OCCURRENCE_FORMAT)
+
+
+def parse_occurrence_key(text: str) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.strptime(text, OCCURRENCE_FORMAT)
+    except ValueError:
+        return None
+
+
+def as_occurrence(request, data: dict, start: datetime.datetime, end: datetime.datetime) -> dict:
+    """The event object of one occurrence: its own dates, `occurrence` {start, rest_url}, the series' id."""
+    tz = times.zone(data["timezone"]) if times.is_zone(data["timezone"]) else times.UTC
+    start_local, end_local = times.to_local(start, tz), times.to_local(end, tz)
+    key = occurrence_key(start)
+    if isinstance(data.get("json_ld"), dict):
+        json_ld = dict(data["json_ld"])
+        if data.get("all_day"):
+            json_ld.update(startDate=start_local.date().isoformat(), endDate=end_local.date().isoformat())
+        else:
+            json_ld.update(startDate=start_local.isoformat(), endDate=end_local.isoformat())
+        data = {**data, "json_ld": json_ld}
+    return {**data, "start_date": times.text(start_local), "start_date_details": times.details(start_local),
+            "end_date": times.text(end_local), "end_date_details": times.details(end_local),
+            "utc_start_date": times.text(start), "utc_start_date_details": times.details(start),
+            "utc_end_date": times.text(end), "utc_end_date_details": times.details(end),
+            "timezone_abbr": start_local.tzname() or "",
+            "occurrence": {"start": key,
+                           "rest_url": common.rest_url(request, f"events/{data['id']}/occurrences/{key}")}}
+
+
+def get_occurrence(request):
+    """GET events/{id}/occurrences/{start}: one occurrence of a repeating event (§1.4's checks first)."""
+    from host import RestError
+
+    from .events import check_readable, load_event, rows_of as event_rows, shape_events
+
+    item = load_event(request, int(request.params["id"]))
+    unlocked = check_readable(request, item)
+    start = parse_occurrence_key(request.params["start"])
+    row = event_rows(request, [item["id"]]).get(item["id"])
+    series = rows_of(request.session, request.app, [item["id"]]).get(item["id"])
+    if start is None or row is None or series is None or \
+            start not in [found for found, _end in occurrences(row, series, start, start)]:
+        raise RestError("rest-occurrence-not-found", "The event has no occurrence starting then.", 404)
+    data = shape_events(request, [item], single=True, unlocked=unlocked)[0]
+    return as_occurrence(request, data, start, start + (row["end_utc"] - row["start_utc"]))
+
+
+def routes(app) -> list:
+    from marshmallow import Schema, fields, validate
+
+    from host import Route
+
+    from .names import NAMESPACE
+
+    class OccurrenceArgs(Schema):
+        id = fields.Integer(required=True, metadata={"description": "The event id."})
+        start = fields.String(required=True, validate=validate.Length(min=16, max=16), metadata={
+            "description": "The occurrence's start in UTC, as iCalendar writes it (20300617T080000Z)."})
+        password = fields.String(validate=validate.Length(max=255), metadata={
+            "description": "The event's password, when it has one."})
+
+    return [Route(NAMESPACE, r"/events/(?P<id>\d+)/occurrences/(?P<start>\d{8}T\d{6}Z)", "GET", get_occurrence,
+                  args=OccurrenceArgs, title="event occurrence")]
+
+
+# --- the JSON list (§1.2) with repeating events -------------------------------------------------
+
+IDS = "calendar.recurring_ids"
+
+
+def ids_at(request, version: int) -> set[int]:
+    """The repeating events' ids, read once per calendar version in this process."""
+    from host.stash import StashKey
+
+    key = StashKey[tuple](IDS)
+    kept = request.app.stash.get(key)
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    found = recurring_ids(request.session, request.app)
+    request.app.stash[key] = (version, found)
+    return found
+
+
+def _inside(start, end, bounds: dict) -> bool:
+    return not (("start" in bounds and end < bounds["start"]) or ("end" in bounds and start > bounds["end"])
+                or ("starts_before" in bounds and start > bounds["starts_before"])
+                or ("starts_after" in bounds and start <= bounds["starts_after"])
+                or ("ends_before" in bounds and end > bounds["ends_before"])
+                or ("ends_after" in bounds and end <= bounds["ends_after"]))
+
+
+def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
+                  page: int) -> tuple[int, list[tuple[int, datetime.datetime | None, datetime.datetime | None]]]:
+    """(total, page) of a list window where repeating events count once per occurrence inside it.
+
+    `filters` are the list's clauses but its dates, `dated` its date clauses (which single events
+    meet by their own times); page entries are (event id, occurrence start, end), None for single events.
+    """
+    from sqlalchemy import and_, func
+
+    events = tables(request.app)["events"]
+    single = [*filters, *dated, events.c.post_id.not_in(repeating)]
+    total = request.session.execute(select(func.count()).select_from(events).where(and_(*single))).scalar() or 0
+    entries: list[tuple] = [(row.start_utc, row.post_id, None, None) for row in request.session.execute(
+        select(events.c.start_utc, events.c.post_id).where(and_(*single))
+        .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
+    series_where = [*filters, events.c.post_id.in_(repeating)]
+    for name in ("end", "starts_before"):
+        if name in bounds:
+            series_where.append(events.c.start_utc <= bounds[name])
+    series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]
+    series = rows_of(request.session, request.app, [row["post_id"] for row in series_rows])
+    for row in series_rows:
+        for start, end in occurrences(row, series[row["post_id"]], bounds.get("start"), bounds.get("end")):
+            if _inside(start, end, bounds):
+                entries.append((start, row["post_id"], start, end))
+                total += 1
+    entries.sort(key=lambda entry: (entry[0], entry[1]))
+    chosen = entries[(page - 1) * size:page * size]
+    return total, [(event_id, start, end) for _sort, event_id, start, end in chosen]
+
+
+def shape_page(request, chosen: list, version: int, listed) -> list:
+    """The page's objects: single events as the list keeps them, occurrences as their own objects."""
+    from .events import shape_events
+    from .names import EVENT
+
+    single_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is None))
+    series_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is not None))
+    listed_singles = listed(request, single_ids, version) if single_ids else []
+    if len(listed_singles) != len(single_ids):  # an event without its post: match them by id
+        listed_singles = []
+        found = request.app.content.get_many(request, single_ids, EVENT)
+        single_ids = [event_id for event_id in single_ids if event_id in found]
+        listed_singles = shape_events(request, [found[event_id] for event_id in single_ids])
+    singles = dict(zip(single_ids, listed_singles))
+    items = request.app.content.get_many(request, series_ids, EVENT)
+    shaped = {data["id"]: data for data in shape_events(request, [items[i] for i in series_ids if i in items])}
+    page = []
+    for event_id, start, end in chosen:
+        if start is None:
+            if event_id in singles:
+                page.append(singles[event_id])
+        elif event_id in shaped:
+            page.append(as_occurrence(request, shaped[event_id], start, end))
+    return page

@@ -1,0 +1,467 @@
+"""Calendar views a visitor browses: the month grid, the list and the day, as HTML.
+
+The same markup serves two ways: as plain pages (`/events/`, the month of today;
+`/events/month/YYYY-MM/`, `/events/list/` with `?page=N`, `/events/day/YYYY-MM-DD/`) and as
+`{html}` from `cal/views/v2/html`, which re-renders the view a front-end URL (`u`) names, so a
+page can swap views without a reload (assets/calendar.js does, when scripts run). Navigation
+links are plain view URLs either way.
+
+Views show what anyone may read: published events (a password-protected one shows its title
+and time only), read through an anonymous request whatever the viewer, so nothing a signed-in
+viewer may see is ever kept or shown to another. Times are in the site's time zone; weeks start
+on Monday. A rendered view is kept per (site, view, date, calendar version, today) for a
+minute: every calendar write bumps the version.
+"""
+
+from __future__ import annotations
+
+import calendar as month_names
+import datetime
+import html
+import json
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import nh3
+from sqlalchemy import and_, or_, select
+
+from host.lru import LruCache
+from host.stash import StashKey
+
+from . import linked, recurrence, state, times
+from .names import EVENT, VENUE
+from .settings import settings_of
+from .tables import tables
+
+VIEWS = ("month", "list", "day")
+LIST_PAGE_SIZE = 20
+MAX_LIST_PAGE = 100
+MAX_VIEW_EVENTS = 2000  # events one view reads at most (a month of 2,000 events shows the first ones)
+KEPT_SECONDS = 60
+RENDERED = StashKey[LruCache]("calendar.views.rendered")
+ASSETS = Path(__file__).parent / "assets"
+MONTH_PATH = re.compile(r"^/events/month/(\d{4})-(\d{2})/?$")
+DAY_PATH = re.compile(r"^/events/day/(\d{4})-(\d{2})-(\d{2})/?$")
+LIST_PATH = re.compile(r"^/events/list/?$")
+HOME_PATH = re.compile(r"^/events/?$")
+
+
+class ViewUrlError(ValueError):
+    """A URL that names no calendar view."""
+
+
+@dataclass(frozen=True)
+class ViewRequest:
+    view: str  # month, list or day
+    day: datetime.date  # month: its first day; day: the day; list: the first day listed
+    page: int = 1
+    search: str = ""
+
+    def path(self) -> str:
+        if self.view == "month":
+            return f"/events/month/{self.day:%Y-%m}/"
+        if self.view == "day":
+            return f"/events/day/{self.day:%Y-%m-%d}/"
+        query = {"start": f"{self.day:%Y-%m-%d}"}
+        if self.page > 1:
+            query["page"] = str(self.page)
+        return "/events/list/?" + urlencode(query)
+
+
+@dataclass
+class Entry:
+    """One occurrence of one event, as a view shows it."""
+
+    event_id: int
+    title: str
+    start: datetime.datetime  # local, site zone
+    end: datetime.datetime
+    all_day: bool
+    venue: str
+    summary: str  # plain text, already escaped
+    protected: bool
+    occurrence: str  # the RECURRENCE-ID key of a repeating event's occurrence, "" otherwise
+
+    @property
+    def anchor(self) -> str:
+        return f"event-{self.event_id}" + (f"-{self.occurrence}" if self.occurrence else "")
+
+
+# --- reading a view's URL ------------------------------------------------------------------------
+
+def today(app) -> datetime.date:
+    return times.to_local(times.utcnow(), app.timezone()).date()
+
+
+def _date(year: str, month: str, day: str = "01") -> datetime.date:
+    try:
+        value = datetime.date(int(year), int(month), int(day))
+    except ValueError:
+        raise ViewUrlError("The URL names a date that does not exist.") from None
+    if not 1900 <= value.year <= 2200:
+        raise ViewUrlError("The calendar shows the years 1900 to 2200.")
+    return value
+
+
+def parse_view_url(app, path: str, query: dict, view: str | None = None) -> ViewRequest:
+    """The view a front-end path names (`view` switches to another view of the same date)."""
+    prefix = urlsplit(app.settings.site.get("home") or app.settings.site.get("url") or "").path.rstrip("/")
+    if prefix and path.startswith(prefix + "/"):
+        path = path[len(prefix):]
+    search = (query.get("search") or "")[:200]
+    if HOME_PATH.match(path):
+        found = ViewRequest("month", today(app).replace(day=1), search=search)
+    elif match := MONTH_PATH.match(path):
+        found = ViewRequest("month", _date(*match.groups()), search=search)
+    elif match := DAY_PATH.match(path):
+        found = ViewRequest("day", _date(*match.groups()), search=search)
+    elif LIST_PATH.match(path):
+        start = today(app)
+        if query.get("start"):
+            parts = query["start"].split("-")
+            if len(parts) != 3 or not all(part.isdigit() for part in parts):
+                raise ViewUrlError("start is a date written YYYY-MM-DD.")
+            start = _date(*parts)
+        page = query.get("page") or "1"
+        if not page.isdigit() or not 1 <= int(page) <= MAX_LIST_PAGE:
+            raise ViewUrlError(f"page is a number from 1 to {MAX_LIST_PAGE}.")
+        found = ViewRequest("list", start, int(page), search=search)
+    else:
+        raise ViewUrlError("The URL is not one of the calendar's views (/events/...).")
+    if view and view != found.view:
+        if view not in VIEWS:
+            raise ViewUrlError(f"view is one of {', '.join(VIEWS)}.")
+        day = found.day if found.view != "month" or found.day.month != today(app).month \
+            or found.day.year != today(app).year else today(app)
+        found = ViewRequest(view, day.replace(day=1) if view == "month" else day, search=found.search)
+    return found
+
+
+# --- the events of a window ------------------------------------------------------------------------
+
+def _anonymous_reader(app, base_url: str):
+    from host.rest.request import RestRequest
+
+    return RestRequest(app, "GET", "/", [], {}, internal=True, base_url=base_url)
+
+
+def entries_between(reader, start_local: datetime.datetime, end_local: datetime.datetime,
+                    search: str = "") -> list[Entry]:
+    """Published occurrences overlapping [start, end] (local wall times of the site), in start order."""
+    app = reader.app
+    tz = app.timezone()
+    start_utc, end_utc = times.to_utc(start_local, tz), times.to_utc(end_local, tz)
+    events = tables(app)["events"]
+    now = times.utcnow()
+    _version, longest = state.read(reader.session, app)
+    published = or_(events.c.status == "publish", and_(events.c.status == "future", events.c.published_utc <= now))
+    recurring = recurrence.recurring_ids(reader.session, app)
+    base = [published, events.c.hide_from_listings.is_(False)]
+    if search:
+        base.append(events.c.post_id.in_(app.content.matching_ids(reader, EVENT, search=search)))
+    single = select(events).where(*base, events.c.end_utc >= start_utc,
+                                  events.c.start_utc >= start_utc - datetime.timedelta(seconds=longest),
+                                  events.c.start_utc <= end_utc)
+    if recurring:
+        single = single.where(events.c.post_id.not_in(recurring))
+    rows = [dict(row._mapping) for row in reader.session.execute(
+        single.order_by(events.c.start_utc, events.c.post_id).limit(MAX_VIEW_EVENTS)).all()]
+    found: list[tuple[dict, datetime.datetime, datetime.datetime, str]] = [
+        (row, row["start_utc"], row["end_utc"], "") for row in rows]
+    if recurring:
+        series_rows = reader.session.execute(select(events).where(
+            *base, events.c.post_id.in_(recurring), events.c.start_utc <= end_utc)).all()
+        series = recurrence.rows_of(reader.session, app, [row.post_id for row in series_rows])
+        for row in series_rows:
+            row = dict(row._mapping)
+            for start, end in recurrence.occurrences(row, series[row["post_id"]], start_utc, end_utc):
+                found.append((row, start, end, recurrence.occurrence_key(start)))
+        found.sort(key=lambda entry: (entry[1], entry[0]["post_id"]))
+        found = found[:MAX_VIEW_EVENTS]
+    ids = list(dict.fromkeys(row["post_id"] for row, *_rest in found))
+    items = app.content.get_many(reader, ids, EVENT)
+    links = linked.links_of(reader, ids)
+    venues = linked.linked_items(reader, [v for link in links.values() for v in link["venue"]], VENUE)
+    entries = []
+    for row, start, end, key in found:
+        item = items.get(row["post_id"])
+        if item is None or item["status"] != "publish":
+            continue
+        protected = bool(item["password"])
+        venue_names = [venues[venue_id]["title"] for venue_id in links.get(item["id"], {}).get("venue", [])
+                       if venue_id in venues]
+        summary = "" if protected else _plain(item["excerpt"] or item["content"], 240)
+        entries.append(Entry(item["id"], _plain(item["title"], 300) or "(untitled)",
+                             times.to_local(start, tz).replace(tzinfo=None),
+                             times.to_local(end, tz).replace(tzinfo=None), bool(row["all_day"]),
+                             "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key))
+    return entries
+
+
+def _plain(text: str, limit: int) -> str:
+    """Stored HTML as escaped plain text, cut at `limit` characters on a word."""
+    cleaned = " ".join(html.unescape(nh3.clean(text or "", tags=set())).split())
+    if len(cleaned) > limit:
+        cleaned = cleaned[:limit].rsplit(" ", 1)[0] + "…"
+    return html.escape(cleaned)
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+def _time_range(entry: Entry) -> str:
+    if entry.all_day:
+        return "All day"
+    start = f'<time datetime="{entry.start:%Y-%m-%dT%H:%M}">{entry.start:%H:%M}</time>'
+    end = f'<time datetime="{entry.end:%Y-%m-%dT%H:%M}">{entry.end:%H:%M}</time>'
+    return start if entry.end == entry.start else f"{start}–{end}"
+
+
+def _day_label(day: datetime.date) -> str:
+    return f"{day:%A} {day.day} {day:%B %Y}"
+
+
+def _view_switch(current: ViewRequest, site: str, day: datetime.date) -> str:
+    links = {"month": ViewRequest("month", day.replace(day=1)), "list": ViewRequest("list", day),
+             "day": ViewRequest("day", day)}
+    items = []
+    for name, target in links.items():
+        current_attr = ' aria-current="page"' if name == current.view else ""
+        items.append(f'<li><a href="{html.escape(site + target.path())}" data-cal-link{current_attr}>'
+                     f'{name.capitalize()}</a></li>')
+    return f'<nav class="cal-switch" aria-label="Calendar views"><ul>{"".join(items)}</ul></nav>'
+
+
+def _nav(site: str, previous: ViewRequest | None, previous_text: str, heading: str, next_: ViewRequest | None,
+         next_text: str, today_view: ViewRequest) -> str:
+    parts = ['<nav class="cal-nav" aria-label="Previous and next">']
+    if previous is not None:
+        parts.append(f'<a class="cal-prev" rel="prev" href="{html.escape(site + previous.path())}" data-cal-link>'
+                     f'<span aria-hidden="true">‹ </span>{previous_text}</a>')
+    parts.append(f'<a class="cal-today" href="{html.escape(site + today_view.path())}" data-cal-link>Today</a>')
+    if next_ is not None:
+        parts.append(f'<a class="cal-next" rel="next" href="{html.escape(site + next_.path())}" data-cal-link>'
+                     f'{next_text}<span aria-hidden="true"> ›</span></a>')
+    parts.append("</nav>")
+    return f'<div class="cal-bar"><h2 id="cal-heading" tabindex="-1">{heading}</h2>{"".join(parts)}</div>'
+
+
+def _event_link(site: str, entry: Entry) -> str:
+    return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
+
+
+def render_month(reader, site: str, view: ViewRequest) -> str:
+    first = view.day.replace(day=1)
+    grid_start = first - datetime.timedelta(days=first.weekday())
+    last = first.replace(day=month_names.monthrange(first.year, first.month)[1])
+    grid_end = last + datetime.timedelta(days=6 - last.weekday())
+    entries = entries_between(reader, datetime.datetime.combine(grid_start, datetime.time()),
+                              datetime.datetime.combine(grid_end, datetime.time(23, 59, 59)), view.search)
+    by_day: dict[datetime.date, list[Entry]] = {}
+    for entry in entries:
+        day = max(entry.start.date(), grid_start)
+        while day <= min(entry.end.date(), grid_end):
+            by_day.setdefault(day, []).append(entry)
+            day += datetime.timedelta(days=1)
+    now = today(reader.app)
+    previous = ViewRequest("month", (first - datetime.timedelta(days=1)).replace(day=1), search=view.search)
+    following = ViewRequest("month", last + datetime.timedelta(days=1), search=view.search)
+    heading = f"{first:%B %Y}"
+    out = [_view_switch(view, site, first if (now.year, now.month) != (first.year, first.month) else now),
+           _nav(site, previous, "Previous month", heading, following, "Next month",
+                ViewRequest("month", now.replace(day=1))),
+           '<table class="cal-month" aria-labelledby="cal-heading"><thead><tr>']
+    for weekday in range(7):
+        out.append(f'<th scope="col"><abbr title="{month_names.day_name[weekday]}">'
+                   f'{month_names.day_abbr[weekday]}</abbr></th>')
+    out.append("</tr></thead><tbody>")
+    day = grid_start
+    while day <= grid_end:
+        if day.weekday() == 0:
+            out.append("<tr>")
+        classes = ["cal-day"]
+        if day.month != first.month:
+            classes.append("cal-other")
+        if day == now:
+            classes.append("cal-is-today")
+        listed = by_day.get(day, [])
+        if not listed:
+            classes.append("cal-empty")
+        current = ' aria-current="date"' if day == now else ""
+        count = f", {len(listed)} event{'s' if len(listed) != 1 else ''}" if listed else ""
+        out.append(f'<td class="{" ".join(classes)}"{current}>'
+                   f'<a class="cal-date" href="{html.escape(f"{site}/events/day/{day:%Y-%m-%d}/")}" data-cal-link '
+                   f'aria-label="{_day_label(day)}{count}">'
+                   f'<span class="cal-weekday" aria-hidden="true">{day:%a} </span>{day.day}</a>')
+        if listed:
+            out.append('<ul class="cal-events">')
+            for entry in listed:
+                label = "All day" if entry.all_day or entry.start.date() != day else f"{entry.start:%H:%M}"
+                out.append(f'<li><a href="{_event_link(site, entry)}" data-cal-link>'
+                           f'<span class="cal-time">{label}</span> {entry.title}</a></li>')
+            out.append("</ul>")
+        out.append("</td>")
+        if day.weekday() == 6:
+            out.append("</tr>")
+        day += datetime.timedelta(days=1)
+    out.append("</tbody></table>")
+    if not entries:
+        out.append(f'<p class="cal-none">No events in {heading}.</p>')
+    return "".join(out)
+
+
+def _entry_block(entry: Entry, site: str, heading_level: int) -> str:
+    where = f'<p class="cal-venue"><span class="cal-label">Where:</span> {entry.venue}</p>' if entry.venue else ""
+    summary = f'<p class="cal-summary">{entry.summary}</p>' if entry.summary else ""
+    note = '<p class="cal-summary">The details of this event are password protected.</p>' if entry.protected else ""
+    repeats = '<span class="cal-repeats">Repeats</span>' if entry.occurrence else ""
+    when = _time_range(entry)
+    if entry.start.date() != entry.end.date():
+        when = (f'{entry.start:%a} {entry.start.day} {entry.start:%b}'
+                f'{"" if entry.all_day else f" {entry.start:%H:%M}"} – '
+                f'{entry.end:%a} {entry.end.day} {entry.end:%b}{"" if entry.all_day else f" {entry.end:%H:%M}"}')
+    return (f'<article class="cal-event" id="{entry.anchor}"><p class="cal-when">{when}{repeats}</p>'
+            f'<h{heading_level} class="cal-title"><a href="{_event_link(site, entry)}">{entry.title}</a>'
+            f'</h{heading_level}>{where}{summary}{note}</article>')
+
+
+def render_list(reader, site: str, view: ViewRequest) -> str:
+    start = datetime.datetime.combine(view.day, datetime.time())
+    end = times.end_of_day(times.months_ahead(start, settings_of(reader.app).list_months))
+    entries = [entry for entry in entries_between(reader, start, end, view.search)]
+    offset = (view.page - 1) * LIST_PAGE_SIZE
+    shown = entries[offset:offset + LIST_PAGE_SIZE]
+    now = today(reader.app)
+    previous = ViewRequest("list", view.day, view.page - 1, view.search) if view.page > 1 else None
+    following = ViewRequest("list", view.day, view.page + 1, view.search) \
+        if offset + LIST_PAGE_SIZE < len(entries) and view.page < MAX_LIST_PAGE else None
+    heading = "Upcoming events" if view.day == now else f"Events from {_day_label(view.day)}"
+    out = [_view_switch(view, site, view.day),
+           _nav(site, previous, "Earlier events", heading, following, "Later events", ViewRequest("list", now))]
+    if not shown:
+        out.append('<p class="cal-none">There are no upcoming events.</p>')
+    current_month = None
+    for entry in shown:
+        month = (entry.start.year, entry.start.month)
+        if month != current_month:
+            if current_month is not None:
+                out.append("</ol></section>")
+            current_month = month
+            out.append(f'<section class="cal-list-month"><h3>{entry.start:%B %Y}</h3><ol class="cal-list">')
+        out.append(f'<li><div class="cal-badge" aria-hidden="true"><span>{entry.start:%a}</span>'
+                   f'<strong>{entry.start.day}</strong></div>'
+                   f'{_entry_block(entry, site, 4)}</li>')
+    if current_month is not None:
+        out.append("</ol></section>")
+    return "".join(out)
+
+
+def render_day(reader, site: str, view: ViewRequest) -> str:
+    start = datetime.datetime.combine(view.day, datetime.time())
+    entries = entries_between(reader, start, times.end_of_day(start), view.search)
+    now = today(reader.app)
+    previous = ViewRequest("day", view.day - datetime.timedelta(days=1), search=view.search)
+    following = ViewRequest("day", view.day + datetime.timedelta(days=1), search=view.search)
+    out = [_view_switch(view, site, view.day),
+           _nav(site, previous, "Previous day", _day_label(view.day), following, "Next day", ViewRequest("day", now))]
+    if not entries:
+        out.append(f'<p class="cal-none">No events on {_day_label(view.day)}.</p>')
+    else:
+        out.append('<ol class="cal-list cal-day-list">')
+        for entry in entries:
+            out.append(f"<li>{_entry_block(entry, site, 3)}</li>")
+        out.append("</ol>")
+    return "".join(out)
+
+
+RENDERERS = {"month": render_month, "list": render_list, "day": render_day}
+
+
+def render(app, site: str, base_url: str, view: ViewRequest) -> str:
+    """The view's markup (without tokens), kept per (site, view, calendar version, today) for a minute."""
+    reader = _anonymous_reader(app, base_url)
+    try:
+        version, _longest = state.read(reader.session, app)
+        key = (site, view, version, today(app))
+        kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(128))
+        found = kept.get(key)
+        moment = time.monotonic()
+        if found is not None and moment - found[1] < KEPT_SECONDS:
+            return found[0]
+        body = (f'<div class="cal cal-view-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
+                f"{RENDERERS[view.view](reader, site, view)}"
+                f'<p class="cal-subscribe"><a href="{html.escape(site)}/events/feed.ics">'
+                "Subscribe to this calendar (iCalendar)</a></p></div>")
+        kept.put(key, (body, moment))
+        return body
+    finally:
+        reader.finish(success=True)
+
+
+def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
+    """Fresh view tokens (and the view's URL state) for the page's script, as §3 embeds them."""
+    from .view_tokens import make_token
+
+    data = {"tvn1": make_token(app, user_id), "tvn2": make_token(app, 0), **(extra or {})}
+    text = json.dumps(data).replace("<", "\\u003c")
+    return f'<script type="application/json" id="cal-tokens">{text}</script>'
+
+
+# --- the plain pages -----------------------------------------------------------------------------
+
+def _html_response(app, title: str, body: str, status: int = 200):
+    import bottle
+
+    bottle.response.status = status
+    bottle.response.content_type = "text/html; charset=UTF-8"
+    bottle.response.set_header("Cache-Control", "no-cache")
+    site = app.site_url(bottle.request.environ)
+    head = (f'<link rel="stylesheet" href="{html.escape(site)}/events/assets/calendar.css">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<link rel="alternate" type="text/calendar" title="Events (iCalendar)" '
+            f'href="{html.escape(site)}/events/feed.ics">'
+            f'<script src="{html.escape(site)}/events/assets/calendar.js" defer></script>')
+    return app.render_html_page(title, body, head)
+
+
+def view_page(app, request, **_url_params):
+    """GET /events/...: the view its path names, in the site layout, with fresh view tokens."""
+    query = dict(parse_qsl(request.query_string, keep_blank_values=True))
+    try:
+        view = parse_view_url(app, request.path, query)
+    except ViewUrlError as error:
+        return _html_response(app, "Events", f"<p>{html.escape(str(error))}</p>", 404)
+    site = app.site_url(request.environ)
+    body = render(app, site, app.rest_base_url(request.environ), view)
+    user = app.page_user(request.environ)
+    rest = html.escape(app.rest_base_url(request.environ) + "/cal/views/v2/html")
+    return _html_response(app, "Events", f'<div class="cal-page" data-cal-rest="{rest}">{body}</div>'
+                                         f"{tokens_block(app, user.id)}")
+
+
+def asset(app, request, name):
+    import bottle
+
+    types = {"calendar.css": "text/css; charset=utf-8", "calendar.js": "text/javascript; charset=utf-8"}
+    if name not in types:
+        raise bottle.HTTPError(404)
+    body = (ASSETS / name).read_text(encoding="utf-8")
+    return bottle.HTTPResponse(body, status=200, headers={"Content-Type": types[name],
+                                                          "Cache-Control": "public, max-age=3600"})
+
+
+def pages():
+    from host import Page
+
+    methods = ("GET", "HEAD")
+    return [Page("/events", methods, view_page, name="calendar-events-bare"),
+            Page("/events/", methods, view_page, name="calendar-events"),
+            Page("/events/list", methods, view_page, name="calendar-list-bare"),
+            Page("/events/list/", methods, view_page, name="calendar-list"),
+            Page("/events/month/<month>/", methods, view_page, name="calendar-month"),
+            Page("/events/month/<month>", methods, view_page, name="calendar-month-bare"),
+            Page("/events/day/<day>/", methods, view_page, name="calendar-day"),
+            Page("/events/day/<day>", methods, view_page, name="calendar-day-bare"),
+            Page("/events/assets/<name>", methods, asset, name="calendar-assets")]

@@ -1,0 +1,192 @@
+"""Repeating events: the `recurrence` field of cal/events/v1, its limits, occurrences in lists and by address."""
+
+from __future__ import annotations
+
+import pytest
+
+from host.testing import assert_rest_error, client_as, create_test_user
+
+from tests.calendar.helpers import API, LONDON, new_event
+
+EVENTS = f"{API}/events"
+JUNE = {"start_date": "2030-06-01", "end_date": "2030-06-30"}
+
+
+@pytest.fixture(scope="module")
+def site(make_module_app):
+    app = make_module_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    choir = new_event(admin, title="Choir practice", start_date="2030-06-03 16:00", end_date="2030-06-03 17:00",
+                      recurrence={"rule": "FREQ=WEEKLY;COUNT=6", "exdates": ["2030-06-17 16:00"]})
+    sports = new_event(admin, title="Sports day", start_date="2030-06-12 09:00", end_date="2030-06-12 15:00")
+    clocks = new_event(admin, title="Staff briefing", start_date="2030-03-18 09:00", end_date="2030-03-18 09:30",
+                       recurrence={"rule": "FREQ=WEEKLY;UNTIL=20300415T235959Z"})
+    term = new_event(admin, title="Half term", all_day=True, start_date="2030-02-17", end_date="2030-02-21",
+                     recurrence={"rule": "FREQ=YEARLY;COUNT=3"})
+    draft = new_event(admin, title="Draft club", status="draft", start_date="2030-06-04 12:00",
+                      end_date="2030-06-04 13:00", recurrence={"rule": "FREQ=DAILY;COUNT=3"})
+    from webtest import TestApp
+
+    anonymous = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+    return {"app": app, "admin": admin, "anonymous": anonymous, "choir": choir, "sports": sports,
+            "clocks": clocks, "term": term, "draft": draft}
+
+
+def test_an_event_reads_back_its_rule_and_excluded_dates_in_its_zone(site):
+    assert site["choir"]["recurrence"] == {"rule": "FREQ=WEEKLY;COUNT=6", "exdates": ["2030-06-17 16:00:00"]}
+    assert site["sports"]["recurrence"] is None
+    read = site["anonymous"].get(f"{EVENTS}/{site['choir']['id']}").json
+    assert read["recurrence"] == site["choir"]["recurrence"]
+    assert read["start_date"] == "2030-06-03 16:00:00"  # the first occurrence
+
+
+def test_the_list_counts_each_occurrence_inside_the_window_in_start_order(site):
+    response = site["anonymous"].get(EVENTS, JUNE)
+    listed = [(event["title"], event["start_date"]) for event in response.json["events"]]
+    assert listed == [("Choir practice", "2030-06-03 16:00:00"), ("Choir practice", "2030-06-10 16:00:00"),
+                      ("Sports day", "2030-06-12 09:00:00"), ("Choir practice", "2030-06-24 16:00:00")]
+    assert response.json["total"] == 4 and response.headers["X-CAL-Total"] == "4"
+    occurrence = response.json["events"][1]
+    assert occurrence["id"] == site["choir"]["id"]
+    assert occurrence["end_date"] == "2030-06-10 17:00:00"
+    assert occurrence["utc_start_date"] == "2030-06-10 15:00:00"
+    assert occurrence["occurrence"]["start"] == "20300610T150000Z"
+    assert occurrence["occurrence"]["rest_url"].endswith(f"/events/{site['choir']['id']}/occurrences/20300610T150000Z")
+    assert "occurrence" not in response.json["events"][2]
+
+
+def test_occurrences_page_like_events(site):
+    first = site["anonymous"].get(EVENTS, {**JUNE, "per_page": 3}).json
+    assert first["total"] == 4 and first["total_pages"] == 2 and "next_rest_url" in first
+    second = site["anonymous"].get(EVENTS, {**JUNE, "per_page": 3, "page": 2}).json
+    assert [event["start_date"] for event in second["events"]] == ["2030-06-24 16:00:00"]
+    past = site["anonymous"].get(EVENTS, {**JUNE, "per_page": 3, "page": 3}, status=404)
+    assert_rest_error(past, "event-archive-page-not-found", 404)
+
+
+def test_a_series_that_began_before_the_window_still_shows_its_later_occurrences(site):
+    response = site["anonymous"].get(EVENTS, {"start_date": "2030-06-20", "end_date": "2030-06-30"})
+    assert [(e["title"], e["start_date"]) for e in response.json["events"]] == [
+        ("Choir practice", "2030-06-24 16:00:00")]
+
+
+def test_wall_time_is_kept_across_the_clock_change(site):
+    response = site["anonymous"].get(EVENTS, {"start_date": "2030-03-18", "end_date": "2030-04-16"})
+    briefing = [event for event in response.json["events"] if event["title"] == "Staff briefing"]
+    assert [event["start_date"] for event in briefing] == [
+        "2030-03-18 09:00:00", "2030-03-25 09:00:00", "2030-04-01 09:00:00", "2030-04-08 09:00:00",
+        "2030-04-15 09:00:00"]
+    assert [event["utc_start_date"][11:] for event in briefing] == ["09:00:00", "09:00:00", "08:00:00", "08:00:00",
+                                                                     "08:00:00"]
+    assert briefing[2]["timezone_abbr"] == "BST"
+
+
+def test_all_day_series_repeat_whole_days(site):
+    response = site["anonymous"].get(EVENTS, {"start_date": "2031-01-01", "end_date": "2032-12-31"})
+    term = [event for event in response.json["events"] if event["title"] == "Half term"]
+    assert [(event["start_date"], event["end_date"]) for event in term] == [
+        ("2031-02-17 00:00:00", "2031-02-21 23:59:59"), ("2032-02-17 00:00:00", "2032-02-21 23:59:59")]
+
+
+def test_an_occurrence_is_addressable(site):
+    choir = site["choir"]["id"]
+    found = site["anonymous"].get(f"{EVENTS}/{choir}/occurrences/20300624T150000Z").json
+    assert (found["start_date"], found["end_date"]) == ("2030-06-24 16:00:00", "2030-06-24 17:00:00")
+    assert found["occurrence"]["start"] == "20300624T150000Z"
+    assert found["json_ld"]["startDate"] == "2030-06-24T16:00:00+01:00"
+    for missing in ("20300617T150000Z", "20300625T150000Z", "20300715T150000Z"):  # excluded, off-rule, past COUNT
+        response = site["anonymous"].get(f"{EVENTS}/{choir}/occurrences/{missing}", status=404)
+        assert_rest_error(response, "rest-occurrence-not-found", 404)
+    single = site["anonymous"].get(f"{EVENTS}/{site['sports']['id']}/occurrences/20300612T080000Z", status=404)
+    assert_rest_error(single, "rest-occurrence-not-found", 404)
+    site["anonymous"].get(f"{EVENTS}/{choir}/occurrences/2030-06-24", status=404)  # not an occurrence address
+
+
+def test_unpublished_series_stay_hidden(site):
+    anonymous_titles = {event["title"] for event in site["anonymous"].get(EVENTS, JUNE).json["events"]}
+    assert "Draft club" not in anonymous_titles
+    draft = site["draft"]["id"]
+    response = site["anonymous"].get(f"{EVENTS}/{draft}/occurrences/20300605T110000Z", status=403)
+    assert_rest_error(response, "event-not-accessible", 403)
+    staff = site["admin"].get(EVENTS, JUNE).json["events"]
+    assert [event["start_date"] for event in staff if event["title"] == "Draft club"] == [
+        "2030-06-04 12:00:00", "2030-06-05 12:00:00", "2030-06-06 12:00:00"]
+
+
+@pytest.mark.parametrize("rule, reason", [
+    ("FREQ=SECONDLY;COUNT=5", "FREQ"), ("FREQ=MINUTELY;COUNT=5", "FREQ"), ("FREQ=HOURLY;COUNT=5", "FREQ"),
+    ("FREQ=DAILY;BYHOUR=1,2,3", "BYHOUR"), ("FREQ=DAILY;BYMINUTE=5", "BYMINUTE"),
+    ("FREQ=DAILY;COUNT=5000", "COUNT"), ("FREQ=WEEKLY;UNTIL=20600101T000000Z", "years"),
+    ("FREQ=WEEKLY;UNTIL=20200101T000000Z", "before"), ("FREQ=WEEKLY;COUNT=3;UNTIL=20310101T000000Z", "both"),
+    ("FREQ=DAILY;INTERVAL=99999", "INTERVAL"), ("not a rule", "FREQ"), ("BYDAY=MO", "FREQ"), ("", "RRULE"),
+])
+def test_rules_a_site_refuses_are_400_and_change_nothing(site, rule, reason):
+    admin = site["admin"]
+    before = admin.get(EVENTS, {"status": "any", "per_page": 50, "start_date": "2020-01-01"}).json["total"]
+    response = new_event(admin, expect=400, title="Refused", recurrence={"rule": rule})
+    assert response["code"] == "rest_invalid_param" and reason in response["data"]["params"]["recurrence"]
+    after = admin.get(EVENTS, {"status": "any", "per_page": 50, "start_date": "2020-01-01"}).json["total"]
+    assert after == before
+
+
+@pytest.mark.parametrize("value", [{"rule": "FREQ=DAILY", "exdates": ["not a date"]},
+                                   {"rule": "FREQ=DAILY", "exdates": ["2030-01-01"] * 501},
+                                   {"exdates": []}, "FREQ=DAILY", {"rule": "FREQ=DAILY", "other": 1}])
+def test_malformed_recurrence_values_are_400(site, value):
+    response = new_event(site["admin"], expect=400, title="Refused", recurrence=value)
+    assert response["code"] == "rest_invalid_param"
+
+
+def test_a_rule_can_change_and_be_removed(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Fixtures", start_date="2030-09-07 10:00", end_date="2030-09-07 12:00",
+                      recurrence={"rule": "RRULE:FREQ=WEEKLY;BYDAY=SA;COUNT=10"})
+    assert event["recurrence"]["rule"] == "FREQ=WEEKLY;COUNT=10;BYDAY=SA"
+    window = {"start_date": "2030-09-01", "end_date": "2030-12-31"}
+    assert admin.get(EVENTS, window).json["total"] == 10
+    changed = admin.post_json(f"{EVENTS}/{event['id']}", {"recurrence": {"rule": "FREQ=WEEKLY;BYDAY=SA;COUNT=4",
+                                                                         "exdates": ["2030-09-14 10:00"]}}).json
+    assert changed["recurrence"]["exdates"] == ["2030-09-14 10:00:00"]
+    assert admin.get(EVENTS, window).json["total"] == 3
+    admin.post_json(f"{EVENTS}/{event['id']}", {"title": "Fixtures (renamed)"})  # untouched when not sent
+    assert admin.get(EVENTS, window).json["total"] == 3
+    removed = admin.post_json(f"{EVENTS}/{event['id']}", {"recurrence": None}).json
+    assert removed["recurrence"] is None
+    assert admin.get(EVENTS, window).json["total"] == 1
+
+
+def test_an_open_ended_series_expands_only_inside_the_window(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Breakfast club", start_date="2030-01-01 07:30", end_date="2030-01-01 08:30",
+              recurrence={"rule": "FREQ=DAILY"})
+    response = admin.get(EVENTS, {"start_date": "2031-05-01", "end_date": "2031-05-31", "per_page": 50})
+    assert response.json["total"] == 31
+    assert response.json["events"][0]["start_date"] == "2031-05-01 07:30:00"
+
+
+def test_all_day_exclusions_and_rules_stored_by_imports(make_app):
+    """A rule in cal_event_recurrence that the API would refuse (an import wrote it) is not expanded."""
+    from sqlalchemy import insert
+
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    fete = new_event(admin, title="Village fete", all_day=True, start_date="2030-07-06", end_date="2030-07-06",
+                     recurrence={"rule": "FREQ=YEARLY;COUNT=4", "exdates": ["2031-07-06"]})
+    assert fete["recurrence"]["exdates"] == ["2031-07-06 00:00:00"]
+    years = admin.get(EVENTS, {"start_date": "2030-01-01", "end_date": "2034-12-31", "search": "fete"}).json["events"]
+    assert [event["start_date"] for event in years] == ["2030-07-06 00:00:00", "2032-07-06 00:00:00",
+                                                        "2033-07-06 00:00:00"]
+    imported = new_event(admin, title="Imported pulse", start_date="2030-01-01 09:00", end_date="2030-01-01 09:01")
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(insert(tables(app)["recurrence"]).values(event_id=imported["id"], rule="FREQ=MINUTELY",
+                                                                 exdates="[]"))
+    from plugins.calendar import state
+
+    with app.db.session(write=True) as session, session.begin():
+        state.changed(session, app)
+    window = {"start_date": "2030-01-01", "end_date": "2031-12-31", "search": "pulse"}
+    assert [event["start_date"] for event in admin.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]

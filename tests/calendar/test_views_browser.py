@@ -1,0 +1,64 @@
+"""A visitor browses the calendar in a real Chromium: /events/, "Next month", that month's events."""
+
+from __future__ import annotations
+
+import datetime
+import os
+from zoneinfo import ZoneInfo
+
+from host.app import create_app
+from host.testing import client_as, create_test_user, start_sitehost, stop_sitehost
+
+from tests.calendar.helpers import new_event
+
+
+def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
+    database = f"sqlite:///{tmp_path / 'site.db'}"
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "{database}"\n[site]\ntimezone_string = "Europe/London"\n')
+    today = datetime.datetime.now(ZoneInfo("Europe/London")).date()
+    following = (today.replace(day=1) + datetime.timedelta(days=32)).replace(day=1)
+    app = create_app(database_url=database, site={"timezone_string": "Europe/London"})
+    try:
+        admin = client_as(app, create_test_user(app, "administrator"))
+        new_event(admin, title="Spring concert", start_date=f"{following:%Y-%m}-14 19:00",
+                  end_date=f"{following:%Y-%m}-14 21:00")
+        new_event(admin, title="Staff only briefing", status="draft", start_date=f"{following:%Y-%m}-15 08:00",
+                  end_date=f"{following:%Y-%m}-15 08:30")
+    finally:
+        app.close()
+    process, rest = start_sitehost(config, "--workers", "1", "--threads", "2", "--quiet", env={**os.environ})
+    site = rest[: -len("/wp-json")]
+    try:
+        page = browser.new_page()
+        views = []
+        page.on("response", lambda response: views.append(response.status) if "/cal/views/v2/html" in response.url
+                else None)
+        try:
+            answer = page.goto(f"{site}/events/")
+            assert answer.status == 200
+            assert page.locator("#cal-heading").inner_text() == f"{today:%B %Y}"
+            page.get_by_role("link", name="Next month").click()
+            heading = page.locator("#cal-heading")
+            heading.filter(has_text=f"{following:%B %Y}").wait_for()
+            page.wait_for_url(f"{site}/events/month/{following:%Y-%m}/")
+            grid = page.get_by_role("table")
+            assert "Spring concert" in grid.inner_text()
+            assert "Staff only briefing" not in page.content()
+            assert views == [200]  # re-rendered in place through cal/views/v2/html with the page's tokens
+            cell = page.get_by_role("link", name=f"{datetime.date(following.year, following.month, 14):%A} 14 "
+                                                 f"{following:%B %Y}, 1 event")
+            assert cell.count() == 1
+            grid.get_by_role("link", name="19:00 Spring concert").click()  # the event's day, at the event
+            concert_day = datetime.date(following.year, following.month, 14)
+            heading.filter(has_text=f"{concert_day:%A} 14 {following:%B %Y}").wait_for()
+            assert page.evaluate("document.activeElement.className") == "cal-event"
+            assert "19:00–21:00" in page.locator("article.cal-event").inner_text()
+            page.go_back()
+            heading.filter(has_text=f"{following:%B %Y}").wait_for()
+            page.go_back()
+            heading.filter(has_text=f"{today:%B %Y}").wait_for()
+        finally:
+            page.close()
+    finally:
+        stop_sitehost(process)
