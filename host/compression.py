@@ -50,13 +50,10 @@ def accepts_gzip(header: str | None) -> bool:
 
 
 def compressible(headers: dict[str, str], body) -> bool:
-    """A text body over MIN_BYTES that no one encoded yet."""
-    if not isinstance(body, (bytes, bytearray)) or len(body) <= MIN_BYTES:
+    """A text body over MIN_BYTES that no one encoded yet (headers named as the host names them)."""
+    if not isinstance(body, (bytes, bytearray)) or len(body) <= MIN_BYTES or "Content-Encoding" in headers:
         return False
-    if any(name.lower() == "content-encoding" for name in headers):
-        return False
-    content_type = next((value for name, value in headers.items() if name.lower() == "content-type"), "")
-    content_type = content_type.split(";", 1)[0].strip().lower()
+    content_type = headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
     return content_type.startswith(_TEXT_TYPES) or content_type.endswith(("+json", "+xml"))
 
 
@@ -82,12 +79,12 @@ def negotiate(environ: dict, status: int, headers: dict[str, str], body, head: b
     """
     if status in (204, 304) or not isinstance(body, (bytes, bytearray)):
         return headers, body
-    encoding = next((value for name, value in headers.items() if name.lower() == "content-encoding"), None)
-    if encoding is not None:
+    encoding = headers.get("Content-Encoding")
+    if encoding is not None:  # a kept gzip form may itself be under 1 KB: it still varies
         if encoding.lower() == "gzip":
             add_vary(headers)
         return headers, body
-    if not compressible(headers, body):
+    if len(body) <= MIN_BYTES or not compressible(headers, body):
         return headers, body
     add_vary(headers)
     if not accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING")):

@@ -78,3 +78,20 @@ def test_a_hit_serves_the_gzip_form_kept_with_the_entry(make_app):
     editor.post_json(POSTS, {"title": "Late news", "status": "publish"}, status=201)
     after = raw(**{"Accept-Encoding": "gzip"})
     assert after.headers["X-Cache"] == "miss" and b"Late news" in gzip.decompress(after.body)
+
+
+def test_a_kept_gzip_form_under_1kb_still_says_vary(make_app):
+    from webob import Request
+
+    app = make_app(plugins=["core", "cache"])
+    editor = client_as(app, create_test_user(app, "editor"))
+    editor.post_json(POSTS, {"title": "Short", "content": "Hi", "status": "publish"}, status=201)
+
+    def raw(**headers):
+        return Request.blank(POSTS, headers={"Host": "school.test", **headers}).get_response(app)
+
+    assert len(raw().body) > 1024
+    raw(**{"Accept-Encoding": "gzip"})
+    hit = raw(**{"Accept-Encoding": "gzip"})
+    assert hit.headers["X-Cache"] == "hit" and hit.headers["Content-Encoding"] == "gzip" and len(hit.body) < 1024
+    assert "Accept-Encoding" in hit.headers["Vary"]
