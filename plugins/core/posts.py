@@ -335,8 +335,9 @@ class PostsController:
         """
         found = {}
         missing = []
+        kept = encoded_items(self.app)
         for post_id in ids:
-            encoded = self.kept_encoding(request, post_id, version)
+            encoded = self.kept_encoding(request, post_id, version, kept)
             if encoded is None:
                 missing.append(post_id)
             else:
@@ -349,14 +350,14 @@ class PostsController:
                 found[post_id] = self.encode_and_keep(request, item, version)
         return [found[post_id] for post_id in ids if post_id in found]
 
-    def kept_encoding(self, request, post_id: int, version):
+    def kept_encoding(self, request, post_id: int, version, kept=None):
         """The view-context encoding of `post_id` kept at content `version` for this caller, or None.
 
         Anonymous callers hold no capability, so the targetHints of a public item are the same
         for all of them (shaping.post_hints): their encoding is kept under the key None and
         found without asking the permission checks again.
         """
-        entry = encoded_items(self.app).get((request.base_url, post_id, version))
+        entry = (kept or encoded_items(self.app)).get((request.base_url, post_id, version))
         if entry is None:
             return None
         item, extra, encodings = entry
