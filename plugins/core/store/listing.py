@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import bindparam, func, literal_column, select
 
 from host.lru import LruCache
 from host.stash import StashKey
@@ -119,8 +119,9 @@ def content_version(app, session) -> int | None:
 def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
     """Full item rows (terms, meta, revisions, parent) of `ids`, by id."""
     posts = tables(app)["posts"]
-    statement = item_select(app, post_type).where(posts.c.id.in_(ids))
-    return {row.id: row for row in session.connection().execute(statement).all()}
+    statement = app.db.prepared(f"core.rows_by_ids.{post_type}", lambda: item_select(app, post_type).where(
+        posts.c.id.in_(bindparam("ids", expanding=True))))
+    return {row.id: row for row in session.connection().execute(statement, {"ids": list(ids)}).all()}
 
 
 def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
