@@ -473,9 +473,12 @@ def render_cache_key(app: App, item: dict[str, Any]) -> Hashable | None:
     A `render_content` implementation whose output depends on other data (an "upcoming
     events" block reads the events) must say so here, or readers get the old output until
     the item itself changes.
-    When: each time core renders an item's content or excerpt, before its cache lookup;
-    only while some plugin implements this hook. While one does, core's list pages encode
-    their items afresh instead of reusing items encoded earlier. Keep it cheap.
+    When: each time core renders an item's content or excerpt, before its cache lookup,
+    and each time a list page reuses an item encoded earlier to which some plugin added a
+    value (the item is encoded afresh when the key changed); only while some plugin
+    implements this hook. Keep it cheap: it runs for every such item of every list page.
+    An item to which no plugin added anything depends on its row alone, so its encoding is
+    reused until the content changes without asking again.
     Arguments: `app`; `item`, the item dict.
     Returns: a hashable value that changes whenever your output for this item would (the
     newest event's modified time, a settings version); `False` to have this item rendered

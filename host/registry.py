@@ -352,6 +352,7 @@ class Registry:
         self.ability_categories: dict[str, tuple[AbilityCategory, str]] = {}
         self._routes_by_namespace: dict[str, list[CompiledRoute]] = {}
         self._global_routes: list[CompiledRoute] = []
+        self._namespace_prefixes: list[tuple[str, list[CompiledRoute]]] | None = None  # lowered, built at first match
         # Keyed by base URL, which comes from the Host header: bounded, so a client sending a new
         # Host with every request cannot grow it (issue 12.2: 200 hosts held 30 MB for ever).
         self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
@@ -412,8 +413,12 @@ class Registry:
         """Routes to try for `path`: those of every namespace the path starts with, else all."""
         lowered = path.lower().lstrip("/") + "/"
         found: list[CompiledRoute] = []
-        for name, routes in self._routes_by_namespace.items():
-            if lowered.startswith(name.lower() + "/"):
+        prefixes = self._namespace_prefixes
+        if prefixes is None or len(prefixes) != len(self._routes_by_namespace):
+            prefixes = self._namespace_prefixes = [(name.lower() + "/", routes)
+                                                   for name, routes in self._routes_by_namespace.items()]
+        for prefix, routes in prefixes:
+            if lowered.startswith(prefix):
                 found.extend(routes)
         if found:
             return found

@@ -21,6 +21,7 @@ import orjson
 from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
+from ..compression import negotiate
 from .request import GLOBAL_PARAMS, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
@@ -149,6 +150,8 @@ class RestServer:
                 headers["Link"] = self.discovery_link(environ)
             except Exception:  # the site URL itself could not be worked out: answer without it
                 log.exception("no discovery link for the failed REST answer")
+        if not isinstance(body, FileBody):
+            headers, body = negotiate(environ, status, headers, body, head=environ.get("REQUEST_METHOD") == "HEAD")
         header_list = [(name, str(value)) for name, value in headers.items()]
         if isinstance(body, FileBody):  # a download: streamed, never held in memory
             header_list.append(("Content-Length", str(body.size)))

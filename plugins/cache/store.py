@@ -23,6 +23,8 @@ import orjson
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from host import compression
+
 from .tables import VERSION_ROW, tables
 from .settings import CacheConfig
 
@@ -30,7 +32,7 @@ log = logging.getLogger("sitehost.cache")
 
 # Headers that depend on the asking client, not on the resource: the host recomputes them.
 _CLIENT_HEADERS = {"access-control-allow-origin", "access-control-allow-methods",
-                   "access-control-allow-credentials", "vary", "x-cache"}
+                   "access-control-allow-credentials", "vary", "x-cache", "content-encoding"}
 # Embedded resources (authors, terms) change without content hooks; a post password unlocks
 # content for the one who knows it, never for the next reader.
 _UNCACHEABLE_QUERY = ("_embed", "password")
@@ -43,10 +45,18 @@ class Entry:
     headers: dict[str, str]
     body: bytes
     stored_at: float
+    gzipped: bytes | None = None  # the body gzip-compressed once at store time, when worth it (host.compression)
 
     @property
     def size(self) -> int:
-        return len(self.body) + sum(len(name) + len(value) for name, value in self.headers.items())
+        return (len(self.body) + len(self.gzipped or b"")
+                + sum(len(name) + len(value) for name, value in self.headers.items()))
+
+    def answer(self, request) -> tuple[int, dict[str, str], bytes]:
+        """(status, headers, body) for this client: the kept gzip form when it accepts gzip."""
+        if self.gzipped is not None and compression.accepts_gzip(request.header("accept-encoding")):
+            return self.status, {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}, self.gzipped
+        return self.status, {**self.headers, "X-Cache": "hit"}, self.body
 
 
 class _ProbeConnection(sqlite3.Connection):
@@ -212,7 +222,7 @@ class ResponseCache:
             if entry is not None:
                 self._entries.move_to_end(key)
                 self.hits += 1
-                return entry.status, {**entry.headers, "X-Cache": "hit"}, entry.body
+                return entry.answer(request)
             self.misses += 1
         self._pending[request] = (key, version)
         return None
@@ -228,7 +238,9 @@ class ResponseCache:
             return
         key, version = noted
         kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
-        entry = Entry(version, status, kept, bytes(body), time.monotonic())
+        body = bytes(body)
+        gzipped = compression.gzip_bytes(body, compression.KEPT_LEVEL) if compression.compressible(kept, body) else None
+        entry = Entry(version, status, kept, body, time.monotonic(), gzipped)
         if entry.size > self.config.max_bytes:
             return
         with self._lock:

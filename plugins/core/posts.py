@@ -58,6 +58,7 @@ class PostsController:
         self.base = base
         self.hierarchical = hierarchical
         self._caps: dict[str, str] | None = None
+        self._public: tuple[str, ...] | None = None
 
     @property
     def caps(self) -> dict[str, str]:
@@ -65,6 +66,14 @@ class PostsController:
         if self._caps is None:
             self._caps = type_caps(self.app, self.type)
         return self._caps
+
+    @property
+    def public_statuses(self) -> tuple[str, ...]:
+        """The statuses anyone may read, computed at the first request like `caps`."""
+        if self._public is None:
+            app = self.app
+            self._public = tuple(name for name in app.registry.statuses if public_status(app, name)) or ("publish",)
+        return self._public
 
     # --- routes ---------------------------------------------------------------------------
 
@@ -127,6 +136,7 @@ class PostsController:
         return True
 
     def check_read(self, request):
+        self._find_kept(request)
         item = self.load(request, request.params["id"])
         user = request.user
         if request.params.get("context") == "edit" and not user.can("edit_post", item):
@@ -243,7 +253,7 @@ class PostsController:
         status), so the SQL and `can_read` apply the same rules, plugins' capabilities included.
         """
         app, user = self.app, request.user
-        public = tuple(name for name in app.registry.statuses if public_status(app, name)) or ("publish",)
+        public = self.public_statuses
         if all(status in public for status in statuses):
             return None
 
@@ -290,9 +300,9 @@ class PostsController:
         query = self.build_query(request)
         sticky_first = (self.kind == "post" and params.get("ignore_sticky") is False and page == 1
                         and not query.include and not query.search and not query.tax_clauses and not query.formats)
-        # Kept encodings hold rendered content: not while a plugin says rendering depends on more.
-        reuse = (self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
-                 and not self.app.hook.render_cache_key.get_hookimpls())
+        # Kept encodings hold rendered content: each is kept with what plugins add to its render
+        # cache key (`render_cache_key`) and reused only while that is unchanged.
+        reuse = self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
         listed = store.list_page_ids(self.app, request.session, query, page) if reuse else None
         if listed is not None:
             ids, total, version = listed
@@ -317,37 +327,71 @@ class PostsController:
 
         The content version changes with every write to posts, terms, term links and meta (in
         any process), so an item kept at the current version is exactly what building it again
-        would give; only the items not kept are read in full and built. The kept row also
-        answers the caller's targetHints, and the encoding is kept per distinct answer.
+        would give, provided what plugins add to its render cache key (`render_cache_key`) is
+        unchanged too: that is asked again for every kept item some plugin added to, and an
+        item a plugin opts out (False) is never kept. An item no plugin added anything to
+        depends on its row alone (the hook's contract), so it is not asked again. Only the items not kept are read in full and built. The kept row
+        also answers the caller's targetHints, and the encoding is kept per distinct answer.
         """
-        kept = encoded_items(self.app)
         found = {}
+        missing = []
+        kept = encoded_items(self.app)
         for post_id in ids:
-            entry = kept.get((request.base_url, post_id, version))
-            if entry is None:
-                continue
-            item, encodings = entry
-            hints = post_hints(request, item, core_url(request, f"{self.base}/{post_id}"))
-            allow = tuple(hints["allow"]) if hints else ()
-            encoded = encodings.get(allow)
+            encoded = self.kept_encoding(request, post_id, version, kept)
             if encoded is None:
-                encoded = encode_item(self.prepare(request, item, "view"))
-                encodings[allow] = encoded
-            found[post_id] = encoded
-        missing = [post_id for post_id in ids if post_id not in found]
+                missing.append(post_id)
+            else:
+                found[post_id] = encoded
         if missing:
             for post_id, row in store.rows_by_ids(self.app, request.session, self.type, missing).items():
                 item = store.row_to_item(self.app, row, self.type)
                 if not can_read(request, item):
                     continue
-                data = self.prepare(request, item, "view")
-                if public_status(self.app, item["status"]) and not item["password"]:
-                    hints = data["_links"]["self"][0].get("targetHints")
-                    data = encode_item(data)
-                    kept.put((request.base_url, post_id, version),
-                             (item, {tuple(hints["allow"]) if hints else (): data}))
-                found[post_id] = data
+                found[post_id] = self.encode_and_keep(request, item, version)
         return [found[post_id] for post_id in ids if post_id in found]
+
+    def kept_encoding(self, request, post_id: int, version, kept=None):
+        """The view-context encoding of `post_id` kept at content `version` for this caller, or None.
+
+        Anonymous callers hold no capability, so the targetHints of a public item are the same
+        for all of them (shaping.post_hints): their encoding is kept under the key None and
+        found without asking the permission checks again.
+        """
+        entry = (kept or encoded_items(self.app)).get((request.base_url, post_id, version))
+        if entry is None:
+            return None
+        item, extra, encodings = entry
+        if extra and render.render_cache_contributions(self.app, item) != extra:
+            return None
+        anonymous = not request.user.is_authenticated and item["type"] != "attachment"
+        if anonymous:
+            encoded = encodings.get(None)
+            if encoded is not None:
+                return encoded
+        hints = post_hints(request, item, core_url(request, f"{self.base}/{post_id}"))
+        allow = tuple(hints["allow"]) if hints else ()
+        encoded = encodings.get(allow)
+        if encoded is None:
+            encoded = encodings[allow] = encode_item(self.prepare(request, item, "view"))
+        if anonymous:
+            encodings[None] = encoded
+        return encoded
+
+    def encode_and_keep(self, request, item: dict, version):
+        """`item` prepared in the view context; encoded and kept when anyone may read all of it."""
+        data = self.prepare(request, item, "view")
+        if version is None or not public_status(self.app, item["status"]) or item["password"]:
+            return data
+        extra = render.render_cache_contributions(self.app, item)
+        if extra is None:  # a plugin renders this item afresh every time
+            return data
+        hints = data["_links"]["self"][0].get("targetHints")
+        encoded = encode_item(data)
+        encodings = {tuple(hints["allow"]) if hints else (): encoded}
+        if not request.user.is_authenticated and item["type"] != "attachment":
+            encodings[None] = encoded
+        encoded_items(self.app).put((request.base_url, item["id"], version), (item, extra, encodings))
+        return encoded
 
     def _visible(self, request, items: list[dict], context: str) -> list[dict]:
         """The items the caller may read (edit: may edit), prepared in `context`."""
@@ -367,12 +411,45 @@ class PostsController:
                    if item["id"] not in present]
         return sticky_here + missing + others
 
+    def _single_reusable(self, request) -> bool:
+        """A read of one item whose answer is the kept list encoding: view context, nothing else asked."""
+        params = request.params
+        return (self.reuses_encoded_items and request.plain and params.get("context", "view") == "view"
+                and params.get("password") in (None, "") and params.get("excerpt_length") is None)
+
+    def _find_kept(self, request) -> None:
+        """Before the read check: the item as kept at the current content version, if it is.
+
+        The kept row stands in for the database read (it is the row at that version), so a
+        single read of a kept item costs one single-row query, as a list page does.
+        """
+        if not self._single_reusable(request):
+            return
+        try:
+            post_id = int(request.params["id"])
+        except (TypeError, ValueError):
+            return
+        version = store.content_version(self.app, request.session)
+        if version is None:
+            return
+        request.state.core_version = version
+        entry = encoded_items(self.app).get((request.base_url, post_id, version))
+        if entry is not None and entry[0]["type"] == self.type:
+            request.state.setdefault("core_items", {}).setdefault((self.type, post_id), entry[0])
+
     def get_item(self, request):
         item = self.load(request, request.params["id"])
         params = request.params
+        link = {"Link": f'<{permalink(request, item)}>; rel="alternate"; type=text/html'}
+        version = request.state.get("core_version")
+        if version is not None and self._single_reusable(request):
+            encoded = self.kept_encoding(request, item["id"], version)
+            if encoded is None:
+                encoded = self.encode_and_keep(request, item, version)
+            return RestResponse(encoded, 200, link)
         data = self.prepare(request, item, params.get("context", "view"), params.get("password"),
                             params.get("excerpt_length"))
-        return RestResponse(data, 200, {"Link": f'<{permalink(request, item)}>; rel="alternate"; type=text/html'})
+        return RestResponse(data, 200, link)
 
     # --- writing --------------------------------------------------------------------------
 

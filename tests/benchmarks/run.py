@@ -37,10 +37,11 @@ REFERENCE_SIZE = 10000  # the budget's "at 10,000 posts"
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="1,000 posts and 2 s per scenario: about a minute")
+                        help="1,000 posts, 2 workers and 1 s per scenario: about a minute")
     parser.add_argument("--posts", type=_int_list, default=None,
                         help="database sizes, comma-separated (default 1000,10000,100000; --quick: 1000)")
-    parser.add_argument("--workers", type=_int_list, default=[1, 2], help="worker counts to measure (default 1,2)")
+    parser.add_argument("--workers", type=_int_list, default=None,
+                        help="worker counts to measure (default 1,2; --quick: 2)")
     parser.add_argument("--threads", type=_int_list, default=None,
                         help="threads per worker, comma-separated (default: the serve default)")
     parser.add_argument("--duration", type=int, default=None, help="seconds per scenario (default 5; --quick: 2)")
@@ -50,7 +51,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="where to write the JSON results (default bench-results/latest.json)")
     options = parser.parse_args(argv)
     options.posts = options.posts or (QUICK_SIZES if options.quick else FULL_SIZES)
-    options.duration = options.duration or (2 if options.quick else 5)
+    options.duration = options.duration or (1 if options.quick else 5)
+    options.workers = options.workers or ([2] if options.quick else [1, 2])
     options.threads = options.threads or [_serve_default("threads")]
     known = {scenario.key for scenario in SCENARIOS}
     if options.scenarios and set(options.scenarios) - known:
@@ -249,7 +251,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
     for workers in worker_counts:
         at = f"{reference:,} posts, {workers} worker(s)"
         for key, share, name in (("list", 0.20, "uncached 10-post list"), ("cached", 0.70, "cached hit"),
-                                 ("root", 0.25, "root index")):
+                                 ("root", 0.25, "root index"), ("cached-gzip", 0.70, "cached hit with gzip")):
             row = _find(results, reference, workers, threads, key)
             add(f"{name} >= {share:.0%} of ceiling ({at})",
                 f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
@@ -267,6 +269,16 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
             add(f"{key} drops <= {allowed:.0%} from {smallest:,} to {largest:,} posts ({workers} worker(s))",
                 f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s ({drop:.0%} drop)"
                 if measurable else None, drop <= allowed if measurable else None)
+        # issue 25: _embed and single items against the plain list of the same run, size and workers
+        for key, share, size, name in (("embed", 0.30, reference, "10-post list with _embed"),
+                                       ("embed", 0.25, largest, "10-post list with _embed"),
+                                       ("single", 0.60, largest, "single post, random id")):
+            row, plain = _find(results, size, workers, threads, key), _find(results, size, workers, threads, "list")
+            measured = row and plain and row["requests_per_second"] is not None and plain["requests_per_second"]
+            ratio = row["requests_per_second"] / plain["requests_per_second"] if measured else None
+            add(f"{name} >= {share:.0%} of the plain list ({size:,} posts, {workers} worker(s))",
+                f"{ratio:.0%} ({row['requests_per_second']:,.0f} vs {plain['requests_per_second']:,.0f} req/s)"
+                if measured else None, ratio >= share if measured else None)
         row = _find(results, reference, workers, threads, "create")
         add(f"create post as author >= 500 req/s, zero errors ({at})",
             f"{row['requests_per_second']:,.0f} req/s, {row['errors']} errors" if row else None,

@@ -172,6 +172,31 @@ def _check_batch(context: Context) -> None:
         raise Unavailable(f"POST /batch/v1: item statuses {sorted(set(map(str, statuses)))}")
 
 
+def _fixed_get_gzip(path_of: Callable[[Context], str]) -> Callable[[Context], str]:
+    def lua(context: Context) -> str:
+        return _fixed_get(path_of)(context) + 'wrk.headers["Accept-Encoding"] = "gzip"\n'
+    return lua
+
+
+def _check_gzip(cached: bool) -> Callable[[Context], None]:
+    """The list answers gzip to a client that accepts it (from the cache: a hit, compressed once when stored)."""
+    def check(context: Context) -> None:
+        import gzip
+
+        request = urllib.request.Request(context.rest + "/core/v2/posts", headers={"Accept-Encoding": "gzip"})
+        for _attempt in range(2 if cached else 1):
+            with urllib.request.urlopen(request, timeout=120) as response:
+                headers, raw = response.headers, response.read()
+        if headers.get("Content-Encoding") != "gzip" or "accept-encoding" not in headers.get("Vary", "").lower():
+            raise Unavailable(f"/core/v2/posts with Accept-Encoding: gzip: Content-Encoding {headers.get('Content-Encoding')!r}")
+        body = json.loads(gzip.decompress(raw))
+        if not isinstance(body, list) or len(body) != 10:
+            raise Unavailable("/core/v2/posts with Accept-Encoding: gzip: not a 10-item list")
+        if cached and headers.get("X-Cache") != "hit":
+            raise Unavailable(f"/core/v2/posts with Accept-Encoding: gzip: X-Cache {headers.get('X-Cache')!r}")
+    return check
+
+
 def _check_cached(context: Context) -> None:
     _check_list(lambda c: "/core/v2/posts")(context)
     _check_list(lambda c: "/core/v2/posts")(context)  # the second answer comes from the cache
@@ -259,6 +284,10 @@ SCENARIOS: list[Scenario] = [
     Scenario("namespace", "GET /core/v2 (namespace index)", _fixed_get(lambda c: "/core/v2"),
              _check_document("/core/v2", "routes")),
     Scenario("cached", "GET posts, cache hit", _fixed_get(lambda c: "/core/v2/posts"), _check_cached, cached=True),
+    Scenario("gzip", "GET posts, Accept-Encoding: gzip", _fixed_get_gzip(lambda c: "/core/v2/posts"),
+             _check_gzip(cached=False)),
+    Scenario("cached-gzip", "GET posts, cache hit, Accept-Encoding: gzip",
+             _fixed_get_gzip(lambda c: "/core/v2/posts"), _check_gzip(cached=True), cached=True),
     Scenario("create", "POST posts as author", _lua_create, _check_create, writes=True),
     Scenario("batch", f"POST batch/v1 ({BATCH_SIZE} creates)", _lua_batch, _check_batch, writes=True),
     Scenario("mixed", "mixed 90% list / 10% create", _lua_mixed, _check_mixed, writes=True),

@@ -41,3 +41,57 @@ def test_users_are_not_cached_by_default(make_app):
     app = make_app(plugins=["core", "cache"])
     app.client.get("/wp-json/core/v2/users")
     assert "X-Cache" not in app.client.get("/wp-json/core/v2/users").headers
+
+
+def test_a_hit_serves_the_gzip_form_kept_with_the_entry(make_app):
+    """The entry keeps its gzip form from the store: hits for gzip clients send those bytes, others the plain ones."""
+    import gzip
+
+    from webob import Request
+
+    from host import compression
+
+    def raw(**headers):
+        return Request.blank(POSTS, headers={"Host": "school.test", **headers}).get_response(app)
+
+    def vary(response):
+        return {part.strip().lower() for part in response.headers.get("Vary", "").split(",")}
+
+    app = make_app(plugins=["core", "cache"])
+    editor = client_as(app, create_test_user(app, "editor"))
+    for index in range(4):
+        editor.post_json(POSTS, {"title": f"News {index}", "content": "Words " * 60, "status": "publish"}, status=201)
+    miss = raw(**{"Accept-Encoding": "gzip"})
+    assert (miss.headers["X-Cache"], miss.headers["Content-Encoding"]) == ("miss", "gzip")
+    plain_hit = raw()
+    assert plain_hit.headers["X-Cache"] == "hit" and "Content-Encoding" not in plain_hit.headers
+    assert "accept-encoding" in vary(plain_hit)
+    hits = [raw(**{"Accept-Encoding": "gzip, br"}) for _ in range(2)]
+    for hit in hits:
+        assert (hit.headers["X-Cache"], hit.headers["Content-Encoding"]) == ("hit", "gzip")
+        assert "accept-encoding" in vary(hit) and int(hit.headers["Content-Length"]) == len(hit.body)
+        assert gzip.decompress(hit.body) == plain_hit.body == gzip.decompress(miss.body)
+    # the bytes kept with the entry (compressed once, at its better level), not compressed per hit
+    assert hits[0].body == hits[1].body == compression.gzip_bytes(plain_hit.body, compression.KEPT_LEVEL)
+    head = Request.blank(POSTS, method="HEAD", headers={"Host": "school.test", "Accept-Encoding": "gzip"}).get_response(app)
+    assert head.status_code == 200 and head.body == b"" and head.headers["Content-Encoding"] == "gzip"
+    editor.post_json(POSTS, {"title": "Late news", "status": "publish"}, status=201)
+    after = raw(**{"Accept-Encoding": "gzip"})
+    assert after.headers["X-Cache"] == "miss" and b"Late news" in gzip.decompress(after.body)
+
+
+def test_a_kept_gzip_form_under_1kb_still_says_vary(make_app):
+    from webob import Request
+
+    app = make_app(plugins=["core", "cache"])
+    editor = client_as(app, create_test_user(app, "editor"))
+    editor.post_json(POSTS, {"title": "Short", "content": "Hi", "status": "publish"}, status=201)
+
+    def raw(**headers):
+        return Request.blank(POSTS, headers={"Host": "school.test", **headers}).get_response(app)
+
+    assert len(raw().body) > 1024
+    raw(**{"Accept-Encoding": "gzip"})
+    hit = raw(**{"Accept-Encoding": "gzip"})
+    assert hit.headers["X-Cache"] == "hit" and hit.headers["Content-Encoding"] == "gzip" and len(hit.body) < 1024
+    assert "Accept-Encoding" in hit.headers["Vary"]

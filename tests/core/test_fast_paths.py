@@ -308,3 +308,57 @@ def test_deep_search_pages_continue_the_first_pages_exactly(client, make_post):
     assert paged == expected
     deep = client.get(f"{API}/posts?search=violin&per_page=5&offset={DEEP_SEARCH_OFFSET + 5}").json
     assert [item["id"] for item in deep] == expected[DEEP_SEARCH_OFFSET + 5:DEEP_SEARCH_OFFSET + 10]
+
+
+def _single(client, post_id, headers, **query):
+    return client.get(f"{API}/posts/{post_id}", query, headers=headers, expect_errors=True)
+
+
+def test_a_single_read_of_a_kept_item_follows_every_change(app, client, make_post, users, reader):
+    """Single reads answer the item encoded at the current content version (issue 25.3): the same
+    bytes as building it, and nothing stale after an update, a term change, a direct write or an author rename."""
+    admin = users["administrator"].headers
+    category = client.post_json(f"{API}/categories", {"name": "Drama"}, headers=admin, status=201).json
+    post = make_post(title="School play", categories=[category["id"]])
+    built = _single(client, post["id"], reader)
+    kept = _single(client, post["id"], reader)  # kept by the first read
+    assert built.status_int == kept.status_int == 200 and built.body == kept.body
+    assert kept.headers["Link"] == built.headers["Link"] and "rel=\"alternate\"" in kept.headers["Link"]
+    assert kept.json == _listed(client, post["id"], reader)  # the list shares the same kept encoding
+    anonymous = _single(client, post["id"], {})
+    assert anonymous.json["_links"]["self"][0]["targetHints"]["allow"] == ["GET"]
+    assert kept.json["_links"]["self"][0]["targetHints"]["allow"] == ["GET"]
+    as_admin = _single(client, post["id"], admin).json  # another caller's targetHints, not the kept ones
+    assert "POST" in as_admin["_links"]["self"][0]["targetHints"]["allow"]
+
+    client.post_json(f"{API}/posts/{post['id']}", {"title": "School musical"}, headers=admin, status=200)
+    assert _single(client, post["id"], reader).json["title"]["rendered"] == "School musical"
+    client.post_json(f"{API}/categories/{category['id']}", {"slug": "theatre"}, headers=admin, status=200)
+    assert "category-theatre" in _single(client, post["id"], reader).json["class_list"]
+    client.post_json(f"{API}/posts/{post['id']}", {"categories": [1]}, headers=admin, status=200)
+    assert _single(client, post["id"], reader).json["categories"] == [1]
+    posts = app.db.metadata.tables["posts"]
+    with app.db.session(write=True) as session, session.begin():  # a write that keeps `modified`
+        session.execute(update(posts).where(posts.c.id == post["id"]).values(content="New script"))
+    assert "New script" in _single(client, post["id"], reader).json["content"]["rendered"]
+
+    author_id = _single(client, post["id"], reader).json["author"]
+    client.post_json(f"{API}/users/{author_id}", {"name": "Renamed Teacher"}, headers=admin, status=200)
+    embedded = _single(client, post["id"], reader, _embed="author").json
+    assert embedded["_embedded"]["author"][0]["name"] == "Renamed Teacher"
+    assert _single(client, post["id"], reader).json["author"] == author_id
+
+    # what the kept encoding does not answer is built as before: other contexts, passwords, shaping
+    assert _single(client, post["id"], reader, _fields="id").json == {"id": post["id"]}
+    assert _single(client, post["id"], reader, excerpt_length=1).json["excerpt"]["rendered"].strip().endswith("</p>")
+    assert _single(client, post["id"], admin, context="edit").json["content"]["raw"] == "New script"
+    client.post_json(f"{API}/posts/{post['id']}", {"password": "open sesame"}, headers=admin, status=200)
+    locked = _single(client, post["id"], reader).json
+    assert locked["content"] == {"rendered": "", "protected": True}
+    assert _single(client, post["id"], reader, password="open sesame").json["content"]["rendered"] != ""
+    client.post_json(f"{API}/posts/{post['id']}", {"password": ""}, headers=admin, status=200)
+    assert _single(client, post["id"], reader).json == _single(client, post["id"], reader).json  # kept again
+    client.delete(f"{API}/posts/{post['id']}", headers=admin, status=200)
+    trashed = _single(client, post["id"], reader)  # never the kept published encoding
+    assert trashed.status_int != 200 or trashed.json.get("status") != "publish"
+    assert _single(client, 999999, reader).status_int == 404

@@ -171,3 +171,38 @@ def test_hook_render_cache_key(make_app, make_user):
     assert "Next: Concert" in rendered_item() and "Next: Concert" in rendered_list()
     state.update(next_event="Fair", cache=False)  # opted out: rendered afresh every time
     assert "Next: Fair" in rendered_item() and "Next: Fair" in rendered_list()
+
+
+def test_render_cache_key_keeps_list_items_reused(make_app, make_user):
+    """A plugin implementing the hook no longer makes core encode every list item afresh: items it adds
+    nothing to are reused until the content changes; items it adds a key to are reused while the key holds."""
+    state = {"renders": [], "keyed": set(), "version": 1}
+
+    def render_content(item, content):
+        state["renders"].append(item["id"])
+        if item["id"] in state["keyed"]:
+            content["html"] += f"<aside>v{state['version']}</aside>"
+
+    def render_cache_key(item):
+        return state["version"] if item["id"] in state["keyed"] else None
+
+    app = make_app(plugins=["core", make_plugin("versioned_block", render_content, render_cache_key)])
+    editor = make_user(app, "editor")
+    plain, keyed = (app.client.post_json("/wp-json/core/v2/posts", {"title": title, "content": "Hello",
+                                                                    "status": "publish"}, headers=editor.headers).json
+                    for title in ("Plain", "Keyed"))
+    state["keyed"].add(keyed["id"])
+
+    def listed():
+        return {item["id"]: item["content"]["rendered"] for item in app.client.get("/wp-json/core/v2/posts").json}
+
+    first = listed()
+    assert "v1" in first[keyed["id"]] and "<aside>" not in first[plain["id"]]
+    state["renders"].clear()
+    assert listed() == first and state["renders"] == []  # both reused: nothing rendered again
+    state["version"] = 2  # the keyed item's other data changed; the plain one's did not
+    second = listed()
+    assert "v2" in second[keyed["id"]] and second[plain["id"]] == first[plain["id"]]
+    assert plain["id"] not in state["renders"] and keyed["id"] in state["renders"]
+    app.client.post_json(f"/wp-json/core/v2/posts/{plain['id']}", {"content": "Changed"}, headers=editor.headers)
+    assert "Changed" in listed()[plain["id"]]  # a write changes the content version: built again

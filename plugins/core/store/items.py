@@ -173,13 +173,18 @@ def decode_meta(raw: str | None, schema: dict) -> Any:
 
 
 def get_item(app, session, post_id: int, post_type: str | None = None) -> dict | None:
+    """One item, or None. Both statements are prepared per type (host `Database.prepared`): a single
+    read costs what running them costs, not SQLAlchemy's cache key of the item SELECT each time."""
     posts = tables(app)["posts"]
     if post_type is None:
-        found = session.execute(select(posts.c.type).where(posts.c.id == post_id)).scalar()
+        found = session.execute(app.db.prepared("core.item_type", lambda: select(posts.c.type).where(
+            posts.c.id == bindparam("post_id"))), {"post_id": post_id}).scalar()
         if found is None:
             return None
         post_type = found
-    row = session.execute(item_select(app, post_type).where(posts.c.id == post_id, posts.c.type == post_type)).first()
+    statement = app.db.prepared(f"core.get_item.{post_type}", lambda: item_select(app, post_type).where(
+        posts.c.id == bindparam("post_id"), posts.c.type == post_type))
+    row = session.execute(statement, {"post_id": post_id}).first()
     return row_to_item(app, row, post_type) if row is not None else None
 
 

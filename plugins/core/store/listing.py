@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import bindparam, func, literal_column, select
 
 from host.lru import LruCache
 from host.stash import StashKey
@@ -103,11 +103,25 @@ def list_page_ids(app, session, query: PostQuery, page: int = 1) -> tuple[list[i
     return [row[0] for row in rows], _page_total(app, session, query, cache, version, now), version
 
 
+def content_version(app, session) -> int | None:
+    """The content version now (one single-row read), or None where no trigger keeps one.
+
+    A single item's read asks it first: an item encoded at this version is answered as it is.
+    """
+    if totals_cache(app) is None:
+        return None
+    version = tables(app)["content_version"]
+    statement = app.db.prepared("core.content_version",
+                                lambda: select(version.c.version).where(version.c.id == 1))
+    return session.connection().execute(statement).scalar()
+
+
 def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
     """Full item rows (terms, meta, revisions, parent) of `ids`, by id."""
     posts = tables(app)["posts"]
-    statement = item_select(app, post_type).where(posts.c.id.in_(ids))
-    return {row.id: row for row in session.connection().execute(statement).all()}
+    statement = app.db.prepared(f"core.rows_by_ids.{post_type}", lambda: item_select(app, post_type).where(
+        posts.c.id.in_(bindparam("ids", expanding=True))))
+    return {row.id: row for row in session.connection().execute(statement, {"ids": list(ids)}).all()}
 
 
 def _page_total(app, session, query: PostQuery, cache, version, now) -> int:

@@ -1,0 +1,113 @@
+"""CPU time per request, in process, of this tree against another commit, in alternating pairs.
+
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create]`
+
+Wall-clock throughput on a shared machine swings with the neighbours' load; the CPU time a
+process spends on one request barely does. Each side runs in a fresh process (its own tree
+on sys.path, its own seeded database) that warms up and then times COUNT requests with
+`time.process_time`; the sides alternate PAIRS times, so a slow minute hurts both, and the
+medians are compared. The base tree is exported with `git archive` into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Runs inside a child process whose sys.path starts with the tree being measured.
+CHILD = r"""
+import json, os, shutil, sys, tempfile, time
+from pathlib import Path
+from tests.benchmarks.profile import call
+from tests.benchmarks.run import write_config
+from tests.benchmarks.seed import seed
+from tests.benchmarks.scenarios import post_body, Context
+from host.app import create_app
+from host.config import load_settings
+
+spec = json.loads(sys.argv[1])
+seeded_db = Path(spec["seeded"])
+with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
+    workdir = Path(folder)
+    database = workdir / "site.db"
+    if not seeded_db.exists():
+        result = seed(write_config(workdir, seeded_db, cache=True), seeded_db, spec["posts"])
+        Path(str(seeded_db) + ".json").write_text(json.dumps(
+            {"category": result.busiest_category, "login": result.author_login, "password": result.author_password}))
+    info = json.loads(Path(str(seeded_db) + ".json").read_text())
+    shutil.copyfile(seeded_db, database)
+    app = create_app(load_settings(write_config(workdir, database, cache=False), env={}))
+    import base64
+    auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
+    counter = iter(range(10**9))
+
+    def once():
+        if not spec["create"]:
+            status, body = call(app, spec["path"], headers=spec["headers"])
+        else:
+            body = json.dumps(post_body(f"Timed post {next(counter)}", info["category"])).encode()
+            status, body = call(app, "/core/v2/posts", "POST", {"Authorization": auth}, body)
+        assert status.startswith("20"), (status, body[:300])
+
+    for _ in range(spec["warm"]):
+        once()
+    started = time.process_time()
+    for _ in range(spec["count"]):
+        once()
+    print(json.dumps((time.process_time() - started) / spec["count"] * 1000))
+    app.close()
+"""
+
+
+def run_side(tree: Path, spec: dict) -> float:
+    env = {**os.environ, "PYTHONPATH": str(tree), "SITEHOST_NO_ENTRY_POINTS": "1"}
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], cwd=tree, env=env,
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{tree}: {done.stderr[-2000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.cpu", description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="4a07705", help="commit to compare with")
+    parser.add_argument("--posts", type=int, default=1000)
+    parser.add_argument("--pairs", type=int, default=8)
+    parser.add_argument("-n", "--count", type=int, default=300)
+    parser.add_argument("--path", default="/core/v2/posts")
+    parser.add_argument("--header", action="append", default=[], help="Name: value, sent with every request")
+    parser.add_argument("--create", action="store_true", help="time POST core/v2/posts as the seeded author")
+    options = parser.parse_args(argv)
+    headers = dict(header.split(": ", 1) for header in options.header)
+    with tempfile.TemporaryDirectory(prefix="sitehost-cpu-pairs-") as folder:
+        base_tree = Path(folder) / "base"
+        base_tree.mkdir()
+        archive = subprocess.run(["git", "archive", options.base], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
+        sides = {"base": base_tree, "this": ROOT}
+        figures: dict[str, list[float]] = {"base": [], "this": []}
+        for pair in range(options.pairs):
+            for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
+                spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
+                        "headers": headers, "create": options.create, "count": options.count,
+                        "warm": max(20, options.count // 10)}
+                figures[name].append(run_side(sides[name], spec))
+            print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms",
+                  file=sys.stderr)
+    base, this = statistics.median(figures["base"]), statistics.median(figures["this"])
+    what = "POST core/v2/posts" if options.create else f"GET {options.path}"
+    print(f"{what}: CPU per request, median of {options.pairs}: {options.base} {base:.3f} ms, "
+          f"this tree {this:.3f} ms ({this / base:.2f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""`_embed` answers exactly what a client would get by following each embeddable link itself (issue 25.1).
+
+The reference is the per-link path spelled out over HTTP: for every item of the plain answer,
+every embeddable link is fetched as the same caller with `context=embed` (and the route's
+largest `per_page` for collections), and `_embedded` is assembled from those answers. Whatever
+makes `_embed` cheaper must keep this equality, errors included: an embedded item the caller
+may not read is embedded as the error object its own GET answers.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from host.testing import client_as, role_users
+from tests.core.test_media import upload
+
+API = "/wp-json/core/v2"
+CURIE = "https://api.w.org/"
+
+
+@pytest.fixture(scope="module")
+def site(make_module_app):
+    app = make_module_app(plugins=["core"], site={"comment_flood": 0})
+    users = role_users(app)
+    editor, author = client_as(app, users["editor"]), client_as(app, users["author"])
+    news = editor.post_json(f"{API}/categories", {"name": "News"}, status=201).json
+    sport = editor.post_json(f"{API}/categories", {"name": "Sport"}, status=201).json
+    tags = [editor.post_json(f"{API}/tags", {"name": name}, status=201).json for name in ("Match", "Choir")]
+    picture = upload(app.client, users["editor"].headers, name="field.png").json
+    hidden_picture = upload(app.client, users["editor"].headers, name="hidden.png").json
+    editor.post_json(f"{API}/media/{hidden_picture['id']}", {"status": "private"}, status=200)
+    first = editor.post_json(f"{API}/posts", {
+        "title": "Sports day", "content": "Races", "status": "publish", "categories": [news["id"], sport["id"]],
+        "tags": [tag["id"] for tag in tags], "featured_media": picture["id"]}, status=201).json
+    editor.post_json(f"{API}/posts", {"title": "Concert", "content": "Songs", "status": "publish",
+                                      "tags": [tags[1]["id"]], "featured_media": hidden_picture["id"]}, status=201)
+    author.post_json(f"{API}/posts", {"title": "Author's news", "content": "Mine", "status": "publish"}, status=201)
+    author.post_json(f"{API}/posts", {"title": "Author's draft", "content": "Not yet", "status": "draft"}, status=201)
+    editor.post_json(f"{API}/posts", {"title": "Private note", "content": "Staff", "status": "private"}, status=201)
+    for text in ("Well done", "Great day"):
+        app.client.post_json(f"{API}/comments", {"post": first["id"], "content": text, "author_name": "Parent",
+                                                 "author_email": "parent@school.test"}, status=201)
+    editor.post_json(f"{API}/comments", {"post": first["id"], "content": "Thanks all"}, status=201)
+    draft_parent = editor.post_json(f"{API}/pages", {"title": "Plans", "status": "draft"}, status=201).json
+    public_parent = editor.post_json(f"{API}/pages", {"title": "About", "status": "publish"}, status=201).json
+    for title, parent in (("Staff plans", draft_parent), ("Our history", public_parent)):
+        editor.post_json(f"{API}/pages", {"title": title, "status": "publish", "parent": parent["id"]}, status=201)
+    editor.post_json(f"{API}/media/{picture['id']}", {"post": first["id"]}, status=200)
+    app.users = users
+    return app
+
+
+def caller(site, role: str | None):
+    return site.client if role is None else client_as(site, site.users[role])
+
+
+def per_link(client, item: dict, wanted: set[str] | None = None) -> dict | None:
+    """`_embedded` of `item` built by following its embeddable links one GET at a time."""
+    embedded = {}
+    for raw_rel, entries in item.get("_links", {}).items():
+        if raw_rel == "curies":
+            continue
+        rel = "wp:" + raw_rel[len(CURIE):] if raw_rel.startswith(CURIE) else raw_rel
+        if wanted is not None and rel not in wanted:
+            continue
+        results, found = [], False
+        for link in entries:
+            if not link.get("embeddable") or not link["href"].startswith("http://school.test/wp-json/"):
+                results.append([])
+                continue
+            parts = urlsplit(link["href"])
+            query = dict(parse_qsl(parts.query, keep_blank_values=True))
+            query.setdefault("context", "embed")
+            if "?" in link["href"]:  # collections: the embed asks for the route's largest page
+                query.setdefault("per_page", "100")
+            results.append(client.get(parts.path, query, expect_errors=True).json)
+            found = True
+        if found:
+            embedded[rel] = results
+    return embedded or None
+
+
+def expand_curies(links: dict) -> dict:
+    return {(CURIE + rel[3:] if rel.startswith("wp:") else rel): entries for rel, entries in links.items()}
+
+
+@pytest.mark.parametrize("role", [None, "subscriber", "author", "editor"])
+@pytest.mark.parametrize("path", ["/posts?_embed", "/posts?_embed&status=publish,private,draft&per_page=20",
+                                  "/pages?_embed", "/media?_embed", "/posts?_embed=author,wp:term",
+                                  "/posts?_embed=wp:featuredmedia,replies&order=asc"])
+def test_embed_equals_following_every_link(site, role, path):
+    client = caller(site, role)
+    status_ok = role in ("author", "editor") or "status=" not in path
+    embedded = client.get(API + path, expect_errors=True)
+    plain = client.get(API + path.replace("_embed", "_embed_off", 1), expect_errors=True)
+    assert embedded.status_int == plain.status_int == (200 if status_ok else 400)
+    if not status_ok:
+        return
+    wanted_text = dict(parse_qsl(urlsplit(path).query, keep_blank_values=True))["_embed"]
+    wanted = set(wanted_text.split(",")) if wanted_text else None
+    assert [item["id"] for item in embedded.json] == [item["id"] for item in plain.json]
+    assert embedded.json and any("_embedded" in item for item in embedded.json)
+    for with_embeds, item in zip(embedded.json, plain.json):
+        expected = per_link(client, {**item, "_links": expand_curies(item["_links"])}, wanted)
+        assert with_embeds.get("_embedded") == expected, (path, role, item["id"])
+        assert {key: value for key, value in with_embeds.items() if key != "_embedded"} == item
+
+
+def test_an_embedded_item_the_caller_may_not_read_is_its_error_object(site):
+    """The private picture and the draft parent page: an error object in place, as their own GETs answer."""
+    posts = site.client.get(f"{API}/posts?_embed").json
+    concert = next(item for item in posts if item["title"]["rendered"] == "Concert")
+    media = concert["_embedded"]["wp:featuredmedia"][0]
+    assert media["code"] == "rest_forbidden" and media["data"]["status"] == 401
+    pages = site.client.get(f"{API}/pages?_embed").json
+    staff = next(item for item in pages if item["title"]["rendered"] == "Staff plans")
+    assert staff["_embedded"]["up"][0]["code"] in ("rest_forbidden", "rest_post_invalid_id")
+    as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed").json
+    concert = next(item for item in as_editor if item["title"]["rendered"] == "Concert")
+    assert concert["_embedded"]["wp:featuredmedia"][0]["id"] == concert["featured_media"]
