@@ -70,6 +70,10 @@ class Route:
     missing); it is machine-readable, so tests and the OpenAPI document can tell who may call.
     `cacheable` offers a GET endpoint's anonymous answers to a response cache (the cache plugin),
     which must then be told of every write that changes them (`content_saved`, `terms_changed`).
+    `embed_batch` lets a GET endpoint answer many `_embed` links of one page at once:
+    `embed_batch(parent_request, requests) -> list`, one entry per request (its params already
+    validated): the data, a RestError, or None to leave that link to a normal internal request.
+    It must decide permissions and answer exactly as the handler would for each request.
     """
 
     namespace: str
@@ -88,6 +92,7 @@ class Route:
     # The media type of a success answered as a RawBody (e.g. "text/calendar"), besides JSON errors:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.
     content_type: str = ""
+    embed_batch: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -282,6 +287,7 @@ class Endpoint:
     cacheable: bool = False  # Route.cacheable: anonymous GET answers may be kept by a response cache
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
     content_type: str = ""  # Route.content_type
+    embed_batch: Callable | None = None  # Route.embed_batch
 
 
 @dataclass
@@ -387,7 +393,7 @@ class Registry:
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
-            automatic_index=automatic_index, content_type=route.content_type,
+            automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:

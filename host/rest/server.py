@@ -24,7 +24,7 @@ from ..plugins import ESSENTIAL
 from ..compression import negotiate
 from .request import GLOBAL_PARAMS, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .shaping import compact_links, embed_links, fields_tree, filter_fields, parse_names
+from .shaping import compact_links, embed_links, embed_target, embeddable_hrefs, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
 
 log = logging.getLogger("sitehost.rest")
@@ -529,6 +529,60 @@ class RestServer:
                     request.query["per_page"] = str(per_page["maximum"])
         return self.run_and_shape(request)
 
+    def _embed_request(self, parent: RestRequest, path: str, pairs: list[tuple[str, str]]) -> RestRequest:
+        """The internal GET an embedded link runs as: the parent's caller, a collection's largest page."""
+        request = RestRequest(self.app, "GET", path, pairs, {}, base_url=parent.base_url,
+                              remote_addr=parent.remote_addr, internal=True, environ=parent.environ)
+        request.user = parent.user
+        request.application_password = parent.application_password
+        matched = self.registry.match(path, "GET")
+        if matched is not None:
+            per_page = matched[1].args.get("per_page")
+            if per_page and "per_page" not in request.query and "maximum" in per_page:
+                request.query["per_page"] = str(per_page["maximum"])
+        return request
+
+    def embed_batched(self, parent: RestRequest, hrefs: list[str]) -> dict[str, Any]:
+        """Answers, by href, of the embeddable links whose GET endpoint declares `embed_batch`.
+
+        The links of a whole page are grouped by endpoint and each group is answered in one
+        call, instead of one internal request per link; the answers are shaped as an internal
+        request's are. Links no batch answers are left out (the caller fetches them one by one).
+        """
+        groups: dict[int, tuple[Any, list[tuple[str, RestRequest]]]] = {}
+        for href in dict.fromkeys(hrefs):
+            path, pairs = embed_target(parent, href)
+            matched = self.registry.match(path, "GET")
+            if matched is None or matched[1].embed_batch is None:
+                continue
+            route, endpoint, url_params = matched
+            request = self._embed_request(parent, path, pairs)
+            request.route, request.endpoint, request.url_params = route, endpoint, url_params
+            request.params = _path_params(url_params, endpoint.args)
+            try:
+                request.params = self.prepare_params(request, endpoint)
+            except RestError:
+                continue  # the normal path answers the error
+            groups.setdefault(id(endpoint), (endpoint, []))[1].append((href, request))
+        answers: dict[str, Any] = {}
+        for endpoint, members in groups.values():
+            requests = [request for _href, request in members]
+            try:
+                results = endpoint.embed_batch(parent, requests)
+            except Exception:
+                log.exception("embed batch of %s failed; following its links one by one", requests[0].path)
+                results = [None] * len(members)
+            for (href, request), result in zip(members, results):
+                try:
+                    if isinstance(result, RestError):
+                        answers[href] = result.to_body()
+                    elif result is not None:
+                        data = result.data if isinstance(result, RestResponse) else result
+                        answers[href] = _finish_links(self._with_target_hints(request, data), True)
+                finally:
+                    request.finish(success=False)
+        return answers
+
     # --- shaping and encoding ------------------------------------------------------------
 
     def _shape(self, request: RestRequest, outcome: _Outcome, embed: bool = True) -> Any:
@@ -549,8 +603,10 @@ class RestServer:
         items = data if isinstance(data, list) else [data]
         if wants_embed:
             wanted = set(parse_names(embed_value)) - {"1", "true"} if embed_value not in (None, "", "1", "true") else None
-            fetched: dict = {}
             items = [dict(item) if isinstance(item, dict) else item for item in items]
+            hrefs = [href for item in items if isinstance(item, dict)
+                     for href in embeddable_hrefs(request, item, wanted or None)]
+            fetched: dict = self.embed_batched(request, hrefs)
             for item in items:
                 if isinstance(item, dict):
                     embed_links(self, request, item, wanted or None, fetched)

@@ -74,41 +74,67 @@ def compact_links(links: dict) -> dict:
     return compacted
 
 
-def embed_links(server, request, item: dict, wanted: set[str] | None, fetched: dict) -> None:
-    """Fill item["_embedded"] from its embeddable links (internal GETs as the same user)."""
+def embeddable_hrefs(request, item: dict, wanted: set[str] | None) -> list[str]:
+    """The hrefs `embed_links` would follow for `item`."""
+    hrefs: list[str] = []
+    for rel, link in _embeddable(request, item, wanted):
+        if link is not None:
+            hrefs.append(link["href"])
+    return hrefs
+
+
+def _embeddable(request, item: dict, wanted: set[str] | None):
+    """(rel, link or None) for every link of every wanted rel; None where the link is not embeddable."""
     links = item.get("_links")
     if not isinstance(links, dict):
         return
-    embedded: dict = {}
+    prefix = request.base_url + "/"
     for raw_rel, entries in links.items():
         if raw_rel == "curies" or not isinstance(entries, list):
             continue
         rel = "wp:" + raw_rel[len(CURIE_PREFIX):] if raw_rel.startswith(CURIE_PREFIX) else raw_rel
         if wanted is not None and rel not in wanted:
             continue
-        results = []
-        found_any = False
         for link in entries:
             href = link.get("href", "") if isinstance(link, dict) else ""
-            if not (isinstance(link, dict) and link.get("embeddable") and href.startswith(request.base_url + "/")):
-                results.append([])
-                continue
-            if href not in fetched:
-                fetched[href] = _fetch(server, request, href)
-            results.append(fetched[href])
-            found_any = True
-        if found_any:
-            embedded[rel] = results
+            embeddable = isinstance(link, dict) and link.get("embeddable") and isinstance(href, str) \
+                and href.startswith(prefix)
+            yield rel, (link if embeddable else None)
+
+
+def embed_links(server, request, item: dict, wanted: set[str] | None, fetched: dict) -> None:
+    """Fill item["_embedded"] from its embeddable links (internal GETs as the same user).
+
+    `fetched` holds answers already known by href (a batch resolved them for the whole page).
+    """
+    embedded: dict = {}
+    found: set[str] = set()
+    for rel, link in _embeddable(request, item, wanted):
+        results = embedded.setdefault(rel, [])
+        if link is None:
+            results.append([])
+            continue
+        href = link["href"]
+        if href not in fetched:
+            fetched[href] = _fetch(server, request, href)
+        results.append(fetched[href])
+        found.add(rel)
+    embedded = {rel: results for rel, results in embedded.items() if rel in found}
     if embedded:
         item["_embedded"] = embedded
 
 
-def _fetch(server, request, href: str) -> Any:
+def embed_target(request, href: str) -> tuple[str, list[tuple[str, str]]]:
+    """The REST path and query pairs of an embedded link, `context=embed` added unless it names one."""
     parts = urlsplit(href)
     path = parts.path[len(urlsplit(request.base_url).path):] or "/"
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    names = {key for key, _value in pairs}
-    if "context" not in names:
+    if not any(key == "context" for key, _value in pairs):
         pairs.append(("context", "embed"))
+    return path, pairs
+
+
+def _fetch(server, request, href: str) -> Any:
+    path, pairs = embed_target(request, href)
     status, _headers, data = server.dispatch_internal(request, "GET", path, pairs, for_embed=True)
     return data

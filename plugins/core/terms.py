@@ -41,7 +41,8 @@ class TermsController:
         title = "tag" if self.taxonomy == "post_tag" else self.taxonomy  # as WordPress titles it
         return [
             Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
-                  permission=self.check_list, allow_batch=True, schema=shape, title=title),
+                  permission=self.check_list, allow_batch=True, schema=shape, title=title,
+                  embed_batch=self.embed_terms_of_posts),
             Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
                   allow_batch=True),
             Route(NAMESPACE, item, "GET", self.get_term, args=TermReadArgs,
@@ -108,12 +109,16 @@ class TermsController:
         if params.get("context") == "edit" and not user.can("manage_categories"):
             raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to edit terms in this taxonomy.")
         if params.get("post"):
-            post = store.get_item(self.app, request.session, params["post"])
-            if post is None or post["type"] == "revision":
-                raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
-            if not can_read(request, post):
-                raise forbidden(user, "rest_forbidden_context", "Sorry, you are not allowed to view terms for this post.")
+            self._check_post(request, store.get_item(self.app, request.session, params["post"]))
         return True
+
+    def _check_post(self, request, post: dict | None) -> None:
+        """May the caller list the terms of `post` (`?post=`)?"""
+        if post is None or post["type"] == "revision":
+            raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
+        if not can_read(request, post):
+            raise forbidden(request.user, "rest_forbidden_context",
+                            "Sorry, you are not allowed to view terms for this post.")
 
     def check_read(self, request):
         self.load(request, request.params["id"])
@@ -195,6 +200,47 @@ class TermsController:
         context = params.get("context", "view")
         data = [self.prepare(request, dict(row._mapping), context) for row in rows]
         return RestResponse.collection(request, data, total, per_page, page)
+
+    def embed_terms_of_posts(self, parent, requests) -> list:
+        """`_embed` of `wp:term` for a whole page: the terms of every post in one query.
+
+        Answers only the links' own form (`?post=ID` with `context=embed`, first page, default
+        order); each post gets the check `check_list` makes and what `list_terms` would list.
+        """
+        answers: list = [None] * len(requests)
+        chosen = [index for index, request in enumerate(requests)
+                  if set(request.query) <= {"post", "context", "per_page"} and request.params.get("post")
+                  and request.params.get("context") == "embed"]
+        if not chosen:
+            return answers
+        session = parent.session
+        posts = store.get_items(self.app, session, [requests[index].params["post"] for index in chosen])
+        t = tables(self.app)
+        terms, relationships = t["terms"], t["term_relationships"]
+        rows = session.execute(
+            select(relationships.c.post_id, terms).join(terms, terms.c.id == relationships.c.term_id)
+            .where(relationships.c.post_id.in_(list(posts)), terms.c.taxonomy == self.taxonomy)
+            .order_by(terms.c.name, terms.c.id)).all()
+        by_post: dict[int, list[dict]] = {}
+        for row in rows:
+            term = dict(row._mapping)
+            by_post.setdefault(term.pop("post_id"), []).append(term)
+        prepared: dict[int, dict] = {}  # a term is built once for the page (it does not depend on the post)
+        for index in chosen:
+            request = requests[index]
+            try:
+                self._check_post(request, posts.get(request.params["post"]))
+            except RestError as error:
+                answers[index] = error
+                continue
+            listed = by_post.get(request.params["post"], [])[: request.params.get("per_page", 10)]
+            data = []
+            for term in listed:
+                if term["id"] not in prepared:
+                    prepared[term["id"]] = self.prepare(request, {**term, "count": None}, "embed")
+                data.append(prepared[term["id"]])
+            answers[index] = data
+        return answers
 
     def get_term(self, request):
         term = self.load(request, request.params["id"])

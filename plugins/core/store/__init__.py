@@ -7,7 +7,7 @@ wherever the function lives.
 """
 
 from .items import (
-    AUTOSAVE_SUFFIX, decode_meta, effective_status, get_item, item_select, meta_keys_for, post_exists,
+    AUTOSAVE_SUFFIX, decode_meta, effective_status, get_item, get_items, item_select, meta_keys_for, post_exists,
     revisions_of, row_to_item, taxonomies_of, terms_by_id,
 )
 from .listing import DEEP_SEARCH_OFFSET, content_version, list_page_ids, list_rows, rows_by_ids, sticky_items, totals_cache
@@ -19,7 +19,7 @@ from .writes import delete_item, insert_item, new_item, set_meta, set_terms, upd
 __all__ = [
     "AUTOSAVE_SUFFIX", "DEEP_SEARCH_OFFSET", "MAX_SLUG", "RESERVED_SLUGS", "PostQuery", "ReadScope", "TaxClause",
     "content_version",
-    "decode_meta", "delete_item", "effective_status", "filters", "get_item", "insert_item", "item_select",
+    "decode_meta", "delete_item", "effective_status", "filters", "get_item", "get_items", "insert_item", "item_select",
     "list_page_ids", "list_rows", "meta_keys_for", "new_item", "order_clauses", "post_exists", "revisions_of",
     "row_to_item", "rows_by_ids", "sanitize_slug", "search_clause", "set_meta", "set_terms", "split_search",
     "sticky_items", "taxonomies_of", "terms_by_id", "totals_cache", "unique_slug", "update_item",

@@ -188,6 +188,23 @@ def get_item(app, session, post_id: int, post_type: str | None = None) -> dict |
     return row_to_item(app, row, post_type) if row is not None else None
 
 
+def get_items(app, session, post_ids) -> dict[int, dict]:
+    """{id: item} of the ids that exist, as `get_item` reads each: one query for the types, one per type."""
+    posts = tables(app)["posts"]
+    ids = list(dict.fromkeys(int(post_id) for post_id in post_ids))
+    if not ids:
+        return {}
+    by_type: dict[str, list[int]] = {}
+    for post_id, post_type in session.execute(select(posts.c.id, posts.c.type).where(posts.c.id.in_(ids))):
+        by_type.setdefault(post_type, []).append(post_id)
+    found: dict[int, dict] = {}
+    for post_type, members in by_type.items():
+        rows = session.execute(item_select(app, post_type).where(posts.c.id.in_(members), posts.c.type == post_type))
+        for row in rows:
+            found[row.id] = row_to_item(app, row, post_type)
+    return found
+
+
 def post_exists(app, session, post_id: int) -> dict | None:
     posts = tables(app)["posts"]
     row = session.execute(select(posts.c.id, posts.c.type, posts.c.status, posts.c.parent, posts.c.author)
