@@ -13,7 +13,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from host.testing import client_as, role_users
+from sqlalchemy import insert
+
+from host import Taxonomy
+from host.testing import client_as, create_test_user, make_plugin, role_users
+from plugins.core.tables import tables
 from tests.core.test_media import upload
 
 API = "/wp-json/core/v2"
@@ -22,9 +26,14 @@ CURIE = "https://api.w.org/"
 
 @pytest.fixture(scope="module")
 def site(make_module_app):
-    app = make_module_app(plugins=["core"], site={"comment_flood": 0})
+    topics = make_plugin("topics", requires=("core",), register_taxonomies=lambda: [
+        Taxonomy("topic", "Topics", rest_base="topics", object_types=("post",))])
+    app = make_module_app(plugins=["core", topics], site={"comment_flood": 0})
     users = role_users(app)
     editor, author = client_as(app, users["editor"]), client_as(app, users["author"])
+    quiet = client_as(app, create_test_user(app, "author"))  # publishes nothing: not a public profile
+    trip = editor.post_json(f"{API}/topics", {"name": "Trips"}, status=201).json
+    gone_picture = upload(app.client, users["editor"].headers, name="gone.png").json
     news = editor.post_json(f"{API}/categories", {"name": "News"}, status=201).json
     sport = editor.post_json(f"{API}/categories", {"name": "Sport"}, status=201).json
     tags = [editor.post_json(f"{API}/tags", {"name": name}, status=201).json for name in ("Match", "Choir")]
@@ -48,6 +57,20 @@ def site(make_module_app):
     for title, parent in (("Staff plans", draft_parent), ("Our history", public_parent)):
         editor.post_json(f"{API}/pages", {"title": title, "status": "publish", "parent": parent["id"]}, status=201)
     editor.post_json(f"{API}/media/{picture['id']}", {"post": first["id"]}, status=200)
+    # issue 25.1's cases of batched embeds: a registered taxonomy's terms, a password, an author
+    # without a public profile, a featured picture deleted since
+    trip_posts = [
+        editor.post_json(f"{API}/posts", {"title": "Museum trip", "status": "publish", "categories": [sport["id"]],
+                                          "featured_media": gone_picture["id"]}, status=201).json,
+        editor.post_json(f"{API}/posts", {"title": "Staff quiz", "status": "publish", "password": "owl",
+                                          "tags": [tags[0]["id"]]}, status=201).json,
+        quiet.post_json(f"{API}/posts", {"title": "Quiet note", "status": "private"}, status=201).json]
+    editor.delete(f"{API}/media/{gone_picture['id']}?force=true", status=200)
+    # Posts take no field for a plugin's taxonomy: its own code assigns terms, as the plugin would.
+    relationships = tables(app)["term_relationships"]
+    with app.db.session(write=True) as session:
+        session.execute(insert(relationships), [{"post_id": post["id"], "term_id": trip["id"]} for post in trip_posts])
+        session.commit()
     app.users = users
     return app
 
@@ -120,3 +143,17 @@ def test_an_embedded_item_the_caller_may_not_read_is_its_error_object(site):
     as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed").json
     concert = next(item for item in as_editor if item["title"]["rendered"] == "Concert")
     assert concert["_embedded"]["wp:featuredmedia"][0]["id"] == concert["featured_media"]
+
+
+def test_batched_terms_of_a_registered_taxonomy_are_embedded_per_post(site):
+    posts = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed=wp:term&per_page=20&status=publish,private").json
+    by_title = {item["title"]["rendered"]: item for item in posts}
+    for title in ("Museum trip", "Staff quiz", "Quiet note"):
+        lists = by_title[title]["_embedded"]["wp:term"]
+        topics = next(terms for terms in lists if terms and terms[0]["taxonomy"] == "topic")
+        assert [term["name"] for term in topics] == ["Trips"]
+        assert set(topics[0]) == {"id", "link", "name", "slug", "taxonomy", "_links"}
+    sports = by_title["Sports day"]["_embedded"]["wp:term"]
+    assert [term["name"] for term in sports[0]] == ["News", "Sport"]  # the list's order: by name
+    assert sports[2] == []  # no topics
+
