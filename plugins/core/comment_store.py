@@ -64,6 +64,19 @@ def get_post(app, session, post_id: int) -> dict | None:
     return post
 
 
+def get_posts(app, session, post_ids: list[int]) -> dict[int, dict]:
+    """{id: what `get_post` answers} of the ids that exist, in one query (and one per attachment)."""
+    ids = [int(post_id) for post_id in post_ids if post_id and int(post_id) > 0]
+    if not ids:
+        return {}
+    posts = tables(app)["posts"]
+    found = {}
+    for row in session.execute(select(*(posts.c[name] for name in POST_FIELDS)).where(posts.c.id.in_(ids))):
+        post = dict(row._mapping)
+        found[post["id"]] = store.get_item(app, session, post["id"]) if post["status"] == "inherit" else post
+    return found
+
+
 # --- who reads what --------------------------------------------------------------------------
 
 def moderates(user) -> bool:

@@ -235,7 +235,8 @@ def with_children(app, session, ids: list[int]) -> set[int]:
 PROTECTED_PARAMS = ("author", "author_exclude", "author_email", "type", "status")
 
 
-def check_list(request):
+def check_list(request, posts: dict | None = None):
+    """`posts`: their `cs.get_post` by id, when the caller read them already (embed batches)."""
     params, user = request.params, request.user
     requested = params.get("post") or []
     requested = requested if isinstance(requested, list) else [requested]  # (the Allow header asks with POST's)
@@ -246,7 +247,7 @@ def check_list(request):
             if not user.can("moderate_comments"):
                 raise forbidden(user, "rest_cannot_read", "Sorry, you are not allowed to read comments without a post.")
             continue
-        post = cs.get_post(request.app, request.session, post_id)
+        post = posts.get(post_id) if posts is not None else cs.get_post(request.app, request.session, post_id)
         if post is not None and not cs.post_readable(request, post, params.get("password")):
             raise forbidden(user, "rest_cannot_read_post", "Sorry, you are not allowed to read the post for this comment.")
     if params.get("context") == "edit" and not user.can("moderate_comments"):
@@ -319,19 +320,8 @@ def list_comments(request):
     total = session.execute(select(func.count()).select_from(joined).where(where)).scalar() or 0
     per_page, page = params["per_page"], params["page"]
     offset = params["offset"] if params.get("offset") else (page - 1) * per_page
-    orderby = params.get("orderby", "date_gmt")
-    descending = params.get("order", "desc") == "desc"
-    columns = {"date": table.c.date_gmt, "date_gmt": table.c.date_gmt, "id": table.c.id, "post": table.c.post,
-               "parent": table.c.parent, "type": table.c.type}
-    if orderby == "include" and params.get("include"):
-        order = [case({value: index for index, value in enumerate(params["include"])}, value=table.c.id)]
-    else:
-        column = columns.get(orderby, table.c.date_gmt)
-        order = [column.desc() if descending else column.asc()]
-        if column is not table.c.id:
-            order.append(table.c.id.desc() if descending else table.c.id.asc())
     rows = session.execute(select(*(table.c[name] for name in cs.COLUMNS)).select_from(joined).where(where)
-                           .order_by(*order).limit(per_page).offset(offset)).all()
+                           .order_by(*_order(params, table)).limit(per_page).offset(offset)).all()
     found = [cs.row_to_comment(row) for row in rows]
     post_ids = {comment["post"] for comment in found}
     post_items = {post_id: cs.get_post(app, session, post_id) for post_id in post_ids}
@@ -340,6 +330,77 @@ def list_comments(request):
     items = [prepare_comment(request, comment, post_items.get(comment["post"]), context, comment["id"] in parents)
              for comment in found]
     return RestResponse.collection(request, items, total, per_page, page)
+
+
+def _order(params, table) -> list:
+    orderby = params.get("orderby", "date_gmt")
+    descending = params.get("order", "desc") == "desc"
+    columns = {"date": table.c.date_gmt, "date_gmt": table.c.date_gmt, "id": table.c.id, "post": table.c.post,
+               "parent": table.c.parent, "type": table.c.type}
+    if orderby == "include" and params.get("include"):
+        return [case({value: index for index, value in enumerate(params["include"])}, value=table.c.id)]
+    column = columns.get(orderby, table.c.date_gmt)
+    order = [column.desc() if descending else column.asc()]
+    if column is not table.c.id:
+        order.append(table.c.id.desc() if descending else table.c.id.asc())
+    return order
+
+
+def embed_replies(parent, requests) -> list:
+    """`_embed` of `replies` for a whole page: the comments of every post in one query.
+
+    Answers only the links' own form (`?post=ID` with `context=embed`, first page, default
+    filters and order); each gets `check_list`'s decision and what `list_comments` would list.
+    """
+    answers: list = [None] * len(requests)
+    chosen = [index for index, request in enumerate(requests)
+              if set(request.query) <= {"post", "context", "per_page"} and request.params.get("context") == "embed"
+              and len(request.params.get("post") or []) == 1 and request.params["post"][0] > 0]
+    if not chosen:
+        return answers
+    app, session = parent.app, parent.session
+    post_ids = list(dict.fromkeys(requests[index].params["post"][0] for index in chosen))
+    posts = cs.get_posts(app, session, post_ids)
+    allowed = []
+    for index in chosen:
+        try:
+            check_list(requests[index], posts)
+        except RestError as error:
+            answers[index] = error
+        else:
+            allowed.append(index)
+    if not allowed:
+        return answers
+    # Every request of the page has the same caller and the same default filters and order:
+    # one query, cut per post below.
+    first = requests[allowed[0]]
+    table, posts_table = cs.comments_table(app), tables(app)["posts"]
+    wanted = list(dict.fromkeys(requests[index].params["post"][0] for index in allowed))
+    scoped = {**first.params, "post": wanted}
+    joined = table.join(posts_table, posts_table.c.id == table.c.post)
+    where = and_(*_filters(_Scoped(first, scoped), table, posts_table), cs.visible_clause(first))
+    rows = session.execute(select(*(table.c[name] for name in cs.COLUMNS)).select_from(joined).where(where)
+                           .order_by(table.c.post, *_order(first.params, table))).all()
+    by_post: dict[int, list[dict]] = {}
+    for row in rows:
+        comment = cs.row_to_comment(row)
+        by_post.setdefault(comment["post"], []).append(comment)
+    for post_id in by_post:
+        by_post[post_id] = by_post[post_id][: first.params["per_page"]]
+    parents = with_children(app, session, [comment["id"] for found in by_post.values() for comment in found])
+    for index in allowed:
+        request = requests[index]
+        post_id = request.params["post"][0]
+        answers[index] = [prepare_comment(request, comment, posts.get(post_id), "embed", comment["id"] in parents)
+                          for comment in by_post.get(post_id, [])]
+    return answers
+
+
+class _Scoped:
+    """A request's view with other params, for `_filters` (which reads params, app and user)."""
+
+    def __init__(self, request, params: dict):
+        self.params, self.app, self.user = params, request.app, request.user
 
 
 def check_read(request):
@@ -653,7 +714,8 @@ def routes() -> list[Route]:
     collection, item = "/comments", r"/comments/(?P<id>[\d]+)"
     shape = {"schema": CommentSchema, "title": "comment"}
     return [
-        Route(NAMESPACE, collection, "GET", list_comments, args=CommentCollectionArgs, permission=check_list, **shape),
+        Route(NAMESPACE, collection, "GET", list_comments, args=CommentCollectionArgs, permission=check_list,
+              embed_batch=embed_replies, **shape),
         # Public: visitors may comment; the handler runs the reference's create checks (comment_registration ...).
         Route(NAMESPACE, collection, "POST", create_comment, args=CommentSchema, permission=None, **shape),
         Route(NAMESPACE, item, "GET", get_comment, args=CommentReadArgs, permission=check_read, **shape),

@@ -66,6 +66,11 @@ def site(make_module_app):
                                           "tags": [tags[0]["id"]]}, status=201).json,
         quiet.post_json(f"{API}/posts", {"title": "Quiet note", "status": "private"}, status=201).json]
     editor.delete(f"{API}/media/{gone_picture['id']}?force=true", status=200)
+    for post in trip_posts[:2]:  # replies on a protected post: only those who may edit it read them
+        editor.post_json(f"{API}/comments", {"post": post["id"], "content": "Noted"}, status=201)
+    editor.post_json(f"{API}/comments", {"post": trip_posts[0]["id"], "content": "Bring lunch"}, status=201)
+    client_as(app, users["subscriber"]).post_json(f"{API}/comments", {"post": trip_posts[0]["id"],
+                                                                      "content": "Can I come?"}, status=201)
     # Posts take no field for a plugin's taxonomy: its own code assigns terms, as the plugin would.
     relationships = tables(app)["term_relationships"]
     with app.db.session(write=True) as session:
@@ -157,3 +162,12 @@ def test_batched_terms_of_a_registered_taxonomy_are_embedded_per_post(site):
     assert [term["name"] for term in sports[0]] == ["News", "Sport"]  # the list's order: by name
     assert sports[2] == []  # no topics
 
+
+
+def test_replies_of_a_password_protected_post_are_refused_to_those_without_it(site):
+    posts = site.client.get(f"{API}/posts?_embed=replies").json
+    by_title = {item["title"]["rendered"]: item for item in posts}
+    assert by_title["Staff quiz"]["_embedded"]["replies"][0]["code"] == "rest_cannot_read_post"
+    as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed=replies").json
+    quiz = next(item for item in as_editor if item["title"]["rendered"] == "Staff quiz")
+    assert [reply["content"]["rendered"] for reply in quiz["_embedded"]["replies"][0]] == ["<p>Noted</p>\n"]
