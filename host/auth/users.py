@@ -184,6 +184,15 @@ def get_user(app, session, user_id: int) -> User | None:
     return User(app, row) if row is not None else None
 
 
+def get_users(app, session, user_ids: list[int]) -> dict[int, User]:
+    """{id: user} of the ids that exist, in one query."""
+    users = tables(app)["users"]
+    ids = list(dict.fromkeys(int(user_id) for user_id in user_ids))
+    if not ids:
+        return {}
+    return {row.id: User(app, row) for row in session.execute(select(users).where(users.c.id.in_(ids)))}
+
+
 def find_user(app, session, identifier: str) -> User | None:
     """Look a user up by login, then by email when the identifier looks like one (a session or a connection)."""
     users = tables(app)["users"]
@@ -254,6 +263,16 @@ def has_published(app, session, user_id: int) -> bool:
         return False
     query = select(posts.c.author).where(posts.c.author == user_id, posts.c.status == "publish").limit(1)
     return session.execute(query).first() is not None
+
+
+def with_published(app, session, user_ids: list[int]) -> set[int]:
+    """The ids among `user_ids` for which `has_published` is true, in one query."""
+    posts = content_table(app)
+    if posts is None or not user_ids:
+        return set()
+    query = select(posts.c.author).where(posts.c.author.in_(list(dict.fromkeys(user_ids))),
+                                         posts.c.status == "publish").distinct()
+    return set(session.execute(query).scalars())
 
 
 def delete_user(app, session, user_id: int, reassign_to: int | None) -> None:
