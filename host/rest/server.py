@@ -565,22 +565,25 @@ class RestServer:
                 continue  # the normal path answers the error
             groups.setdefault(id(endpoint), (endpoint, []))[1].append((href, request))
         answers: dict[str, Any] = {}
-        for endpoint, members in groups.values():
-            requests = [request for _href, request in members]
-            try:
-                results = endpoint.embed_batch(parent, requests)
-            except Exception:
-                log.exception("embed batch of %s failed; following its links one by one", requests[0].path)
-                results = [None] * len(members)
-            for (href, request), result in zip(members, results):
+        try:
+            for endpoint, members in groups.values():
+                requests = [request for _href, request in members]
                 try:
-                    if isinstance(result, RestError):
-                        answers[href] = result.to_body()
-                    elif result is not None:
-                        data = result.data if isinstance(result, RestResponse) else result
-                        answers[href] = _finish_links(self._with_target_hints(request, data), True)
-                finally:
-                    request.finish(success=False)
+                    results = endpoint.embed_batch(parent, requests)
+                except Exception:
+                    log.exception("embed batch of %s failed; following its links one by one", requests[0].path)
+                    results = [None] * len(members)
+                for (href, request), result in zip(members, results):
+                    try:
+                        if isinstance(result, RestError):
+                            answers[href] = result.to_body()
+                        elif result is not None:
+                            data = result.data if isinstance(result, RestResponse) else result
+                            answers[href] = _finish_links(self._with_target_hints(request, data), True)
+                    finally:
+                        request.finish(success=False)
+        finally:
+            parent.finish(success=False)  # the batches read through a new session of the (finished) parent
         return answers
 
     # --- shaping and encoding ------------------------------------------------------------

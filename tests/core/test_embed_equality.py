@@ -171,3 +171,13 @@ def test_replies_of_a_password_protected_post_are_refused_to_those_without_it(si
     as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed=replies").json
     quiz = next(item for item in as_editor if item["title"]["rendered"] == "Staff quiz")
     assert [reply["content"]["rendered"] for reply in quiz["_embedded"]["replies"][0]] == ["<p>Noted</p>\n"]
+
+
+def test_batched_embeds_give_back_every_database_connection(site):
+    """The batches read through the finished list request: its session must be closed again."""
+    pool = site.db.engine.pool
+    before = pool.checkedout() if hasattr(pool, "checkedout") else None
+    for _ in range(3):
+        site.client.get(f"{API}/posts?_embed")
+    if before is not None:
+        assert pool.checkedout() == before
