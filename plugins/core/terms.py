@@ -214,12 +214,18 @@ class TermsController:
         if not chosen:
             return answers
         session = parent.session
-        posts = store.get_items(self.app, session, [requests[index].params["post"] for index in chosen])
+        # Every taxonomy's batch of the page asks about the same posts: read them once.
+        posts = parent.state.setdefault("core_embed_term_posts", {})
+        missing = [requests[index].params["post"] for index in chosen if requests[index].params["post"] not in posts]
+        if missing:
+            found = store.get_items(self.app, session, missing)
+            posts.update({post_id: found.get(post_id) for post_id in missing})
         t = tables(self.app)
         terms, relationships = t["terms"], t["term_relationships"]
         rows = session.execute(
             select(relationships.c.post_id, terms).join(terms, terms.c.id == relationships.c.term_id)
-            .where(relationships.c.post_id.in_(list(posts)), terms.c.taxonomy == self.taxonomy)
+            .where(relationships.c.post_id.in_([post_id for post_id, post in posts.items() if post]),
+                   terms.c.taxonomy == self.taxonomy)
             .order_by(terms.c.name, terms.c.id)).all()
         by_post: dict[int, list[dict]] = {}
         for row in rows:
