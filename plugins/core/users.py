@@ -379,9 +379,9 @@ def embed_users(parent, requests) -> list:
         user = found.get(int(raw))
         if user is None:
             continue  # the normal path answers the 404
-        request.state["core_target_users"] = {raw: user}
+        request.state.update({"core_target_users": {raw: user}})
         if user.id in public:
-            request.state["core_public_users"] = {user.id}
+            request.state.update({"core_public_users": {user.id}})
         try:
             if can_read_user(request) is not True:
                 raise forbidden(request.user)
