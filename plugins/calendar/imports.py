@@ -504,10 +504,12 @@ def run_batches(app, user, source: str, entries: list[EventData], batch_size: in
                 return done
             on_progress(in_transaction(work) if batch else 0)
     except Exception as error:  # recorded on the import record, then raised for the caller to report
+        reason = str(error)[:5000]
+
         def fail(request):
             record = find_record(request.session, app, opened["import_id"])
             update_record(request, record, status=FAILED, next_batch_hash=None,
-                          activity=json.dumps(activity.as_dict()), message=str(error)[:5000],
+                          activity=json.dumps(activity.as_dict()), message=reason,
                           message_slug="import-stopped")
         in_transaction(fail)
         raise
