@@ -117,6 +117,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     """Start the site with waitress (creates the database on first start).
 
     The port is bound first: when it is taken, nothing is created (no database, no administrator).
+    SIGHUP, or a change of the plugin set stored for the site (`sitehost plugins enable/disable`,
+    the admin area), reloads the site gracefully: requests in progress finish, none is refused.
     The log (stderr, or --log-file) gets one line per plugin with its state, then one access
     line per request unless --quiet.
 
@@ -124,7 +126,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
-    from .serving import ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
+    from .serving import ReloadingSite, ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
 
     try:
         limits = ServerLimits.from_settings(_settings(ctx))
@@ -168,12 +170,21 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         site.hook.serve_started(app=site)
         return served(site)
 
+    database_url = app.settings.resolved_database_url()
+
+    def watch():
+        """The plugin set stored for the site: when it changes, the site reloads (host.plugin_state)."""
+        from .plugin_state import stored_plugin_set
+
+        return stored_plugin_set(database_url)
+
     if workers == 1:
-        serve_single(serving(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
+        site = ReloadingSite(serving(app), lambda: serving(_create_app(ctx)), watch)
+        serve_single(site, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
     sys.exit(serve_workers(lambda: serving(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
-                           limits=limits, reservation=sock))
+                           limits=limits, reservation=sock, watch=watch))
 
 
 def _url_host(host: str) -> str:
