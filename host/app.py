@@ -54,6 +54,7 @@ DESCRIBING_HOOKS = (
 SERVING_HOOKS = (
     ("register_routes", "add_route"),
     ("register_pages", "pages"),
+    ("register_admin_pages", "admin_pages"),
     ("register_authentication", "authentication"),
 )
 REGISTRATION_HOOKS = DESCRIBING_HOOKS + SERVING_HOOKS
@@ -220,6 +221,12 @@ class App:
                 registry.schemas[name] = (schema, owner)
         elif target == "pages":
             registry.pages.extend((page, owner) for page in result)
+        elif target == "admin_pages":
+            for page in result:
+                if page.path in registry.admin_pages:
+                    raise StartupError(f"admin page {page.path!r} registered by "
+                                       f"{registry.admin_pages[page.path][1]!r} and {owner!r}")
+                registry.admin_pages[page.path] = (page, owner)
         elif target == "authentication":
             registry.authentication.update(result)
 
