@@ -17,7 +17,7 @@ def cache_page(page: AdminRequest):
         return "<p>The cache plugin is disabled. Enable it on the <a href=\"/admin/plugins\">Plugins</a> page.</p>"
     status = 200
     if page.method == "POST":
-        answer = page.rest("POST", PURGE_ABILITY, body={"input": {}})
+        answer = page.rest("POST", PURGE_ABILITY)
         if answer.ok:
             page.notice("<p>The cache was purged: every server process answers afresh from now on.</p>")
         else:

@@ -213,7 +213,8 @@ def unlock(page: AdminRequest, user) -> int:
         page.notice("<p>You may not change this user.</p>", "error")
         return 403
     with page.app.db.session(write=True) as session, session.begin():
-        forgotten = ratelimit.unlock_account(page.app, session, user.id)
+        forgotten = failure_counts(page.app, session).get(user.id, 0)
+        ratelimit.unlock_account(page.app, session, user.id)
     page.notice(f"<p>{forgotten} failed sign-in{'s' if forgotten != 1 else ''} of {escape(user.login)} forgotten.</p>")
     return 200
 

@@ -28,9 +28,10 @@ def csrf_of(client) -> str:
 
 def form_with(page, action: str, **fields):
     """The form of `page` that posts `action` (and has the given hidden values), filled with `fields`."""
+    match = fields.pop("_match", {})
     for form in page.forms.values():
         if form.fields.get("action") and form["action"].value == action and all(
-                name in form.fields and form[name].value == value for name, value in fields.pop("_match", {}).items()):
+                name in form.fields and form[name].value == value for name, value in match.items()):
             for name, value in fields.items():
                 form[name] = value
             return form
