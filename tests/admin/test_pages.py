@@ -241,7 +241,8 @@ def test_cache_page_without_the_cache_plugin(make_app):
     client.post("/admin/cache", {"csrf_token": token, "action": "purge"}, status=409)
 
 
-def test_plugins_add_pages_through_register_admin_pages(make_app):
+def test_hook_register_admin_pages(make_app):
+    """A plugin adds its own page to the admin area, with its capability and form actions."""
     orders = []
 
     def lunch_page(page):
