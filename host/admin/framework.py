@@ -116,15 +116,20 @@ class AdminRequest:
         return hidden("csrf_token", self.csrf)
 
     def form_html(self, action: str, inner: str, submit: str, *, url: str | None = None, danger: bool = False,
-                  inline: bool = False, label: str = "") -> str:
-        """A POST form with the CSRF token and `action`; `label` names the form for screen readers."""
+                  inline: bool = False, label: str = "", detail: str = "") -> str:
+        """A POST form with the CSRF token and `action`; `label` names the form for screen readers.
+
+        `detail` is added to the button's name for screen readers only ("Revoke" + " Phone"), so
+        a list of identical buttons still says which row each acts on.
+        """
         classes = " ".join(name for name, wanted in (("inline", inline), ("danger", danger)) if wanted)
         aria = f" aria-label=\"{escape(label)}\"" if label else ""
         return (f"<form method=\"post\" action=\"{escape(url or self.url(self.subpath))}\""
                 f"{' class=' + chr(34) + classes + chr(34) if classes else ''}{aria}>"
                 f"{self.csrf_field()}{hidden('action', action)}{inner}"
                 f"<button type=\"submit\"{' class=' + chr(34) + 'danger' + chr(34) if danger else ''}>"
-                f"{escape(submit)}</button></form>")
+                f"{escape(submit)}{f'<span class=visually-hidden> {escape(detail)}</span>' if detail else ''}"
+                "</button></form>")
 
     def field(self, name: str, label: str, *, value: str | None = None, kind: str = "text", required: bool = False,
               help_text: str = "", autocomplete: str = "", options: list[tuple[str, str]] | None = None,

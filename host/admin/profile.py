@@ -83,7 +83,7 @@ def profile_html(page: AdminRequest) -> str:
     rows = [[escape(record["name"]), escape(_when(record["created"])), escape(_when(record["last_used"]) or "never"),
              escape(record["last_ip"] or "–"),
              page.form_html("revoke-app-password", hidden("uuid", record["uuid"]), "Revoke", danger=True, inline=True,
-                            label=f"Revoke {record['name']}")]
+                            label=f"Revoke {record['name']}", detail=record["name"])]
             for record in passwords]
     return (f"<section aria-labelledby=\"you\"><h2 id=\"you\">{escape(user.login)}</h2><dl class=\"facts\">"
             f"<dt>Name</dt><dd>{escape(user.display_name)}</dd><dt>Email</dt><dd>{escape(user.email)}</dd>"

@@ -164,7 +164,7 @@ def detail_html(page: AdminRequest, user) -> str:
     rows = [[escape(record["name"]), escape(_when(record["created"])), escape(_when(record["last_used"]) or "never"),
              escape(record["last_ip"] or "–"),
              page.form_html("revoke", hidden("uuid", record["uuid"]), "Revoke", danger=True, inline=True,
-                            label=f"Revoke {record['name']}")]
+                            label=f"Revoke {record['name']}", detail=record["name"])]
             for record in passwords]
     passwords_html = (table(["Name", "Created", "Last used", "Last address", ""], rows)
                       if rows else "<p>No application passwords.</p>")
