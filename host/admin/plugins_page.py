@@ -24,7 +24,8 @@ def plugins_page(page: AdminRequest):
         except PluginChangeRefused as refused:
             status = 409
             blockers = "".join(f"<li>{escape(blocker)}</li>" for blocker in refused.blockers)
-            page.notice(f"<p>{escape(str(refused))}. Nothing was changed.</p>"
+            message = str(refused)
+            page.notice(f"<p>{escape(message[:1].upper() + message[1:])}. Nothing was changed.</p>"
                         + (f"<ul>{blockers}</ul>" if blockers else ""), "error")
     body = plugin_table(page)
     return AdminAnswer(body, status)

@@ -36,7 +36,7 @@ section > h2:first-child, .card > h2:first-child { margin-top: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: 0; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-.table-wrap { overflow-x: auto; }
+.table-wrap { overflow-x: auto; margin-bottom: 1rem; }
 table { border-collapse: collapse; width: 100%; background: var(--card); }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { text-align: left; vertical-align: top; padding: .5rem; border-bottom: 1px solid var(--line); }
