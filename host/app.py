@@ -82,13 +82,13 @@ class App:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.db = Database(settings.resolved_database_url())
-        apply_stored_set(settings, self.db.engine)  # the set stored for the site wins over sitehost.toml's
+        apply_stored_set(settings)  # the set stored for the site wins over sitehost.toml's
         self.pm, self.plugin_records = build_plugin_manager(settings)
         check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
         for line in dict.fromkeys(settings.warnings):  # allowed, but probably not what the operator meant
             log.warning("warning: %s", line)
         self.hook = self.pm.hook
+        self.db = Database(settings.resolved_database_url())
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self.registry = self._build_registry_until_stable()
         with self.db.startup_lock():  # workers starting together take turns at the DDL

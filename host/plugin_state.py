@@ -15,9 +15,10 @@ workers when the value changes (host.serving).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from dataclasses import dataclass
 
-from sqlalchemy import MetaData, create_engine, insert, select, update
+from sqlalchemy import MetaData, create_engine, insert, make_url, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
@@ -76,12 +77,26 @@ def stored_plugin_set(url: str) -> str | None:
         engine.dispose()
 
 
-def apply_stored_set(settings, engine) -> None:
-    """Replace `settings.disabled` by the stored set, unless this run chose its own (SITEHOST_DISABLE)."""
+def apply_stored_set(settings) -> None:
+    """Replace `settings.disabled` by the stored set, unless this run chose its own (SITEHOST_DISABLE).
+
+    Reads through a connection of its own and creates nothing: a site whose SQLite file does
+    not exist yet has no stored set (and a start stopped by bad settings leaves no file behind).
+    """
     if not settings.use_stored_plugins:
         return
-    with engine.connect() as connection:
-        stored = read_stored_disabled(connection)
+    url = make_url(settings.resolved_database_url())
+    if url.get_backend_name() == "sqlite" and (not url.database or url.database == ":memory:"
+                                               or not Path(url.database).exists()):
+        return
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            stored = read_stored_disabled(connection)
+    except SQLAlchemyError:  # an unreachable database fails later with the host's own message
+        return
+    finally:
+        engine.dispose()
     if stored is not None:
         settings.disabled = stored
 
