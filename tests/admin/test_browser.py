@@ -21,9 +21,15 @@ def test_an_operator_manages_the_site_from_the_browser(browser, tmp_path):
     try:
         page.goto(site + "/admin/")
         assert page.url.endswith("/admin/sign-in?next=/admin/")
-        page.get_by_label("Username or email address").fill(login)
-        page.get_by_label("Password").fill(password)
-        page.get_by_role("button", name="Sign in").click()
+        # With the keyboard alone: type, Tab to the password, Enter submits; focus is visible.
+        page.get_by_label("Username or email address").focus()
+        page.keyboard.type(login)
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == page.get_by_label("Password").get_attribute("id")
+        assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+        page.keyboard.type(password)
+        page.keyboard.press("Enter")
+        page.wait_for_url(re.compile(r".*/admin/$"))
         assert page.get_by_role("heading", level=1).inner_text() == "Dashboard"
 
         menu.get_by_role("link", name="Plugins").click()
