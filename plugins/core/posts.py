@@ -644,11 +644,12 @@ class PostsController:
         return self.written(request, session, current["id"], created=False)
 
     def written(self, request, session, post_id: int, created: bool, item: dict | None = None) -> dict:
-        """After a create or update: the item (re-read unless given), announced after commit, in edit context."""
+        """After a create or update: the item (re-read unless given), committed and announced, in edit context."""
         if item is None:
             item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
         self.announce_saved(request, item, created)
+        request.commit()  # the answer is built after the commit, without holding the write lock (issue 25.4)
         return self.prepare(request, item, "edit")
 
     def delete_item(self, request):

@@ -164,8 +164,12 @@ def install_content_version(app) -> None:
 TERM_COUNT_VERSION = "v1"
 TERM_COUNT_TRIGGER = f"term_count_{TERM_COUNT_VERSION}"
 # A published post counts once for each term linked to it (whatever its type, as the live COUNT did).
-RECOUNT_TERMS = ('UPDATE terms SET "count" = (SELECT COUNT(*) FROM term_relationships r JOIN posts p ON p.id = r.post_id '
-                 "WHERE r.term_id = terms.id AND p.status = 'publish')")
+_COUNTED = ("(SELECT COUNT(*) FROM term_relationships r JOIN posts p ON p.id = r.post_id "
+            "WHERE r.term_id = terms.id AND p.status = 'publish')")
+# Only rows that differ: a recount that changes nothing (a restored archive) leaves the content version alone.
+RECOUNT_TERMS = f'UPDATE terms SET "count" = {_COUNTED} WHERE "count" <> {_COUNTED}'
+MISCOUNTED_TERMS = f'SELECT 1 FROM terms WHERE "count" <> {_COUNTED} LIMIT 1'
+
 _SQLITE_TERM_COUNT_TRIGGERS = {
     # A link made or removed while its post is published.
     "link": "AFTER INSERT ON term_relationships WHEN (SELECT status FROM posts WHERE id = new.post_id) = 'publish' "
@@ -232,7 +236,7 @@ def install_term_counts(app) -> bool:
         dialect = connection.dialect.name
         if dialect == "sqlite":
             installed = {row[0] for row in connection.exec_driver_sql(
-                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'term_count_%'")}
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 11) = 'term_count_'")}
             wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in _SQLITE_TERM_COUNT_TRIGGERS}
             if installed == wanted:
                 return False
@@ -243,7 +247,7 @@ def install_term_counts(app) -> bool:
                 connection.exec_driver_sql(f"CREATE TRIGGER {TERM_COUNT_TRIGGER}_{name} {body}")
         elif dialect == "postgresql":
             installed = {row[0] for row in connection.exec_driver_sql(
-                "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname LIKE 'term_count_%' "
+                "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND left(tgname, 11) = 'term_count_' "
                 "AND tgrelid IN ('posts'::regclass, 'term_relationships'::regclass)")}
             wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in ("links", "status", "delete")}
             if installed == wanted:
@@ -258,6 +262,8 @@ def install_term_counts(app) -> bool:
             connection.exec_driver_sql(_POSTGRES_TERM_COUNT)
         else:
             return False
+        if connection.exec_driver_sql(MISCOUNTED_TERMS).first() is None:
+            return False  # PostgreSQL's version trigger fires per statement, even one that changes no row
         connection.exec_driver_sql(RECOUNT_TERMS)
     return True
 
