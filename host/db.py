@@ -134,6 +134,11 @@ def rebuild_with_autoincrement(engine: Engine, table) -> bool:
             rebuilt = table.to_metadata(copies, name=f"{name}__rebuilt")
             driver.execute(str(CreateTable(rebuilt).compile(dialect=engine.dialect)))
             driver.execute(f'INSERT INTO "{name}__rebuilt" ({columns}) SELECT {columns} FROM "{name}"')
+            # Triggers of other tables that name this one would stop the rename (SQLite checks them while the
+            # table is gone); the plugins' start-up re-creates every trigger it misses.
+            for (trigger,) in driver.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE ?",
+                                             (f"%{name}%",)).fetchall():
+                driver.execute(f'DROP TRIGGER "{trigger}"')
             driver.execute(f'DROP TABLE "{name}"')
             driver.execute(f'ALTER TABLE "{name}__rebuilt" RENAME TO "{name}"')
             for index in table.indexes:

@@ -448,10 +448,16 @@ class PostsController:
             "sticky": sticky, "featured_media": 0, "date": date, "date_gmt": date_gmt,
             "modified": date, "modified_gmt": date_gmt or dates.local_to_utc(date, self.app.timezone()),
         }
-        post_id = store.insert_item(self.app, session, values)
-        values["slug"] = self._slug(request, status, title, None, post_id, parent)
-        values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
-        store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
+        post_id = store.reserve_id(self.app, session)
+        if post_id is not None:  # one INSERT with the slug and guid that depend on the id
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.insert_item(self.app, session, {"id": post_id, **values})
+        else:
+            post_id = store.insert_item(self.app, session, values)
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
         wrote = self._side_effects(request, session, post_id, None)
         values.update(wrote.columns)
         # A new top-level item is fully known from what was just written: answer without re-reading it.
