@@ -9,11 +9,13 @@ from sqlalchemy import bindparam, delete, insert, or_, select, text, update
 
 from .. import dates
 from ..tables import tables
+from .slugs import lock_slugs
 from .items import decode_meta, effective_status, meta_keys_for, taxonomies_of
 
 
 def insert_item(app, session, values: dict) -> int:
     posts = tables(app)["posts"]
+    lock_slugs(app, session)
     return session.execute(app.db.prepared("core.insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
 
 
@@ -43,6 +45,7 @@ def update_item(app, session, post_id: int, values: dict) -> None:
     """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
     if values:
         posts = tables(app)["posts"]
+        lock_slugs(app, session)
         statement = app.db.prepared("core.update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
         session.execute(statement, {**values, "post_id_": post_id})
 
