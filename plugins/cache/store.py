@@ -118,6 +118,7 @@ class SqliteVersionReader:
 VERSION_RECHECK_SECONDS = 1.0
 RECONNECT_SECONDS = 0.5
 WAIT_SLICE_SECONDS = 0.1
+NOTIFY_WAIT_SECONDS = 0.05
 
 
 def version_channel(schema: str) -> str:
@@ -145,6 +146,7 @@ class PostgresVersionListener:
         with self._engine.connect() as connection:
             self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
         self._known: int | None = None  # None: not trusted, ask the database
+        self._delivered = 0  # the last version a notification brought
         self._stop = threading.Event()
         self._connection = None
         self.reconnects = 0
@@ -155,10 +157,16 @@ class PostgresVersionListener:
         known = self._known
         return known if known is not None else self._read_version()
 
-    def heard(self, version: int) -> None:
-        """This process bumped the version: trust it at once (its own notification follows)."""
-        if self._known is not None:
-            self._known = version
+    def heard(self, version: int, wait: float = NOTIFY_WAIT_SECONDS) -> None:
+        """This process bumped the version: trust it at once, and wait (briefly) until the server's
+        notification of it came back here. The server signals every listener at the same commit, so
+        by then the other processes have it too, as a rule: the write's answer leaves after that."""
+        if self._known is None:
+            return
+        self._known = version
+        deadline = time.monotonic() + wait
+        while self._delivered < version and time.monotonic() < deadline and self._known is not None:
+            time.sleep(0.0002)
 
     def wait_until_trusted(self, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -197,7 +205,7 @@ class PostgresVersionListener:
             # Short waits, so that closing the app never waits long for this thread.
             for notify in connection.notifies(timeout=WAIT_SLICE_SECONDS):
                 try:
-                    self._known = int(notify.payload)
+                    self._known = self._delivered = int(notify.payload)
                 except ValueError:
                     self._known = self._select(connection)
             if time.monotonic() - checked >= VERSION_RECHECK_SECONDS:
