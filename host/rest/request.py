@@ -213,13 +213,12 @@ class RestRequest:
         """
         if self._joined is not None:
             return
-        session, self._session = self._session, None
         self._committed = True
+        session = self._session
         if session is not None:
-            try:
-                session.commit()
-            finally:
-                session.close()
+            session.commit()
+            # The same session goes on (a handler may hold it), reading without the write lock from here.
+            session.bind = self.app.db.engine
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:
             callback()
