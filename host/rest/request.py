@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
-from urllib.parse import parse_qsl
 
 from ..stash import RequestState
 from ..users import ANONYMOUS
