@@ -146,6 +146,8 @@ def setting_field(page: AdminRequest, name: str, schema: dict, value: Any) -> st
     kind = setting_type(schema)
     label = LABELS.get(name, name.replace("_", " ").capitalize())
     help_text = str(schema.get("description", "")).strip()
+    if help_text and help_text[-1] not in ".?!":
+        help_text += "."  # some of WordPress's descriptions end without one
     shown = as_text(value, kind)
     field_id = f"field-{name}"
     if kind == "boolean":
