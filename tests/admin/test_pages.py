@@ -3,8 +3,6 @@ values kept, nothing changed on an error, secrets shown once."""
 
 from __future__ import annotations
 
-import json
-
 from host import AdminPage
 from host.admin import AdminAnswer
 from host.auth import users as user_service
