@@ -32,7 +32,7 @@ def register_admin_pages(app):
         AdminPage("Dashboard", "", dashboard.dashboard),
         AdminPage("Plugins", "plugins", plugins_page.plugins_page, actions=plugins_page.ACTIONS),
         AdminPage("Users", "users", users_page.users_page, actions=users_page.ACTIONS),
-        AdminPage("Settings", "settings", settings_page.settings_page),
+        AdminPage("Settings", "settings", settings_page.settings_page, actions=settings_page.ACTIONS),
         AdminPage("Cache", "cache", cache_page.cache_page, actions=cache_page.ACTIONS),
         AdminPage("Your profile", "profile", profile.profile_page, capability="", actions=profile.ACTIONS),
     ]

@@ -133,10 +133,16 @@ class AdminRequest:
 
     def field(self, name: str, label: str, *, value: str | None = None, kind: str = "text", required: bool = False,
               help_text: str = "", autocomplete: str = "", options: list[tuple[str, str]] | None = None,
-              keep: bool = True, field_id: str = "") -> str:
-        """A labelled input (or select) with its error beside it; keeps the submitted value unless `keep` is False."""
+              keep: bool = True, field_id: str = "", extra: dict[str, Any] | None = None) -> str:
+        """A labelled input (or select) with its error beside it; keeps the submitted value unless `keep` is False.
+
+        `kind="checkbox"` is ticked when `value` is "1" (after a POST: when the form sent it);
+        `extra` adds attributes to the control (min, max).
+        """
         field_id = field_id or f"field-{name}"
         shown = self.value(name, value or "") if keep else (value or "")
+        if kind == "checkbox" and keep and self.method == "POST" and self.form:
+            shown = self.form.get(name, "")  # an unticked box is not sent at all
         error = self.field_errors.get(name, "")
         described = []
         if help_text:
@@ -152,15 +158,23 @@ class AdminRequest:
             attributes += " required"
         if autocomplete:
             attributes += f" autocomplete=\"{escape(autocomplete)}\""
+        for attribute, attribute_value in (extra or {}).items():
+            attributes += f" {escape(attribute)}=\"{escape(attribute_value)}\""
         if options is not None:
             choices = "".join(f"<option value=\"{escape(option)}\"{' selected' if option == shown else ''}>"
                               f"{escape(text)}</option>" for option, text in options)
             control = f"<select{attributes}>{choices}</select>"
+        elif kind == "checkbox":
+            control = f"<input type=\"checkbox\"{attributes} value=\"1\"{' checked' if shown == '1' else ''}>"
         else:
             control = f"<input type=\"{kind}\"{attributes} value=\"{escape(shown) if kind != 'password' else ''}\">"
         help_html = f"<p class=\"help\" id=\"{field_id}-help\">{escape(help_text)}</p>" if help_text else ""
         error_html = (f"<p class=\"field-error\" id=\"{field_id}-error\">{escape(error)}</p>" if error else "")
-        return (f"<div class=\"field{' has-error' if error else ''}\"><label for=\"{field_id}\">{escape(label)}</label>"
+        label_html = f"<label for=\"{field_id}\">{escape(label)}</label>"
+        if kind == "checkbox":  # the box before its label, as people expect to find it
+            return (f"<div class=\"field checkbox{' has-error' if error else ''}\">{control}{label_html}"
+                    f"{error_html}{help_html}</div>")
+        return (f"<div class=\"field{' has-error' if error else ''}\">{label_html}"
                 f"{control}{error_html}{help_html}</div>")
 
 

@@ -44,6 +44,8 @@ th { background: #f0f0f1; }
 td form { margin: 0; }
 .field { margin: 0 0 .9rem; }
 .field label { display: block; font-weight: 600; margin-bottom: .2rem; }
+.field.checkbox input { width: auto; margin: 0 .5rem 0 0; vertical-align: middle; }
+.field.checkbox label { display: inline; }
 input, select, button { font: inherit; }
 input, select { width: 100%; max-width: 28rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px;
   background: #fff; color: var(--ink); }

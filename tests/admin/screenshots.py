@@ -3,8 +3,8 @@
 Run: python -m tests.admin.screenshots [OUT_FOLDER]
 
 Serves a fresh demo site, signs in as its administrator, adds an editor, then photographs each page at a
-desktop width, the plugins page with a refused change, a form with field errors, and the
-dashboard at a phone's width.
+desktop width, the plugins page with a refused change, a form with field errors, the settings
+form after a save, and the dashboard at a phone's width.
 """
 
 from __future__ import annotations
@@ -67,6 +67,9 @@ def main(out: Path = OUT) -> None:
                 page.get_by_role("button", name="Create application password").click()
                 shot("profile")
                 page.goto(site + "/admin/settings")
+                page.get_by_label("Tagline").fill("Learning together by the river")
+                page.get_by_label("Blog pages show at most").fill("12")
+                page.get_by_role("button", name="Save settings").click()
                 shot("settings")
                 for _read in range(3):
                     urllib.request.urlopen(rest + "/core/v2/posts").read()

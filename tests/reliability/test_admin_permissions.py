@@ -79,3 +79,19 @@ def test_every_admin_page_and_action_answers_each_role_and_refusals_change_nothi
     assert any(cell[0] == "/admin/staff-notes" and cell[2] == "author" for cell in refused)
     assert any(cell[0] == "/admin/staff-notes" and cell[2] == "editor" and cell[3] == 200 for cell in cells)
     assert all(cell[3] != 403 for cell in cells if cell[0] == "/admin/profile" and cell[2] != "anonymous")
+    assert {cell[2] for cell in cells if cell[:2] == ("/admin/settings", "save")} == {"anonymous", *ROLES}
+
+
+def test_a_refused_settings_save_carrying_a_change_changes_nothing(make_app):
+    """The matrix posts bare actions; here each refused role sends a real change, which the administrator's post makes."""
+    site = make_app()
+    clients = _clients(site)
+    change = {"action": "save", "title": "Changed by a refused post", "posts_per_page": "42"}
+    before = snapshot(site)
+    for role, (client, csrf) in clients.items():
+        if role != "administrator":
+            assert client.post("/admin/settings", {**change, "csrf_token": csrf}, expect_errors=True).status_int == 403
+    assert snapshot(site) == before
+    client, csrf = clients["administrator"]
+    assert client.post("/admin/settings", {**change, "csrf_token": csrf}).status_int == 200
+    assert snapshot(site)["site_settings"] != before["site_settings"]
