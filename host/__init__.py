@@ -12,14 +12,14 @@ roles and application passwords; core's users routes use it like any plugin woul
 from .config import load_plugin_table
 from .content import ContentDeleted, ContentSaved
 from .hookspecs import hookimpl
-from .registry import (Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
+from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
 from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .rest.server import encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
-    "Ability", "AbilityCategory", "HealthResult", "HealthTest",
+    "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
 ]

@@ -22,6 +22,7 @@ from .args import in_order
 from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
 from .db import Database
+from .plugin_state import apply_stored_set
 from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
 from .registry import Registry, Route, StartupError
@@ -53,6 +54,7 @@ DESCRIBING_HOOKS = (
 SERVING_HOOKS = (
     ("register_routes", "add_route"),
     ("register_pages", "pages"),
+    ("register_admin_pages", "admin_pages"),
     ("register_authentication", "authentication"),
 )
 REGISTRATION_HOOKS = DESCRIBING_HOOKS + SERVING_HOOKS
@@ -80,6 +82,7 @@ class App:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        apply_stored_set(settings)  # the set stored for the site wins over sitehost.toml's
         self.pm, self.plugin_records = build_plugin_manager(settings)
         check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
         for line in dict.fromkeys(settings.warnings):  # allowed, but probably not what the operator meant
@@ -218,6 +221,12 @@ class App:
                 registry.schemas[name] = (schema, owner)
         elif target == "pages":
             registry.pages.extend((page, owner) for page in result)
+        elif target == "admin_pages":
+            for page in result:
+                if page.path in registry.admin_pages:
+                    raise StartupError(f"admin page {page.path!r} registered by "
+                                       f"{registry.admin_pages[page.path][1]!r} and {owner!r}")
+                registry.admin_pages[page.path] = (page, owner)
         elif target == "authentication":
             registry.authentication.update(result)
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from pathlib import Path
 
 import click
 
-from .config import ConfigError, load_settings, read_config_file, write_config_file
+from .config import ConfigError, load_settings
 from .openapi import openapi_document
-from .plugins import build_plugin_manager, discover
+from .plugins import build_plugin_manager
 from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
 from .serving import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
@@ -118,6 +117,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     """Start the site with waitress (creates the database on first start).
 
     The port is bound first: when it is taken, nothing is created (no database, no administrator).
+    SIGHUP, or a change of the plugin set stored for the site (`sitehost plugins enable/disable`,
+    the admin area), reloads the site gracefully: requests in progress finish, none is refused.
     The log (stderr, or --log-file) gets one line per plugin with its state, then one access
     line per request unless --quiet.
 
@@ -125,7 +126,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
-    from .serving import ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
+    from .serving import ReloadingSite, ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
 
     try:
         limits = ServerLimits.from_settings(_settings(ctx))
@@ -169,12 +170,21 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         site.hook.serve_started(app=site)
         return served(site)
 
+    database_url = app.settings.resolved_database_url()
+
+    def watch():
+        """The plugin set stored for the site: when it changes, the site reloads (host.plugin_state)."""
+        from .plugin_state import stored_plugin_set
+
+        return stored_plugin_set(database_url)
+
     if workers == 1:
-        serve_single(serving(app), host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
+        site = ReloadingSite(serving(app), lambda: serving(_create_app(ctx)), watch)
+        serve_single(site, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
     sys.exit(serve_workers(lambda: serving(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
-                           limits=limits, reservation=sock))
+                           limits=limits, reservation=sock, watch=watch))
 
 
 def _url_host(host: str) -> str:
@@ -224,7 +234,7 @@ def routes(ctx: click.Context, namespace: str | None) -> None:
 
 @main.group()
 def plugins() -> None:
-    """List, enable and disable plugins (changes take effect at the next start).
+    """List, enable and disable plugins (a running `sitehost serve` picks changes up by itself).
 
     \b
     Example:
@@ -259,62 +269,35 @@ def plugins_list(ctx: click.Context, as_json: bool) -> None:
             click.echo(f"{'':<16} hooks: {', '.join(row['hooks'])}")
 
 
-def _config_path(ctx: click.Context) -> Path:
-    settings = _settings(ctx)
-    return Path(settings.config_file)
-
-
 def _edit_disabled(ctx: click.Context, name: str, disable: bool) -> None:
+    """Store the change for the site (host.plugin_state, the function the admin area uses too)."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    from .db import missing_site
+    from .plugin_state import PluginChangeRefused, change_plugin
+
     settings = _settings(ctx)
-    settings.disabled = []  # see every plugin, enabled or not
-    records = {record.name: record for record in discover(settings)}
-    if name not in records:
-        known = ", ".join(sorted(records)) or "none"
-        raise click.ClickException(f"no plugin named {name!r} (installed: {known})")
-    path = _config_path(ctx)
-    data = read_config_file(path)
-    table = data.setdefault("plugins", {})
-    disabled = [item for item in table.get("disabled", []) if item != name]
-    currently_disabled = set(table.get("disabled", []))
-    requirements = _requirements(settings)
-    if disable:
-        dependents = sorted(other for other, needs in requirements.items()
-                            if name in needs and other not in currently_disabled and other != name)
-        if dependents:
-            raise click.ClickException(
-                f"cannot disable {name}: {', '.join(dependents)} require{'s' if len(dependents) == 1 else ''} it; "
-                f"disable {'it' if len(dependents) == 1 else 'them'} first")
-        disabled.append(name)
-    else:
-        missing = sorted(need for need in requirements.get(name, ()) if need in currently_disabled or need not in records)
-        if missing:
-            raise click.ClickException(f"cannot enable {name}: it requires {', '.join(missing)}, "
-                                       f"which {'is' if len(missing) == 1 else 'are'} disabled or not installed")
-    table["disabled"] = disabled
-    write_config_file(path, data)
-    click.echo(f"{name} {'disabled' if disable else 'enabled'} in {path} (takes effect at the next start)")
-
-
-def _requirements(settings) -> dict[str, tuple[str, ...]]:
-    """Every installed plugin's requirements (imports each plugin module to read PLUGIN)."""
-    from .registry import PluginInfo
-    from .plugins import _import
-
-    result = {}
-    for record in discover(settings):
-        try:
-            info = getattr(_import(record), "PLUGIN", None)
-        except Exception:
-            continue
-        result[record.name] = tuple(info.requires) if isinstance(info, PluginInfo) else ()
-    return result
+    url = settings.resolved_database_url()
+    reason = missing_site(url)
+    if reason:
+        raise click.ClickException(reason)
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        change_plugin(settings, engine, name, enable=not disable)
+    except PluginChangeRefused as refused:
+        raise click.ClickException(str(refused)) from refused
+    finally:
+        engine.dispose()
+    click.echo(f"{name} {'disabled' if disable else 'enabled'} for the site in its database "
+               "(a running `sitehost serve` reloads its workers within seconds)")
 
 
 @plugins.command("enable")
 @click.argument("name")
 @click.pass_context
 def plugins_enable(ctx: click.Context, name: str) -> None:
-    """Enable plugin NAME in sitehost.toml.
+    """Enable plugin NAME for the site (stored in its database).
 
     \b
     Example:
@@ -327,7 +310,7 @@ def plugins_enable(ctx: click.Context, name: str) -> None:
 @click.argument("name")
 @click.pass_context
 def plugins_disable(ctx: click.Context, name: str) -> None:
-    """Disable plugin NAME in sitehost.toml (its data stays in the database).
+    """Disable plugin NAME for the site (stored in its database; its data stays).
 
     \b
     Example:

@@ -57,6 +57,8 @@ class Settings:
     rest_prefix: str = "/wp-json"
     site: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SITE))
     disabled: list[str] = field(default_factory=list)
+    # Read the plugin set stored for the site (host.plugin_state); SITEHOST_DISABLE turns it off for a run.
+    use_stored_plugins: bool = True
     # Plugins to load explicitly (module objects or import paths) besides built-ins and
     # entry points; tests and one-off setups use it.
     extra_plugins: list[Any] = field(default_factory=list)
@@ -334,6 +336,7 @@ def _apply_env(settings: Settings, env: dict[str, str]) -> None:
     if "SITEHOST_DISABLE" in env:
         # For one run: replaces the file's list, so `SITEHOST_DISABLE=` enables everything.
         settings.disabled = [name.strip() for name in env["SITEHOST_DISABLE"].split(",") if name.strip()]
+        settings.use_stored_plugins = False
     if env.get("SITEHOST_NO_ENTRY_POINTS") == "1":
         settings.load_entry_points = False
     if env.get("SITEHOST_TRACE_PLUGINS") == "1":

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
     from .app import App
     from .auth.users import User
     from .content import ContentDeleted, ContentSaved
-    from .registry import (Ability, AbilityCategory, HealthTest, HtmlView, MetaKey, Namespace, Page, PostType, Route,
+    from .registry import (AdminPage, Ability, AbilityCategory, HealthTest, HtmlView, MetaKey, Namespace, Page, PostType, Route,
                            Status, Taxonomy)
     from .rest.request import RestRequest
     from .rest.response import RestResponse
@@ -187,6 +187,21 @@ def register_pages(app: App) -> list[Page] | None:
     Returns: a list of `host.Page` (a Bottle path such as `/lunch/<day>`, methods and a
     `handler(app, request, **url_params)` returning the body). Every page answers with the
     REST discovery `Link` header and the HTML security headers.
+    """
+
+
+@hookspec
+def register_admin_pages(app: App) -> list[AdminPage] | None:
+    """Add pages to the operator area at `/admin/` (a menu entry each).
+
+    When: once per app, after `register_pages`.
+    Arguments: `app`.
+    Returns: a list of `host.AdminPage(title, path, handler, capability="manage_options",
+    actions=())`. `handler(page)` receives a `host.admin.AdminRequest` (the signed-in `user`,
+    `form`, `field_errors`, `rest(method, path, ...)` to call REST routes as that user, and
+    helpers for forms with their CSRF token) and returns the page's body HTML. Sign-in,
+    the capability and CSRF are checked before it runs; each `actions` value is sent by the
+    permission matrix as every role.
     """
 
 

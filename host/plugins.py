@@ -31,7 +31,8 @@ PROJECT = "sitehost"
 ENTRY_POINT_GROUP = "sitehost"
 
 # The host's own hook implementations; always loaded, never listed as disableable.
-ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth", "host.mail": "host.mail"}
+ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth", "host.mail": "host.mail",
+             "host.admin": "host.admin"}
 
 
 @dataclass

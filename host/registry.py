@@ -163,6 +163,26 @@ class Page:
 
 
 @dataclass(frozen=True)
+class AdminPage:
+    """A page of the operator area at `/admin/<path>` (host.admin serves it in its layout and menu).
+
+    Before `handler` runs the host has checked the sign-in (anonymous visitors are sent to
+    the sign-in page), `capability` (others get 403; "" lets any signed-in user in) and, on
+    POST, the form's CSRF token (403 when forged). `handler(page)` gets a host.admin.AdminRequest
+    and returns the body HTML, or an AdminAnswer for another status. `actions` are the values
+    of the `action` field its forms POST (the permission matrix sends each one as each role).
+    `path` is one segment (`backup`); `/admin/backup/<rest>` reaches the same handler.
+    """
+
+    title: str
+    path: str
+    handler: Callable
+    capability: str = "manage_options"
+    actions: tuple[str, ...] = ()
+    menu: bool = True
+
+
+@dataclass(frozen=True)
 class HtmlView:
     """An HTML page to show, as a plugin answers `html_view`: the host wraps it in the site layout.
 
@@ -352,6 +372,7 @@ class Registry:
         self.schemas: dict[str, tuple[Any, str]] = {}
         self.capabilities: dict[str, set[str]] = {}
         self.pages: list[tuple[Page, str]] = []
+        self.admin_pages: dict[str, tuple[AdminPage, str]] = {}
         self.authentication: dict[str, Any] = {}
         self.health_tests: dict[str, tuple[HealthTest, str]] = {}
         self.abilities: dict[str, tuple[Ability, str]] = {}

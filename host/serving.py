@@ -12,6 +12,14 @@ workers, prints the banner once they all listen, restarts a worker that dies, an
 SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
 whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
 
+Reloads (issue 26): on SIGHUP, or when the plugin set stored for the site changes (the
+parent polls it, host.plugin_state), the parent starts a new generation of workers; once
+they all listen, the old ones drain (SIGUSR1): they stop accepting, answer what is in
+progress with `Connection: close`, close idle connections and exit. Each slot's listening
+socket is held by the parent and shared by a worker and its replacement, so connections
+queue in the kernel meanwhile and none is refused. One process (`--workers 1`) swaps a
+freshly built site in instead (ReloadingSite); its socket never closes.
+
 Every waitress server is built by `make_server` with the site's limits (ServerLimits):
 idle connections close after `channel_timeout`, a request whose header is still
 incomplete after that long is cut even while it trickles bytes (a slow-header client
@@ -38,7 +46,7 @@ from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
-from waitress.task import ErrorTask, ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import RequestEntityTooLarge
 
 from .config import DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, ConfigError
@@ -62,6 +70,9 @@ START_TIMEOUT_SECONDS = 120.0
 QUICK_DEATH_SECONDS = 5.0  # a worker dying sooner than this after its start backs off before the next try
 MAX_RESTART_DELAY = 10.0
 POLL_SECONDS = 0.2
+WATCH_SECONDS = 1.0  # how often `sitehost serve` reads the plugin set stored for the site
+DRAIN_IDLE_SECONDS = 1.0
+DRAIN_GRACE_SECONDS = 30.0  # a draining worker (or a replaced single-process site) stops after this at most  # a draining worker closes a kept-alive connection idle this long
 
 
 # Threads per worker. Under the GIL more threads add little (tests/benchmarks, 10,000 posts,
@@ -202,15 +213,57 @@ class _BodyTooLargeTask(ErrorTask):
         self.write(body)
 
 
+class _DrainingAwareTask(WSGITask):
+    """Once its server drains (a reload), every answer says `Connection: close` and closes after it."""
+
+    def build_response_header(self):
+        if getattr(self.channel.server, "draining", False) and not self.close_on_finish:
+            self.set_close_on_finish()
+        return super().build_response_header()
+
+
 class _Channel(HTTPChannel):
     parser_class = _TimedRequestParser
     error_task_class = _BodyTooLargeTask
+    task_class = _DrainingAwareTask
 
 
 class SitehostServer(TcpWSGIServer):
     """waitress's TCP server with a deadline for request headers (see ServerLimits)."""
 
     channel_class = _Channel
+    draining = False
+
+    def drain(self, grace: float, on_drained: Callable[[], None]) -> None:
+        """Stop accepting; finish what is in progress; close idle connections; then `on_drained()`.
+
+        The listening socket stays open in the parent and the next worker (the kernel keeps
+        queueing on it), so nothing is refused. A request already in progress, or arriving on a
+        kept-alive connection, is answered with `Connection: close`; a connection idle for
+        DRAIN_IDLE_SECONDS is closed (a client sending on it right then retries, as browsers do
+        on a reused connection). Runs `on_drained` when no connection is left, or after `grace`.
+        """
+        self.draining = True
+        self.accepting = False
+        self.pull_trigger()
+
+        def watch() -> None:
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline:
+                now = time.time()
+                channels = list(self.active_channels.values())
+                if not channels:
+                    break
+                for channel in channels:
+                    idle = (not channel.requests and channel.request is None and not channel.total_outbufs_len
+                            and now - channel.last_activity >= DRAIN_IDLE_SECONDS)
+                    if idle:
+                        channel.will_close = True
+                self.pull_trigger()
+                time.sleep(0.05)
+            on_drained()
+
+        threading.Thread(target=watch, name="drain", daemon=True).start()
 
     def maintenance(self, now):
         super().maintenance(now)
@@ -249,16 +302,96 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
     return SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
 
 
+class ReloadingSite:
+    """The single-process server's site: a fresh one is built and swapped in on SIGHUP or a stored-set change.
+
+    The socket never closes, so nothing is refused: requests that started on the old site
+    finish on it (it is closed DRAIN_GRACE_SECONDS later), later ones reach the new site.
+    `factory()` builds a new WSGI site (with a `close()`); `watch()` returns the value whose
+    change means "reload" (the plugin set stored for the site, host.plugin_state).
+    """
+
+    def __init__(self, site, factory: Callable[[], Any], watch: Callable[[], Any] | None = None):
+        self.site = site
+        self.factory = factory
+        self.watch = watch
+        self.requested = threading.Event()
+        self.stopped = threading.Event()
+        self.watched = _safe_watch(watch)
+        self.reloads = 0
+
+    def __call__(self, environ, start_response):
+        return self.site(environ, start_response)
+
+    def start(self) -> None:
+        signal.signal(signal.SIGHUP, lambda _number, _frame: self.requested.set())
+        threading.Thread(target=self._run, name="reloader", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self.stopped.is_set():
+            self.requested.wait(WATCH_SECONDS)
+            if self.stopped.is_set():
+                return
+            reason = "SIGHUP" if self.requested.is_set() else ""
+            self.requested.clear()
+            if not reason and self.watch is not None:
+                value = _safe_watch(self.watch)
+                if value != self.watched:
+                    self.watched = value
+                    reason = "the plugin set stored for the site changed"
+            if reason:
+                self.reload(reason)
+
+    def reload(self, reason: str) -> None:
+        log.info("%s: reloading the site", reason)
+        try:
+            fresh = self.factory()
+        except Exception:  # a site that cannot start now: keep serving the one that works
+            log.exception("the reloaded site did not start; still serving the previous one")
+            return
+        old, self.site = self.site, fresh
+        self.reloads += 1
+        log.info("reloaded: new requests reach the new site; the previous one closes in %.0f s", DRAIN_GRACE_SECONDS)
+        timer = threading.Timer(DRAIN_GRACE_SECONDS, _close_quietly, args=(old,))
+        timer.daemon = True
+        timer.start()
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.requested.set()
+        _close_quietly(self.site)
+
+
+def _close_quietly(site) -> None:
+    try:
+        site.close()
+    except Exception:
+        log.exception("closing a replaced site failed")
+
+
+def _safe_watch(watch: Callable[[], Any] | None) -> Any:
+    if watch is None:
+        return None
+    try:
+        return watch()
+    except Exception as error:  # the database may be briefly unreachable: no reload for that
+        log.warning("could not read the plugin set stored for the site: %s", error)
+        return None
+
+
 def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],
                  pin: bool = True, limits: ServerLimits | None = None, sock: socket.socket | None = None) -> None:
     """Serve `app` in this process until Ctrl+C; `announce(port)` runs once the socket listens.
 
     `sock`: a socket bound earlier with `bind_socket(host, port)` (the caller made sure of the
-    port before building the site); without it, one is bound here.
+    port before building the site); without it, one is bound here. A ReloadingSite is started
+    here (it handles SIGHUP in this process).
     """
     if pin:
         pin_to_cpu(0)
     quiet_waitress_queue()
+    if isinstance(app, ReloadingSite):
+        app.start()
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:
@@ -282,7 +415,8 @@ class WorkerPool:
     """The parent's side: start, watch, restart and stop N worker processes."""
 
     def __init__(self, app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
-                 pin: bool = True, limits: ServerLimits | None = None, reservation: socket.socket | None = None):
+                 pin: bool = True, limits: ServerLimits | None = None, reservation: socket.socket | None = None,
+                 watch: Callable[[], Any] | None = None):
         self.app_factory = app_factory
         self.pin = pin
         self.limits = limits
@@ -291,6 +425,19 @@ class WorkerPool:
         self.reservation = reservation if reservation is not None else shared_port_socket(host, port, listen=False)
         self.port = self.reservation.getsockname()[1]
         self.workers = [_Worker(slot) for slot in range(workers)]
+        # One listening socket per slot, held by the parent: a worker accepts from its slot's
+        # socket, and its replacement (a reload, a restart) from the same one, so connections
+        # queue in the kernel meanwhile instead of being refused.
+        try:
+            self.listeners = [shared_port_socket(host, self.port, listen=True) for _slot in range(workers)]
+        except OSError:
+            self.reservation.close()
+            raise
+        self.retiring: list[_Worker] = []  # the previous generation, finishing its requests
+        self.watch = watch
+        self.watched = None
+        self.reload_requested = False
+        self.reloads = 0
         self.stopping = False
         self._ready_read, self._ready_write = os.pipe()
 
@@ -299,6 +446,8 @@ class WorkerPool:
     def run(self, announce: Callable[[int], None]) -> int:
         """Start every worker, announce once all listen, supervise until stopped; the exit code."""
         previous = {number: signal.signal(number, self._on_stop_signal) for number in (signal.SIGINT, signal.SIGTERM)}
+        previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, self._on_reload_signal)
+        self.watched = _safe_watch(self.watch)
         try:
             for worker in self.workers:
                 self._start(worker)
@@ -314,6 +463,8 @@ class WorkerPool:
             for number, handler in previous.items():
                 signal.signal(number, handler)
             self.reservation.close()
+            for listener in self.listeners:
+                listener.close()
             os.close(self._ready_read)
             os.close(self._ready_write)
 
@@ -322,8 +473,11 @@ class WorkerPool:
             log.info("received %s: stopping %d worker(s)", signal.Signals(number).name, len(self.live_pids()))
         self.stopping = True
 
+    def _on_reload_signal(self, _number, _frame) -> None:
+        self.reload_requested = True
+
     def live_pids(self) -> list[int]:
-        return [worker.pid for worker in self.workers if worker.pid]
+        return [worker.pid for worker in self.workers + self.retiring if worker.pid]
 
     def _wait_until_ready(self, count: int) -> bool:
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
@@ -336,6 +490,52 @@ class WorkerPool:
             if any(worker.pid == 0 for worker in self.workers):  # a worker died while starting
                 return False
         return ready >= count
+
+    def reload(self, reason: str) -> bool:
+        """Start a new generation of workers; once all listen, the old ones drain and stop. True if it did.
+
+        The old workers keep serving until the new ones are ready; if a new one fails to start,
+        the new generation is stopped and the old one goes on serving.
+        """
+        log.info("%s: starting %d new worker(s)", reason, len(self.workers))
+        old = self.workers
+        self._drain_ready()
+        self.workers = [_Worker(worker.slot) for worker in old]
+        self.retiring.extend(worker for worker in old if worker.pid)
+        for worker in self.workers:
+            self._start(worker)
+        if not self._wait_until_ready(len(self.workers)):
+            log.error("the new workers did not start; the previous ones go on serving")
+            failed, self.workers = self.workers, old
+            self.retiring = [worker for worker in self.retiring if worker not in old]
+            for worker in failed:
+                if worker.pid:
+                    os.kill(worker.pid, signal.SIGTERM)
+            return False
+        for worker in old:
+            if worker.pid:
+                try:
+                    os.kill(worker.pid, signal.SIGUSR1)  # drain: finish requests, then stop
+                except ProcessLookupError:
+                    pass
+        self.reloads += 1
+        log.info("reloaded: %d new worker(s) listening; the previous ones finish their requests and stop",
+                 len(self.workers))
+        return True
+
+    def _check_reload(self) -> None:
+        reason = ""
+        if self.reload_requested:
+            self.reload_requested = False
+            reason = "SIGHUP"
+        elif self.watch is not None and time.monotonic() >= getattr(self, "_next_watch", 0.0):
+            self._next_watch = time.monotonic() + WATCH_SECONDS
+            value = _safe_watch(self.watch)
+            if value != self.watched:
+                self.watched = value
+                reason = "the plugin set stored for the site changed"
+        if reason:
+            self.reload(reason)
 
     def _supervise(self) -> None:
         stop_deadline = None
@@ -357,6 +557,7 @@ class WorkerPool:
                     if worker.pid == 0 and now >= worker.restart_at:
                         self._start(worker)
                         self._drain_ready()
+                self._check_reload()
             time.sleep(POLL_SECONDS)
 
     def _drain_ready(self) -> None:
@@ -381,6 +582,9 @@ class WorkerPool:
             for worker in self.workers:
                 if worker.pid == pid:
                     self._worker_exited(worker, status)
+            for worker in list(self.retiring):
+                if worker.pid == pid:  # a drained worker of a previous generation: done
+                    self.retiring.remove(worker)
 
     def _worker_exited(self, worker: _Worker, status: int) -> None:
         worker.pid = 0
@@ -418,8 +622,14 @@ class WorkerPool:
 
     def _worker_main(self, parent: int, slot: int) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a reload is the parent's to run
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # until the server exists to drain
         signal.signal(signal.SIGTERM, _raise_system_exit)
         self.reservation.close()
+        listener = self.listeners[slot]
+        for other in self.listeners:
+            if other is not listener:
+                other.close()
         os.close(self._ready_read)
         _exit_with_parent(parent)
         if self.pin:
@@ -427,8 +637,12 @@ class WorkerPool:
         quiet_waitress_queue()
         app = self.app_factory()
         try:
-            listener = shared_port_socket(self.host, self.port, listen=False)
             server = make_server(app, listener, self.threads, self.limits)
+
+            def drain(_number, _frame) -> None:
+                server.drain(DRAIN_GRACE_SECONDS, lambda: os.kill(os.getpid(), signal.SIGTERM))
+
+            signal.signal(signal.SIGUSR1, drain)
             os.write(self._ready_write, b"1")
             os.close(self._ready_write)
             log.info("worker %d (pid %d) listening on port %d", slot, os.getpid(), self.port)
@@ -460,10 +674,11 @@ def _describe_status(status: int) -> str:
 
 def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads: int, workers: int,
                   announce: Callable[[int], None], pin: bool = True, limits: ServerLimits | None = None,
-                  reservation: socket.socket | None = None) -> int:
+                  reservation: socket.socket | None = None, watch: Callable[[], Any] | None = None) -> int:
     """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code.
 
     `reservation`: the port reserved earlier with `shared_port_socket(host, port, listen=False)`.
+    SIGHUP, or a change of `watch()`'s value (polled every WATCH_SECONDS), reloads the workers.
     """
-    pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits, reservation)
+    pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits, reservation, watch)
     return pool.run(announce)

@@ -191,34 +191,59 @@ def login_form(context: _Context, error: str = "", status: int = 200) -> bottle.
         sessions.cookie_header(sessions.FORM_COOKIE, token, context.secure, None)])
 
 
-def sign_in(context: _Context) -> bottle.HTTPResponse:
-    app = context.app
-    if not sessions.tokens_match(context.form_token, context.form.get("csrf_token")):
-        return expired_form(context)
-    identifier = (context.form.get("log") or "").strip()
-    password = context.form.get("pwd") or ""
+class SignInRefused(Exception):
+    """A sign-in that did not succeed: the message to show, its HTTP status and extra headers."""
+
+    def __init__(self, message: str, status: int = 200, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.headers = headers or {}
+
+
+def check_sign_in(app, identifier: str, password: str, address: str):
+    """The user a login form's username (or email) and password sign in, with the sign-in limits.
+
+    Shared by the authorize page and the admin area (host.admin): one argon2 check whatever
+    happens, failures recorded per account and address, refusals while locked out.
+    Raises SignInRefused.
+    """
+    identifier = (identifier or "").strip()
     if not identifier or not password:
-        return login_form(context, "Enter your username or email address and your password.", 400)
+        raise SignInRefused("Enter your username or email address and your password.", 400)
     with app.db.session() as session:
         user = user_service.find_user(app, session, identifier)
         stored_hash = user_service.login_password_hash(app, session, user.id) if user else ""
     account = ratelimit.account_subject(user, identifier)
     try:  # before the (slow) password check: a locked source costs no argon2 work
-        recent_failures = ratelimit.check_allowed(app, account, context.client_address)
+        recent_failures = ratelimit.check_allowed(app, account, address)
     except ratelimit.TooManyAttempts as refusal:
-        ratelimit.record_failure(app, account, context.client_address, slow=False)
-        return context.response(
-            "Too many sign-in attempts",
-            f"<p>Too many failed sign-in attempts. Try again in {ratelimit.describe_wait(refusal.retry_after)}.</p>",
-            status=429, headers={"Retry-After": str(refusal.retry_after)})
+        ratelimit.record_failure(app, account, address, slow=False)
+        raise SignInRefused(f"Too many failed sign-in attempts. Try again in "
+                            f"{ratelimit.describe_wait(refusal.retry_after)}.", 429,
+                            {"Retry-After": str(refusal.retry_after)}) from None
     # One argon2 verification whatever happens: an unknown login, or a user without a login
     # password, costs the same time as a wrong password (issue 12.13).
     verified = user_service.verify_login_password(stored_hash or _DUMMY_HASH, password) and bool(stored_hash)
     if user is None or not verified:
-        ratelimit.record_failure(app, account, context.client_address)
-        return login_form(context, "The username, email address or password is incorrect.")
+        ratelimit.record_failure(app, account, address)
+        raise SignInRefused("The username, email address or password is incorrect.")
     if recent_failures:
-        ratelimit.clear_failures(app, account, context.client_address)
+        ratelimit.clear_failures(app, account, address)
+    return user
+
+
+def sign_in(context: _Context) -> bottle.HTTPResponse:
+    app = context.app
+    if not sessions.tokens_match(context.form_token, context.form.get("csrf_token")):
+        return expired_form(context)
+    try:
+        user = check_sign_in(app, context.form.get("log") or "", context.form.get("pwd") or "", context.client_address)
+    except SignInRefused as refused:
+        if refused.status == 429:
+            return context.response("Too many sign-in attempts", f"<p>{html.escape(refused.message)}</p>",
+                                    status=429, headers=refused.headers)
+        return login_form(context, refused.message, refused.status)
     token, _csrf = sessions.start_session(app, user.id)
     return context.redirect(context.action_url, 303, cookies=[
         sessions.cookie_header(sessions.SESSION_COOKIE, token, context.secure, int(sessions.SESSION_LIFETIME.total_seconds()))])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Callable
-from urllib.parse import parse_qsl
 
 from ..stash import RequestState
 from ..users import ANONYMOUS
@@ -103,7 +102,11 @@ class RestRequest:
         self.state = RequestState()  # what plugins keep for the rest of this request (host.stash)
         self._session = None
         self._finished = False
+        self._committed = False  # the handler committed early (commit): later reads need no write lock
         self._after_commit: list[Callable[[], None]] = []
+        # A batch/v1 item runs inside its batch's transaction, in a savepoint of its own (join_transaction).
+        self._joined: "RestRequest | None" = None
+        self._savepoint = None
 
     # --- headers and params --------------------------------------------------------------
 
@@ -180,21 +183,58 @@ class RestRequest:
     @property
     def session(self):
         """The request's SQLAlchemy session: one transaction per request, opened on first use."""
+        if self._joined is not None:
+            session = self._joined.session
+            if self._savepoint is None or not self._savepoint.is_active:
+                self._savepoint = session.begin_nested()
+            return session
         if self._session is None:
             # After the request's own transaction ended, later reads (Allow checks) need no write lock.
-            writes = self.method not in ("GET", "HEAD", "OPTIONS") and not self._finished
+            writes = self.method not in ("GET", "HEAD", "OPTIONS") and not self._finished and not self._committed
             self._session = self.app.db.session(write=writes)
         return self._session
+
+    def join_transaction(self, outer: "RestRequest") -> None:
+        """Run in `outer`'s transaction (batch/v1): this request's writes go into a savepoint that
+        `finish` releases or rolls back, and its after-commit callbacks wait for `outer`'s commit."""
+        self._joined = outer
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the request's transaction has committed (events, cache purges)."""
         self._after_commit.append(callback)
 
+    def commit(self) -> None:
+        """Commit the writes made so far and run the after-commit callbacks; later reads use a read session.
+
+        A handler calls it once it has written everything, so that building its answer (rendering,
+        links, permission probes) happens after the commit, without holding the write lock. Inside
+        a batch the batch's transaction stays open: nothing happens until the batch commits.
+        """
+        if self._joined is not None:
+            return
+        self._committed = True
+        session = self._session
+        if session is not None:
+            session.commit()
+            # The same session goes on (a handler may hold it), reading without the write lock from here.
+            session.bind = self.app.db.engine
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            callback()
+
     def finish(self, success: bool) -> None:
         """Commit (or roll back) and close the session, then run the after-commit callbacks."""
         self._finished = True
-        session, self._session = self._session, None
         callbacks, self._after_commit = self._after_commit, []
+        if self._joined is not None:
+            savepoint, self._savepoint = self._savepoint, None
+            if savepoint is not None and savepoint.is_active:
+                savepoint.commit() if success else savepoint.rollback()
+            if success:
+                for callback in callbacks:
+                    self._joined.after_commit(callback)
+            return
+        session, self._session = self._session, None
         if session is not None:
             try:
                 if success:

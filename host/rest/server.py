@@ -506,7 +506,7 @@ class RestServer:
 
     def run_and_shape(self, request: RestRequest) -> tuple[int, dict[str, str], Any]:
         """Run an internal request and return (status, headers, data) as a client would see them."""
-        outcome = self.run(request)
+        outcome = self._options(request) if request.method == "OPTIONS" else self.run(request)
         return outcome.status, outcome.headers, self._shape(request, outcome, embed=False)
 
     def dispatch_internal(self, parent: RestRequest, method: str, path: str, pairs: list[tuple[str, str]],

@@ -164,6 +164,19 @@ def _drop_derived_sqlite_objects(connection) -> None:
             connection.exec_driver_sql(f'DROP TABLE IF EXISTS "{name}"')
 
 
+def _plugin_triggers(connection, tables, enabled: bool) -> None:
+    """On PostgreSQL, the plugins' triggers stay off while archived rows load, as SQLite's are dropped.
+
+    The rows already carry what triggers derive (core's stored term counts, versions): a trigger
+    firing on each loaded link would count it a second time.
+    """
+    if connection.dialect.name != "postgresql":
+        return
+    for table in tables:
+        name = connection.dialect.identifier_preparer.quote(table.name)
+        connection.exec_driver_sql(f"ALTER TABLE {name} {'ENABLE' if enabled else 'DISABLE'} TRIGGER USER")
+
+
 def _empty_tables(connection, catalog: Catalog, existing: set[str]) -> None:
     tables = [table for table in catalog.tables if table.name in existing]
     if connection.dialect.name == "postgresql" and tables:
@@ -242,6 +255,7 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                 wanted = [table for table in catalog.tables if table.name in archived]
                 catalog.metadata.create_all(connection, tables=wanted, checkfirst=True)
                 _empty_tables(connection, catalog, existing)
+                _plugin_triggers(connection, wanted, enabled=False)
                 for table in wanted:
                     entry = archived[table.name]
                     reporter.note(f"loading table {table.name} ({entry['rows']} rows)")
@@ -260,6 +274,7 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                     _set_sequence(connection, table, entry.get("sequence"))
                     result.tables += 1
                     result.rows += entry["rows"]
+                _plugin_triggers(connection, wanted, enabled=True)
                 if LEASE in catalog.metadata.tables and LEASE in archived:
                     # the source's processes held it; on the target nobody does (its jobs then read
                     # as interrupted, which is what they are there)

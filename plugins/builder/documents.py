@@ -80,9 +80,18 @@ def record_saved(app, event) -> None:
         return
     documents = table(app, DOCUMENTS)
     meta = event.item.get("meta") or {}
+    is_document = meta.get("_builder_edit_mode") == BUILDER_MODE
+    if not is_document:
+        # Most saves are of plain items: no write transaction (and no wait for the write lock) unless a row
+        # is there to remove. A new item has none.
+        if event.created:
+            return
+        with app.db.session() as session:
+            if session.execute(select(documents.c.post_id).where(documents.c.post_id == event.id)).first() is None:
+                return
     with app.db.session(write=True) as session, session.begin():
         session.execute(delete(documents).where(documents.c.post_id == event.id))
-        if meta.get("_builder_edit_mode") == BUILDER_MODE:
+        if is_document:
             session.execute(insert(documents).values(post_id=event.id, type=event.type,
                                                      template_type=str(meta.get("_builder_template_type") or ""),
                                                      modified_gmt=_now()))

@@ -3,9 +3,10 @@
 Each entry remembers the site's cache version that was current BEFORE its response was
 built. A hit is served only while the version in the database still equals it, so once a
 write has bumped the version (which happens before the write's response is sent), no
-process serves anything built from older data. On PostgreSQL that is one indexed
-single-row SELECT per request; on an SQLite file `SqliteVersionReader` skips the SELECT
-while nothing at all was committed since the last one.
+process serves anything built from older data. On an SQLite file `SqliteVersionReader`
+skips the SELECT while nothing at all was committed since the last one; on PostgreSQL
+`PostgresVersionListener` learns each new version from a NOTIFY sent in the bumping
+transaction, and reads the table only when it cannot trust what it heard (issue 25.6).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from host import compression
@@ -122,9 +123,135 @@ class SqliteVersionReader:
             connection.close()
 
 
+# Bounded staleness on PostgreSQL: however a notification might go missing without the connection
+# failing, the listener reads the version itself at least this often.
+VERSION_RECHECK_SECONDS = 1.0
+RECONNECT_SECONDS = 0.5
+WAIT_SLICE_SECONDS = 0.1
+NOTIFY_WAIT_SECONDS = 0.05
+
+
+def version_channel(schema: str) -> str:
+    """The NOTIFY channel of one site: channels are per database, a site is per schema."""
+    return f"sitehost_cache_{schema}"[:63]
+
+
+class PostgresVersionListener:
+    """The shared version on PostgreSQL without a query per hit: LISTEN on a connection of its own.
+
+    `invalidate` sends `pg_notify(channel, version)` in the transaction that bumps the row, so
+    every listening process hears it when (and only when) the bump commits, in commit order.
+    A background thread keeps the last version heard. It is trusted only while the connection
+    is up: from start until the first read after LISTEN, and from a lost connection until the
+    next LISTEN and read, `read` asks the database (as before, one SELECT per hit). The thread
+    also reads the row every VERSION_RECHECK_SECONDS, which bounds how long a missed
+    notification could leave a stale version in place. Between a commit and its notification
+    reaching another process (well under a millisecond on one machine) that process may still
+    serve an answer built before the write; the writer's own process knows at once.
+    """
+
+    def __init__(self, app, read_version):
+        self._engine = app.db.engine
+        self._read_version = read_version
+        with self._engine.connect() as connection:
+            self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
+        self._known: int | None = None  # None: not trusted, ask the database
+        self._delivered = 0  # the last version a notification brought
+        self._stop = threading.Event()
+        self._connection = None
+        self.reconnects = 0
+        self._thread = threading.Thread(target=self._listen, name="cache-version-listener", daemon=True)
+        self._thread.start()
+
+    def read(self) -> int:
+        known = self._known
+        return known if known is not None else self._read_version()
+
+    def heard(self, version: int, wait: float = NOTIFY_WAIT_SECONDS) -> None:
+        """This process bumped the version: trust it at once, and wait (briefly) until the server's
+        notification of it came back here. The server signals every listener at the same commit, so
+        by then the other processes have it too, as a rule: the write's answer leaves after that."""
+        if self._known is None:
+            return
+        self._known = version
+        deadline = time.monotonic() + wait
+        while self._delivered < version and time.monotonic() < deadline and self._known is not None:
+            time.sleep(0.0002)
+
+    def wait_until_trusted(self, timeout: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while self._known is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return self._known is not None
+
+    def _listen(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._listen_once()
+            except Exception:  # a lost connection, a restart of the server: distrust, then listen again
+                self._known = None
+                if not self._stop.is_set():
+                    log.warning("cache version listener lost its connection; reading the version per hit "
+                                "until it listens again", exc_info=True)
+                    self.reconnects += 1
+                    self._stop.wait(RECONNECT_SECONDS)
+            finally:
+                self._known = None
+                self._close_connection()
+
+    def _listen_once(self) -> None:
+        import psycopg
+
+        # A connection of its own, outside the pool: it waits for notifications for the app's lifetime.
+        conninfo = self._engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        connection = psycopg.connect(conninfo, autocommit=True, application_name=self.channel)
+        self._connection = connection
+        quoted = '"' + self.channel.replace('"', '""') + '"'
+        connection.execute(f"LISTEN {quoted}")
+        # Read after LISTEN: a bump committed in between is either in this read or heard below.
+        self._known = self._select(connection)
+        checked = time.monotonic()
+        while not self._stop.is_set():
+            # Short waits, so that closing the app never waits long for this thread.
+            for notify in connection.notifies(timeout=WAIT_SLICE_SECONDS):
+                try:
+                    self._known = self._delivered = int(notify.payload)
+                except ValueError:
+                    self._known = self._select(connection)
+            if time.monotonic() - checked >= VERSION_RECHECK_SECONDS:
+                self._known = self._select(connection)
+                checked = time.monotonic()
+
+    @staticmethod
+    def _select(connection) -> int:
+        row = connection.execute(f"SELECT version FROM cache_version WHERE id = {VERSION_ROW}").fetchone()
+        return int(row[0]) if row else 0
+
+    def _close_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:
+                pass
+
+    def disconnect_for_test(self) -> None:
+        """Drop the listening connection as a network failure would (tests of the fallback)."""
+        connection = self._connection
+        if connection is not None:
+            connection.pgconn.finish()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 def version_reader(app, read_version):
-    """How this app reads the shared version: `read_version` itself, or through data_version on a file."""
+    """How this app reads the shared version: `read_version` itself, through data_version on an SQLite
+    file, or from notifications on PostgreSQL."""
     url = app.db.engine.url
+    if url.get_backend_name() == "postgresql" and url.get_driver_name() == "psycopg":
+        return PostgresVersionListener(app, read_version)
     if url.get_backend_name() != "sqlite" or url.query or url.database in (None, "", ":memory:") \
             or url.database.startswith("file:"):
         return None
@@ -173,6 +300,11 @@ class ResponseCache:
         with self.app.db.session(write=True) as session, session.begin():
             session.execute(update(table).where(table.c.id == VERSION_ROW).values(version=table.c.version + 1))
             version = session.execute(select(table.c.version).where(table.c.id == VERSION_ROW)).scalar()
+            if isinstance(self._reader, PostgresVersionListener):  # heard by every process when this commits
+                session.execute(text("SELECT pg_notify(:channel, :version)"),
+                                {"channel": self._reader.channel, "version": str(version)})
+        if isinstance(self._reader, PostgresVersionListener):
+            self._reader.heard(int(version or 0))
         self.clear()
         return int(version or 0)
 

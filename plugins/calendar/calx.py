@@ -20,7 +20,7 @@ from sqlalchemy import and_, delete as sql_delete, exists, func, select
 from host import RestError, RestResponse, Route, forbidden
 
 from . import event_routes, places, state, times
-from .events import load_event, rows_of, shape_events, sync_status
+from .events import rows_of, shape_events, sync_status
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .onboarding import preferences
 from .schemas import (

@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import click
 
 from host.auth import users as user_service
-
-
-@contextlib.contextmanager
-def _site(ctx: click.Context):
-    from host.app import create_app
-    from host.config import ConfigError, load_settings
-
-    root = ctx.find_root()
-    config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
-    try:
-        app = create_app(load_settings(config))
-    except ConfigError as error:
-        raise click.ClickException(str(error)) from error
-    try:
-        record = app.plugin("calendar")
-        if record is None or not record.loaded:
-            raise click.ClickException(f"the calendar plugin is not running here "
-                                       f"({getattr(record, 'error', '') or 'disabled'})")
-        yield app
-    finally:
-        app.close()
+from host.commands import open_site
 
 
 def _author(app, login: str | None):
@@ -75,7 +54,7 @@ def import_command(ctx: click.Context, source: str, author: str | None, quiet: b
 
     from .imports import ImportFailed, import_source
 
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="calendar") as app:
         user = _author(app, author)
         with Progress(TextColumn("events"), BarColumn(), MofNCompleteColumn(), disable=quiet) as progress:
             task = progress.add_task("events", total=None)
@@ -107,7 +86,7 @@ def imports_command(ctx: click.Context, as_json: bool) -> None:
 
     from .imports import list_records
 
-    with _site(ctx) as app, app.db.session() as session:
+    with open_site(ctx, plugin="calendar") as app, app.db.session() as session:
         request = service_request(app, session, _author(app, None))
         records = list_records(session, app, lambda post_id: app.content.get(request, post_id))
     if as_json:
@@ -141,7 +120,7 @@ def expect_import_command(ctx: click.Context, source: str, author: str | None) -
 
     from .imports import open_import
 
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="calendar") as app:
         user = _author(app, author)
         with app.db.session(write=True) as session:
             opened = open_import(service_request(app, session, user), "service", source)
@@ -165,7 +144,7 @@ def ignore_command(ctx: click.Context, event_id: int, undo: bool) -> None:
 
     from .imports import mark_ignored
 
-    with _site(ctx) as app:
+    with open_site(ctx, plugin="calendar") as app:
         user = _author(app, None)
         with app.db.session(write=True) as session:
             request = service_request(app, session, user)

@@ -31,7 +31,7 @@ from host.rest.request import RestRequest
 
 from . import event_routes, state, times
 from .events import default_row
-from .names import EVENT, IGNORED, IMPORT, VENUE
+from .names import CATEGORY, EVENT, IGNORED, IMPORT, VENUE
 from .schemas import EventCreateArgs, EventUpdateArgs
 from .settings import settings_of
 from .tables import tables
@@ -39,6 +39,7 @@ from .tables import tables
 MAX_EVENTS = 20_000  # VEVENTs one file may hold
 MAX_TEXT = 100_000
 MAX_UID = 500
+MAX_CATEGORIES = 20  # category names kept per event
 LINEAGE_PREFIX = "ical?uid="
 DEFAULT_INTERVAL, MAX_INTERVAL = 10, 600  # §4.1: seconds before the next batch
 PENDING, SUCCESS, FAILED = "cal-ea-pending", "cal-ea-success", "cal-ea-failed"
@@ -62,6 +63,7 @@ class EventData:
     description: str = ""
     website: str = ""
     location: str = ""
+    categories: tuple[str, ...] = ()  # CATEGORIES names, found or created as event categories
     rule: str | None = None  # RRULE value without "RRULE:"
     exdates: list[str] = field(default_factory=list)  # UTC ISO 8601 starts
     problem: str = ""  # set when the entry cannot be imported (counted as failed)
@@ -142,6 +144,19 @@ def _exdates(component, zone_name: str) -> list[str]:
     return sorted({_utc_iso(value, zone_name) for value in values})[:1000]
 
 
+def _category_names(component) -> tuple[str, ...]:
+    """The names of every CATEGORIES property (a VEVENT may carry several), trimmed and bounded."""
+    found = component.get("CATEGORIES")
+    properties = found if isinstance(found, list) else [found] if found is not None else []
+    names: dict[str, None] = {}
+    for prop in properties:
+        for name in getattr(prop, "cats", []):
+            name = str(name).strip()[:200]
+            if name and len(names) < MAX_CATEGORIES:
+                names.setdefault(name, None)
+    return tuple(names)
+
+
 def event_from_component(component, site_zone: str) -> EventData:
     """An EventData from a VEVENT (problem set when it cannot be imported)."""
     uid = str(component.get("UID") or "").strip()[:MAX_UID]
@@ -186,6 +201,7 @@ def event_from_component(component, site_zone: str) -> EventData:
                      all_day=all_day, description=str(component.get("DESCRIPTION") or "")[:MAX_TEXT],
                      website=url if url.lower().startswith(("http://", "https://")) and len(url) <= 2000 else "",
                      location=str(component.get("LOCATION") or "").strip()[:500],
+                     categories=_category_names(component),
                      rule=rule.to_ical().decode() if rule is not None else None,
                      exdates=_exdates(component, zone_name))
 
@@ -324,8 +340,18 @@ def _venue_id(request, name: str, cache: dict) -> int | None:
     return match
 
 
-def _unchanged(request, current: dict, row: dict | None, data: EventData, venue: int | None, recurrence) -> bool:
+def _category_ids(request, data: EventData) -> list[int]:
+    if not data.categories:
+        return []
+    found = request.app.content.terms(request, CATEGORY, names=data.categories, create=True)
+    return sorted(term["id"] for term in found)
+
+
+def _unchanged(request, current: dict, row: dict | None, data: EventData, venue: int | None, recurrence,
+               categories: list[int]) -> bool:
     if row is None:
+        return False
+    if sorted(term_id for term_id, _slug in current.get("terms", {}).get(CATEGORY, [])) != categories:
         return False
     tz = times.zone(data.timezone)
     start_utc, end_utc = times.to_utc(data.start_local, tz), times.to_utc(data.end_local, tz)
@@ -382,6 +408,7 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
     try:
         with request.session.begin_nested():
             venue = _venue_id(request, data.location, venues)
+            categories = _category_ids(request, data)
             body = {"title": data.title, "description": data.description, "timezone": data.timezone,
                     "all_day": data.all_day, "start_date": times.text(data.start_local),
                     "end_date": times.text(data.end_local), "website": data.website or None,
@@ -395,7 +422,8 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
                 from .events import rows_of
 
                 row = rows_of(request, [current["id"]]).get(current["id"])
-                if _unchanged(request, current, row, data, venue, _recurrence_of(request, current["id"])):
+                if _unchanged(request, current, row, data, venue, _recurrence_of(request, current["id"]),
+                              categories):
                     activity.skipped += 1
                     return
                 if current["stored_status"] == "trash":
@@ -403,6 +431,10 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
                 event_routes.update_event(_sub_request(request, EventUpdateArgs, body, current["id"]))
                 event_id = current["id"]
                 activity.updated += 1
+            if categories != sorted(term_id for term_id, _slug in (current or {}).get("terms", {}).get(CATEGORY, [])):
+                # Written on this transaction's session: cal/events/v1's own check of category ids
+                # reads through a request of its own, which cannot see terms this import just made.
+                request.app.content.update(request, event_id, terms={CATEGORY: categories})
             _write_lineage(request, event_id, data.uid)
             _write_recurrence(request, event_id, data)
             known[data.uid] = event_id
@@ -472,10 +504,12 @@ def run_batches(app, user, source: str, entries: list[EventData], batch_size: in
                 return done
             on_progress(in_transaction(work) if batch else 0)
     except Exception as error:  # recorded on the import record, then raised for the caller to report
+        reason = str(error)[:5000]
+
         def fail(request):
             record = find_record(request.session, app, opened["import_id"])
             update_record(request, record, status=FAILED, next_batch_hash=None,
-                          activity=json.dumps(activity.as_dict()), message=str(error)[:5000],
+                          activity=json.dumps(activity.as_dict()), message=reason,
                           message_slug="import-stopped")
         in_transaction(fail)
         raise

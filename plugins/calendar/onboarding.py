@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from host import RestError, Route, forbidden
 from host.stash import StashKey
 
-from . import places, times
+from . import places, state, times
 from .names import ORGANIZER, VENUE
 from .tables import tables
 
@@ -62,6 +62,8 @@ def write_option(session, app, name: str, value) -> None:
         session.execute(insert(options).values(name=name, value=text))
     else:
         session.execute(update(options).where(options.c.name == name).values(value=text))
+    if name == PREFERENCES_OPTION:  # the views and feeds kept per calendar version show them: renew those
+        state.changed(session, app)
 
 
 def signing_key(app) -> str:

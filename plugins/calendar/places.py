@@ -183,8 +183,6 @@ def create_place(kind: str):
 
 
 def update_place(kind: str):
-    spec = KINDS[kind]
-
     def handler(request):
         current = load(request, kind)
         post, meta = _fields(request, kind, request.params, current)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
-from host import StartupError
+from host import load_plugin_table
 from host.stash import StashKey
 
 
@@ -49,10 +49,7 @@ SETTINGS = StashKey[CalendarSettings]("calendar.settings")
 
 
 def parse(raw: dict) -> CalendarSettings:
-    try:
-        return CalendarSettings(**CalendarSettingsSchema().load(dict(raw)))
-    except ValidationError as error:
-        raise StartupError(f"[plugins.calendar] is invalid: {error.messages}") from None
+    return CalendarSettings(**load_plugin_table(CalendarSettingsSchema(), raw, "calendar"))
 
 
 def load(app) -> CalendarSettings:

@@ -8,8 +8,9 @@ links are plain view URLs either way.
 
 Views show what anyone may read: published events (a password-protected one shows its title
 and time only), read through an anonymous request whatever the viewer, so nothing a signed-in
-viewer may see is ever kept or shown to another. Times are in the site's time zone; weeks start
-on Monday. A rendered view is kept per (site, view, date, calendar version, today) for a
+viewer may see is ever kept or shown to another. Times are in the calendar's time zone and weeks
+start on the calendar's first day (the setup wizard's choices; else the site's zone and Monday),
+see onboarding.preferences. A rendered view is kept per (site, view, date, calendar version, today) for a
 minute: every calendar write bumps the version.
 """
 
@@ -33,6 +34,7 @@ from host.stash import StashKey
 
 from . import linked, recurrence, state, times
 from .names import EVENT, VENUE
+from .onboarding import preferences
 from .settings import settings_of
 from .tables import tables
 
@@ -92,8 +94,13 @@ class Entry:
 
 # --- reading a view's URL ------------------------------------------------------------------------
 
+def calendar_zone(app):
+    """The calendar's time zone: the setup wizard's choice, else the site's."""
+    return times.zone(preferences(app).timezone)
+
+
 def today(app) -> datetime.date:
-    return times.to_local(times.utcnow(), app.timezone()).date()
+    return times.to_local(times.utcnow(), calendar_zone(app)).date()
 
 
 def _date(year: str, month: str, day: str = "01") -> datetime.date:
@@ -152,7 +159,7 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
                     search: str = "") -> list[Entry]:
     """Published occurrences overlapping [start, end] (local wall times of the site), in start order."""
     app = reader.app
-    tz = app.timezone()
+    tz = calendar_zone(app)
     start_utc, end_utc = times.to_utc(start_local, tz), times.to_utc(end_local, tz)
     events = tables(app)["events"]
     now = times.utcnow()
@@ -254,9 +261,12 @@ def _event_link(site: str, entry: Entry) -> str:
 
 def render_month(reader, site: str, view: ViewRequest) -> str:
     first = view.day.replace(day=1)
-    grid_start = first - datetime.timedelta(days=first.weekday())
+    # The wizard's week start (start_of_week: 0 Sunday, 1 Monday, ...) as a Python weekday.
+    week_first = (preferences(reader.app).week_start - 1) % 7
+    week_last = (week_first + 6) % 7
+    grid_start = first - datetime.timedelta(days=(first.weekday() - week_first) % 7)
     last = first.replace(day=month_names.monthrange(first.year, first.month)[1])
-    grid_end = last + datetime.timedelta(days=6 - last.weekday())
+    grid_end = last + datetime.timedelta(days=(week_last - last.weekday()) % 7)
     entries = entries_between(reader, datetime.datetime.combine(grid_start, datetime.time()),
                               datetime.datetime.combine(grid_end, datetime.time(23, 59, 59)), view.search)
     by_day: dict[datetime.date, list[Entry]] = {}
@@ -273,13 +283,13 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
            _nav(site, previous, "Previous month", heading, following, "Next month",
                 ViewRequest("month", now.replace(day=1))),
            '<table class="cal-month" aria-labelledby="cal-heading"><thead><tr>']
-    for weekday in range(7):
+    for weekday in ((week_first + offset) % 7 for offset in range(7)):
         out.append(f'<th scope="col"><abbr title="{month_names.day_name[weekday]}">'
                    f'{month_names.day_abbr[weekday]}</abbr></th>')
     out.append("</tr></thead><tbody>")
     day = grid_start
     while day <= grid_end:
-        if day.weekday() == 0:
+        if day.weekday() == week_first:
             out.append("<tr>")
         classes = ["cal-day"]
         if day.month != first.month:
@@ -303,7 +313,7 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
                            f'<span class="cal-time">{label}</span> {entry.title}</a></li>')
             out.append("</ul>")
         out.append("</td>")
-        if day.weekday() == 6:
+        if day.weekday() == week_last:
             out.append("</tr>")
         day += datetime.timedelta(days=1)
     out.append("</tbody></table>")

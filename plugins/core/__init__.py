@@ -16,7 +16,9 @@ from host.content import CONTENT_SERVICE
 from .comment_store import CoreCommentService
 from .content import CoreContentService
 from .settings import SETTINGS, CoreSettingsSchema, load_settings
-from .tables import create_missing_indexes, define_tables, install_content_version, install_search_index, tables
+from .tables import (
+    create_missing_indexes, define_tables, install_content_version, install_search_index, install_term_counts, tables,
+)
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)",
@@ -109,14 +111,15 @@ def register_pages(app):
 
 @hookimpl
 def startup(app):
-    """Indexes added since the database was created, the content version and the full-text index with
-    their triggers, and the default category (id 1) every site has."""
+    """Indexes added since the database was created, the content version, the full-text index and the
+    stored term counts with their triggers, and the default category (id 1) every site has."""
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)
     install_content_version(app)
     install_search_index(app)
+    install_term_counts(app)
     terms = tables(app)["terms"]
     with app.db.session(write=True) as session, session.begin():
         # Inserted without an explicit id so that PostgreSQL's sequence stays in step (the first row is 1).

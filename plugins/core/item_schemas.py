@@ -69,7 +69,7 @@ def _post_common(noun: str, statuses: list[str]) -> dict[str, dict[str, Any]]:
         "slug": prop("string", f"An alphanumeric identifier for the {noun} unique to its type.", ALL),
         "status": prop("string", f"A named status for the {noun}.", VIEW_EDIT, enum=statuses),
         "type": prop("string", f"Type of {noun}.", ALL, readonly=True),
-        "password": prop("string", f"A password to protect access to the content and excerpt.", EDIT),
+        "password": prop("string", "A password to protect access to the content and excerpt.", EDIT),
         "permalink_template": prop("string", f"Permalink template for the {noun}.", EDIT, readonly=True),
         "generated_slug": prop("string", f"Slug automatically generated from the {noun} title.", EDIT,
                                readonly=True),

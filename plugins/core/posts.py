@@ -546,10 +546,16 @@ class PostsController:
             "sticky": sticky, "featured_media": 0, "date": date, "date_gmt": date_gmt,
             "modified": date, "modified_gmt": date_gmt or dates.local_to_utc(date, self.app.timezone()),
         }
-        post_id = store.insert_item(self.app, session, values)
-        values["slug"] = self._slug(request, status, title, None, post_id, parent)
-        values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
-        store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
+        post_id = store.reserve_id(self.app, session)
+        if post_id is not None:  # one INSERT with the slug and guid that depend on the id
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.insert_item(self.app, session, {"id": post_id, **values})
+        else:
+            post_id = store.insert_item(self.app, session, values)
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
         wrote = self._side_effects(request, session, post_id, None)
         values.update(wrote.columns)
         # A new top-level item is fully known from what was just written: answer without re-reading it.
@@ -742,11 +748,12 @@ class PostsController:
         return self.written(request, session, current["id"], created=False)
 
     def written(self, request, session, post_id: int, created: bool, item: dict | None = None) -> dict:
-        """After a create or update: the item (re-read unless given), announced after commit, in edit context."""
+        """After a create or update: the item (re-read unless given), committed and announced, in edit context."""
         if item is None:
             item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
         self.announce_saved(request, item, created)
+        request.commit()  # the answer is built after the commit, without holding the write lock (issue 25.4)
         return self.prepare(request, item, "edit")
 
     def delete_item(self, request):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema
 from sqlalchemy import delete, select
 
 from host import RestError, Route, forbidden

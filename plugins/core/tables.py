@@ -84,6 +84,9 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("slug", String(200), nullable=False),
         Column("description", Text, nullable=False, default=""),
         Column("parent", Integer, nullable=False, default=0),
+        # Published posts linked to the term, kept by triggers (install_term_counts) in the writer's own
+        # transaction, as WordPress keeps term_taxonomy.count: a term list reads it instead of a COUNT per term.
+        Column("count", Integer, nullable=False, default=0, server_default="0"),
         Index("ix_terms_taxonomy_slug", "taxonomy", "slug"),
         Index("ix_terms_taxonomy_parent", "taxonomy", "parent"),
         sqlite_autoincrement=True,
@@ -153,6 +156,123 @@ def install_content_version(app) -> None:
                 connection.exec_driver_sql(
                     f"CREATE OR REPLACE TRIGGER content_version_{table} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
                     f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION bump_content_version()")
+
+
+# The version of the term-count triggers: a database whose triggers carry another (or none: made before
+# counts were stored, or restored by the backup plugin, which drops SQLite's triggers) gets the column,
+# the triggers and one full recount at start-up, in one transaction.
+TERM_COUNT_VERSION = "v1"
+TERM_COUNT_TRIGGER = f"term_count_{TERM_COUNT_VERSION}"
+# A published post counts once for each term linked to it (whatever its type, as the live COUNT did).
+_COUNTED = ("(SELECT COUNT(*) FROM term_relationships r JOIN posts p ON p.id = r.post_id "
+            "WHERE r.term_id = terms.id AND p.status = 'publish')")
+# Only rows that differ: a recount that changes nothing (a restored archive) leaves the content version alone.
+RECOUNT_TERMS = f'UPDATE terms SET "count" = {_COUNTED} WHERE "count" <> {_COUNTED}'
+MISCOUNTED_TERMS = f'SELECT 1 FROM terms WHERE "count" <> {_COUNTED} LIMIT 1'
+
+_SQLITE_TERM_COUNT_TRIGGERS = {
+    # A link made or removed while its post is published.
+    "link": "AFTER INSERT ON term_relationships WHEN (SELECT status FROM posts WHERE id = new.post_id) = 'publish' "
+            'BEGIN UPDATE terms SET "count" = "count" + 1 WHERE id = new.term_id; END',
+    "unlink": "AFTER DELETE ON term_relationships WHEN (SELECT status FROM posts WHERE id = old.post_id) = 'publish' "
+              'BEGIN UPDATE terms SET "count" = "count" - 1 WHERE id = old.term_id; END',
+    "relink": "AFTER UPDATE OF post_id, term_id ON term_relationships BEGIN "
+              'UPDATE terms SET "count" = "count" - 1 WHERE id = old.term_id '
+              "AND (SELECT status FROM posts WHERE id = old.post_id) = 'publish'; "
+              'UPDATE terms SET "count" = "count" + 1 WHERE id = new.term_id '
+              "AND (SELECT status FROM posts WHERE id = new.post_id) = 'publish'; END",
+    # Publish, unpublish, trash, untrash: every term of the post moves by one.
+    "status": "AFTER UPDATE OF status ON posts WHEN (old.status = 'publish') <> (new.status = 'publish') BEGIN "
+              "UPDATE terms SET \"count\" = \"count\" + (CASE WHEN new.status = 'publish' THEN 1 ELSE -1 END) "
+              "WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = new.id); END",
+    # Deleting a post removes its links first (while it still reads as published), so the
+    # foreign key's cascade, which runs after the row is gone, finds nothing left to uncount.
+    "delete": "BEFORE DELETE ON posts BEGIN DELETE FROM term_relationships WHERE post_id = old.id; END",
+}
+_POSTGRES_TERM_COUNT = f"""
+CREATE OR REPLACE FUNCTION sitehost_term_count_links() RETURNS trigger AS $$
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    UPDATE terms SET "count" = "count" - 1 WHERE id = OLD.term_id
+      AND EXISTS (SELECT 1 FROM posts WHERE id = OLD.post_id AND status = 'publish');
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    UPDATE terms SET "count" = "count" + 1 WHERE id = NEW.term_id
+      AND EXISTS (SELECT 1 FROM posts WHERE id = NEW.post_id AND status = 'publish');
+  END IF;
+  RETURN NULL;
+END $$ LANGUAGE plpgsql;
+CREATE OR REPLACE FUNCTION sitehost_term_count_status() RETURNS trigger AS $$
+BEGIN
+  UPDATE terms SET "count" = "count" + (CASE WHEN NEW.status = 'publish' THEN 1 ELSE -1 END)
+    WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = NEW.id);
+  RETURN NULL;
+END $$ LANGUAGE plpgsql;
+CREATE OR REPLACE FUNCTION sitehost_term_count_delete() RETURNS trigger AS $$
+BEGIN
+  DELETE FROM term_relationships WHERE post_id = OLD.id;
+  RETURN OLD;
+END $$ LANGUAGE plpgsql;
+CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_links AFTER INSERT OR UPDATE OR DELETE ON term_relationships
+  FOR EACH ROW EXECUTE FUNCTION sitehost_term_count_links();
+CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_status AFTER UPDATE OF status ON posts FOR EACH ROW
+  WHEN ((OLD.status = 'publish') IS DISTINCT FROM (NEW.status = 'publish'))
+  EXECUTE FUNCTION sitehost_term_count_status();
+CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_delete BEFORE DELETE ON posts FOR EACH ROW
+  EXECUTE FUNCTION sitehost_term_count_delete();
+"""
+
+
+def install_term_counts(app) -> bool:
+    """Stored term counts: the column, the triggers that keep it, and a recount when they are new.
+
+    Triggers rather than code in each write path: publish, unpublish, trash, untrash, term
+    links set through core/v2, batch/v1, `app.content` or any plugin's own SQL, deletes of posts
+    and terms all change the count in the writer's transaction, whoever wrote. True if the
+    counts were (re)computed.
+    """
+    # BEGIN IMMEDIATE on SQLite: two workers starting together queue here instead of one failing to upgrade.
+    with app.db.engine.execution_options(sitehost_write=True).begin() as connection:
+        dialect = connection.dialect.name
+        if dialect == "sqlite":
+            installed = {row[0] for row in connection.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, 11) = 'term_count_'")}
+            wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in _SQLITE_TERM_COUNT_TRIGGERS}
+            if installed == wanted:
+                return False
+            _add_count_column(connection)
+            for name in installed:
+                connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}"')
+            for name, body in _SQLITE_TERM_COUNT_TRIGGERS.items():
+                connection.exec_driver_sql(f"CREATE TRIGGER {TERM_COUNT_TRIGGER}_{name} {body}")
+        elif dialect == "postgresql":
+            installed = {row[0] for row in connection.exec_driver_sql(
+                "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND left(tgname, 11) = 'term_count_' "
+                "AND tgrelid IN ('posts'::regclass, 'term_relationships'::regclass)")}
+            wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in ("links", "status", "delete")}
+            if installed == wanted:
+                return False
+            # Writers wait while the counts are made: a link committed during the recount would be counted
+            # by its trigger and then overwritten.
+            connection.exec_driver_sql("LOCK TABLE posts, terms, term_relationships IN SHARE ROW EXCLUSIVE MODE")
+            _add_count_column(connection)
+            for name in installed - wanted:
+                table = "term_relationships" if name.endswith("_links") else "posts"
+                connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}" ON {table}')
+            connection.exec_driver_sql(_POSTGRES_TERM_COUNT)
+        else:
+            return False
+        if connection.exec_driver_sql(MISCOUNTED_TERMS).first() is None:
+            return False  # PostgreSQL's version trigger fires per statement, even one that changes no row
+        connection.exec_driver_sql(RECOUNT_TERMS)
+    return True
+
+
+def _add_count_column(connection) -> None:
+    from sqlalchemy import inspect
+
+    if "count" not in {column["name"] for column in inspect(connection).get_columns("terms")}:
+        connection.exec_driver_sql('ALTER TABLE terms ADD COLUMN "count" INTEGER NOT NULL DEFAULT 0')
 
 
 # PostgreSQL's twin of the SQLite function host/db.py registers: markup without script, style,

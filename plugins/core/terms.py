@@ -56,12 +56,9 @@ class TermsController:
     # --- queries --------------------------------------------------------------------------
 
     def _select(self):
-        t = tables(self.app)
-        terms, relationships, posts = t["terms"], t["term_relationships"], t["posts"]
-        count = (select(func.count()).select_from(relationships.join(posts, posts.c.id == relationships.c.post_id))
-                 .where(relationships.c.term_id == terms.c.id, posts.c.status == "publish")
-                 .scalar_subquery().label("count"))
-        return select(terms, count).where(terms.c.taxonomy == self.taxonomy), count
+        """The terms of this taxonomy with their stored `count` (kept by core's triggers, tables.py)."""
+        terms = tables(self.app)["terms"]
+        return select(terms).where(terms.c.taxonomy == self.taxonomy), terms.c.count
 
     def load(self, request, term_id, status: int = 404) -> dict:
         primed = request.state.get("core_primed_terms")  # a targetHints probe hands its term over
@@ -168,19 +165,12 @@ class TermsController:
         if slugs:
             where.append(terms.c.slug.in_(slugs))
         if params.get("hide_empty"):
-            posts = t["posts"]
-            child = terms.alias("child")
-            published = (select(func.count()).select_from(relationships.join(posts, posts.c.id == relationships.c.post_id))
-                         .where(posts.c.status == "publish"))
-            has_posts = published.where(relationships.c.term_id == terms.c.id).scalar_subquery() > 0
-            if self.hierarchical:
-                child_used = select(func.count()).select_from(
-                    relationships.join(posts, posts.c.id == relationships.c.post_id)
-                    .join(child, child.c.id == relationships.c.term_id)).where(
-                    child.c.parent == terms.c.id, posts.c.status == "publish").scalar_subquery() > 0
-                where.append(has_posts | child_used)
+            if self.hierarchical:  # a category whose own posts are gone still shows while a child has some
+                child = terms.alias("child")
+                child_used = select(child.c.id).where(child.c.parent == terms.c.id, child.c.count > 0).exists()
+                where.append((terms.c.count > 0) | child_used)
             else:
-                where.append(has_posts)
+                where.append(terms.c.count > 0)
         total = request.session.execute(select(func.count()).select_from(terms).where(
             terms.c.taxonomy == self.taxonomy, *where)).scalar() or 0
         orderby, descending = params.get("orderby", "name"), params.get("order", "asc") == "desc"

@@ -366,7 +366,7 @@ def _check_option(tag: FormTag, option: str) -> str:
     if name in ("id", "class"):
         return "" if value and all(c.isalnum() or c in "_-" for c in value) else f"{name} needs a name, not {value!r}."
     if name == "autocomplete":
-        return "" if value and all(c.isalnum() or c in "_- " for c in value) else f"autocomplete needs a value."
+        return "" if value and all(c.isalnum() or c in "_- " for c in value) else "autocomplete needs a value."
     if colon:
         return f"{name} takes no value."
     return ""

@@ -7,7 +7,6 @@ small file (the only honest way to know a folder is writable).
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import secrets

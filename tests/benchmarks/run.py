@@ -5,6 +5,10 @@ better of the two counts); then, for each database
 size, a fresh copy of the seeded database per server start (write scenarios add posts,
 the next server starts from the same data again). Uncached scenarios run with the cache
 plugin disabled; the cached hit runs on a second server with it enabled.
+
+`--database postgresql://...` runs every scenario a second time on that PostgreSQL server
+(issue 25.6), in a schema of its own (`sitehost_bench`, dropped at the end): seeded the same
+way, and reset before each server start by deleting what the write scenarios added.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=int, default=None, help="seconds per scenario (default 5; --quick: 2)")
     parser.add_argument("--scenarios", type=lambda text: text.split(","), default=None,
                         help="only these scenarios (" + ",".join(s.key for s in SCENARIOS) + ")")
+    parser.add_argument("--database", default=None,
+                        help="also run every scenario on this PostgreSQL database (postgresql://user@host/db)")
     parser.add_argument("--out", type=Path, default=Path("bench-results/latest.json"),
                         help="where to write the JSON results (default bench-results/latest.json)")
     options = parser.parse_args(argv)
@@ -54,6 +60,10 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     options.duration = options.duration or (1 if options.quick else 5)
     options.workers = options.workers or ([2] if options.quick else [1, 2])
     options.threads = options.threads or [_serve_default("threads")]
+    if options.database:
+        if not options.database.startswith("postgresql"):
+            parser.error("--database takes a postgresql:// URL (SQLite is always measured)")
+        options.database = "postgresql+psycopg://" + options.database.split("://", 1)[1]
     known = {scenario.key for scenario in SCENARIOS}
     if options.scenarios and set(options.scenarios) - known:
         parser.error(f"unknown scenario(s): {', '.join(sorted(set(options.scenarios) - known))}")
@@ -95,15 +105,19 @@ def main(argv: list[str] | None = None) -> int:
         settings = [(workers, threads) for workers in options.workers for threads in options.threads]
         first_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
         sitehost_rows = []
+        engines = ["sqlite"] + (["postgresql"] if options.database else [])
         for posts in options.posts:
-            log(f"seeding {posts:,} posts")
-            config = write_config(workdir, workdir / "seed.db", cache=True)
-            seeded = seed(config, workdir / "seed.db", posts)
-            log(f"  seeded in {seeded.seconds:.1f} s ({seeded.published:,} published)")
-            results["seeding"].append({"posts": posts, "seconds": round(seeded.seconds, 2),
-                                       "bytes": (workdir / "seed.db").stat().st_size})
-            for workers, threads in settings:
-                sitehost_rows.extend(measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration))
+            for engine in engines:
+                url = postgres_schema(options.database, fresh=True) if engine == "postgresql" else None
+                log(f"seeding {posts:,} posts ({engine})")
+                config = write_config(workdir, workdir / "seed.db", cache=True, url=url)
+                seeded = seed(config, workdir / "seed.db", posts, database_url=url)
+                log(f"  seeded in {seeded.seconds:.1f} s ({seeded.published:,} published)")
+                results["seeding"].append({"posts": posts, "database": engine, "seconds": round(seeded.seconds, 2),
+                                           "bytes": (workdir / "seed.db").stat().st_size if url is None else None})
+                for workers, threads in settings:
+                    sitehost_rows.extend(measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration,
+                                                          url))
         # The ceiling is measured again at the end and the better run counts: on a shared machine one
         # short run can land in someone else's load spike, and the ceiling is what the stack CAN do.
         last_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
@@ -118,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         results["rows"] = sitehost_rows
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if options.database:
+            drop_postgres_schema(options.database)
     results["seconds"] = round(time.monotonic() - started, 1)
     results["budget"] = evaluate_budget(results, options.threads[0])
     print()
@@ -142,13 +158,59 @@ def machine() -> dict:
             "load_average_at_start": [round(value, 2) for value in os.getloadavg()]}
 
 
-def write_config(workdir: Path, database: Path, cache: bool) -> Path:
+def write_config(workdir: Path, database: Path, cache: bool, url: str | None = None) -> Path:
     config = workdir / ("sitehost-cached.toml" if cache else "sitehost.toml")
     disabled = "[]" if cache else '["cache"]'
     site = "".join(f"{key} = {json.dumps(value)}\n" for key, value in site_settings().items())
-    config.write_text(f'database_url = "sqlite:///{database}"\n\n[plugins]\ndisabled = {disabled}\n'
+    config.write_text(f'database_url = {json.dumps(url or f"sqlite:///{database}")}\n\n[plugins]\ndisabled = {disabled}\n'
                       + (f"\n[site]\n{site}" if site else ""))
     return config
+
+
+BENCH_SCHEMA = "sitehost_bench"
+
+
+def postgres_schema(server_url: str, fresh: bool = False) -> str:
+    """The URL of the benchmark's schema on `server_url`; `fresh` drops and re-creates it empty."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    if fresh:
+        admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{BENCH_SCHEMA}" CASCADE')
+                connection.exec_driver_sql(f'CREATE SCHEMA "{BENCH_SCHEMA}"')
+        finally:
+            admin.dispose()
+    url = make_url(server_url)
+    return url.set(query={**url.query, "options": f"-csearch_path={BENCH_SCHEMA}"}).render_as_string(hide_password=False)
+
+
+def drop_postgres_schema(server_url: str) -> None:
+    from sqlalchemy import create_engine
+
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{BENCH_SCHEMA}" CASCADE')
+    finally:
+        admin.dispose()
+
+
+def reset_postgres(url: str, seeded) -> None:
+    """What the previous server's write scenarios and plugin preparations added goes (posts after the
+    seed's, with their links, meta and rows of plugins' tables that cascade from them)."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql(f"DELETE FROM posts WHERE id >= {seeded.first_post + seeded.posts}")
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql("VACUUM ANALYZE posts")
+    finally:
+        engine.dispose()
 
 
 def fresh_copy(seeded_path: Path, target: Path) -> Path:
@@ -168,22 +230,29 @@ def measure_ceiling(workdir: Path, workers: int, threads: int, duration: int) ->
     return {"workers": workers, "threads": threads, **result.as_dict(), "rss_mb": rss}
 
 
-def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, duration: int) -> list[dict]:
+def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, duration: int,
+                     url: str | None = None) -> list[dict]:
     rows = []
+    engine = "postgresql" if url else "sqlite"
     for cached in (False, True):
         group = [scenario for scenario in chosen if scenario.cached == cached]
         if not group:
             continue
-        database = fresh_copy(seeded.path, workdir / "served.db")
-        config = write_config(workdir, database, cache=cached)
-        log(f"sitehost: {seeded.posts:,} posts, {workers} worker(s) x {threads} thread(s), "
+        if url:
+            reset_postgres(url, seeded)
+            database = None
+        else:
+            database = fresh_copy(seeded.path, workdir / "served.db")
+        config = write_config(workdir, database, cache=cached, url=url)
+        log(f"sitehost ({engine}): {seeded.posts:,} posts, {workers} worker(s) x {threads} thread(s), "
             f"cache {'on' if cached else 'off'}")
         with servers.sitehost(config, workers, threads) as server:
-            context = Context(rest=server.url, seeded=seeded, database=database)
+            context = Context(rest=server.url, seeded=seeded, database=database,
+                              database_url=url or f"sqlite:///{database}")
             warmed = False
             for scenario in group:
-                row = {"posts": seeded.posts, "workers": workers, "threads": threads, "scenario": scenario.key,
-                       "label": scenario.label}
+                row = {"posts": seeded.posts, "database": engine, "workers": workers, "threads": threads,
+                       "scenario": scenario.key, "label": scenario.label}
                 try:
                     if scenario.prepare:
                         scenario.prepare(context)
@@ -209,15 +278,16 @@ def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, 
 # --- the table and the budget ------------------------------------------------------------------
 
 def render_table(results: dict) -> str:
-    lines = ["| posts | workers x threads | scenario | req/s | p50 ms | p99 ms | / ceiling | RSS MB/worker | "
+    lines = ["| posts | database | workers x threads | scenario | req/s | p50 ms | p99 ms | / ceiling | RSS MB/worker | "
              "answered | errors |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for row in results["ceiling"]:
-        lines.append(f"| - | {row['workers']} x {row['threads']} | ceiling: Bottle {{\"ok\":true}} | "
+        lines.append(f"| - | - | {row['workers']} x {row['threads']} | ceiling: Bottle {{\"ok\":true}} | "
                      f"{row['requests_per_second']:,.0f} | {row['p50_ms']:.2f} | {row['p99_ms']:.2f} | 1.00 | "
                      f"{row['rss_mb']:.0f} | {row['requests']:,} | {row['errors']} |")
     for row in results["rows"]:
-        prefix = f"| {row['posts']:,} | {row['workers']} x {row['threads']} | {row['label']} |"
+        prefix = (f"| {row['posts']:,} | {row.get('database', 'sqlite')} | {row['workers']} x {row['threads']} | "
+                  f"{row['label']} |")
         if row.get("unavailable"):
             lines.append(f"{prefix} unavailable: {row['unavailable']} | | | | | | |")
             continue
@@ -230,9 +300,11 @@ def render_table(results: dict) -> str:
     return "\n".join(lines)
 
 
-def _find(results: dict, posts: int, workers: int, threads: int, scenario: str) -> dict | None:
+def _find(results: dict, posts: int, workers: int, threads: int, scenario: str,
+          database: str = "sqlite") -> dict | None:
     for row in results["rows"]:
-        if (row["posts"], row["workers"], row["threads"], row["scenario"]) == (posts, workers, threads, scenario):
+        if (row["posts"], row["workers"], row["threads"], row["scenario"]) == (posts, workers, threads, scenario) \
+                and row.get("database", "sqlite") == database:
             return row if not row.get("unavailable") else None
     return None
 
@@ -284,7 +356,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
             f"{row['requests_per_second']:,.0f} req/s, {row['errors']} errors" if row else None,
             row["requests_per_second"] >= 500 and row["errors"] == 0 if row else None)
         rss = [row["rss_mb"] for row in results["rows"] if row["posts"] == largest and row["workers"] == workers
-               and row["threads"] == threads and not row.get("unavailable")]
+               and row["threads"] == threads and not row.get("unavailable") and row.get("database", "sqlite") == "sqlite"]
         add(f"RSS <= 150 MB per worker ({largest:,} posts, {workers} worker(s))",
             f"{max(rss):.0f} MB" if rss else None, max(rss) <= 150 if rss else None)
     one, two = _find(results, reference, 1, threads, "list"), _find(results, reference, 2, threads, "list")
@@ -306,6 +378,29 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 add(f"{label} drops <= {line.max_drop:.0%} from {smallest:,} to {largest:,} ({workers} worker(s))",
                     f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s "
                     f"({drop:.0%} drop)" if measurable else None, drop <= line.max_drop if measurable else None)
+    for workers in worker_counts:  # issue 25.6: PostgreSQL against SQLite in the same run
+        for key, share, name in (("list", 0.70, "uncached 10-post list"), ("cached", 0.90, "cached hit")):
+            lite = _find(results, reference, workers, threads, key)
+            pg = _find(results, reference, workers, threads, key, "postgresql")
+            both = lite and pg and lite.get("requests") and pg.get("requests")
+            add(f"PostgreSQL {name} >= {share:.0%} of SQLite's ({reference:,} posts, {workers} worker(s))",
+                f"{pg['requests_per_second'] / lite['requests_per_second']:.0%} ({pg['requests_per_second']:,.0f} vs "
+                f"{lite['requests_per_second']:,.0f} req/s)" if both else None,
+                pg["requests_per_second"] >= share * lite["requests_per_second"] if both else None)
+    for workers in worker_counts:  # issue 25.4
+        row = _find(results, reference, workers, threads, "create")
+        row = row if row and row["requests"] else None
+        add(f"create p99 <= 4x p50 ({reference:,} posts, {workers} worker(s))",
+            f"p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms ({row['p99_ms'] / max(row['p50_ms'], 0.001):.1f}x)"
+            if row else None, row["p99_ms"] <= 4 * row["p50_ms"] if row else None)
+        row = _find(results, reference, workers, threads, "batch")
+        add(f"25-create batch/v1 >= 40 batches/s, zero errors ({reference:,} posts, {workers} worker(s))",
+            f"{row['requests_per_second']:,.1f} batches/s, {row['errors']} errors" if row else None,
+            row["requests_per_second"] >= 40 and row["errors"] == 0 if row else None)
+        row = _find(results, reference, workers, threads, "terms")
+        add(f"categories list >= 20% of ceiling ({reference:,} posts, {workers} worker(s))",
+            f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,
+            row["ratio"] >= 0.20 if row else None)
     if largest != 100000:
         lines.append({"line": "note", "measured": f"largest size in this run is {largest:,} posts, not 100,000",
                       "met": None})

@@ -35,6 +35,8 @@ class Context:
     # The database the server serves (a fresh copy of the seed), for a plugin's prepare that must
     # bulk-load more rows than REST could create in reasonable time (the calendar's 100,000 events).
     database: Path | None = None
+    # The served database's URL: sqlite:///<database>, or the PostgreSQL schema of a --database run.
+    database_url: str = ""
 
     @property
     def rest_path(self) -> str:
@@ -283,6 +285,8 @@ SCENARIOS: list[Scenario] = [
     Scenario("root", "GET / (root index)", _fixed_get(lambda c: "/"), _check_document("/", "routes")),
     Scenario("namespace", "GET /core/v2 (namespace index)", _fixed_get(lambda c: "/core/v2"),
              _check_document("/core/v2", "routes")),
+    Scenario("terms", "GET categories (10, counts)", _fixed_get(lambda c: "/core/v2/categories"),
+             _check_list(lambda c: "/core/v2/categories")),
     Scenario("cached", "GET posts, cache hit", _fixed_get(lambda c: "/core/v2/posts"), _check_cached, cached=True),
     Scenario("gzip", "GET posts, Accept-Encoding: gzip", _fixed_get_gzip(lambda c: "/core/v2/posts"),
              _check_gzip(cached=False)),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from webtest import TestApp
+
 from host.testing import assert_rest_error, client_as, create_test_user
 
-from tests.calendar.helpers import API, LONDON
+from tests.calendar.helpers import API, LONDON, new_event
 
 WIZARD = "/wp-json/calx/v2/onboarding/wizard"
 
@@ -112,3 +114,23 @@ def test_bad_settings_change_nothing(make_app):
     assert app.client.get(f"{API}/venues").json["total"] == 0
     state = admin.get(WIZARD).json
     assert state["settings"]["timezone_string"] == "Europe/London" and state["settings"]["start_of_week"] == 1
+
+
+def test_the_views_follow_the_wizards_week_start_and_time_zone(make_app):
+    app, admin = _site(make_app)
+    anonymous = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+    new_event(admin, title="Assembly", start_date="2030-06-12 09:00", end_date="2030-06-12 10:00")  # London
+    monday_first = anonymous.get("/events/month/2030-06/").text
+    assert '<span class="cal-time">09:00</span> Assembly' in monday_first
+    assert monday_first.index('<abbr title="Monday">') < monday_first.index('<abbr title="Sunday">')
+    assert 'aria-label="Monday 27 May 2030' in monday_first  # June 2030 starts on a Saturday
+    nonce = admin.get(WIZARD).json["action_nonce"]
+    saved = admin.post_json(WIZARD, {"action_nonce": nonce, "currentTab": 1, "start_of_week": 0,
+                                     "timezone_string": "Pacific/Auckland"}).json
+    assert saved == {"success": True, "message": ["Settings saved."]}
+    sunday_first = anonymous.get("/events/month/2030-06/").text  # the saved choice renews kept views
+    header = sunday_first[sunday_first.index("<thead>"):sunday_first.index("</thead>")]
+    assert header.index("Sunday") < header.index("Monday") < header.index("Saturday")
+    assert 'aria-label="Sunday 26 May 2030' in sunday_first and "Monday 27 May 2030" in sunday_first
+    assert 'aria-label="Saturday 6 July 2030' in sunday_first
+    assert '<span class="cal-time">20:00</span> Assembly' in sunday_first  # 08:00 UTC in Auckland (NZST, +12)

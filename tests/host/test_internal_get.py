@@ -37,3 +37,20 @@ def test_internal_get_runs_the_routes_own_permission_checks_for_the_same_caller(
     as_editor = app.client.get(f"/wp-json/peek/v1/posts?id={draft['id']}", headers=editor.headers).json
     assert as_editor["status"] == 200 and as_editor["ok"] is True
     assert as_editor["data"] == {"id": draft["id"], "title": {"rendered": "Hidden"}}
+
+
+def test_internal_options_answers_the_routes_description_as_an_outside_options_request_does(make_app, make_user):
+    """internal_request("OPTIONS", ...) describes a route (its endpoints' args and schema), e.g. for the admin forms."""
+    def describe(request):
+        answer = request.internal_request("OPTIONS", "/core/v2/tags")
+        return {"status": answer.status, "data": answer.data, "allow": answer.headers.get("Allow")}
+
+    plugin = make_plugin("describe", requires=("core",), register_namespaces=lambda: [Namespace("describe/v1")],
+                         register_routes=lambda: [Route("describe/v1", "/tags", "GET", describe)])
+    app = make_app(plugins=["core", plugin])
+    editor = make_user(app, "editor")
+    inside = app.client.get("/wp-json/describe/v1/tags", headers=editor.headers).json
+    outside = app.client.options("/wp-json/core/v2/tags", headers=editor.headers)
+    assert inside["status"] == 200 and inside["allow"] == outside.headers["Allow"] == "GET, POST"
+    assert inside["data"]["endpoints"] == outside.json["endpoints"] and inside["data"]["schema"] == outside.json["schema"]
+    assert "name" in next(endpoint for endpoint in inside["data"]["endpoints"] if "POST" in endpoint["methods"])["args"]

@@ -14,13 +14,14 @@ from .listing import DEEP_SEARCH_OFFSET, content_version, list_page_ids, list_ro
 from .query import PostQuery, ReadScope, TaxClause, filters, order_clauses
 from .search import search_clause, split_search
 from .slugs import MAX_SLUG, RESERVED_SLUGS, sanitize_slug, unique_slug
-from .writes import delete_item, insert_item, new_item, set_meta, set_terms, update_item
+from .writes import delete_item, insert_item, new_item, reserve_id, set_meta, set_terms, update_item
 
 __all__ = [
     "AUTOSAVE_SUFFIX", "DEEP_SEARCH_OFFSET", "MAX_SLUG", "RESERVED_SLUGS", "PostQuery", "ReadScope", "TaxClause",
     "content_version",
-    "decode_meta", "delete_item", "effective_status", "filters", "get_item", "get_items", "insert_item", "item_select",
-    "list_page_ids", "list_rows", "meta_keys_for", "new_item", "order_clauses", "post_exists", "revisions_of",
+    "decode_meta", "delete_item", "effective_status", "filters", "get_item", "get_items", "insert_item",
+    "item_select", "list_page_ids", "list_rows", "meta_keys_for", "new_item", "order_clauses", "post_exists",
+    "reserve_id", "revisions_of",
     "row_to_item", "rows_by_ids", "sanitize_slug", "search_clause", "set_meta", "set_terms", "split_search",
     "sticky_items", "taxonomies_of", "terms_by_id", "totals_cache", "unique_slug", "update_item",
 ]

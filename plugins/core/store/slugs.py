@@ -32,6 +32,15 @@ def sanitize_slug(value: str) -> str:
 SLUG_LOCK_KEY = 0x5174_51_06  # any constant; one lock covers every slug scope (attachments span all types)
 
 
+def lock_slugs(app, session) -> None:
+    """PostgreSQL: the transaction's slug lock (re-entrant; held until commit). Every write of a post
+    row takes it before its first statement on `posts`, so that the row lock of the content version
+    (bumped by triggers on `posts`) always comes after it: a create that bumped the version first and
+    then waited for the slug lock deadlocked against an update holding it."""
+    if app.db.engine.dialect.name == "postgresql":
+        session.execute(app.db.prepared("core.slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
+
+
 def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, parent: int = 0) -> str:
     """Make `slug` unique in its scope by appending -2, -3 ... (reference 5.4).
 
@@ -39,8 +48,7 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
     assignment takes a transaction-scoped advisory lock; SQLite writers are already serial.
     """
     posts = tables(app)["posts"]
-    if app.db.engine.dialect.name == "postgresql":
-        session.execute(app.db.prepared("core.slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
+    lock_slugs(app, session)
     if post_type == "attachment":
         scope = "attachment"
     elif post_type == "page" or _hierarchical(app, post_type):

@@ -5,22 +5,47 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, or_, select, update
+from sqlalchemy import bindparam, delete, insert, or_, select, text, update
 
 from .. import dates
 from ..tables import tables
+from .slugs import lock_slugs
 from .items import decode_meta, effective_status, meta_keys_for, taxonomies_of
 
 
 def insert_item(app, session, values: dict) -> int:
     posts = tables(app)["posts"]
+    lock_slugs(app, session)
     return session.execute(app.db.prepared("core.insert_post", lambda: insert(posts)), values).inserted_primary_key[0]
+
+
+def reserve_id(app, session) -> int | None:
+    """The id the next inserted post will get, taken now, so that a create writes its row once.
+
+    A slug and a guid depend on the id; inserting first and setting them after cost an UPDATE
+    of the new row, which on PostgreSQL also rebuilt its full-text index entry (the row's
+    indexed slug changes, so no in-place update). SQLite: the write transaction holds the
+    file's write lock from its first statement, so the next AUTOINCREMENT value is ours. None
+    on other databases: insert first, as before.
+    """
+    dialect = app.db.engine.dialect.name
+    if dialect == "postgresql":
+        statement = app.db.prepared("core.reserve_post_id", lambda: text(
+            "SELECT nextval(pg_get_serial_sequence('posts', 'id'))"))
+    elif dialect == "sqlite":
+        statement = app.db.prepared("core.reserve_post_id", lambda: text(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0), "
+            "coalesce((SELECT max(id) FROM posts), 0)) + 1"))
+    else:
+        return None
+    return int(session.execute(statement).scalar())
 
 
 def update_item(app, session, post_id: int, values: dict) -> None:
     """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
     if values:
         posts = tables(app)["posts"]
+        lock_slugs(app, session)
         statement = app.db.prepared("core.update_post", lambda: update(posts).where(posts.c.id == bindparam("post_id_")))
         session.execute(statement, {**values, "post_id_": post_id})
 

@@ -56,7 +56,8 @@ def _bulk_events(context: Context, venues: list[int], organizer: int, count: int
 
     from host.db import Database  # the host's engine: its SQLite functions serve the search index's triggers
 
-    database = Database(f"sqlite:///{context.database}")
+    database = Database(context.database_url or f"sqlite:///{context.database}")
+    postgres = database.engine.dialect.name == "postgresql"
     engine = database.engine.execution_options(sitehost_write=True)
     metadata = MetaData()
     metadata.reflect(engine, only=["posts", "cal_events", "cal_event_links", "cal_state"])
@@ -98,13 +99,17 @@ def _bulk_events(context: Context, venues: list[int], organizer: int, count: int
             connection.execute(insert(posts), [_only(posts, row) for row in post_rows])
             connection.execute(insert(events), event_rows)
             connection.execute(insert(links), link_rows)
+        larger = func.greatest if postgres else func.max  # SQLite's two-argument max
         connection.execute(update(state).values(version=state.c.version + 1,
-                                                longest_s=func.max(state.c.longest_s, 86400)))
-    raw = database.engine.raw_connection()  # fold the bulk load into the database file, as a quiet site has it
-    try:
-        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        raw.close()
+                                                longest_s=larger(state.c.longest_s, 86400)))
+        if postgres:  # explicit ids leave the sequence behind
+            connection.exec_driver_sql("SELECT setval(pg_get_serial_sequence('posts', 'id'), (SELECT max(id) FROM posts))")
+    if not postgres:
+        raw = database.engine.raw_connection()  # fold the bulk load into the database file, as a quiet site has it
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
     database.engine.dispose()
 
 

@@ -1,0 +1,38 @@
+"""The operator area at /admin/: dashboard, plugins, users, profile, settings and cache pages.
+
+An essential part of the host (never disabled, so no one can switch off the page that
+switches plugins on). It registers its pages through `register_admin_pages` like any
+plugin, and reads plugins only through REST routes run as the signed-in user
+(`AdminRequest.rest`), never by importing them. host.admin.framework has the sign-in,
+CSRF and layout; each page is one module here.
+"""
+
+from __future__ import annotations
+
+from ..hookspecs import hookimpl
+from ..registry import AdminPage, Page
+from .framework import ADMIN_PATH, AdminAnswer, AdminRequest, admin_dispatch, admin_root
+
+__all__ = ["ADMIN_PATH", "AdminAnswer", "AdminRequest"]
+
+
+@hookimpl
+def register_pages(app):
+    methods = ("GET", "POST")
+    return [Page(ADMIN_PATH, methods, admin_root, name="admin-root"),
+            Page(ADMIN_PATH + "/", methods, admin_root, name="admin"),
+            Page(ADMIN_PATH + "/<path:path>", methods, admin_dispatch, name="admin-page")]
+
+
+@hookimpl
+def register_admin_pages(app):
+    from . import cache_page, dashboard, plugins_page, profile, settings_page, users_page
+
+    return [
+        AdminPage("Dashboard", "", dashboard.dashboard),
+        AdminPage("Plugins", "plugins", plugins_page.plugins_page, actions=plugins_page.ACTIONS),
+        AdminPage("Users", "users", users_page.users_page, actions=users_page.ACTIONS),
+        AdminPage("Settings", "settings", settings_page.settings_page, actions=settings_page.ACTIONS),
+        AdminPage("Cache", "cache", cache_page.cache_page, actions=cache_page.ACTIONS),
+        AdminPage("Your profile", "profile", profile.profile_page, capability="", actions=profile.ACTIONS),
+    ]

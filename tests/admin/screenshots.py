@@ -1,0 +1,87 @@
+"""Screenshots of every admin page in headless Chromium (docs/admin/*.png), linked from the README.
+
+Run: python -m tests.admin.screenshots [OUT_FOLDER]
+
+Serves a fresh demo site, signs in as its administrator, adds an editor, then photographs each page at a
+desktop width, the plugins page with a refused change, a form with field errors, the settings
+form after a save, and the dashboard at a phone's width.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from host.testing import chromium_path, stop_sitehost
+
+from .served import init_site, serve
+
+OUT = Path(__file__).resolve().parents[2] / "docs" / "admin"
+
+
+def main(out: Path = OUT) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        config, login, password = init_site(Path(folder))
+        process, site, rest = serve(config, workers="1")
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+                page = browser.new_page(viewport={"width": 1200, "height": 800})
+
+                def shot(name: str, full: bool = True) -> None:
+                    page.screenshot(path=str(out / f"{name}.png"), full_page=full)
+                    print(out / f"{name}.png")
+
+                page.goto(site + "/admin/sign-in")
+                shot("sign-in", full=False)
+                page.get_by_label("Username or email address").fill(login)
+                page.get_by_label("Password").fill(password)
+                page.get_by_role("button", name="Sign in").click()
+                page.goto(site + "/admin/users")
+                page.get_by_label("Login").fill("ms-okafor")
+                page.get_by_label("Email address").fill("okafor@riverside.example")
+                page.get_by_label("Role").select_option("editor")
+                page.get_by_label("Password").fill("a good long password")
+                page.get_by_role("button", name="Add user").click()
+                page.goto(site + "/admin/sign-in")
+                shot("dashboard")
+                page.goto(site + "/admin/plugins")
+                shot("plugins")
+                page.get_by_role("button", name="Disable core").click()
+                shot("plugins-refused", full=False)
+                page.goto(site + "/admin/users")
+                page.get_by_label("Login").fill("admin")
+                page.get_by_label("Email address").fill("office@riverside.example")
+                page.get_by_label("Password").fill("short")
+                page.get_by_role("button", name="Add user").click()
+                shot("users-errors")
+                page.goto(site + "/admin/users")
+                shot("users")
+                page.goto(site + "/admin/profile")
+                page.get_by_label("Name", exact=True).fill("Timetable app")
+                page.get_by_role("button", name="Create application password").click()
+                shot("profile")
+                page.goto(site + "/admin/settings")
+                page.get_by_label("Tagline").fill("Learning together by the river")
+                page.get_by_label("Blog pages show at most").fill("12")
+                page.get_by_role("button", name="Save settings").click()
+                shot("settings")
+                for _read in range(3):
+                    urllib.request.urlopen(rest + "/core/v2/posts").read()
+                page.goto(site + "/admin/cache")
+                shot("cache")
+                page.set_viewport_size({"width": 390, "height": 844})
+                page.goto(site + "/admin/")
+                shot("dashboard-phone", full=False)
+                browser.close()
+        finally:
+            stop_sitehost(process)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

@@ -1,0 +1,110 @@
+"""Sign-in, sessions, CSRF and security headers of the admin area (WebTest, no browser)."""
+
+from __future__ import annotations
+
+from .helpers import browser, csrf_of, sign_in
+
+
+def test_anonymous_visitors_are_sent_to_the_sign_in_page(site):
+    client = browser(site)
+    answer = client.get("/admin/users")
+    assert answer.status_int == 303
+    assert answer.headers["Location"].endswith("/admin/sign-in?next=/admin/users")
+    form_page = answer.follow()
+    assert form_page.status_int == 200
+    cookie = form_page.headers["Set-Cookie"]
+    assert cookie.startswith("sitehost_form=") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert form_page.forms[0]["csrf_token"].value
+    assert client.post("/admin/users", {"action": "create"}, status=403)
+
+
+def test_sign_in_goes_to_the_page_asked_for_and_sets_a_session_cookie(site, people):
+    admin = people["administrator"]
+    client = browser(site)
+    form = client.get("/admin/sign-in?next=/admin/users").forms[0]
+    form["log"], form["pwd"] = admin.login, admin.password
+    answer = form.submit()
+    assert answer.status_int == 303 and answer.headers["Location"].endswith("/admin/users")
+    cookie = answer.headers["Set-Cookie"]
+    assert cookie.startswith("sitehost_session=") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    page = answer.follow()
+    assert page.status_int == 200 and "<h1>Users</h1>" in page.text
+    csp = page.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'self'" in csp and "form-action 'self'" in csp and "default-src 'self'" in csp
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+    assert page.headers["Cache-Control"] == "no-store"
+
+
+def test_sign_in_errors_keep_the_login_and_say_what_is_wrong(site, people):
+    admin = people["administrator"]
+    client = browser(site)
+    form = client.get("/admin/sign-in").forms[0]
+    form["log"], form["pwd"] = admin.login, "wrong password"
+    answer = form.submit()
+    assert answer.status_int == 200 and "incorrect" in answer.text
+    assert answer.forms[0]["log"].value == admin.login
+    form = answer.forms[0]
+    form["log"], form["pwd"] = "", ""
+    assert form.submit(status=400).status_int == 400
+
+
+def test_a_forged_sign_in_token_gets_403(site, people):
+    admin = people["administrator"]
+    client = browser(site)
+    client.get("/admin/sign-in")
+    answer = client.post("/admin/sign-in", {"csrf_token": "forged" * 8, "log": admin.login, "pwd": admin.password},
+                         status=403)
+    assert "sitehost_session" not in answer.headers.get("Set-Cookie", "")
+
+
+def test_sign_in_limits_apply(site, people):
+    editor = people["editor"]
+    client = browser(site, "192.0.2.44")
+    for _attempt in range(3):
+        form = client.get("/admin/sign-in").forms[0]
+        form["log"], form["pwd"] = editor.login, "guess"
+        form.submit()
+    form = client.get("/admin/sign-in").forms[0]
+    form["log"], form["pwd"] = editor.login, editor.password
+    refused = form.submit(status=429)
+    assert int(refused.headers["Retry-After"]) > 0
+    assert "Too many failed sign-in attempts" in refused.text
+
+
+def test_users_without_manage_options_reach_only_their_profile(site, people):
+    client = sign_in(site, people["editor"])
+    landing = client.get("/admin/sign-in")
+    assert landing.status_int == 303 and landing.headers["Location"].endswith("/admin/profile")
+    assert client.get("/admin/", status=403).status_int == 403
+    assert client.get("/admin/plugins", status=403).status_int == 403
+    profile = client.get("/admin/profile")
+    assert profile.status_int == 200
+    menu = [link.text for link in profile.html.select("nav a")]
+    assert menu == ["Your profile"]
+
+
+def test_sign_out_ends_the_session(site, people):
+    client = sign_in(site, people["administrator"])
+    token = csrf_of(client)
+    assert client.post("/admin/sign-out", {"csrf_token": "forged"}, status=403)
+    answer = client.post("/admin/sign-out", {"csrf_token": token})
+    assert answer.status_int == 303 and answer.headers["Location"].endswith("/admin/sign-in")
+    assert client.get("/admin/").status_int == 303
+
+
+def test_a_forged_csrf_token_gets_403_on_every_form_and_changes_nothing(site, people):
+    client = sign_in(site, people["administrator"])
+    before = len(client.get("/admin/users").html.select("main table tbody tr"))
+    for page in site.registry.admin_pages.values():
+        for action in page[0].actions:
+            answer = client.post(f"/admin/{page[0].path}", {"action": action, "csrf_token": "forged" * 8,
+                                                              "login": "forged", "email": "f@school.test",
+                                                              "role": "editor", "plugin": "oembed"}, status=403)
+            assert "expired" in answer.text
+    assert len(client.get("/admin/users").html.select("main table tbody tr")) == before
+    assert "oembed/1.0" in site.registry.namespaces
+
+
+def test_the_stylesheet_is_served_by_sitehost(site):
+    answer = browser(site).get("/admin/style.css")
+    assert answer.content_type == "text/css" and ":focus-visible" in answer.text
