@@ -200,11 +200,12 @@ class PostgresVersionListener:
                 self._close_connection()
 
     def _listen_once(self) -> None:
-        import psycopg
-
         # A connection of its own, outside the pool: it waits for notifications for the app's lifetime.
+        # The driver module comes from SQLAlchemy's dialect (psycopg, an extra of `postgres`), so this
+        # module imports nothing a site on SQLite lacks.
+        driver = self._engine.dialect.dbapi
         conninfo = self._engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        connection = psycopg.connect(conninfo, autocommit=True, application_name=self.channel)
+        connection = driver.connect(conninfo, autocommit=True, application_name=self.channel)
         self._connection = connection
         quoted = '"' + self.channel.replace('"', '""') + '"'
         connection.execute(f"LISTEN {quoted}")
