@@ -34,7 +34,7 @@ def _route_paths(app, headers) -> list[str]:
     plain = [fill_pattern(pattern, {}) for pattern, _route in routes if not path_variables(pattern)]
     for path in plain:
         response = app.client.get("/wp-json" + path, headers=headers, expect_errors=True)
-        if response.status_int == 200 and isinstance(response.json, list):
+        if response.status_int == 200 and response.content_type.endswith("json") and isinstance(response.json, list):
             ids[path] = [item["id"] for item in response.json  # numeric ids (some lists use names, e.g. kit colours)
                          if isinstance(item, dict) and isinstance(item.get("id"), int)][:3]
     every_id = sorted({number for numbers in ids.values() for number in numbers})[:6] or [1]
