@@ -9,6 +9,8 @@ then the `render_content` hook so plugins can rewrite the HTML. Input from users
 from __future__ import annotations
 
 import functools
+import hashlib
+import inspect
 import re
 
 import nh3
@@ -220,6 +222,81 @@ def render_excerpt(app, item: dict, excerpt: str, content: str, words: int | Non
         found = _render_excerpt(app, item, excerpt, content, words)
         cache.put(key, found)
     return found
+
+
+# --- renderings stored per row (issue 25.3) ----------------------------------------------------
+
+# Bump when the display filters above change what they make of the same text: every stored
+# rendering then misses once and is rebuilt (the renderers' own source is hashed in too).
+RENDER_FORMAT = 1
+_STORABLE = (str, int, float, bool, type(None), bytes)
+RENDERERS = StashKey[str]("core.renderers_fingerprint")
+
+
+def renderers_fingerprint(app) -> str:
+    """What else a stored rendering was made by: this module's and host.text's source, and each
+    `render_content` / `render_cache_key` implementation's plugin, module source and settings.
+
+    The in-memory caches die with the process, the stored renderings do not: a plugin enabled,
+    disabled, upgraded or configured differently must not find the HTML its predecessor made.
+    Computed once per app (the plugin set is final before the first request).
+    """
+    def build() -> str:
+        digest = hashlib.blake2b(digest_size=16)
+        sources = {__file__, inspect.getsourcefile(html_to_text) or ""}
+        parts = []
+        for hook in (app.hook.render_content, app.hook.render_cache_key):
+            for impl in hook.get_hookimpls():
+                parts.append((hook.name, impl.plugin_name, repr(app.settings.plugins.get(impl.plugin_name))))
+                sources.add(inspect.getsourcefile(impl.function) or impl.plugin_name)
+        digest.update(repr((RENDER_FORMAT, sorted(parts))).encode())
+        for source in sorted(sources):
+            try:
+                with open(source, "rb") as file:
+                    digest.update(file.read())
+            except OSError:  # no source to hash: nothing stored is trusted (rendered afresh, then kept)
+                digest.update(repr(id(app)).encode())
+        return digest.hexdigest()
+
+    return app.stash.setdefault_by(RENDERERS, build)
+
+
+def _storable(value) -> bool:
+    """A contribution whose repr is the same in every process (no hash-ordered sets, no object ids)."""
+    if isinstance(value, (tuple, list)):
+        return all(_storable(part) for part in value)
+    return isinstance(value, _STORABLE)
+
+
+def rendering_digest(app, item: dict, extra: tuple | None) -> str | None:
+    """The key of an item's stored rendering: its id, type, modified time, raw content and excerpt,
+    what plugins add to its render cache key, and the renderers themselves; None: not storable."""
+    if extra is None or not _storable(extra):
+        return None
+    modified = item.get("modified")
+    key = (renderers_fingerprint(app), item["id"], item["type"], modified.isoformat() if modified else None,
+           item["content"], item["excerpt"], extra)
+    return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+
+def render_item(app, item: dict, excerpt_length: int | None = None) -> tuple[str, str, tuple | None]:
+    """(content, excerpt, what to store or None) of an item's stored text, rendered.
+
+    An item read with its stored rendering (`_rendering` set by store.get_item) is answered
+    from it while its digest matches the row and the render cache contributions as they are now;
+    otherwise it is rendered and (digest, content, excerpt) comes back for the caller to store.
+    Password-protected items and custom excerpt lengths are always rendered afresh.
+    """
+    if "_rendering" not in item or excerpt_length is not None or item.get("password"):
+        return (render_content(app, item, item["content"]),
+                render_excerpt(app, item, item["excerpt"], item["content"], excerpt_length), None)
+    digest = rendering_digest(app, item, render_cache_contributions(app, item))
+    stored = item["_rendering"]
+    if digest is not None and stored is not None and stored[0] == digest:
+        return stored[1], stored[2], None
+    content = render_content(app, item, item["content"])
+    excerpt = render_excerpt(app, item, item["excerpt"], item["content"], None)
+    return content, excerpt, ((digest, content, excerpt) if digest is not None else None)
 
 
 def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None) -> str:

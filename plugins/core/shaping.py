@@ -8,6 +8,7 @@ from host.stash import StashKey
 
 from . import dates, render
 from .permissions import type_caps
+from .store.rendered import keep_rendering
 
 POST_FIELD_ORDER = (
     "id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link",
@@ -108,19 +109,21 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
     date, date_gmt = local_and_gmt(request, item["date"], item["date_gmt"])
     modified, modified_gmt = local_and_gmt(request, item["modified"], item["modified_gmt"])
     link = permalink(request, item)
+    if protected:
+        content_html = excerpt_html = ""
+    else:
+        content_html, excerpt_html, to_store = render.render_item(app, item, excerpt_length)
+        if to_store is not None:
+            keep_rendering(request, item["id"], to_store)
     data: dict[str, Any] = {
         "id": item["id"], "date": date, "date_gmt": date_gmt,
         "guid": {"rendered": item["guid"], "raw": item["guid"]},
         "modified": modified, "modified_gmt": modified_gmt, "password": item["password"],
         "slug": item["slug"], "status": item["status"], "type": post_type, "link": link,
         "title": {"raw": item["title"], "rendered": render.render_title(item["title"])},
-        "content": {"raw": item["content"],
-                    "rendered": "" if protected else render.render_content(app, item, item["content"]),
+        "content": {"raw": item["content"], "rendered": content_html,
                     "protected": bool(item["password"]), "block_version": render.block_version(item["content"])},
-        "excerpt": {"raw": item["excerpt"],
-                    "rendered": "" if protected else render.render_excerpt(app, item, item["excerpt"],
-                                                                           item["content"], excerpt_length),
-                    "protected": bool(item["password"])},
+        "excerpt": {"raw": item["excerpt"], "rendered": excerpt_html, "protected": bool(item["password"])},
         "author": item["author"], "featured_media": item["featured_media"],
     }
     if hierarchical:

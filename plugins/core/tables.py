@@ -106,6 +106,19 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("id", Integer, primary_key=True),
         Column("version", Integer, nullable=False, default=0),
     )
+    # Rendered content and excerpt of a row, stored by whichever process rendered them first, so
+    # that a single read of any item skips the display filters (issue 25.3). `digest` covers every
+    # input of the rendering (plugins/core/render.py `rendering_digest`): a row is used only while
+    # it matches, so nothing invalidates it and a stale one is merely replaced. No trigger bumps
+    # the content version for it (storing a rendering changes no content), and no foreign key:
+    # a rendering left by a deleted row can never match another row's digest.
+    rendered = Table(
+        "rendered_content", metadata,
+        Column("post_id", Integer, primary_key=True, autoincrement=False),
+        Column("digest", String(40), nullable=False),
+        Column("content", Text, nullable=False, default=""),
+        Column("excerpt", Text, nullable=False, default=""),
+    )
     # Site settings written through core/v2/settings (JSON values); an absent key reads its default.
     site_settings = Table(
         "site_settings", metadata,
@@ -113,7 +126,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("value", Text, nullable=False),
     )
     return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships,
-            "content_version": content_version, "site_settings": site_settings,
+            "content_version": content_version, "site_settings": site_settings, "rendered_content": rendered,
             "comments": define_comment_table(metadata)}
 
 

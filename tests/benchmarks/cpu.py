@@ -2,6 +2,9 @@
 
 `python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create]`
 
+A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
+published post each time, the same random sequence on both sides.
+
 Wall-clock throughput on a shared machine swings with the neighbours' load; the CPU time a
 process spends on one request barely does. Each side runs in a fresh process (its own tree
 on sys.path, its own seeded database) that warms up and then times COUNT requests with
@@ -30,6 +33,7 @@ from tests.benchmarks.profile import call
 from tests.benchmarks.run import write_config
 from tests.benchmarks.seed import seed
 from tests.benchmarks.scenarios import post_body, Context
+DRAFT_EVERY = 33  # as tests/benchmarks/seed.py (the base tree may be older than this script)
 from host.app import create_app
 from host.config import load_settings
 
@@ -41,17 +45,26 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
     if not seeded_db.exists():
         result = seed(write_config(workdir, seeded_db, cache=True), seeded_db, spec["posts"])
         Path(str(seeded_db) + ".json").write_text(json.dumps(
-            {"category": result.busiest_category, "login": result.author_login, "password": result.author_password}))
+            {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
+             "first_post": result.first_post}))
     info = json.loads(Path(str(seeded_db) + ".json").read_text())
     shutil.copyfile(seeded_db, database)
     app = create_app(load_settings(write_config(workdir, database, cache=False), env={}))
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))
+    import random
+    rng = random.Random(11)
+
+    def next_id():
+        offset = rng.randint(1, spec["posts"])
+        if offset % DRAFT_EVERY == 0:
+            offset -= 1
+        return info.get("first_post", 1) + offset - 1
 
     def once():
         if not spec["create"]:
-            status, body = call(app, spec["path"], headers=spec["headers"])
+            status, body = call(app, spec["path"].replace("{id}", str(next_id())), headers=spec["headers"])
         else:
             body = json.dumps(post_body(f"Timed post {next(counter)}", info["category"])).encode()
             status, body = call(app, "/core/v2/posts", "POST", {"Authorization": auth}, body)

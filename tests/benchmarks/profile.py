@@ -3,7 +3,9 @@
 Seeds a database like the benchmark does, builds the app in this process and calls it as
 a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
 functions with the most time. Use it to find what to fix after the benchmark shows a
-scenario below its budget.
+scenario below its budget. A path with `{id}` in it (`/core/v2/posts/{id}`) takes a
+different seeded published post's id on every request, spread over the whole table as the
+`single` scenario's are, so a per-item cache is measured on its misses too.
 """
 
 from __future__ import annotations
@@ -20,7 +22,19 @@ from pathlib import Path
 
 from .run import write_config
 from .scenarios import Context, post_body
-from .seed import seed
+from .seed import DRAFT_EVERY, seed
+
+
+def random_ids(first: int, posts: int, random_seed: int = 11):
+    """Ids of seeded published posts, uniformly at random over the table (drafts skipped, as wrk's `single`)."""
+    import random
+
+    rng = random.Random(random_seed)
+    while True:
+        offset = rng.randint(1, posts)
+        if offset % DRAFT_EVERY == 0:
+            offset -= 1
+        yield first + offset - 1
 
 
 def call(app, path: str, method: str = "GET", headers: dict | None = None, body: bytes = b"") -> tuple[str, bytes]:
@@ -49,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.profile", description=__doc__.splitlines()[0])
     parser.add_argument("--posts", type=int, default=10000)
-    parser.add_argument("--path", default="/core/v2/posts", help="REST path and query, e.g. /core/v2/posts?_embed")
+    parser.add_argument("--path", default="/core/v2/posts",
+                        help="REST path and query, e.g. /core/v2/posts?_embed; {id}: a random seeded post each time")
     parser.add_argument("-n", "--count", type=int, default=200)
     parser.add_argument("--cache", action="store_true", help="keep the cache plugin enabled")
     parser.add_argument("--create", action="store_true",
@@ -65,10 +80,11 @@ def main(argv: list[str] | None = None) -> int:
         app = create_app(load_settings(write_config(workdir, database, cache=options.cache), env={}))
         context = Context(rest="http://127.0.0.1:8080/wp-json", seeded=seeded)
         counter = iter(range(10**9))
+        ids = random_ids(seeded.first_post, seeded.posts)
 
         def once():
             if not options.create:
-                return call(app, options.path)
+                return call(app, options.path.replace("{id}", str(next(ids))))
             body = json.dumps(post_body(f"Profiled post {next(counter)}", seeded.busiest_category)).encode()
             return call(app, options.path, "POST", {"Authorization": context.authorization}, body)
 

@@ -162,10 +162,19 @@ def seed(config: Path, path: Path, posts: int, random_seed: int = 2024, database
         with app.db.engine.begin() as connection:
             _seed_content(connection, tables, posts - tail, authors, rng, result)
         _seed_through_batch(app, result, tail, rng)
+        _store_renderings(app)
         result.seconds = time.perf_counter() - started
         return result
     finally:
         app.close()
+
+
+def _store_renderings(app) -> None:
+    """Each post's rendering stored, as on a site whose posts were written (and answered) through
+    the API; rows inserted around it get theirs here (plugins/core/store/rendered.py)."""
+    from plugins.core import store as core_store
+
+    core_store.fill_renderings(app)
 
 
 def _seed_through_batch(app, result: SeedResult, count: int, rng: random.Random) -> None:

@@ -182,10 +182,26 @@ def get_item(app, session, post_id: int, post_type: str | None = None) -> dict |
         if found is None:
             return None
         post_type = found
-    statement = app.db.prepared(f"core.get_item.{post_type}", lambda: item_select(app, post_type).where(
-        posts.c.id == bindparam("post_id"), posts.c.type == post_type))
+    statement = app.db.prepared(f"core.get_item.{post_type}", lambda: _with_rendering(app, item_select(app, post_type))
+                                .where(posts.c.id == bindparam("post_id"), posts.c.type == post_type))
     row = session.execute(statement, {"post_id": post_id}).first()
-    return row_to_item(app, row, post_type) if row is not None else None
+    if row is None:
+        return None
+    item = row_to_item(app, row, post_type)
+    # (digest, content, excerpt) stored for the row, or None: plugins/core/render.py `render_item`
+    # uses it while the digest matches, and stores a fresh one otherwise.
+    item["_rendering"] = (row.rendered_digest, row.rendered_content, row.rendered_excerpt) \
+        if row.rendered_digest is not None else None
+    return item
+
+
+def _with_rendering(app, statement):
+    """The item SELECT with the row's stored rendering beside it (one primary-key lookup, outer joined)."""
+    t = tables(app)
+    posts, rendered = t["posts"], t["rendered_content"]
+    return statement.join_from(posts, rendered, rendered.c.post_id == posts.c.id, isouter=True).add_columns(
+        rendered.c.digest.label("rendered_digest"), rendered.c.content.label("rendered_content"),
+        rendered.c.excerpt.label("rendered_excerpt"))
 
 
 def get_items(app, session, post_ids) -> dict[int, dict]:

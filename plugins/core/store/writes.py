@@ -74,6 +74,7 @@ def new_item(app, post_id: int, values: dict, terms: dict[str, list[tuple[int, s
     item["terms"] = {taxonomy: sorted(terms.get(taxonomy, ())) for taxonomy in taxonomies_of(app, item_type)}
     item["meta"] = {key.key: decode_meta(json.dumps(meta[key.key]) if meta.get(key.key) is not None else None,
                                          key.schema) for key in meta_keys_for(app, item_type)}
+    item["_rendering"] = None  # as store.get_item: none stored yet, so the first rendering is kept
     return item
 
 
@@ -83,7 +84,7 @@ def delete_item(app, session, post_id: int) -> None:
     posts = t["posts"]
     row = session.execute(select(posts.c.parent, posts.c.type).where(posts.c.id == post_id)).first()
     revision_ids = select(posts.c.id).where(posts.c.parent == post_id, posts.c.type == "revision")
-    for table in (t["post_meta"], t["term_relationships"]):
+    for table in (t["post_meta"], t["term_relationships"], t["rendered_content"]):
         session.execute(delete(table).where(or_(table.c.post_id == post_id, table.c.post_id.in_(revision_ids))))
     session.execute(delete(posts).where(posts.c.parent == post_id, posts.c.type == "revision"))
     if row is not None:
