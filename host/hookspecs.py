@@ -484,10 +484,13 @@ def render_content(app: App, item: dict[str, Any], content: dict[str, str]) -> N
 def render_cache_key(app: App, item: dict[str, Any]) -> Hashable | None:
     """Name what else an item's rendered HTML depends on, so that cached output is not stale.
 
-    Core keeps rendered content and excerpts per (item id, type, modified time, raw text).
-    A `render_content` implementation whose output depends on other data (an "upcoming
-    events" block reads the events) must say so here, or readers get the old output until
-    the item itself changes.
+    Core keeps rendered content and excerpts per (item id, type, modified time, raw text),
+    in memory and, for single reads, in the database (`rendered_content`, shared by every
+    process and kept across restarts). A `render_content` implementation whose output
+    depends on other data (an "upcoming events" block reads the events) must say so here,
+    or readers get the old output until the item itself changes. The stored renderings are
+    also keyed by each implementing plugin's name, module source and settings, so enabling,
+    upgrading or reconfiguring a plugin never serves what its predecessor rendered.
     When: each time core renders an item's content or excerpt, before its cache lookup,
     and each time a list page reuses an item encoded earlier to which some plugin added a
     value (the item is encoded afresh when the key changed); only while some plugin
@@ -497,7 +500,9 @@ def render_cache_key(app: App, item: dict[str, Any]) -> Hashable | None:
     Arguments: `app`; `item`, the item dict.
     Returns: a hashable value that changes whenever your output for this item would (the
     newest event's modified time, a settings version); `False` to have this item rendered
-    afresh every time; or None when your output depends on nothing else.
+    afresh every time; or None when your output depends on nothing else. Only values built
+    of str, int, float, bool, None, bytes, tuples and lists key a stored rendering (their
+    repr is the same in every process); any other value keeps the item's output in memory only.
     """
 
 

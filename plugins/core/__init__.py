@@ -17,7 +17,8 @@ from .comment_store import CoreCommentService
 from .content import CoreContentService
 from .settings import SETTINGS, CoreSettingsSchema, load_settings
 from .tables import (
-    create_missing_indexes, define_tables, install_content_version, install_search_index, install_term_counts, tables,
+    create_missing_indexes, define_tables, install_content_version, install_rendered_content, install_search_index,
+    install_term_counts, tables,
 )
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 
@@ -112,7 +113,8 @@ def register_pages(app):
 @hookimpl
 def startup(app):
     """Indexes added since the database was created, the content version, the full-text index and the
-    stored term counts with their triggers, and the default category (id 1) every site has."""
+    stored term counts with their triggers, the stored renderings' table, and the default category (id 1)
+    every site has."""
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     app.stash[COMMENT_SERVICE] = CoreCommentService(app)
@@ -120,6 +122,7 @@ def startup(app):
     install_content_version(app)
     install_search_index(app)
     install_term_counts(app)
+    install_rendered_content(app)
     terms = tables(app)["terms"]
     with app.db.session(write=True) as session, session.begin():
         # Inserted without an explicit id so that PostgreSQL's sequence stays in step (the first row is 1).

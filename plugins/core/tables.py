@@ -12,11 +12,36 @@ from sqlalchemy import (
     JSON, Boolean, Column, DateTime, ForeignKey, Index, Integer, MetaData, PrimaryKeyConstraint, String, Table, Text,
     UniqueConstraint,
 )
+from sqlalchemy.schema import CreateTable
 
 # The condition of the partial attachment index; a query repeats it word for word so that
 # SQLite sees the index applies (a bound parameter would not prove it).
 ATTACHMENTS_ONLY = "type = 'attachment'"
 
+
+
+# Rendered content and excerpt of a row, stored by whichever process rendered them first, so
+# that a single read of any item skips the display filters (issue 25.3). `digest` covers every
+# input of the rendering (plugins/core/render.py `rendering_digest`): a row is used only while
+# it matches, so nothing invalidates it and a stale one is merely replaced. No trigger bumps the
+# content version for it (storing a rendering changes no content), and no foreign key: a
+# rendering left by a deleted row can never match another row's digest. It lives outside the
+# app's MetaData on purpose: it is derived data (hundreds of MB on a large site) that backups
+# should not copy; a restored site renders again and stores as it reads.
+RENDERED_METADATA = MetaData()
+RENDERED_CONTENT = Table(
+    "rendered_content", RENDERED_METADATA,
+    Column("post_id", Integer, primary_key=True, autoincrement=False),
+    Column("digest", String(40), nullable=False),
+    Column("content", Text, nullable=False, default=""),
+    Column("excerpt", Text, nullable=False, default=""),
+)
+
+
+def install_rendered_content(app) -> None:
+    """The stored renderings' table (create_all does not see it: it is not in the app's MetaData)."""
+    with app.db.engine.begin() as connection:  # IF NOT EXISTS: workers of one site start together
+        connection.execute(CreateTable(RENDERED_CONTENT, if_not_exists=True))
 
 
 def define_tables(metadata: MetaData) -> dict[str, Table]:
@@ -106,19 +131,6 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("id", Integer, primary_key=True),
         Column("version", Integer, nullable=False, default=0),
     )
-    # Rendered content and excerpt of a row, stored by whichever process rendered them first, so
-    # that a single read of any item skips the display filters (issue 25.3). `digest` covers every
-    # input of the rendering (plugins/core/render.py `rendering_digest`): a row is used only while
-    # it matches, so nothing invalidates it and a stale one is merely replaced. No trigger bumps
-    # the content version for it (storing a rendering changes no content), and no foreign key:
-    # a rendering left by a deleted row can never match another row's digest.
-    rendered = Table(
-        "rendered_content", metadata,
-        Column("post_id", Integer, primary_key=True, autoincrement=False),
-        Column("digest", String(40), nullable=False),
-        Column("content", Text, nullable=False, default=""),
-        Column("excerpt", Text, nullable=False, default=""),
-    )
     # Site settings written through core/v2/settings (JSON values); an absent key reads its default.
     site_settings = Table(
         "site_settings", metadata,
@@ -126,7 +138,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Column("value", Text, nullable=False),
     )
     return {"posts": posts, "post_meta": post_meta, "terms": terms, "term_relationships": term_relationships,
-            "content_version": content_version, "site_settings": site_settings, "rendered_content": rendered,
+            "content_version": content_version, "site_settings": site_settings,
             "comments": define_comment_table(metadata)}
 
 

@@ -315,13 +315,13 @@ def _single(client, post_id, headers, **query):
 
 
 def test_a_single_read_of_a_kept_item_follows_every_change(app, client, make_post, users, reader):
-    """Single reads answer the item encoded at the current content version (issue 25.3): the same
-    bytes as building it, and nothing stale after an update, a term change, a direct write or an author rename."""
+    """Single reads answer from the row's stored rendering (issue 25.3) the same bytes as building
+    it, and nothing stale after an update, a term change, a direct write or an author rename."""
     admin = users["administrator"].headers
     category = client.post_json(f"{API}/categories", {"name": "Drama"}, headers=admin, status=201).json
     post = make_post(title="School play", categories=[category["id"]])
     built = _single(client, post["id"], reader)
-    kept = _single(client, post["id"], reader)  # kept by the first read
+    kept = _single(client, post["id"], reader)  # its rendering gathered by the first read
     assert built.status_int == kept.status_int == 200 and built.body == kept.body
     assert kept.headers["Link"] == built.headers["Link"] and "rel=\"alternate\"" in kept.headers["Link"]
     assert kept.json == _listed(client, post["id"], reader)  # the list shares the same kept encoding

@@ -12,7 +12,7 @@ from sqlalchemy import String, bindparam, cast, func, literal, select
 from .. import dates
 from host.stash import StashKey
 
-from ..tables import tables
+from ..tables import RENDERED_CONTENT, tables
 
 AUTOSAVE_SUFFIX = "-autosave-v1"
 
@@ -197,8 +197,7 @@ def get_item(app, session, post_id: int, post_type: str | None = None) -> dict |
 
 def _with_rendering(app, statement):
     """The item SELECT with the row's stored rendering beside it (one primary-key lookup, outer joined)."""
-    t = tables(app)
-    posts, rendered = t["posts"], t["rendered_content"]
+    posts, rendered = tables(app)["posts"], RENDERED_CONTENT
     return statement.join_from(posts, rendered, rendered.c.post_id == posts.c.id, isouter=True).add_columns(
         rendered.c.digest.label("rendered_digest"), rendered.c.content.label("rendered_content"),
         rendered.c.excerpt.label("rendered_excerpt"))

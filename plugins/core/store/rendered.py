@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from host.stash import StashKey
 
-from ..tables import tables
+from ..tables import RENDERED_CONTENT, tables
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ def write_pending(app) -> int:
 
 
 def _upsert(app):
-    table = tables(app)["rendered_content"]
+    table = RENDERED_CONTENT
     dialect = postgresql if app.db.engine.dialect.name == "postgresql" else sqlite
     statement = dialect.insert(table)
     return statement.on_conflict_do_update(index_elements=[table.c.post_id], set_={
@@ -129,7 +129,7 @@ def fill_renderings(app, chunk: int = 500) -> int:
     if not stores_renderings(app):
         return 0
     t = tables(app)
-    posts, table = t["posts"], t["rendered_content"]
+    posts, table = t["posts"], RENDERED_CONTENT
     missing = (select(posts.c.id, posts.c.type)
                .join_from(posts, table, table.c.post_id == posts.c.id, isouter=True)
                .where(table.c.post_id.is_(None), posts.c.type != "revision").order_by(posts.c.id))
@@ -160,7 +160,7 @@ def fill_renderings(app, chunk: int = 500) -> int:
 
 def stored_rendering(app, session, post_id: int):
     """The (digest, content, excerpt) stored for `post_id`, or None."""
-    table = tables(app)["rendered_content"]
+    table = RENDERED_CONTENT
     row = session.execute(select(table.c.digest, table.c.content, table.c.excerpt)
                           .where(table.c.post_id == post_id)).first()
     return tuple(row) if row is not None else None

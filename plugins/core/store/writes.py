@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, or_, select, text, update
 
 from .. import dates
-from ..tables import tables
+from ..tables import RENDERED_CONTENT, tables
 from .slugs import lock_slugs
 from .items import decode_meta, effective_status, meta_keys_for, taxonomies_of
 
@@ -84,7 +84,7 @@ def delete_item(app, session, post_id: int) -> None:
     posts = t["posts"]
     row = session.execute(select(posts.c.parent, posts.c.type).where(posts.c.id == post_id)).first()
     revision_ids = select(posts.c.id).where(posts.c.parent == post_id, posts.c.type == "revision")
-    for table in (t["post_meta"], t["term_relationships"], t["rendered_content"]):
+    for table in (t["post_meta"], t["term_relationships"], RENDERED_CONTENT):
         session.execute(delete(table).where(or_(table.c.post_id == post_id, table.c.post_id.in_(revision_ids))))
     session.execute(delete(posts).where(posts.c.parent == post_id, posts.c.type == "revision"))
     if row is not None:
