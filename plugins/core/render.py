@@ -274,9 +274,15 @@ def rendering_digest(app, item: dict, extra: tuple | None) -> str | None:
     if extra is None or not _storable(extra):
         return None
     modified = item.get("modified")
-    key = (renderers_fingerprint(app), item["id"], item["type"], modified.isoformat() if modified else None,
-           item["content"], item["excerpt"], extra)
-    return hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+    content = item["content"].encode("utf-8", "surrogatepass")
+    excerpt = item["excerpt"].encode("utf-8", "surrogatepass")
+    # The texts' lengths go in the header, so no split of the bytes that follow reads as another.
+    header = (renderers_fingerprint(app), item["id"], item["type"], modified.isoformat() if modified else None,
+              extra, len(content), len(excerpt))
+    digest = hashlib.blake2b(repr(header).encode("utf-8", "surrogatepass"), digest_size=20)
+    digest.update(content)
+    digest.update(excerpt)
+    return digest.hexdigest()
 
 
 def render_item(app, item: dict, excerpt_length: int | None = None) -> tuple[str, str, tuple | None]:

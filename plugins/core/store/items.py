@@ -184,7 +184,9 @@ def get_item(app, session, post_id: int, post_type: str | None = None) -> dict |
         post_type = found
     statement = app.db.prepared(f"core.get_item.{post_type}", lambda: _with_rendering(app, item_select(app, post_type))
                                 .where(posts.c.id == bindparam("post_id"), posts.c.type == post_type))
-    row = session.execute(statement, {"post_id": post_id}).first()
+    # Through the session's connection, as rows_by_ids: the ORM's execute adds nothing to a Core
+    # SELECT but its own bookkeeping (about a fifth of a single read's time).
+    row = session.connection().execute(statement, {"post_id": post_id}).first()
     if row is None:
         return None
     item = row_to_item(app, row, post_type)
