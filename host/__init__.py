@@ -15,11 +15,11 @@ from .hookspecs import hookimpl
 from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
 from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .rest.server import encode_item
+from .rest.server import decode_item, encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
 ]

@@ -24,7 +24,8 @@ from ..plugins import ESSENTIAL
 from ..compression import negotiate
 from .request import GLOBAL_PARAMS, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .shaping import compact_links, embed_links, embed_target, embeddable_hrefs, fields_tree, filter_fields, parse_names
+from .kept_embeds import KeptEmbeds
+from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
 
 log = logging.getLogger("sitehost.rest")
@@ -117,6 +118,7 @@ class RestServer:
         self.registry = app.registry
         self.hook = app.pm.hook
         self._credential_keys = self._declared_credential_keys()
+        self.kept_embeds = KeptEmbeds(self.registry, encode_json)
 
     def _declared_credential_keys(self) -> tuple[str, ...] | None:
         """The WSGI keys of every header an authenticator reads credentials from; None if unknown.
@@ -607,12 +609,7 @@ class RestServer:
         if wants_embed:
             wanted = set(parse_names(embed_value)) - {"1", "true"} if embed_value not in (None, "", "1", "true") else None
             items = [dict(item) if isinstance(item, dict) else item for item in items]
-            hrefs = [href for item in items if isinstance(item, dict)
-                     for href in embeddable_hrefs(request, item, wanted or None)]
-            fetched: dict = self.embed_batched(request, hrefs)
-            for item in items:
-                if isinstance(item, dict):
-                    embed_links(self, request, item, wanted or None, fetched)
+            self._embed_page(request, items, wanted or None, encoded=tree is None and "_pretty" not in request.query)
             data = items if isinstance(data, list) else items[0]
         if keep_links and isinstance(data, (dict, list)):
             data = self._with_target_hints(request, data)
@@ -621,6 +618,26 @@ class RestServer:
         if isinstance(data, (dict, list)):
             data = _finish_links(data, keep_links)
         return data
+
+    def _embed_page(self, request: RestRequest, items: list, wanted: set[str] | None, encoded: bool) -> None:
+        """Fill `_embedded` of every item: kept answers first (callers without credentials), then
+        one batch per endpoint for the page, then one internal request per remaining link."""
+        links = [embeddable_links(request, item, wanted) if isinstance(item, dict) else [] for item in items]
+        hrefs = [href for item_links in links for _rel, href in item_links if href is not None]
+        fetched: dict = {}
+        versions_before: dict = {}
+        shared = KeptEmbeds.applies(request)
+        if shared:
+            versions: dict = {}
+            fetched = self.kept_embeds.lookup(request, hrefs, versions, encoded)
+            versions_before = self.kept_embeds.versions_for(request, [h for h in hrefs if h not in fetched], versions)
+        built = self.embed_batched(request, [href for href in hrefs if href not in fetched])
+        fetched.update(built)
+        for item, item_links in zip(items, links):
+            if isinstance(item, dict):
+                embed_links(self, request, item, item_links, fetched)
+        if versions_before:
+            self.kept_embeds.keep(request, fetched, versions_before)
 
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         if isinstance(outcome.data, RawBody):
@@ -752,6 +769,15 @@ def encode_item(data: dict) -> orjson.Fragment:
     _embed or _pretty need the item as a dict and must get it as one.)
     """
     return orjson.Fragment(encode_json(_finish_links(data, True)))
+
+
+def decode_item(value: Any) -> Any:
+    """An item kept by `encode_item` as a dict again, for a request that needs dicts (`_embed`).
+
+    Decoding a kept item costs a small fraction of building it; its `_links` are already
+    compacted, which finishing them again leaves as they are.
+    """
+    return orjson.loads(orjson.dumps(value)) if isinstance(value, orjson.Fragment) else value
 
 
 def _finish_links(data: Any, keep_links: bool) -> Any:
