@@ -74,6 +74,8 @@ class Route:
     `embed_batch(parent_request, requests) -> list`, one entry per request (its params already
     validated): the data, a RestError, or None to leave that link to a normal internal request.
     It must decide permissions and answer exactly as the handler would for each request.
+    `expose_headers` names response headers of its own (`X-CAL-Total`) that scripts on other
+    origins may read: its answers list them in Access-Control-Expose-Headers after the host's.
     """
 
     namespace: str
@@ -93,6 +95,7 @@ class Route:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.
     content_type: str = ""
     embed_batch: Callable | None = None
+    expose_headers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +311,7 @@ class Endpoint:
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
     content_type: str = ""  # Route.content_type
     embed_batch: Callable | None = None  # Route.embed_batch
+    expose_headers: tuple[str, ...] = ()  # Route.expose_headers
 
 
 @dataclass
@@ -415,6 +419,7 @@ class Registry:
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
+            expose_headers=tuple(route.expose_headers),
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:
