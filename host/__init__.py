@@ -7,6 +7,8 @@ content service, `app.content`), `host.comments` (the comments service, for a sp
 roles and application passwords; core's users routes use it like any plugin would) and
 `host.testing` (pytest fixtures). A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
+The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.stash`,
+`app.plugin_config(name)` and `app.site_secret(name)` (a random key made once per site, host.site_secrets).
 """
 
 from .config import load_plugin_table

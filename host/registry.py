@@ -78,6 +78,8 @@ class Route:
     without credentials answers the same while it returns the same value (None: do not rely on
     it now); the host then keeps this endpoint's `_embed` answers and reuses them
     (host/rest/kept_embeds.py). It must change with every write its answers are built from.
+    `expose_headers` names response headers of its own (`X-CAL-Total`) that scripts on other
+    origins may read: its answers list them in Access-Control-Expose-Headers after the host's.
     """
 
     namespace: str
@@ -98,6 +100,7 @@ class Route:
     content_type: str = ""
     embed_batch: Callable | None = None
     answer_version: Callable | None = None
+    expose_headers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -314,6 +317,7 @@ class Endpoint:
     content_type: str = ""  # Route.content_type
     embed_batch: Callable | None = None  # Route.embed_batch
     answer_version: Callable | None = None  # Route.answer_version
+    expose_headers: tuple[str, ...] = ()  # Route.expose_headers
 
 
 class _SegmentIndex:
@@ -452,6 +456,7 @@ class Registry:
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
+            expose_headers=tuple(route.expose_headers),
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:

@@ -250,7 +250,7 @@ class RestServer:
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "strict-origin-when-cross-origin",
             "Link": self.discovery_link(environ),
-            "Access-Control-Expose-Headers": "X-WP-Total, X-WP-TotalPages, Link",
+            "Access-Control-Expose-Headers": EXPOSED_HEADERS,
             "Access-Control-Allow-Headers": "Authorization, Content-Type, Content-Disposition, Content-MD5",
         }
         origin = environ.get("HTTP_ORIGIN")
@@ -646,13 +646,8 @@ class RestServer:
             and not any(name in request.query for name in GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
         status = outcome.status
-        response_headers = dict(headers)
-        response_headers.update(outcome.headers)
+        response_headers = _answer_headers(request, outcome, headers)
         discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-        if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
-            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-        else:
-            response_headers["Link"] = discovery
         if "_envelope" in request.query:
             envelope_headers = numeric_headers(outcome.headers)
             data = {"body": data, "status": status, "headers": envelope_headers}
@@ -685,13 +680,7 @@ class RestServer:
 
     def _render_raw(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         """A RawBody goes out as it is, with its own content type and the usual headers."""
-        response_headers = dict(headers)
-        response_headers.update(outcome.headers)
-        discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-        if "Link" in outcome.headers:
-            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-        else:
-            response_headers["Link"] = discovery
+        response_headers = _answer_headers(request, outcome, headers)
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         if isinstance(outcome.data, FileBody):
@@ -700,6 +689,23 @@ class RestServer:
 
 
 NUMERIC_HEADERS = ("X-WP-Total", "X-WP-TotalPages")
+# What every REST answer lets scripts of other origins read, as WordPress; a Route adds its own (expose_headers).
+EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link"
+
+
+def _answer_headers(request: RestRequest, outcome: _Outcome, headers: dict[str, str]) -> dict[str, str]:
+    """The base headers, the handler's, the endpoint's exposed headers, and the discovery link after any Link."""
+    response_headers = dict(headers)
+    response_headers.update(outcome.headers)
+    endpoint = request.endpoint
+    if endpoint is not None and endpoint.expose_headers:
+        response_headers["Access-Control-Expose-Headers"] = ", ".join((EXPOSED_HEADERS, *endpoint.expose_headers))
+    discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
+    if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
+        response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
+    else:
+        response_headers["Link"] = discovery
+    return response_headers
 
 
 def numeric_headers(headers: dict[str, str]) -> dict[str, Any]:
