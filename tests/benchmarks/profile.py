@@ -51,11 +51,11 @@ def call(app, path: str, method: str = "GET", headers: dict | None = None, body:
     return captured["status"], b"".join(chunks)
 
 
-_LUA_STRING = r'(?:"((?:[^"\\]|\\.)*)"|\[(=*)\[(.*?)\]\2\])'
+_LUA_STRING = r'(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|\[(?P<level>=*)\[(?P<bracketed>.*?)\](?P=level)\])'
 
 
-def _lua_value(match: re.Match, first: int) -> str:
-    quoted, _level, bracketed = match.group(first), match.group(first + 1), match.group(first + 2)
+def _lua_value(match: re.Match) -> str:
+    quoted, bracketed = match.group("quoted"), match.group("bracketed")
     return bracketed if quoted is None else re.sub(r"\\(\d{3})", lambda m: chr(int(m.group(1))), quoted)
 
 
@@ -77,11 +77,16 @@ def scenario_request(workdir: Path, database: Path, seeded, key: str, cache: boo
     if path is None:
         raise SystemExit(f"scenario {key!r} builds its requests in Lua; profile it with --path instead")
     method = re.search(r'wrk\.method = "(\w+)"', lua)
-    headers = {found.group(1): _lua_value(found, 2)
+    headers = {found.group(1): _lua_value(found)
                for found in re.finditer(r'wrk\.headers\["([^"]+)"\] = ' + _LUA_STRING, lua, re.S)}
     body = re.search(r"wrk\.body = " + _LUA_STRING, lua, re.S)
-    return (method.group(1) if method else "GET", _lua_value(path, 1), headers,
-            _lua_value(body, 1).encode("latin-1") if body else b"")
+    if body is not None:
+        body_bytes = _lua_value(body).encode("latin-1")
+    else:  # a body spliced around a counter per request (forms): its parts joined by "1"
+        parts = re.search(r"local body_parts = \{(.*?)\}\n", lua, re.S)
+        body_bytes = "1".join(_lua_value(found) for found in re.finditer(_LUA_STRING, parts.group(1), re.S)
+                              ).encode("latin-1") if parts else b""
+    return method.group(1) if method else "GET", _lua_value(path), headers, body_bytes
 
 
 def main(argv: list[str] | None = None) -> int:
