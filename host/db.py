@@ -8,8 +8,11 @@ transaction tries to upgrade. PostgreSQL and others are used as they come.
 
 from __future__ import annotations
 
-import logging
+import collections
 import contextlib
+import fcntl
+import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -25,6 +28,7 @@ log = logging.getLogger("sitehost.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
 SQLITE_CACHE_KB = 8192
+WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 
 
@@ -45,7 +49,8 @@ class Database:
                 # A small pool per thread is cheapest for SQLite files; :memory: needs one connection.
                 poolclass=None if database and database != ":memory:" else NullPool,
             )
-            self.write_lock = ProcessWriteLock()
+            on_disk = database and database != ":memory:"
+            self.write_lock = ProcessWriteLock(Path(database + WRITE_LOCK_SUFFIX) if on_disk else None)
             _configure_sqlite(self.engine, self.write_lock)
         else:
             self.write_lock = None
@@ -201,36 +206,90 @@ def missing_site(url: str) -> str | None:
 
 
 class ProcessWriteLock:
-    """The SQLite write lock of this process's threads: they queue here instead of in SQLite's busy handler.
+    """SQLite's write lock as sitehost's writers take it: in turn, woken when it is free, not by polling.
 
     SQLite's busy handler polls: a writer that finds the file locked sleeps 1, 2, 5 ... up to 100
-    ms and tries again, so under a burst of writes most of a waiter's time is sleep after the lock
-    was already free (issue 25.4: p99 of 1.7 s and client time-outs at 16 connections). A thread
-    waiting here wakes the moment the holder commits. Writers of other processes still meet in
-    SQLite's handler, but only one thread per process at a time. Held from BEGIN IMMEDIATE to
-    COMMIT/ROLLBACK; a thread that already holds it (a nested write session) does not wait for itself.
+    ms and tries again. Under a burst of writes two things go wrong. A waiter sleeps on after the
+    lock was freed (issue 25.4: p99 of 1.7 s). And worse, a process whose threads queue for the
+    lock hands it from one thread to the next within microseconds, so the other worker process,
+    polling every 100 ms, finds it held at nearly every try and starves until the first one's
+    queue runs dry: a 25-create batch waited up to 11 s while the other process wrote on.
+
+    So the threads of one process queue on a thread lock, and the one at its head queues with the
+    other processes on an exclusive `flock` of a file next to the database: the kernel wakes the
+    waiter the moment the holder lets go, and that waiter is already blocked in the kernel while
+    the holder's next thread still has to wake up, so processes take turns. Held from BEGIN
+    IMMEDIATE to COMMIT/ROLLBACK; a thread that already holds it (a nested write session) does not
+    wait for itself. Writers outside sitehost (the sqlite3 shell) still meet the busy handler.
     """
 
-    def __init__(self, timeout: float = SQLITE_BUSY_TIMEOUT_MS / 1000):
-        self._lock = threading.Lock()
+    def __init__(self, path: Path | None = None, timeout: float = SQLITE_BUSY_TIMEOUT_MS / 1000):
+        self._mutex = threading.Lock()  # guards the three fields below, held for microseconds
+        self._held = False
+        self._queue: collections.deque[threading.Lock] = collections.deque()
         self._owner: int | None = None
         self.timeout = timeout
+        self.path = path  # None (an in-memory database): the thread queue alone
+        self._file = None
+        self._file_pid: int | None = None
 
     def acquire(self) -> bool:
         """True if this call took the lock (and must release it); False if the thread held it already."""
         me = threading.get_ident()
         if self._owner == me:
             return False
-        if not self._lock.acquire(timeout=self.timeout):
-            from sqlite3 import OperationalError
-
-            raise OperationalError("database is locked (waited for this process's other writer)")
+        self._take_turn()
+        try:
+            if self.path is not None:
+                fcntl.flock(self._lock_file().fileno(), fcntl.LOCK_EX)
+        except BaseException:
+            self._pass_turn()
+            raise
         self._owner = me
         return True
 
     def release(self) -> None:
         self._owner = None
-        self._lock.release()
+        try:
+            if self.path is not None and self._file is not None:
+                fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
+        finally:
+            self._pass_turn()
+
+    def _take_turn(self) -> None:
+        """Wait for this process's turn, first come first served (threading.Lock is not fair: a
+        thread could wait seconds while later ones went first)."""
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Lock()
+            turn.acquire()
+            self._queue.append(turn)
+        if turn.acquire(timeout=self.timeout):
+            return  # handed over by _pass_turn
+        with self._mutex:
+            if turn in self._queue:
+                self._queue.remove(turn)
+                from sqlite3 import OperationalError
+
+                raise OperationalError("database is locked (waited for this process's other writer)")
+        # Handed over between the time-out and the check: the turn is ours after all.
+
+    def _pass_turn(self) -> None:
+        with self._mutex:
+            if self._queue:
+                self._queue.popleft().release()  # still held: it passes straight to the next in line
+            else:
+                self._held = False
+
+    def _lock_file(self):
+        """This process's own open file: a forked worker must not share its parent's (a flock
+        belongs to the open file, so processes sharing one would not exclude each other)."""
+        if self._file is None or self._file_pid != os.getpid():
+            self._file = open(self.path, "a+b")  # noqa: SIM115 (kept open for the process's life)
+            self._file_pid = os.getpid()
+        return self._file
 
 
 _HOLDS_WRITE_LOCK = "sitehost_holds_write_lock"
