@@ -14,6 +14,7 @@ import fcntl
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -28,6 +29,7 @@ log = logging.getLogger("sitehost.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
 SQLITE_CACHE_KB = 8192
+HANDOFF_AFTER = 0.02  # s a writer waits for its process's turn before the turn is handed to it (ProcessWriteLock)
 WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 
@@ -224,9 +226,9 @@ class ProcessWriteLock:
     """
 
     def __init__(self, path: Path | None = None, timeout: float = SQLITE_BUSY_TIMEOUT_MS / 1000):
-        self._mutex = threading.Lock()  # guards the three fields below, held for microseconds
+        self._mutex = threading.Lock()  # guards _held and _queue, held for microseconds
         self._held = False
-        self._queue: collections.deque[threading.Lock] = collections.deque()
+        self._queue: collections.deque[_Waiter] = collections.deque()
         self._owner: int | None = None
         self.timeout = timeout
         self.path = path  # None (an in-memory database): the thread queue alone
@@ -257,31 +259,48 @@ class ProcessWriteLock:
             self._pass_turn()
 
     def _take_turn(self) -> None:
-        """Wait for this process's turn, first come first served (threading.Lock is not fair: a
-        thread could wait seconds while later ones went first)."""
+        """Wait for this process's turn. A thread that finds the turn free takes it at once (handing it
+        to a sleeping thread costs that thread's wake-up and GIL wait, during which nobody writes);
+        but once the longest waiter has waited HANDOFF_AFTER, the turn goes to it directly, so nobody
+        waits seconds while later threads go first (threading.Lock alone let that happen)."""
+        deadline = time.monotonic() + self.timeout
         with self._mutex:
             if not self._held:
                 self._held = True
                 return
-            turn = threading.Lock()
-            turn.acquire()
-            self._queue.append(turn)
-        if turn.acquire(timeout=self.timeout):
-            return  # handed over by _pass_turn
-        with self._mutex:
-            if turn in self._queue:
-                self._queue.remove(turn)
-                from sqlite3 import OperationalError
+            waiter = _Waiter()
+            self._queue.append(waiter)
+        while True:
+            remaining = deadline - time.monotonic()
+            woken = remaining > 0 and waiter.wake.acquire(timeout=remaining)
+            with self._mutex:
+                waiter.signalled = False
+                if waiter.granted:
+                    return
+                if woken and not self._held:
+                    self._held = True
+                    self._queue.remove(waiter)
+                    return
+                if not woken:
+                    self._queue.remove(waiter)
+                    from sqlite3 import OperationalError
 
-                raise OperationalError("database is locked (waited for this process's other writer)")
-        # Handed over between the time-out and the check: the turn is ours after all.
+                    raise OperationalError("database is locked (waited for this process's other writer)")
 
     def _pass_turn(self) -> None:
         with self._mutex:
-            if self._queue:
-                self._queue.popleft().release()  # still held: it passes straight to the next in line
-            else:
+            if not self._queue:
                 self._held = False
+                return
+            first = self._queue[0]
+            if time.monotonic() - first.since >= HANDOFF_AFTER:
+                self._queue.popleft()
+                first.granted = True  # _held stays True: the turn passes straight to it
+            else:
+                self._held = False  # first come, first served among the running; the woken one may compete
+            if not first.signalled:
+                first.signalled = True
+                first.wake.release()
 
     def _lock_file(self):
         """This process's own open file: a forked worker must not share its parent's (a flock
@@ -290,6 +309,19 @@ class ProcessWriteLock:
             self._file = open(self.path, "a+b")  # noqa: SIM115 (kept open for the process's life)
             self._file_pid = os.getpid()
         return self._file
+
+
+class _Waiter:
+    """A thread waiting for its process's write turn."""
+
+    __slots__ = ("wake", "since", "granted", "signalled")
+
+    def __init__(self):
+        self.wake = threading.Lock()
+        self.wake.acquire()
+        self.since = time.monotonic()
+        self.granted = False
+        self.signalled = False
 
 
 _HOLDS_WRITE_LOCK = "sitehost_holds_write_lock"
