@@ -88,7 +88,7 @@ def _prevalidate(server, item: RestRequest) -> RestError | None:
         return RestError("rest_batch_not_allowed", "The requested route does not support batch requests.", 400)
     item.route, item.endpoint, item.url_params = route, endpoint, url_params
     try:
-        server.prepare_params(item, endpoint)
+        item.validated_params = server.prepare_params(item, endpoint)
     except RestError as error:
         return error
     return None

@@ -99,6 +99,8 @@ class RestRequest:
         self.endpoint = None
         self.application_password = None
         self.permitted: bool | None = None
+        # Params a batch/v1 item was validated to before its batch ran, so `run` need not validate them again.
+        self.validated_params: dict[str, Any] | None = None
         self.state = RequestState()  # what plugins keep for the rest of this request (host.stash)
         self._session = None
         self._finished = False

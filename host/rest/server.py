@@ -288,7 +288,8 @@ class RestServer:
         request.params = _path_params(url_params, endpoint.args)
         try:
             self._parse_body(request)
-            request.params = self.prepare_params(request, endpoint)
+            prevalidated, request.validated_params = request.validated_params, None
+            request.params = prevalidated if prevalidated is not None else self.prepare_params(request, endpoint)
             self._check_permission(request, endpoint)
             result = endpoint.handler(request)
             if isinstance(result, RestResponse):
