@@ -108,6 +108,8 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.write_lock is not None:
+            self.write_lock.close()
 
 
 def rebuild_with_autoincrement(engine: Engine, table) -> bool:
@@ -305,6 +307,13 @@ class ProcessWriteLock:
             if not first.signalled:
                 first.signalled = True
                 first.wake.release()
+
+    def close(self) -> None:
+        """Close this process's lock file (the app is closing; a later write opens it again)."""
+        with self._mutex:
+            lock_file, self._file = self._file, None
+        if lock_file is not None and self._file_pid == os.getpid():
+            lock_file.close()
 
     def _lock_file(self):
         """This process's own open file: a forked worker must not share its parent's (a flock
