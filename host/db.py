@@ -230,7 +230,8 @@ class ProcessWriteLock:
     HANDOFF_AFTER gets it next. In this process, threads queue in `_take_turn`; the one whose
     turn it is meets the other processes at an exclusive `flock` of a file next to the database,
     trying every half millisecond; once it has waited HANDOFF_AFTER it closes a second file, the
-    gate, that every attempt passes first, and waits in the kernel for the holder to let go.
+    gate, that every attempt passes first, so the holder's next writer cannot cut in. A writer
+    that has waited the busy timeout (30 s) fails with "database is locked", as before.
     Held from BEGIN IMMEDIATE to COMMIT/ROLLBACK; a thread that already holds it (a nested write
     session) does not wait for itself. Writers outside sitehost (the sqlite3 shell) still meet the
     busy handler; the lock files order sitehost's writers, SQLite's own lock still guards the data.
@@ -330,7 +331,17 @@ class ProcessWriteLock:
             time.sleep(FILE_RETRY)
         fcntl.flock(gate, fcntl.LOCK_EX)  # new attempts wait; the holder's next writer cannot cut in
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    pass
+                if time.monotonic() - started >= self.timeout:
+                    from sqlite3 import OperationalError
+
+                    raise OperationalError("database is locked (waited for another process's writer)")
+                time.sleep(FILE_RETRY)
         finally:
             fcntl.flock(gate, fcntl.LOCK_UN)
 

@@ -8,12 +8,13 @@ it gone on to BEGIN IMMEDIATE while the first held the database, it would fail a
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
 
-from host.db import WRITE_LOCK_SUFFIX, Database
+from host.db import WRITE_LOCK_SUFFIX, Database, ProcessWriteLock
 
 
 @pytest.fixture
@@ -66,3 +67,18 @@ def test_a_failed_write_lets_the_other_process_in(two_processes):
         session.execute(insert(second.metadata.tables["notes"]).values(id=3))
     with first.session() as session:
         assert session.execute(select(notes.c.id)).scalars().all() == [3]
+
+
+def test_a_writer_that_waits_out_the_busy_timeout_fails_as_sqlite_would(tmp_path):
+    path = tmp_path / f"site.db{WRITE_LOCK_SUFFIX}"
+    holder, waiter = ProcessWriteLock(path), ProcessWriteLock(path, timeout=0.2)
+    try:
+        assert holder.acquire()
+        with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+            waiter.acquire()
+        holder.release()
+        assert waiter.acquire(), "the gate was opened again when the waiter gave up"
+        waiter.release()
+    finally:
+        holder.close()
+        waiter.close()
