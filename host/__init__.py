@@ -7,6 +7,8 @@ content service, `app.content`), `host.comments` (the comments service, for a sp
 roles and application passwords; core's users routes use it like any plugin would) and
 `host.testing` (pytest fixtures). A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
+The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.stash`,
+`app.plugin_config(name)` and `app.site_secret(name)` (a random key made once per site, host.site_secrets).
 """
 
 from .config import load_plugin_table
@@ -15,11 +17,11 @@ from .hookspecs import hookimpl
 from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
 from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .rest.server import encode_item
+from .rest.server import decode_item, encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import html
 import logging
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -17,12 +17,14 @@ import bottle
 from marshmallow import Schema, fields
 from sqlalchemy import MetaData, insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from .args import in_order
 from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
-from .db import Database
+from .db import Database, insert_if_absent
 from .plugin_state import apply_stored_set
+from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
 from .registry import Registry, Route, StartupError
@@ -90,6 +92,7 @@ class App:
         self.hook = self.pm.hook
         self.db = Database(settings.resolved_database_url())
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
+        self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
         self.registry = self._build_registry_until_stable()
         with self.db.startup_lock():  # workers starting together take turns at the DDL
             self.db.create_tables()
@@ -125,6 +128,19 @@ class App:
         from .mail import MAIL_SERVICE
 
         return self.stash[MAIL_SERVICE]
+
+    def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
+        """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
+
+        For signing keys: pass it to itsdangerous or hmac. Prefix `name` with your plugin's name
+        ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
+        name yet, may answer a key the plugin kept itself before, which is then stored instead of
+        a new one (links signed with it keep working). Read from the database once per app.
+        """
+        found = self._site_secrets.get(name)
+        if found is None:
+            found = self._site_secrets[name] = read_or_make_secret(self, name, adopt)
+        return found
 
     def plugin_config(self, name: str) -> dict[str, Any]:
         """The `[plugins.NAME]` table of sitehost.toml (empty when absent)."""
@@ -334,7 +350,7 @@ class App:
             if not record:
                 return request_site_url
             recorded = request_site_url
-            session.execute(_insert_if_absent(session, site_state).values(key="guid_site_url", value=recorded))
+            session.execute(insert_if_absent(session, site_state).values(key="guid_site_url", value=recorded))
             # Not remembered in memory yet: the caller's transaction may still roll back.
             return session.execute(select(site_state.c.value).where(site_state.c.key == "guid_site_url")).scalar_one()
         self._guid_site_url = recorded
@@ -556,12 +572,3 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> App:
         for key, value in overrides.items():
             setattr(settings, key, value)
     return App(settings)
-
-
-def _insert_if_absent(session, table):
-    """INSERT that leaves an existing row alone (two processes may record the same fact at once)."""
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-        return postgresql_insert(table).on_conflict_do_nothing()
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-    return sqlite_insert(table).on_conflict_do_nothing()

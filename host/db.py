@@ -167,6 +167,15 @@ def rebuild_with_autoincrement(engine: Engine, table) -> bool:
     return True
 
 
+def insert_if_absent(session, table):
+    """INSERT that leaves an existing row alone (two processes may record the same fact at once)."""
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+        return postgresql_insert(table).on_conflict_do_nothing()
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+    return sqlite_insert(table).on_conflict_do_nothing()
+
+
 def _visible_text(markup):
     return html_to_text(markup) if isinstance(markup, str) else markup
 

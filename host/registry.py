@@ -74,6 +74,12 @@ class Route:
     `embed_batch(parent_request, requests) -> list`, one entry per request (its params already
     validated): the data, a RestError, or None to leave that link to a normal internal request.
     It must decide permissions and answer exactly as the handler would for each request.
+    `answer_version(request) -> hashable | None` promises that a GET of one URL by a caller
+    without credentials answers the same while it returns the same value (None: do not rely on
+    it now); the host then keeps this endpoint's `_embed` answers and reuses them
+    (host/rest/kept_embeds.py). It must change with every write its answers are built from.
+    `expose_headers` names response headers of its own (`X-CAL-Total`) that scripts on other
+    origins may read: its answers list them in Access-Control-Expose-Headers after the host's.
     """
 
     namespace: str
@@ -93,6 +99,8 @@ class Route:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.
     content_type: str = ""
     embed_batch: Callable | None = None
+    answer_version: Callable | None = None
+    expose_headers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,6 +316,37 @@ class Endpoint:
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
     content_type: str = ""  # Route.content_type
     embed_batch: Callable | None = None  # Route.embed_batch
+    answer_version: Callable | None = None  # Route.answer_version
+    expose_headers: tuple[str, ...] = ()  # Route.expose_headers
+
+
+class _SegmentIndex:
+    """A namespace's routes grouped by the first literal segment after the namespace.
+
+    A route whose first segment is a pattern (or not plain text) may match any path, so it is
+    in every group, at its place in registration order: the first route to match stays the same.
+    """
+
+    _PLAIN = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    def __init__(self, namespace: str, routes: list["CompiledRoute"]):
+        segments = [self._first_segment(route.path, namespace) for route in routes]
+        self.anywhere = [route for route, segment in zip(routes, segments) if segment is None]
+        self.by_segment = {segment: [route for route, own in zip(routes, segments) if own in (segment, None)]
+                           for segment in set(segments) if segment is not None}
+
+    @classmethod
+    def _first_segment(cls, full: str, namespace: str) -> str | None:
+        rest = full[len(namespace) + 1:]  # full is "/" + namespace + pattern
+        if not rest:
+            return ""  # the namespace index
+        if not rest.startswith("/"):
+            return None
+        segment = rest[1:].split("/", 1)[0].lower()
+        return segment if set(segment) <= cls._PLAIN else None
+
+    def routes_for(self, segment: str) -> list["CompiledRoute"]:
+        return self.by_segment.get(segment, self.anywhere)
 
 
 @dataclass
@@ -379,7 +418,8 @@ class Registry:
         self.ability_categories: dict[str, tuple[AbilityCategory, str]] = {}
         self._routes_by_namespace: dict[str, list[CompiledRoute]] = {}
         self._global_routes: list[CompiledRoute] = []
-        self._namespace_prefixes: list[tuple[str, list[CompiledRoute]]] | None = None  # lowered, built at first match
+        # Per namespace (lowered prefix): its routes by first literal path segment, built at first match.
+        self._namespace_prefixes: list[tuple[str, _SegmentIndex]] | None = None
         # Keyed by base URL, which comes from the Host header: bounded, so a client sending a new
         # Host with every request cannot grow it (issue 12.2: 200 hosts held 30 MB for ever).
         self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
@@ -415,6 +455,8 @@ class Registry:
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
+            answer_version=route.answer_version,
+            expose_headers=tuple(route.expose_headers),
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:
@@ -430,6 +472,7 @@ class Registry:
             else:
                 self._global_routes.append(compiled)
         compiled.endpoints.append(endpoint)
+        self._namespace_prefixes = None  # rebuilt at the next match
         if route.schema is not None and compiled.schema is None:
             compiled.schema = route.schema
             compiled.title = route.title
@@ -437,16 +480,23 @@ class Registry:
     # --- queries -------------------------------------------------------------------------
 
     def candidate_routes(self, path: str) -> list[CompiledRoute]:
-        """Routes to try for `path`: those of every namespace the path starts with, else all."""
+        """Routes to try for `path`, in registration order: those of every namespace the path
+        starts with whose first segment after the namespace could match, else all.
+
+        Every request (and every embedded link and targetHints probe) matches its path, so a
+        namespace's routes are indexed by their first literal segment (`posts` of
+        `/core/v2/posts/(?P<id>...)`): a path tries only the routes of its own segment and the
+        few whose first segment is a pattern, not every route of the namespace.
+        """
         lowered = path.lower().lstrip("/") + "/"
         found: list[CompiledRoute] = []
         prefixes = self._namespace_prefixes
-        if prefixes is None or len(prefixes) != len(self._routes_by_namespace):
-            prefixes = self._namespace_prefixes = [(name.lower() + "/", routes)
+        if prefixes is None:
+            prefixes = self._namespace_prefixes = [(name.lower() + "/", _SegmentIndex(name, routes))
                                                    for name, routes in self._routes_by_namespace.items()]
-        for prefix, routes in prefixes:
+        for prefix, index in prefixes:
             if lowered.startswith(prefix):
-                found.extend(routes)
+                found.extend(index.routes_for(lowered[len(prefix):].split("/", 1)[0]))
         if found:
             return found
         everything = list(self._global_routes)

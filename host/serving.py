@@ -314,10 +314,10 @@ class ReloadingSite:
     def __init__(self, site, factory: Callable[[], Any], watch: Callable[[], Any] | None = None):
         self.site = site
         self.factory = factory
-        self.watch = watch
+        self.stored_set = StoredSetWatch(watch)
+        self.stored_set.start()
         self.requested = threading.Event()
         self.stopped = threading.Event()
-        self.watched = _safe_watch(watch)
         self.reloads = 0
 
     def __call__(self, environ, start_response):
@@ -332,13 +332,8 @@ class ReloadingSite:
             self.requested.wait(WATCH_SECONDS)
             if self.stopped.is_set():
                 return
-            reason = "SIGHUP" if self.requested.is_set() else ""
+            reason = "SIGHUP" if self.requested.is_set() else self.stored_set.changed()
             self.requested.clear()
-            if not reason and self.watch is not None:
-                value = _safe_watch(self.watch)
-                if value != self.watched:
-                    self.watched = value
-                    reason = "the plugin set stored for the site changed"
             if reason:
                 self.reload(reason)
 
@@ -369,14 +364,40 @@ def _close_quietly(site) -> None:
         log.exception("closing a replaced site failed")
 
 
-def _safe_watch(watch: Callable[[], Any] | None) -> Any:
-    if watch is None:
-        return None
-    try:
-        return watch()
-    except Exception as error:  # the database may be briefly unreachable: no reload for that
-        log.warning("could not read the plugin set stored for the site: %s", error)
-        return None
+class StoredSetWatch:
+    """The plugin set stored for the site, compared between polls: a change means "reload".
+
+    `read()` answers the stored value (host.plugin_state.stored_plugin_set); None reads nothing.
+    Both servers use it: the single process from its reloader thread, the worker pool's parent
+    from its supervising loop.
+    """
+
+    REASON = "the plugin set stored for the site changed"
+
+    def __init__(self, read: Callable[[], Any] | None):
+        self.read = read
+        self.value: Any = None
+
+    def start(self) -> None:
+        """Remember the value the site starts with."""
+        self.value = self._read()
+
+    def changed(self) -> str:
+        """REASON if the stored value differs from the last one seen (and remember it), else ""."""
+        value = self._read()
+        if value == self.value:
+            return ""
+        self.value = value
+        return self.REASON
+
+    def _read(self) -> Any:
+        if self.read is None:
+            return None
+        try:
+            return self.read()
+        except Exception as error:  # the database may be briefly unreachable: no reload for that
+            log.warning("could not read the plugin set stored for the site: %s", error)
+            return None
 
 
 def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],
@@ -434,8 +455,8 @@ class WorkerPool:
             self.reservation.close()
             raise
         self.retiring: list[_Worker] = []  # the previous generation, finishing its requests
-        self.watch = watch
-        self.watched = None
+        self.stored_set = StoredSetWatch(watch)
+        self.next_watch = 0.0  # time.monotonic() of the next look at the stored set
         self.reload_requested = False
         self.reloads = 0
         self.stopping = False
@@ -447,7 +468,7 @@ class WorkerPool:
         """Start every worker, announce once all listen, supervise until stopped; the exit code."""
         previous = {number: signal.signal(number, self._on_stop_signal) for number in (signal.SIGINT, signal.SIGTERM)}
         previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, self._on_reload_signal)
-        self.watched = _safe_watch(self.watch)
+        self.stored_set.start()
         try:
             for worker in self.workers:
                 self._start(worker)
@@ -528,12 +549,9 @@ class WorkerPool:
         if self.reload_requested:
             self.reload_requested = False
             reason = "SIGHUP"
-        elif self.watch is not None and time.monotonic() >= getattr(self, "_next_watch", 0.0):
-            self._next_watch = time.monotonic() + WATCH_SECONDS
-            value = _safe_watch(self.watch)
-            if value != self.watched:
-                self.watched = value
-                reason = "the plugin set stored for the site changed"
+        elif time.monotonic() >= self.next_watch:
+            self.next_watch = time.monotonic() + WATCH_SECONDS
+            reason = self.stored_set.changed()
         if reason:
             self.reload(reason)
 

@@ -1,4 +1,4 @@
-"""The host's own table: facts about the site installation itself."""
+"""The host's own tables: facts about the site installation itself, and the site's secrets."""
 
 from __future__ import annotations
 
@@ -11,4 +11,10 @@ def define_host_tables(metadata: MetaData) -> dict[str, Table]:
         Column("key", String(100), primary_key=True),
         Column("value", Text, nullable=False, default=""),
     )
-    return {"site_state": site_state}
+    # Random secrets made once per site and name (app.site_secret): signing keys every process shares.
+    site_secrets = Table(
+        "site_secrets", metadata,
+        Column("name", String(100), primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    return {"site_state": site_state, "site_secrets": site_secrets}

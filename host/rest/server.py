@@ -24,7 +24,8 @@ from ..plugins import ESSENTIAL
 from ..compression import negotiate
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .shaping import compact_links, embed_links, embed_target, embeddable_hrefs, fields_tree, filter_fields, parse_names
+from .kept_embeds import KeptEmbeds
+from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
 
 log = logging.getLogger("sitehost.rest")
@@ -117,6 +118,7 @@ class RestServer:
         self.registry = app.registry
         self.hook = app.pm.hook
         self._credential_keys = self._declared_credential_keys()
+        self.kept_embeds = KeptEmbeds(self.registry, encode_json)
 
     def _declared_credential_keys(self) -> tuple[str, ...] | None:
         """The WSGI keys of every header an authenticator reads credentials from; None if unknown.
@@ -248,7 +250,7 @@ class RestServer:
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "strict-origin-when-cross-origin",
             "Link": self.discovery_link(environ),
-            "Access-Control-Expose-Headers": "X-WP-Total, X-WP-TotalPages, Link",
+            "Access-Control-Expose-Headers": EXPOSED_HEADERS,
             "Access-Control-Allow-Headers": "Authorization, Content-Type, Content-Disposition, Content-MD5",
         }
         origin = environ.get("HTTP_ORIGIN")
@@ -620,12 +622,7 @@ class RestServer:
         if wants_embed:
             wanted = set(parse_names(embed_value)) - {"1", "true"} if embed_value not in (None, "", "1", "true") else None
             items = [dict(item) if isinstance(item, dict) else item for item in items]
-            hrefs = [href for item in items if isinstance(item, dict)
-                     for href in embeddable_hrefs(request, item, wanted or None)]
-            fetched: dict = self.embed_batched(request, hrefs)
-            for item in items:
-                if isinstance(item, dict):
-                    embed_links(self, request, item, wanted or None, fetched)
+            self._embed_page(request, items, wanted or None, encoded=tree is None and "_pretty" not in request.query)
             data = items if isinstance(data, list) else items[0]
         if keep_links and isinstance(data, (dict, list)):
             data = self._with_target_hints(request, data)
@@ -635,6 +632,26 @@ class RestServer:
             data = _finish_links(data, keep_links)
         return data
 
+    def _embed_page(self, request: RestRequest, items: list, wanted: set[str] | None, encoded: bool) -> None:
+        """Fill `_embedded` of every item: kept answers first (callers without credentials), then
+        one batch per endpoint for the page, then one internal request per remaining link."""
+        links = [embeddable_links(request, item, wanted) if isinstance(item, dict) else [] for item in items]
+        hrefs = [href for item_links in links for _rel, href in item_links if href is not None]
+        fetched: dict = {}
+        versions_before: dict = {}
+        shared = KeptEmbeds.applies(request)
+        if shared:
+            versions: dict = {}
+            fetched = self.kept_embeds.lookup(request, hrefs, versions, encoded)
+            versions_before = self.kept_embeds.versions_for(request, [h for h in hrefs if h not in fetched], versions)
+        built = self.embed_batched(request, [href for href in hrefs if href not in fetched])
+        fetched.update(built)
+        for item, item_links in zip(items, links):
+            if isinstance(item, dict):
+                embed_links(self, request, item, item_links, fetched)
+        if versions_before:
+            self.kept_embeds.keep(request, fetched, versions_before)
+
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         if isinstance(outcome.data, RawBody):
             return self._render_raw(request, outcome, headers)
@@ -642,13 +659,8 @@ class RestServer:
             and not any(name in request.query for name in GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
         status = outcome.status
-        response_headers = dict(headers)
-        response_headers.update(outcome.headers)
+        response_headers = _answer_headers(request, outcome, headers)
         discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-        if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
-            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-        else:
-            response_headers["Link"] = discovery
         if "_envelope" in request.query:
             envelope_headers = numeric_headers(outcome.headers)
             data = {"body": data, "status": status, "headers": envelope_headers}
@@ -681,13 +693,7 @@ class RestServer:
 
     def _render_raw(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         """A RawBody goes out as it is, with its own content type and the usual headers."""
-        response_headers = dict(headers)
-        response_headers.update(outcome.headers)
-        discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-        if "Link" in outcome.headers:
-            response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-        else:
-            response_headers["Link"] = discovery
+        response_headers = _answer_headers(request, outcome, headers)
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         if isinstance(outcome.data, FileBody):
@@ -696,6 +702,23 @@ class RestServer:
 
 
 NUMERIC_HEADERS = ("X-WP-Total", "X-WP-TotalPages")
+# What every REST answer lets scripts of other origins read, as WordPress; a Route adds its own (expose_headers).
+EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link"
+
+
+def _answer_headers(request: RestRequest, outcome: _Outcome, headers: dict[str, str]) -> dict[str, str]:
+    """The base headers, the handler's, the endpoint's exposed headers, and the discovery link after any Link."""
+    response_headers = dict(headers)
+    response_headers.update(outcome.headers)
+    endpoint = request.endpoint
+    if endpoint is not None and endpoint.expose_headers:
+        response_headers["Access-Control-Expose-Headers"] = ", ".join((EXPOSED_HEADERS, *endpoint.expose_headers))
+    discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
+    if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
+        response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
+    else:
+        response_headers["Link"] = discovery
+    return response_headers
 
 
 def numeric_headers(headers: dict[str, str]) -> dict[str, Any]:
@@ -765,6 +788,15 @@ def encode_item(data: dict) -> orjson.Fragment:
     _embed or _pretty need the item as a dict and must get it as one.)
     """
     return orjson.Fragment(encode_json(_finish_links(data, True)))
+
+
+def decode_item(value: Any) -> Any:
+    """An item kept by `encode_item` as a dict again, for a request that needs dicts (`_embed`).
+
+    Decoding a kept item costs a small fraction of building it; its `_links` are already
+    compacted, which finishing them again leaves as they are.
+    """
+    return orjson.loads(orjson.dumps(value)) if isinstance(value, orjson.Fragment) else value
 
 
 def _finish_links(data: Any, keep_links: bool) -> Any:

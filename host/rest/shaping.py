@@ -74,21 +74,14 @@ def compact_links(links: dict) -> dict:
     return compacted
 
 
-def embeddable_hrefs(request, item: dict, wanted: set[str] | None) -> list[str]:
-    """The hrefs `embed_links` would follow for `item`."""
-    hrefs: list[str] = []
-    for rel, link in _embeddable(request, item, wanted):
-        if link is not None:
-            hrefs.append(link["href"])
-    return hrefs
-
-
-def _embeddable(request, item: dict, wanted: set[str] | None):
-    """(rel, link or None) for every link of every wanted rel; None where the link is not embeddable."""
+def embeddable_links(request, item: dict, wanted: set[str] | None) -> list[tuple[str, str | None]]:
+    """(rel, href or None) for every link of every wanted rel of `item`; None where the link is
+    not embeddable. `embed_links` follows the hrefs."""
     links = item.get("_links")
     if not isinstance(links, dict):
-        return
+        return []
     prefix = request.base_url + "/"
+    found: list[tuple[str, str | None]] = []
     for raw_rel, entries in links.items():
         if raw_rel == "curies" or not isinstance(entries, list):
             continue
@@ -99,22 +92,22 @@ def _embeddable(request, item: dict, wanted: set[str] | None):
             href = link.get("href", "") if isinstance(link, dict) else ""
             embeddable = isinstance(link, dict) and link.get("embeddable") and isinstance(href, str) \
                 and href.startswith(prefix)
-            yield rel, (link if embeddable else None)
+            found.append((rel, href if embeddable else None))
+    return found
 
 
-def embed_links(server, request, item: dict, wanted: set[str] | None, fetched: dict) -> None:
-    """Fill item["_embedded"] from its embeddable links (internal GETs as the same user).
+def embed_links(server, request, item: dict, links: list[tuple[str, str | None]], fetched: dict) -> None:
+    """Fill item["_embedded"] from its embeddable `links` (internal GETs as the same user).
 
     `fetched` holds answers already known by href (a batch resolved them for the whole page).
     """
     embedded: dict = {}
     found: set[str] = set()
-    for rel, link in _embeddable(request, item, wanted):
+    for rel, href in links:
         results = embedded.setdefault(rel, [])
-        if link is None:
+        if href is None:
             results.append([])
             continue
-        href = link["href"]
         if href not in fetched:
             fetched[href] = _fetch(server, request, href)
         results.append(fetched[href])

@@ -110,11 +110,11 @@ def register_pages(app):
 @hookimpl
 def startup(app):
     settings.load(app)
-    from .onboarding import signing_key
+    from . import keys
     from .state import ensure_row
 
     ensure_row(app)
-    signing_key(app)  # made at start-up, so no request writes it (a refused one must change nothing)
+    keys.load(app)
 
 
 @hookimpl

@@ -134,24 +134,27 @@ def can_create(request):
     return True
 
 
-def can_edit(post_type: str):
+def _may(action: str, post_type: str):
+    """The permission check of editing or deleting (`action`) an item of `post_type`.
+
+    The item's own capability (edit_post / delete_post, which weigh its author and status) when
+    the id names one; else the type's (edit_posts / delete_posts), and the handler answers the 404.
+    """
     def check(request):
         item = _item_of(request, post_type)
-        allowed = request.user.can("edit_post", item) if item is not None else request.user.can("edit_posts")
+        allowed = request.user.can(f"{action}_post", item) if item is not None else request.user.can(f"{action}_posts")
         if not allowed:
-            raise forbidden(request.user, "rest_cannot_edit", "Sorry, you are not allowed to edit this item.")
+            raise forbidden(request.user, f"rest_cannot_{action}", f"Sorry, you are not allowed to {action} this item.")
         return True
     return check
+
+
+def can_edit(post_type: str):
+    return _may("edit", post_type)
 
 
 def can_delete(post_type: str):
-    def check(request):
-        item = _item_of(request, post_type)
-        allowed = request.user.can("delete_post", item) if item is not None else request.user.can("delete_posts")
-        if not allowed:
-            raise forbidden(request.user, "rest_cannot_delete", "Sorry, you are not allowed to delete this item.")
-        return True
-    return check
+    return _may("delete", post_type)
 
 
 def listed_statuses(request, post_type: str) -> list[str]:

@@ -11,6 +11,9 @@ from . import times
 from .names import NAMESPACE
 from .schemas import EVENTS_PER_PAGE_CAP
 
+# The totals of the calendar's lists; their routes expose them to scripts of other origins.
+TOTAL_HEADERS = ("X-CAL-Total", "X-CAL-TotalPages")
+
 
 def site_url(request) -> str:
     prefix = request.app.settings.rest_prefix

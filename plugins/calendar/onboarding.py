@@ -4,9 +4,8 @@ The wizard's progress and the settings it collects live in `cal_options` (rows "
 "preferences"). `preferences(app)` is what the rest of the calendar (the views) reads: the
 effective time zone, date format and first day of the week, falling back to the site's.
 
-action_nonce: a token itsdangerous signs with the calendar's own random key (made on the first
-start, kept in `cal_options`), naming the administrator it was issued to; it is good for
-NONCE_SECONDS. An administrator gets one from `GET calx/v2/onboarding/wizard`, which also answers
+action_nonce: a token itsdangerous signs with the site secret "calendar.wizard" (keys.py),
+naming the administrator it was issued to; it is good for NONCE_SECONDS. An administrator gets one from `GET calx/v2/onboarding/wizard`, which also answers
 the stored progress and settings. A token of another user, an old or a forged one: 403
 `cal_invalid_nonce`, and nothing is stored.
 """
@@ -14,18 +13,16 @@ the stored progress and settings. A token of another user, an old or a forged on
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import Schema, fields, validate
 from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
 
 from host import RestError, Route, forbidden
-from host.stash import StashKey
 
 from . import places, state, times
+from .keys import wizard_key
 from .names import ORGANIZER, VENUE
 from .tables import tables
 
@@ -38,8 +35,7 @@ SETTINGS_TAB, PLACES_TAB = 1, 5
 VIEWS = ("month", "list", "day")
 DEFAULT_DATE_FORMAT = "F j, Y"
 DEFAULT_WEEK_START = 1  # Monday, as the site settings default to
-SIGNING_KEY = StashKey[str]("calendar.signing_key")
-KEY_OPTION, WIZARD_OPTION, PREFERENCES_OPTION = "signing_key", "wizard", "preferences"
+WIZARD_OPTION, PREFERENCES_OPTION = "wizard", "preferences"
 
 
 # --- options ---------------------------------------------------------------------------------
@@ -64,27 +60,6 @@ def write_option(session, app, name: str, value) -> None:
         session.execute(update(options).where(options.c.name == name).values(value=text))
     if name == PREFERENCES_OPTION:  # the views and feeds kept per calendar version show them: renew those
         state.changed(session, app)
-
-
-def signing_key(app) -> str:
-    """The calendar's random signing key, made once per database (processes starting together agree)."""
-    key = app.stash.get(SIGNING_KEY)
-    if key is not None:
-        return key
-    options = tables(app)["options"]
-    with app.db.session(write=True) as session:
-        key = read_option(session, app, KEY_OPTION, None)
-        if key is None:
-            try:
-                with session.begin_nested():
-                    session.execute(insert(options).values(name=KEY_OPTION,
-                                                           value=json.dumps(secrets.token_urlsafe(32))))
-            except IntegrityError:
-                pass  # another process made it first
-            key = read_option(session, app, KEY_OPTION, None)
-        session.commit()
-    app.stash[SIGNING_KEY] = key
-    return key
 
 
 # --- preferences (what the views read) -----------------------------------------------------------
@@ -114,7 +89,7 @@ def preferences(app, session=None) -> Preferences:
 # --- nonce -----------------------------------------------------------------------------------
 
 def _serializer(app) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(signing_key(app), salt=NONCE_SALT)
+    return URLSafeTimedSerializer(wizard_key(app), salt=NONCE_SALT)
 
 
 def issue_nonce(app, user_id: int) -> str:

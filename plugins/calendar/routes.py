@@ -8,7 +8,7 @@ from host import Route
 from host.openapi import openapi_document
 
 from . import event_routes as events, places, terms
-from .common import site_url
+from .common import TOTAL_HEADERS, site_url
 from .listing import list_events
 from .names import EVENT, NAMESPACE, ORGANIZER, VENUE
 from marshmallow import fields, validate
@@ -52,7 +52,8 @@ def namespace_document(request, namespace: str = NAMESPACE):
 def _places(kind: str, post_type: str, fields, update_args, slug_update_args) -> list[Route]:
     base = "/" + places.KINDS[kind]["plural"]
     return [
-        Route(NAMESPACE, base, "GET", places.list_places(kind), args=LinkedListArgs, cacheable=True, title=kind),
+        Route(NAMESPACE, base, "GET", places.list_places(kind), args=LinkedListArgs, cacheable=True, title=kind,
+              expose_headers=TOTAL_HEADERS),
         Route(NAMESPACE, base, "POST", places.create_place(kind), args=fields,
               permission=events.can_create(post_type), title=kind),
         Route(NAMESPACE, base + ID, "GET", places.get_place(kind), args=ItemIdArgs, title=kind),
@@ -72,7 +73,8 @@ def _places(kind: str, post_type: str, fields, update_args, slug_update_args) ->
 def _terms(kind: str, list_args, fields, update_args) -> list[Route]:
     base = "/" + kind
     return [
-        Route(NAMESPACE, base, "GET", terms.list_terms(kind), args=list_args, title=kind),
+        Route(NAMESPACE, base, "GET", terms.list_terms(kind), args=list_args, title=kind,
+              expose_headers=TOTAL_HEADERS),
         Route(NAMESPACE, base, "POST", terms.create_term(kind), args=fields, permission=terms.can_create(kind),
               title=kind),
         Route(NAMESPACE, base + ID, "GET", terms.get_term(kind), args=TermIdArgs, title=kind),
@@ -101,7 +103,8 @@ def routes(app) -> list[Route]:
         _with_statuses(app, schema, ORGANIZER) for schema in (OrganizerCreate, OrganizerUpdate, OrganizerSlugUpdate))
     return [
         Route(NAMESPACE, "/doc", "GET", namespace_document, title="doc"),
-        Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, cacheable=True, title="events"),
+        Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, cacheable=True, title="events",
+              expose_headers=TOTAL_HEADERS),
         Route(NAMESPACE, "/events", "POST", events.create_event, args=EventCreateArgs,
               permission=events.can_create(EVENT), title="events"),
         Route(NAMESPACE, "/events" + ID, "GET", events.get_event, args=EventReadArgs, title="event"),

@@ -81,12 +81,13 @@ def define_tables(metadata) -> None:
           Column("message", Text, nullable=False, default=""),
           Column("message_slug", String(100), nullable=False, default=""),
           Column("updated_utc", DateTime, nullable=True))
-    # Calendar-wide options as JSON values by name: the onboarding wizard's progress and settings.
+    # Calendar-wide options as JSON values by name: the onboarding wizard's progress and settings
+    # (and, on sites made before the host's site secrets, the wizard's key "signing_key": keys.py).
     Table(OPTIONS, metadata,
           Column("name", String(64), primary_key=True),
           Column("value", Text, nullable=False, default="{}"))
-    # Random keys made once per site (name -> value): "views" signs the tvn1/tvn2 view tokens of
-    # cal/views/v2, so every server process signs and checks with the same key.
+    # Where versions before the host's site secrets kept the view tokens' key (row "views"): read
+    # once, when the host store has none yet, so tokens handed out before keep working (keys.py).
     Table(KEYS, metadata,
           Column("name", String(40), primary_key=True),
           Column("value", String(200), nullable=False))

@@ -11,7 +11,7 @@ from host.args import JsonSchemaField
 
 from . import common
 from .view_tokens import valid_pair
-from .views import VIEWS, ViewUrlError, parse_view_url, render, tokens_block
+from .views import VIEWS, ViewUrlError, anonymous_reader, parse_view_url, render, tokens_block
 
 NAMESPACE = "cal/views/v2"
 MAX_URL = 2000
@@ -56,12 +56,13 @@ def view_html(request):
     view_data = params.get("view_data")
     if isinstance(view_data, dict) and isinstance(view_data.get("search"), str):
         query["search"] = view_data["search"]
-    try:
-        view = parse_view_url(request.app, parts.path or "/", query, params.get("view"))
-    except ViewUrlError as error:
-        raise common.invalid_param("u", str(error)) from None
     site = common.site_url(request)
-    body = render(request.app, site, request.base_url, view)
+    with anonymous_reader(request.app, request.base_url) as reader:
+        try:
+            view = parse_view_url(reader, parts.path or "/", query, params.get("view"))
+        except ViewUrlError as error:
+            raise common.invalid_param("u", str(error)) from None
+        body = render(reader, site, view)
     state = {"url": site + view.path(), "prev_url": params.get("pu") or "",
              "should_manage_url": bool(params.get("smu"))}
     return {"html": body + tokens_block(request.app, request.user.id, state)}

@@ -4,49 +4,22 @@
 visitor (user 0), so a page rendered for a signed-in user and kept by a cache still works for
 visitors. itsdangerous signs `[user id]` with a timestamp (HMAC-SHA1 over the site's calendar
 key, compared in constant time) and refuses tokens older than a day, as WordPress nonces last.
-The key is random, made on the first start and kept in `cal_keys`, so every process agrees.
+The key is the site secret "calendar.views" (keys.py): random, the same in every process.
 """
 
 from __future__ import annotations
 
-import secrets
-
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import insert, select
-from sqlalchemy.exc import IntegrityError
 
-from host.stash import StashKey
+from .keys import views_key
 
-from .tables import tables
-
-KEY_NAME = "views"
 SALT = "sitehost.calendar.views"
 MAX_AGE = 24 * 3600
 MAX_TOKEN_LENGTH = 200
-KEY = StashKey[str]("calendar.views.key")
-
-
-def _key(app) -> str:
-    found = app.stash.get(KEY)
-    if found is not None:
-        return found
-    keys = tables(app)["keys"]
-    with app.db.session(write=True) as session:
-        value = session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one_or_none()
-        if value is None:
-            try:
-                with session.begin_nested():
-                    session.execute(insert(keys).values(name=KEY_NAME, value=secrets.token_urlsafe(32)))
-            except IntegrityError:
-                pass  # another process made it first
-            value = session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one()
-        session.commit()
-    app.stash[KEY] = value
-    return value
 
 
 def _serializer(app) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(_key(app), salt=SALT)
+    return URLSafeTimedSerializer(views_key(app), salt=SALT)
 
 
 def make_token(app, user_id: int) -> str:

@@ -10,13 +10,15 @@ Views show what anyone may read: published events (a password-protected one show
 and time only), read through an anonymous request whatever the viewer, so nothing a signed-in
 viewer may see is ever kept or shown to another. Times are in the calendar's time zone and weeks
 start on the calendar's first day (the setup wizard's choices; else the site's zone and Monday),
-see onboarding.preferences. A rendered view is kept per (site, view, date, calendar version, today) for a
-minute: every calendar write bumps the version.
+see onboarding.preferences, kept per calendar version (view_state). A rendered view is kept per (site,
+view, date, calendar version, today) for a minute: every calendar write, and every save of the
+preferences, bumps the version.
 """
 
 from __future__ import annotations
 
 import calendar as month_names
+import contextlib
 import datetime
 import html
 import json
@@ -24,6 +26,7 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import nh3
@@ -34,7 +37,7 @@ from host.stash import StashKey
 
 from . import linked, recurrence, state, times
 from .names import EVENT, VENUE
-from .onboarding import preferences
+from .onboarding import Preferences, preferences
 from .settings import settings_of
 from .tables import tables
 
@@ -44,6 +47,7 @@ MAX_LIST_PAGE = 100
 MAX_VIEW_EVENTS = 2000  # events one view reads at most (a month of 2,000 events shows the first ones)
 KEPT_SECONDS = 60
 RENDERED = StashKey[LruCache]("calendar.views.rendered")
+PREFERENCES = StashKey[tuple[int, Preferences]]("calendar.views.preferences")  # (calendar version, preferences)
 ASSETS = Path(__file__).parent / "assets"
 MONTH_PATH = re.compile(r"^/events/month/(\d{4})-(\d{2})/?$")
 DAY_PATH = re.compile(r"^/events/day/(\d{4})-(\d{2})-(\d{2})/?$")
@@ -94,13 +98,33 @@ class Entry:
 
 # --- reading a view's URL ------------------------------------------------------------------------
 
-def calendar_zone(app):
+def view_state(reader) -> tuple[int, Preferences]:
+    """(calendar version, the calendar's preferences) of this view request, read once per request.
+
+    The preferences (the setup wizard's, onboarding.preferences) are kept in app.stash per calendar
+    version, so a view costs no read of them: saving them bumps the version in the same transaction
+    (onboarding.write_option), and every process reads the version on each request, so the next
+    view anywhere shows the new ones. The version is read before the preferences: a save committed
+    between the two reads is then kept under the older version, read again on the next request.
+    """
+    found = reader.state.get("calendar_view_state")
+    if found is None:
+        app = reader.app
+        version, _longest = state.read(reader.session, app)
+        found = app.stash.get(PREFERENCES)
+        if found is None or found[0] != version:
+            found = app.stash[PREFERENCES] = (version, preferences(app, reader.session))
+        reader.state.calendar_view_state = found
+    return found
+
+
+def calendar_zone(reader):
     """The calendar's time zone: the setup wizard's choice, else the site's."""
-    return times.zone(preferences(app).timezone)
+    return times.zone(view_state(reader)[1].timezone)
 
 
-def today(app) -> datetime.date:
-    return times.to_local(times.utcnow(), calendar_zone(app)).date()
+def today(reader) -> datetime.date:
+    return times.to_local(times.utcnow(), calendar_zone(reader)).date()
 
 
 def _date(year: str, month: str, day: str = "01") -> datetime.date:
@@ -113,20 +137,21 @@ def _date(year: str, month: str, day: str = "01") -> datetime.date:
     return value
 
 
-def parse_view_url(app, path: str, query: dict, view: str | None = None) -> ViewRequest:
+def parse_view_url(reader, path: str, query: dict, view: str | None = None) -> ViewRequest:
     """The view a front-end path names (`view` switches to another view of the same date)."""
+    app = reader.app
     prefix = urlsplit(app.settings.site.get("home") or app.settings.site.get("url") or "").path.rstrip("/")
     if prefix and path.startswith(prefix + "/"):
         path = path[len(prefix):]
     search = (query.get("search") or "")[:200]
     if HOME_PATH.match(path):
-        found = ViewRequest("month", today(app).replace(day=1), search=search)
+        found = ViewRequest("month", today(reader).replace(day=1), search=search)
     elif match := MONTH_PATH.match(path):
         found = ViewRequest("month", _date(*match.groups()), search=search)
     elif match := DAY_PATH.match(path):
         found = ViewRequest("day", _date(*match.groups()), search=search)
     elif LIST_PATH.match(path):
-        start = today(app)
+        start = today(reader)
         if query.get("start"):
             parts = query["start"].split("-")
             if len(parts) != 3 or not all(part.isdigit() for part in parts):
@@ -141,25 +166,32 @@ def parse_view_url(app, path: str, query: dict, view: str | None = None) -> View
     if view and view != found.view:
         if view not in VIEWS:
             raise ViewUrlError(f"view is one of {', '.join(VIEWS)}.")
-        day = found.day if found.view != "month" or found.day.month != today(app).month \
-            or found.day.year != today(app).year else today(app)
+        now = today(reader)
+        day = found.day if found.view != "month" or (found.day.year, found.day.month) != (now.year, now.month) \
+            else now
         found = ViewRequest(view, day.replace(day=1) if view == "month" else day, search=found.search)
     return found
 
 
 # --- the events of a window ------------------------------------------------------------------------
 
-def _anonymous_reader(app, base_url: str):
+@contextlib.contextmanager
+def anonymous_reader(app, base_url: str) -> Iterator:
+    """An internal request of an anonymous visitor: a view reads through it whoever asks."""
     from host.rest.request import RestRequest
 
-    return RestRequest(app, "GET", "/", [], {}, internal=True, base_url=base_url)
+    reader = RestRequest(app, "GET", "/", [], {}, internal=True, base_url=base_url)
+    try:
+        yield reader
+    finally:
+        reader.finish(success=True)
 
 
 def entries_between(reader, start_local: datetime.datetime, end_local: datetime.datetime,
                     search: str = "") -> list[Entry]:
     """Published occurrences overlapping [start, end] (local wall times of the site), in start order."""
     app = reader.app
-    tz = calendar_zone(app)
+    tz = calendar_zone(reader)
     start_utc, end_utc = times.to_utc(start_local, tz), times.to_utc(end_local, tz)
     events = tables(app)["events"]
     now = times.utcnow()
@@ -262,7 +294,7 @@ def _event_link(site: str, entry: Entry) -> str:
 def render_month(reader, site: str, view: ViewRequest) -> str:
     first = view.day.replace(day=1)
     # The wizard's week start (start_of_week: 0 Sunday, 1 Monday, ...) as a Python weekday.
-    week_first = (preferences(reader.app).week_start - 1) % 7
+    week_first = (view_state(reader)[1].week_start - 1) % 7
     week_last = (week_first + 6) % 7
     grid_start = first - datetime.timedelta(days=(first.weekday() - week_first) % 7)
     last = first.replace(day=month_names.monthrange(first.year, first.month)[1])
@@ -275,7 +307,7 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
         while day <= min(entry.end.date(), grid_end):
             by_day.setdefault(day, []).append(entry)
             day += datetime.timedelta(days=1)
-    now = today(reader.app)
+    now = today(reader)
     previous = ViewRequest("month", (first - datetime.timedelta(days=1)).replace(day=1), search=view.search)
     following = ViewRequest("month", last + datetime.timedelta(days=1), search=view.search)
     heading = f"{first:%B %Y}"
@@ -343,7 +375,7 @@ def render_list(reader, site: str, view: ViewRequest) -> str:
     entries = [entry for entry in entries_between(reader, start, end, view.search)]
     offset = (view.page - 1) * LIST_PAGE_SIZE
     shown = entries[offset:offset + LIST_PAGE_SIZE]
-    now = today(reader.app)
+    now = today(reader)
     previous = ViewRequest("list", view.day, view.page - 1, view.search) if view.page > 1 else None
     following = ViewRequest("list", view.day, view.page + 1, view.search) \
         if offset + LIST_PAGE_SIZE < len(entries) and view.page < MAX_LIST_PAGE else None
@@ -371,7 +403,7 @@ def render_list(reader, site: str, view: ViewRequest) -> str:
 def render_day(reader, site: str, view: ViewRequest) -> str:
     start = datetime.datetime.combine(view.day, datetime.time())
     entries = entries_between(reader, start, times.end_of_day(start), view.search)
-    now = today(reader.app)
+    now = today(reader)
     previous = ViewRequest("day", view.day - datetime.timedelta(days=1), search=view.search)
     following = ViewRequest("day", view.day + datetime.timedelta(days=1), search=view.search)
     out = [_view_switch(view, site, view.day),
@@ -389,25 +421,22 @@ def render_day(reader, site: str, view: ViewRequest) -> str:
 RENDERERS = {"month": render_month, "list": render_list, "day": render_day}
 
 
-def render(app, site: str, base_url: str, view: ViewRequest) -> str:
+def render(reader, site: str, view: ViewRequest) -> str:
     """The view's markup (without tokens), kept per (site, view, calendar version, today) for a minute."""
-    reader = _anonymous_reader(app, base_url)
-    try:
-        version, _longest = state.read(reader.session, app)
-        key = (site, view, version, today(app))
-        kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(128))
-        found = kept.get(key)
-        moment = time.monotonic()
-        if found is not None and moment - found[1] < KEPT_SECONDS:
-            return found[0]
-        body = (f'<div class="cal cal-view-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
-                f"{RENDERERS[view.view](reader, site, view)}"
-                f'<p class="cal-subscribe"><a href="{html.escape(site)}/events/feed.ics">'
-                "Subscribe to this calendar (iCalendar)</a></p></div>")
-        kept.put(key, (body, moment))
-        return body
-    finally:
-        reader.finish(success=True)
+    app = reader.app
+    version, _preferences = view_state(reader)
+    key = (site, view, version, today(reader))
+    kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(128))
+    found = kept.get(key)
+    moment = time.monotonic()
+    if found is not None and moment - found[1] < KEPT_SECONDS:
+        return found[0]
+    body = (f'<div class="cal cal-view-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
+            f"{RENDERERS[view.view](reader, site, view)}"
+            f'<p class="cal-subscribe"><a href="{html.escape(site)}/events/feed.ics">'
+            "Subscribe to this calendar (iCalendar)</a></p></div>")
+    kept.put(key, (body, moment))
+    return body
 
 
 def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
@@ -439,12 +468,13 @@ def _html_response(app, title: str, body: str, status: int = 200):
 def view_page(app, request, **_url_params):
     """GET /events/...: the view its path names, in the site layout, with fresh view tokens."""
     query = dict(parse_qsl(request.query_string, keep_blank_values=True))
-    try:
-        view = parse_view_url(app, request.path, query)
-    except ViewUrlError as error:
-        return _html_response(app, "Events", f"<p>{html.escape(str(error))}</p>", 404)
     site = app.site_url(request.environ)
-    body = render(app, site, app.rest_base_url(request.environ), view)
+    with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
+        try:
+            view = parse_view_url(reader, request.path, query)
+        except ViewUrlError as error:
+            return _html_response(app, "Events", f"<p>{html.escape(str(error))}</p>", 404)
+        body = render(reader, site, view)
     user = app.page_user(request.environ)
     rest = html.escape(app.rest_base_url(request.environ) + "/cal/views/v2/html")
     return _html_response(app, "Events", f'<div class="cal-page" data-cal-rest="{rest}">{body}</div>'

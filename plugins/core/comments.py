@@ -30,7 +30,7 @@ from host.args import (
 from host.auth import users as user_service
 
 from . import comment_store as cs
-from . import dates
+from . import dates, store
 from .shaping import core_url, permalink, rest_base
 from .tables import tables
 
@@ -715,10 +715,11 @@ def routes() -> list[Route]:
     shape = {"schema": CommentSchema, "title": "comment"}
     return [
         Route(NAMESPACE, collection, "GET", list_comments, args=CommentCollectionArgs, permission=check_list,
-              embed_batch=embed_replies, **shape),
+              embed_batch=embed_replies, answer_version=store.answer_version, **shape),
         # Public: visitors may comment; the handler runs the reference's create checks (comment_registration ...).
         Route(NAMESPACE, collection, "POST", create_comment, args=CommentSchema, permission=None, **shape),
-        Route(NAMESPACE, item, "GET", get_comment, args=CommentReadArgs, permission=check_read, **shape),
+        Route(NAMESPACE, item, "GET", get_comment, args=CommentReadArgs, permission=check_read,
+              answer_version=store.answer_version, **shape),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_comment, args=CommentUpdateArgs, partial_args=True,
               permission=check_update, **shape),
         Route(NAMESPACE, item, "DELETE", delete_comment, args=CommentDeleteArgs, permission=check_delete, **shape),

@@ -259,7 +259,7 @@ class MediaController(PostsController):
                   permission=self.check_create),
             Route(NAMESPACE, item, "GET", self.get_item, args=MediaReadArgs,
                   permission=self.check_read, title="attachment", schema=item_schemas.attachment_schema(),
-                  embed_batch=self.embed_items),
+                  embed_batch=self.embed_items, answer_version=store.answer_version),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write),
                   partial_args=True, permission=self.check_update),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,

@@ -13,7 +13,7 @@ import datetime
 import math
 from typing import Any
 
-from host import ContentDeleted, ContentSaved, RestError, RestResponse, Route, encode_item, forbidden
+from host import ContentDeleted, ContentSaved, RestError, RestResponse, Route, decode_item, encode_item, forbidden
 from host.auth import users as user_service
 
 from . import dates, item_schemas, render, revisions, store
@@ -322,13 +322,17 @@ class PostsController:
         sticky_first = (self.kind == "post" and params.get("ignore_sticky") is False and page == 1
                         and not query.include and not query.search and not query.tax_clauses and not query.formats)
         # Kept encodings hold rendered content: each is kept with what plugins add to its render
-        # cache key (`render_cache_key`) and reused only while that is unchanged.
-        reuse = self.reuses_encoded_items and context == "view" and request.plain and not sticky_first
+        # cache key (`render_cache_key`) and reused only while that is unchanged. A request the
+        # host reshapes (`_embed`) gets them decoded; `_fields` filters raw link names, so not those.
+        reuse = self.reuses_encoded_items and context == "view" and not sticky_first and "_fields" not in request.query
         listed = store.list_page_ids(self.app, request.session, query, page) if reuse else None
         if listed is not None:
             ids, total, version = listed
             self._check_page(query, page, total)
-            return RestResponse.collection(request, self._reused(request, ids, version), total, query.per_page, page)
+            items = self._reused(request, ids, version)
+            if not request.plain:
+                items = [decode_item(item) for item in items]
+            return RestResponse.collection(request, items, total, query.per_page, page)
         rows, total = store.list_rows(self.app, request.session, query, page)
         self._check_page(query, page, total)
         items = [store.row_to_item(self.app, row, self.type) for row in rows]

@@ -9,6 +9,7 @@ null forgets the written value, so the default shows again (as WordPress deletes
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from marshmallow import Schema
 from sqlalchemy import delete, select
@@ -19,6 +20,7 @@ from host.args import JsonSchemaField
 from .tables import tables
 
 NAMESPACE = "core/v2"
+MAX_URL = 2048
 
 
 def _setting(kind, description: str, **extra) -> JsonSchemaField:
@@ -92,21 +94,48 @@ def get_settings(request):
 def update_settings(request):
     table = tables(request.app)["site_settings"]
     sent = {key: request.params.get(key) for key in KEYS if request.has_param(key)}  # null: back to the default
-    if "timezone" in sent and sent["timezone"] is not None:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            ZoneInfo(sent["timezone"])
-        except (ZoneInfoNotFoundError, ValueError):
-            raise RestError("rest_invalid_param", "Invalid parameter(s): timezone", 400, {
-                "params": {"timezone": "timezone is not a known time zone."},
-                "details": {"timezone": {"code": "rest_invalid_param", "message": "timezone is not a known time zone.",
-                                         "data": None}}}) from None
+    if "timezone" in sent and sent["timezone"] is not None and not _is_zone(sent["timezone"]):
+        raise _invalid("timezone", "rest_invalid_param", "timezone is not a known time zone.")
+    if "url" in sent and sent["url"] is not None and not is_site_url(sent["url"]):
+        raise _invalid("url", "rest_invalid_url", "url is not a URL (http:// or https://, then a host name).")
     for key, value in sent.items():
         request.session.execute(delete(table).where(table.c.key == key))
         if value is not None:
             request.session.execute(table.insert().values(key=key, value=json.dumps(value)))
     return _current(request)
+
+
+def _invalid(name: str, code: str, message: str) -> RestError:
+    """400 rest_invalid_param naming one setting, in the shape the pipeline's own checks answer."""
+    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400, {
+        "params": {name: message}, "details": {name: {"code": code, "message": message, "data": None}}})
+
+
+def _is_zone(name: str) -> bool:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def is_site_url(value: str) -> bool:
+    """`format: uri` of the site's address: an absolute http(s) URL with a host, no spaces or control characters.
+
+    The argument pipeline leaves `uri` unchecked (WordPress cleans such values instead); the site's
+    own address goes into every link the site makes, so a bad one is refused here.
+    """
+    if len(value) > MAX_URL or any(character.isspace() or ord(character) < 32 or ord(character) == 127
+                                   for character in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number in range)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def routes() -> list[Route]:

@@ -98,7 +98,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         PrimaryKeyConstraint("post_id", "term_id"),
         Index("ix_term_relationships_term", "term_id", "post_id"),
     )
-    # One row whose `version` grows with every change to posts, terms or term links (bumped by
+    # One row whose `version` grows with every change to posts, terms, term links, comments or users (bumped by
     # triggers, so in the writer's own transaction, whoever writes): cached totals of every
     # process are trusted only while it is unchanged.
     content_version = Table(
@@ -132,7 +132,9 @@ def create_missing_indexes(app) -> None:
             connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
 
 
-VERSIONED_TABLES = ("posts", "post_meta", "terms", "term_relationships")
+# Comments, users and settings count too: embedded replies and authors are built from them (Route.answer_version).
+VERSIONED_TABLES = ("posts", "post_meta", "terms", "term_relationships", "comments", "users", "user_meta",
+                    "site_settings")
 
 
 def install_content_version(app) -> None:

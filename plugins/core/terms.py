@@ -6,6 +6,8 @@ from __future__ import annotations
 from sqlalchemy import case, delete, func, insert, select, update
 
 from host import RestError, RestResponse, Route, forbidden
+from host.lru import LruCache
+from host.stash import StashKey
 
 from . import item_schemas, render, store
 from .tables import tables
@@ -17,6 +19,10 @@ from .shaping import can_read, core_url, site_url
 
 NAMESPACE = "core/v2"
 DEFAULT_CATEGORY = 1
+# Pages of terms (their rows and total) kept per content version: terms, their counts and the
+# term links all bump it, so a kept page is exactly what the two queries would read again.
+TERM_PAGES = StashKey[LruCache]("core.term_pages")
+TERM_PAGE_ENTRIES = 256
 
 
 class TermsController:
@@ -42,7 +48,7 @@ class TermsController:
         return [
             Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
                   permission=self.check_list, allow_batch=True, schema=shape, title=title,
-                  embed_batch=self.embed_terms_of_posts),
+                  embed_batch=self.embed_terms_of_posts, answer_version=store.answer_version),
             Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
                   allow_batch=True),
             Route(NAMESPACE, item, "GET", self.get_term, args=TermReadArgs,
@@ -87,7 +93,7 @@ class TermsController:
             data = {key: data[key] for key in ("id", "link", "name", "slug", "taxonomy")}
         field = {"category": "categories", "post_tag": "tags"}.get(self.taxonomy, self.base)
         self_url = core_url(request, f"{self.base}/{term['id']}")
-        hints = request.app.rest.target_hints(request, self_url, prime={"core_primed_terms": {term["id"]: term}})
+        hints = self._hints(request, self_url, term)
         links = {
             "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
             "collection": [{"href": core_url(request, self.base)}],
@@ -98,6 +104,22 @@ class TermsController:
         links["https://api.w.org/post_type"] = [{"href": core_url(request, f"posts?{field}={term['id']}")}]
         data["_links"] = links
         return data
+
+    def _hints(self, request, self_url: str, term: dict) -> dict | None:
+        """targetHints of a term's self link: its route's checks, the term handed over.
+
+        A caller without credentials holds no capability, so what they may do with a term is
+        the same for every term (the default category aside, which is never deletable): one
+        probe per page answers them all.
+        """
+        if request.user.is_authenticated:
+            return request.app.rest.target_hints(request, self_url, prime={"core_primed_terms": {term["id"]: term}})
+        known = request.state.setdefault("core_anonymous_term_hints", {})
+        key = (self.taxonomy, self.taxonomy == "category" and term["id"] == DEFAULT_CATEGORY)
+        if key not in known:
+            known[key] = request.app.rest.target_hints(request, self_url,
+                                                       prime={"core_primed_terms": {term["id"]: term}})
+        return known[key]
 
     # --- permissions ----------------------------------------------------------------------
 
@@ -146,6 +168,24 @@ class TermsController:
 
     def list_terms(self, request):
         params = request.params
+        version = store.content_version(self.app, request.session)
+        key = (self.taxonomy, _params_key(params))
+        kept = self.app.stash.setdefault_by(TERM_PAGES, lambda: LruCache(TERM_PAGE_ENTRIES))
+        entry = kept.get(key) if version is not None else None
+        if entry is not None and entry[0] == version:
+            _version, rows, total = entry
+        else:
+            rows, total = self._read_page(request)
+            if version is not None:
+                kept.put(key, (version, rows, total))
+        per_page, page = params.get("per_page", 10), params.get("page", 1)
+        context = params.get("context", "view")
+        data = [self.prepare(request, dict(row), context) for row in rows]
+        return RestResponse.collection(request, data, total, per_page, page)
+
+    def _read_page(self, request) -> tuple[list[dict], int]:
+        """The page's term rows and the total of the filters: two queries."""
+        params = request.params
         t = tables(self.app)
         terms, relationships = t["terms"], t["term_relationships"]
         statement, count = self._select()
@@ -187,9 +227,7 @@ class TermsController:
         offset = None if self.hierarchical else params.get("offset")
         offset = offset if offset is not None else (page - 1) * per_page
         rows = request.session.execute(statement.where(*where).order_by(*order).limit(per_page).offset(offset)).all()
-        context = params.get("context", "view")
-        data = [self.prepare(request, dict(row._mapping), context) for row in rows]
-        return RestResponse.collection(request, data, total, per_page, page)
+        return [dict(row._mapping) for row in rows], total
 
     def embed_terms_of_posts(self, parent, requests) -> list:
         """`_embed` of `wp:term` for a whole page: the terms of every post in one query.
@@ -360,3 +398,8 @@ class TermsController:
                 session.execute(insert(relationships), [{"post_id": post_id, "term_id": DEFAULT_CATEGORY}
                                                         for post_id in orphans])
         return {"deleted": True, "previous": previous}
+
+
+def _params_key(params: dict) -> str:
+    """The validated params of a term list, but the context, as a key (what the page's rows depend on)."""
+    return repr(sorted((name, value) for name, value in params.items() if name != "context"))

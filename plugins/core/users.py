@@ -21,6 +21,7 @@ from host.auth import users as user_service
 from host.auth.roles import ROLES
 from host.text import strip_tags
 
+from . import store
 from .settings import settings_of
 
 NAMESPACE = "core/v2"
@@ -662,7 +663,7 @@ def routes(app):
         Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **common),
         Route(NAMESPACE, users, "POST", create_user, args=UserSchema, permission=can_create_user, **common),
         Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user,
-              embed_batch=embed_users, **common),
+              embed_batch=embed_users, answer_version=store.answer_version, **common),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,
               permission=can_update_user, **common),
         Route(NAMESPACE, item, "DELETE", delete_user, args=UserItemDeleteArgs, permission=can_delete_user, **common),

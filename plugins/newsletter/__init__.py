@@ -54,7 +54,7 @@ def register_commands(cli):
 @hookimpl
 def startup(app):
     settings.load(app)
-    tokens.load_site_key(app)
+    tokens.site_key(app)  # made (or adopted) at start-up, so no request writes it
 
 
 @hookimpl

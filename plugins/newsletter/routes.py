@@ -17,7 +17,7 @@ def routes() -> list[Route]:
     lists, forms, subscribers = "/lists", "/forms", "/subscribers"
     return [
         # Public, as the reference registers it (no permission callback): anyone may sign up.
-        Route(NAMESPACE, "/form", "POST", signup.submit_form),
+        Route(NAMESPACE, "/form", "POST", signup.submit_form, expose_headers=signup.RESULT_HEADERS),
         Route(NAMESPACE, lists, "GET", admin.list_lists, args=ListCollectionArgs, schema=ListSchema,
               title="newsletter-list", capability=ADMIN),
         Route(NAMESPACE, lists, "POST", admin.create_list, args=ListSchema, capability=ADMIN),

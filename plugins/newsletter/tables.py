@@ -1,5 +1,6 @@
 """The newsletter plugin's tables: lists, sign-up forms, subscribers and their subscriptions,
-erasure suppressions, rate-limit events, mailings and the site's signing key.
+erasure suppressions, rate-limit events, mailings, and the signing key as sites made before the
+host's site secrets kept it.
 
 A subscriber is one row per email address (`email_key`, unique), so concurrent sign-ups of one
 address can never make two; each list it belongs to is a `newsletter_subscriptions` row whose
@@ -94,6 +95,8 @@ def define_tables(metadata: MetaData) -> None:
         Column("recipients", Integer, nullable=False),
         Column("created", DateTime, nullable=False),
     )
+    # Where versions before the host's site secrets (app.site_secret) kept the signing key: read once,
+    # when the host store has none yet, so a site's old links keep working (tokens.site_key).
     Table(
         KEYS, metadata,
         Column("name", String(40), primary_key=True),

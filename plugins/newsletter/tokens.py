@@ -1,33 +1,30 @@
 """Signed, expiring links (itsdangerous) and the keyed hash of erased addresses.
 
-Both use the site's newsletter key: random, made on the first start and kept in
-`newsletter_keys`, so every server process signs and checks with the same one. A token names
-the subscriber, its random `nonce` (erasing the subscriber voids every link it was sent) and
-what it does; itsdangerous signs it with a timestamp and checks the age when it is used.
+Both use the site's newsletter key, the host's site secret "newsletter.signing": random, made
+on the first start, the same in every server process. Sites made before that store existed kept
+the key in `newsletter_keys`; the host store adopts it, so links in mail already sent still work
+and erased addresses are still recognised. A token names the subscriber, its random `nonce`
+(erasing the subscriber voids every link it was sent) and what it does; itsdangerous signs it
+with a timestamp and checks the age when it is used.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 from dataclasses import dataclass
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from sqlalchemy import insert, select
-from sqlalchemy.exc import IntegrityError
-
-from host.stash import StashKey
+from sqlalchemy import select
 
 from .tables import KEYS, table
 
-KEY_NAME = "signing"
+SECRET_NAME = "newsletter.signing"  # of app.site_secret
+KEY_NAME = "signing"  # its row in newsletter_keys, where versions before the host's store kept it
 CONFIRM = "confirm"
 UNSUBSCRIBE = "unsubscribe"
 SALTS = {CONFIRM: "sitehost.newsletter.confirm", UNSUBSCRIBE: "sitehost.newsletter.unsubscribe"}
 MAX_TOKEN_LENGTH = 400  # ours are ~100 characters; anything longer is not worth decoding
-
-SITE_KEY = StashKey[str]("newsletter.site_key")
 
 
 class TokenInvalid(Exception):
@@ -45,25 +42,19 @@ class Token:
     list_id: int | None  # unsubscribe: one list; None: every list of the subscriber
 
 
-def load_site_key(app) -> str:
-    """The site's key, made once per database; several processes starting together agree on one."""
+def site_key(app) -> bytes:
+    """The site's newsletter key (app.site_secret); a site made before it adopts its `newsletter_keys` row."""
+    return app.site_secret(SECRET_NAME, adopt=lambda session: _key_kept_before(app, session))
+
+
+def _key_kept_before(app, session) -> str | None:
+    """The key earlier versions made in `newsletter_keys`: links in mail already sent are signed with it."""
     keys = table(app, KEYS)
-    with app.db.session(write=True) as session:
-        value = session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one_or_none()
-        if value is None:
-            try:
-                with session.begin_nested():
-                    session.execute(insert(keys).values(name=KEY_NAME, value=secrets.token_urlsafe(32)))
-            except IntegrityError:
-                pass  # another process made it first
-            value = session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one()
-        session.commit()
-    app.stash[SITE_KEY] = value
-    return value
+    return session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one_or_none()
 
 
 def _serializer(app, purpose: str) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(app.stash[SITE_KEY], salt=SALTS[purpose])
+    return URLSafeTimedSerializer(site_key(app), salt=SALTS[purpose])
 
 
 def make_token(app, purpose: str, subscriber_id: int, nonce: str, list_id: int | None = None) -> str:
@@ -88,7 +79,7 @@ def read_token(app, purpose: str, token: str, max_age: int) -> Token:
 
 def email_hash(app, email_key: str) -> str:
     """Keyed SHA-256 of a lower-cased address: an erased address is recognised, never readable again."""
-    return hmac.new(app.stash[SITE_KEY].encode(), email_key.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(site_key(app), email_key.encode(), hashlib.sha256).hexdigest()
 
 
 def same_nonce(stored: str, given: str) -> bool:

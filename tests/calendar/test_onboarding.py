@@ -43,9 +43,9 @@ def test_expired_nonce_is_refused(make_app):
     admin_id = admin.get("/wp-json/core/v2/users/me").json["id"]
     from itsdangerous import URLSafeTimedSerializer
 
-    from plugins.calendar import onboarding
+    from plugins.calendar import keys, onboarding
 
-    signer = URLSafeTimedSerializer(onboarding.signing_key(app), salt=onboarding.NONCE_SALT)
+    signer = URLSafeTimedSerializer(keys.wizard_key(app), salt=onboarding.NONCE_SALT)
     import time
 
     old = signer.dumps({"user": admin_id})

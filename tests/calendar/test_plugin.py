@@ -110,3 +110,29 @@ def test_demo_content_is_a_school_year(make_app):
         "Spring concert"]
     trashed = admin.get("/wp-json/core/v2/cal_events", {"status": "trash"}).json
     assert [item["title"]["rendered"] for item in trashed] == ["Autumn disco (cancelled)"]
+
+
+def test_scripts_of_other_origins_may_read_the_list_totals(make_app):
+    """The lists' X-CAL-Total / X-CAL-TotalPages are in Access-Control-Expose-Headers (Route.expose_headers),
+    on a first answer and on the response cache's copy; other routes expose only the host's headers."""
+    from host.testing import client_as, create_test_user
+
+    from tests.calendar.helpers import API, LONDON, new_event, new_venue
+
+    app = make_app(plugins=["core", "calendar", "cache"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Open evening", start_date="2030-06-05 18:00", end_date="2030-06-05 20:00")
+    new_venue(admin, venue="Main hall")
+    origin = {"Origin": "https://parents.school.test"}
+    for path in (f"{API}/events?start_date=2030-06-01", f"{API}/events?start_date=2030-06-01", f"{API}/venues",
+                 f"{API}/categories"):
+        response = app.client.get(path, headers=origin)
+        assert response.headers["Access-Control-Allow-Origin"] == origin["Origin"]
+        exposed = [name.strip() for name in response.headers["Access-Control-Expose-Headers"].split(",")]
+        assert exposed == ["X-WP-Total", "X-WP-TotalPages", "Link", "X-CAL-Total", "X-CAL-TotalPages"], path
+        assert response.headers["X-CAL-Total"] == ("0" if path.endswith("categories") else "1")
+    cached = app.client.get(f"{API}/events?start_date=2030-06-01", headers=origin)
+    assert cached.headers["X-Cache"] == "hit" and "X-CAL-TotalPages" in cached.headers["Access-Control-Expose-Headers"]
+    first_id = cached.json["events"][0]["id"]
+    one = app.client.get(f"{API}/events/{first_id}", headers=origin)
+    assert one.headers["Access-Control-Expose-Headers"] == "X-WP-Total, X-WP-TotalPages, Link"

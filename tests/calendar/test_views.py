@@ -221,3 +221,40 @@ def test_a_write_shows_in_the_next_view(make_app):
     assert "Open evening" in visitor.get("/events/month/2030-06/").text
     admin.post_json(f"{API}/events/{event['id']}", {"status": "draft"})
     assert "Open evening" not in visitor.get("/events/month/2030-06/").text
+
+
+def test_a_wizard_save_shows_in_the_next_view_of_every_process(make_app):
+    """The views keep the wizard's preferences per calendar version: a save anywhere is seen at once."""
+    from sqlalchemy import event
+
+    wizard = "/wp-json/calx/v2/onboarding/wizard"
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin_user = create_test_user(app, "administrator")
+    new_event(client_as(app, admin_user), title="Sports day", start_date="2030-06-12 09:00",
+              end_date="2030-06-12 15:00")
+    visitor = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+    before = visitor.get("/events/month/2030-06/").text
+    assert re.findall(r'<th scope="col"><abbr title="(\w+)">', before)[0] == "Monday"
+    assert '<span class="cal-time">09:00</span> Sports day' in before
+    # the preferences are not read again while they have not changed
+    statements: list[str] = []
+    listener = lambda _conn, _cursor, statement, *_rest: statements.append(statement)  # noqa: E731
+    event.listen(app.db.engine, "before_cursor_execute", listener)
+    try:
+        visitor.get("/events/month/2030-07/")
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", listener)
+    assert statements and not [statement for statement in statements if "cal_options" in statement]
+    # another server process of the site saves the wizard's settings
+    other_process = make_app(plugins=["core", "calendar"], site=LONDON, database_url=app.settings.database_url)
+    admin = client_as(other_process, admin_user)
+    nonce = admin.get(wizard).json["action_nonce"]
+    saved = admin.post_json(wizard, {"action_nonce": nonce, "currentTab": 1, "start_of_week": 0,
+                                     "timezone_string": "Asia/Tokyo"})
+    assert saved.json["message"] == ["Settings saved."]
+    after = visitor.get("/events/month/2030-06/").text
+    assert re.findall(r'<th scope="col"><abbr title="(\w+)">', after)[0] == "Sunday"
+    assert '<span class="cal-time">17:00</span> Sports day' in after  # 09:00 in London is 17:00 in Tokyo
+    tokens = tokens_of(after)
+    answer = visitor.get(HTML, {"u": f"{SITE}/events/month/2030-06/", **tokens}).json["html"]
+    assert '<span class="cal-time">17:00</span> Sports day' in answer

@@ -44,6 +44,15 @@ def test_writes_persist_across_processes_and_null_restores_the_default(make_app,
     ({"email": "not-an-address"}, "email", "rest_invalid_email"),
     ({"start_of_week": "monday"}, "start_of_week", "rest_invalid_type"),
     ({"timezone": "Mars/Olympus"}, "timezone", "rest_invalid_param"),
+    ({"url": "not a url"}, "url", "rest_invalid_url"),
+    ({"url": "school.test"}, "url", "rest_invalid_url"),
+    ({"url": "javascript:alert(1)"}, "url", "rest_invalid_url"),
+    ({"url": "ftp://school.test"}, "url", "rest_invalid_url"),
+    ({"url": "https://"}, "url", "rest_invalid_url"),
+    ({"url": "https://school .test"}, "url", "rest_invalid_url"),
+    ({"url": "https://school.test:99999"}, "url", "rest_invalid_url"),
+    ({"url": "https://school.test/\n"}, "url", "rest_invalid_url"),
+    ({"url": "https://school.test/" + "a" * 2100}, "url", "rest_invalid_url"),
 ])
 def test_bad_values_are_refused_and_change_nothing(client, users, body, name, code):
     admin = users["administrator"].headers
@@ -52,6 +61,13 @@ def test_bad_values_are_refused_and_change_nothing(client, users, body, name, co
     assert_rest_error(response, "rest_invalid_param", 400)
     assert response.json["data"]["details"][name]["code"] == code
     assert client.get(f"{API}/settings", headers=admin).json == before
+
+
+@pytest.mark.parametrize("url", ["https://www.hillside.test", "http://127.0.0.1:8080/school", "https://hillside.test/"])
+def test_a_site_url_is_kept(client, users, url):
+    admin = users["administrator"].headers
+    assert client.post_json(f"{API}/settings", {"url": url}, headers=admin).json["url"] == url
+    assert client.get(f"{API}/settings", headers=admin).json["url"] == url
 
 
 def test_only_managers_of_options_read_or_write(client, users):

@@ -111,3 +111,32 @@ def test_list_parameters(client, users, make_post):
     child = client.post_json(f"{API}/categories", {"name": "Child", "parent": 1}, headers=admin).json
     assert [term["id"] for term in client.get(f"{API}/categories?parent=1").json] == [child["id"]]
     assert_rest_error(client.get(f"{API}/categories?orderby=weird", status=400), "rest_invalid_param", 400)
+
+
+def test_kept_term_pages_follow_every_write(client, users, make_post):
+    """Pages of terms are kept per content version (issue 25.2): each write shows on the next read."""
+    admin = users["administrator"].headers
+    listed = lambda: {term["name"]: term["count"] for term in client.get(f"{API}/tags").json}
+    sport = client.post_json(f"{API}/tags", {"name": "Sport"}, headers=admin).json
+    assert listed() == {"Sport": 0} and listed() == {"Sport": 0}
+    post = make_post(title="Match", tags=[sport["id"]])
+    assert listed() == {"Sport": 1}
+    client.post_json(f"{API}/tags/{sport['id']}", {"name": "Sports"}, headers=admin, status=200)
+    assert listed() == {"Sports": 1}
+    client.delete(f"{API}/posts/{post['id']}", headers=admin, status=200)  # to the trash: no longer counted
+    assert listed() == {"Sports": 0}
+    client.post_json(f"{API}/tags", {"name": "Choir"}, headers=admin, status=201)
+    assert set(listed()) == {"Sports", "Choir"}
+    assert client.get(f"{API}/tags").headers["X-WP-Total"] == "2"
+
+
+def test_target_hints_of_terms_per_caller(client, users):
+    """Anonymous readers get one probe's hints for every term; the default category is never deletable."""
+    admin = users["administrator"].headers
+    client.post_json(f"{API}/categories", {"name": "News"}, headers=admin, status=201)
+    hints = lambda headers=None: {term["slug"]: term["_links"]["self"][0]["targetHints"]["allow"]
+                                  for term in client.get(f"{API}/categories", headers=headers or {}).json}
+    assert hints() == {"news": ["GET"], "uncategorized": ["GET"]}
+    assert hints(admin) == {"news": ["GET", "POST", "PUT", "PATCH", "DELETE"],
+                            "uncategorized": ["GET", "POST", "PUT", "PATCH"]}
+    assert hints() == {"news": ["GET"], "uncategorized": ["GET"]}

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itsdangerous
 import pytest
+from sqlalchemy import delete, insert, select
+
+from plugins.newsletter.tables import KEYS
 
 from .helpers import link_in, local, queued_mails, standard_site
 
@@ -83,3 +86,34 @@ def test_a_confirmation_after_erasure_lifts_the_suppression(make_app, tmp_path):
     site.app.client.get(local(link_in(queued_mails(site.app)[-1], "/newsletter/confirm")))
     assert {item["status"] for item in site.subscribers()[0]["subscriptions"]} == {"confirmed"}
     assert "0 erased before" in run(config, "import", str(tmp_path / "one.csv"), "--list", "Whole school").output
+
+
+def as_made_before_the_host_kept_secrets(app, name: str, put_old_row) -> str:
+    """Make `app`'s database what an earlier version left: its key only in the plugin's own table."""
+    key = app.site_secret(name).decode()
+    secrets_table = app.host_tables["site_secrets"]
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(delete(secrets_table).where(secrets_table.c.name == name))
+        put_old_row(session, key)
+    return key
+
+
+def test_links_mailed_before_the_host_kept_the_key_still_work(make_app):
+    """Earlier versions kept the key in newsletter_keys; the host's store adopts it, so mailed links work."""
+    site = standard_site(make_app(plugins=["newsletter"]))
+    site.sign_up("family", EMAIL="parent@example.org", FNAME="Sam")
+    mail = queued_mails(site.app)[0]
+    confirm, unsubscribe = local(link_in(mail, "/newsletter/confirm")), local(mail["List-Unsubscribe"].strip("<>"))
+    keys = site.app.db.metadata.tables[KEYS]
+    old_key = as_made_before_the_host_kept_secrets(
+        site.app, "newsletter.signing",
+        lambda session, key: session.execute(insert(keys).values(name="signing", value=key)))
+    upgraded = make_app(plugins=["newsletter"], database_url=site.app.settings.database_url)
+    assert "Subscription confirmed" in upgraded.client.get(confirm).text
+    assert "You have been unsubscribed" in upgraded.client.get(unsubscribe).text
+    assert upgraded.site_secret("newsletter.signing") == old_key.encode()
+    # adopted into the host's store: every later process reads it from there
+    secrets_table = upgraded.host_tables["site_secrets"]
+    with upgraded.db.session() as session:
+        stored = session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "newsletter.signing"))
+        assert stored.scalar_one() == old_key

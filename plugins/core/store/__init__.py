@@ -10,7 +10,7 @@ from .items import (
     AUTOSAVE_SUFFIX, decode_meta, effective_status, get_item, get_items, item_select, meta_keys_for, post_exists,
     revisions_of, row_to_item, taxonomies_of, terms_by_id,
 )
-from .listing import DEEP_SEARCH_OFFSET, content_version, list_page_ids, list_rows, rows_by_ids, sticky_items, totals_cache
+from .listing import DEEP_SEARCH_OFFSET, answer_version, content_version, list_page_ids, list_rows, rows_by_ids, sticky_items, totals_cache
 from .query import PostQuery, ReadScope, TaxClause, filters, order_clauses
 from .search import search_clause, split_search
 from .slugs import MAX_SLUG, RESERVED_SLUGS, sanitize_slug, unique_slug
@@ -18,7 +18,7 @@ from .writes import delete_item, insert_item, new_item, reserve_id, set_meta, se
 
 __all__ = [
     "AUTOSAVE_SUFFIX", "DEEP_SEARCH_OFFSET", "MAX_SLUG", "RESERVED_SLUGS", "PostQuery", "ReadScope", "TaxClause",
-    "content_version",
+    "answer_version", "content_version",
     "decode_meta", "delete_item", "effective_status", "filters", "get_item", "get_items", "insert_item",
     "item_select", "list_page_ids", "list_rows", "meta_keys_for", "new_item", "order_clauses", "post_exists",
     "reserve_id", "revisions_of",

@@ -116,6 +116,31 @@ def content_version(app, session) -> int | None:
     return session.connection().execute(statement).scalar()
 
 
+def answer_version(request) -> tuple | None:
+    """What core's anonymous answers are built from, as one value (`Route.answer_version`).
+
+    The content version, which triggers bump with every write to posts, meta, terms, term
+    links, comments, users and user meta, and the next moment a scheduled post of any type
+    becomes due (a post that turns public without a write changes who and what may be read).
+    """
+    app = request.app
+    if totals_cache(app) is None:
+        return None
+    posts, version = tables(app)["posts"], tables(app)["content_version"]
+
+    def build():
+        due = [select(func.min(posts.c.date_gmt)).where(
+            posts.c.type == post_type, posts.c.status == "future", posts.c.date_gmt > bindparam("now")
+        ).scalar_subquery() for post_type in sorted(app.registry.post_types)]
+        return select(version.c.version, *due).where(version.c.id == 1)
+
+    statement = app.db.prepared("core.answer_version", build)
+    row = request.session.connection().execute(statement, {"now": dates.utcnow()}).first()
+    if row is None:
+        return None
+    return row[0], min((value for value in row[1:] if value is not None), default=None)
+
+
 def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
     """Full item rows (terms, meta, revisions, parent) of `ids`, by id."""
     posts = tables(app)["posts"]
