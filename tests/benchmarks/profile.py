@@ -1,4 +1,4 @@
-"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT]`.
+"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch]`.
 
 Seeds a database like the benchmark does, builds the app in this process and calls it as
 a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from .run import write_config
-from .scenarios import Context, post_body
+from .scenarios import BATCH_SIZE, Context, post_body
 from .seed import seed
 
 
@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--create", action="store_true",
                         help="POST a new post to --path (default core/v2/posts) as the seeded author each time")
     parser.add_argument("--scenario", help="a harness scenario's prepared data and request (see the module docstring)")
+    parser.add_argument("--batch", action="store_true",
+                        help=f"POST batch/v1 with {BATCH_SIZE} post creates (the `batch` scenario) as the author each time")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
     parser.add_argument("--limit", type=int, default=35)
     options = parser.parse_args(argv)
@@ -119,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
             if request is not None:
                 method, path, headers, body = request
                 return call(app, path, method, headers, body, prefix="")
+            if options.batch:
+                body = json.dumps({"requests": [
+                    {"method": "POST", "path": "/core/v2/posts",
+                     "body": post_body(f"Profiled batch post {next(counter)}", seeded.busiest_category)}
+                    for _ in range(BATCH_SIZE)]}).encode()
+                return call(app, "/batch/v1", "POST", {"Authorization": context.authorization}, body)
             if not options.create:
                 return call(app, options.path)
             body = json.dumps(post_body(f"Profiled post {next(counter)}", seeded.busiest_category)).encode()
@@ -126,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             status, body = once()
-            print(f"{request[1] if request else options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
+            if options.batch and body.count(b'"status":201') != BATCH_SIZE:
+                raise SystemExit(f"batch/v1: not every item was created: {body[:500]!r}")
+            print(f"{'/batch/v1' if options.batch else request[1] if request else options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
             profiler = cProfile.Profile()
             started = time.perf_counter()
             profiler.enable()
