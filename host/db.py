@@ -8,9 +8,13 @@ transaction tries to upgrade. PostgreSQL and others are used as they come.
 
 from __future__ import annotations
 
-import logging
+import collections
 import contextlib
+import fcntl
+import logging
+import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -19,12 +23,15 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
-from .text import html_to_text
+from .text import html_to_text, index_text
 
 log = logging.getLogger("sitehost.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
 SQLITE_CACHE_KB = 8192
+HANDOFF_AFTER = 0.02  # s a writer waits before the write lock is handed to it (ProcessWriteLock)
+FILE_RETRY = 0.0005  # s between a writer's tries at the lock file until then
+WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 
 
@@ -45,7 +52,8 @@ class Database:
                 # A small pool per thread is cheapest for SQLite files; :memory: needs one connection.
                 poolclass=None if database and database != ":memory:" else NullPool,
             )
-            self.write_lock = ProcessWriteLock()
+            on_disk = database and database != ":memory:"
+            self.write_lock = ProcessWriteLock(Path(database + WRITE_LOCK_SUFFIX) if on_disk else None)
             _configure_sqlite(self.engine, self.write_lock)
         else:
             self.write_lock = None
@@ -101,6 +109,8 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self.write_lock is not None:
+            self.write_lock.close()
 
 
 def rebuild_with_autoincrement(engine: Engine, table) -> bool:
@@ -170,6 +180,10 @@ def _visible_text(markup):
     return html_to_text(markup) if isinstance(markup, str) else markup
 
 
+def _index_text(markup):
+    return index_text(markup) if isinstance(markup, str) else markup
+
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
@@ -210,36 +224,164 @@ def missing_site(url: str) -> str | None:
 
 
 class ProcessWriteLock:
-    """The SQLite write lock of this process's threads: they queue here instead of in SQLite's busy handler.
+    """SQLite's write lock as sitehost's writers take it: soon after it is free, and nobody for long.
 
     SQLite's busy handler polls: a writer that finds the file locked sleeps 1, 2, 5 ... up to 100
-    ms and tries again, so under a burst of writes most of a waiter's time is sleep after the lock
-    was already free (issue 25.4: p99 of 1.7 s and client time-outs at 16 connections). A thread
-    waiting here wakes the moment the holder commits. Writers of other processes still meet in
-    SQLite's handler, but only one thread per process at a time. Held from BEGIN IMMEDIATE to
-    COMMIT/ROLLBACK; a thread that already holds it (a nested write session) does not wait for itself.
+    ms and tries again. Under a burst of writes two things go wrong. A waiter sleeps on after the
+    lock was freed (issue 25.4: p99 of 1.7 s). And worse, a process whose threads queue for the
+    lock hands it from one thread to the next within microseconds, so the other worker process,
+    polling every 100 ms, finds it held at nearly every try and starves until the first one's
+    queue runs dry: a 25-create batch waited up to 11 s while the other process wrote on.
+
+    Strict turns are no cure either: handing the lock to a sleeping thread costs its wake-up and
+    its wait for its process's GIL, during which nobody writes (creates fell 20-30%). So, as a
+    fair mutex does: whoever finds the lock free takes it at once, and a writer that has waited
+    HANDOFF_AFTER gets it next. In this process, threads queue in `_take_turn`; the one whose
+    turn it is meets the other processes at an exclusive `flock` of a file next to the database,
+    trying every half millisecond; once it has waited HANDOFF_AFTER it closes a second file, the
+    gate, that every attempt passes first, so the holder's next writer cannot cut in. A writer
+    that has waited the busy timeout (30 s) fails with "database is locked", as before.
+    Held from BEGIN IMMEDIATE to COMMIT/ROLLBACK; a thread that already holds it (a nested write
+    session) does not wait for itself. Writers outside sitehost (the sqlite3 shell) still meet the
+    busy handler; the lock files order sitehost's writers, SQLite's own lock still guards the data.
     """
 
-    def __init__(self, timeout: float = SQLITE_BUSY_TIMEOUT_MS / 1000):
-        self._lock = threading.Lock()
+    def __init__(self, path: Path | None = None, timeout: float = SQLITE_BUSY_TIMEOUT_MS / 1000):
+        self._mutex = threading.Lock()  # guards _held and _queue, held for microseconds
+        self._held = False
+        self._queue: collections.deque[_Waiter] = collections.deque()
         self._owner: int | None = None
         self.timeout = timeout
+        self.path = path  # None (an in-memory database): the thread queue alone
+        self._files: tuple | None = None  # (lock, gate), opened by this process
+        self._files_pid: int | None = None
 
     def acquire(self) -> bool:
         """True if this call took the lock (and must release it); False if the thread held it already."""
         me = threading.get_ident()
         if self._owner == me:
             return False
-        if not self._lock.acquire(timeout=self.timeout):
-            from sqlite3 import OperationalError
-
-            raise OperationalError("database is locked (waited for this process's other writer)")
+        self._take_turn()
+        try:
+            if self.path is not None:
+                self._take_file()
+        except BaseException:
+            self._pass_turn()
+            raise
         self._owner = me
         return True
 
     def release(self) -> None:
         self._owner = None
-        self._lock.release()
+        try:
+            if self.path is not None and self._files is not None:
+                fcntl.flock(self._files[0].fileno(), fcntl.LOCK_UN)
+        finally:
+            self._pass_turn()
+
+    def _take_turn(self) -> None:
+        """Wait for this process's turn. A thread that finds the turn free takes it at once (handing it
+        to a sleeping thread costs that thread's wake-up and GIL wait, during which nobody writes);
+        but once the longest waiter has waited HANDOFF_AFTER, the turn goes to it directly, so nobody
+        waits seconds while later threads go first (threading.Lock alone let that happen)."""
+        deadline = time.monotonic() + self.timeout
+        with self._mutex:
+            if not self._held:
+                self._held = True
+                return
+            waiter = _Waiter()
+            self._queue.append(waiter)
+        while True:
+            remaining = deadline - time.monotonic()
+            woken = remaining > 0 and waiter.wake.acquire(timeout=remaining)
+            with self._mutex:
+                waiter.signalled = False
+                if waiter.granted:
+                    return
+                if woken and not self._held:
+                    self._held = True
+                    self._queue.remove(waiter)
+                    return
+                if not woken:
+                    self._queue.remove(waiter)
+                    from sqlite3 import OperationalError
+
+                    raise OperationalError("database is locked (waited for this process's other writer)")
+
+    def _pass_turn(self) -> None:
+        with self._mutex:
+            if not self._queue:
+                self._held = False
+                return
+            first = self._queue[0]
+            if time.monotonic() - first.since >= HANDOFF_AFTER:
+                self._queue.popleft()
+                first.granted = True  # _held stays True: the turn passes straight to it
+            else:
+                self._held = False  # first come, first served among the running; the woken one may compete
+            if not first.signalled:
+                first.signalled = True
+                first.wake.release()
+
+    def _take_file(self) -> None:
+        """This process's writer against the other processes' (see the class)."""
+        lock, gate = (opened.fileno() for opened in self._lock_files())
+        started = time.monotonic()
+        while True:
+            fcntl.flock(gate, fcntl.LOCK_SH)  # waits while another process's long waiter holds the gate
+            fcntl.flock(gate, fcntl.LOCK_UN)
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            if time.monotonic() - started >= HANDOFF_AFTER:
+                break
+            time.sleep(FILE_RETRY)
+        fcntl.flock(gate, fcntl.LOCK_EX)  # new attempts wait; the holder's next writer cannot cut in
+        try:
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return
+                except BlockingIOError:
+                    pass
+                if time.monotonic() - started >= self.timeout:
+                    from sqlite3 import OperationalError
+
+                    raise OperationalError("database is locked (waited for another process's writer)")
+                time.sleep(FILE_RETRY)
+        finally:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        """Close this process's lock files (the app is closing; a later write opens them again)."""
+        with self._mutex:
+            files, self._files = self._files, None
+        if files is not None and self._files_pid == os.getpid():
+            for opened in files:
+                opened.close()
+
+    def _lock_files(self) -> tuple:
+        """This process's own open files: a forked worker must not share its parent's (a flock
+        belongs to the open file, so processes sharing one would not exclude each other)."""
+        if self._files is None or self._files_pid != os.getpid():
+            self._files = (open(self.path, "a+b"), open(str(self.path) + "-gate", "a+b"))  # noqa: SIM115
+            self._files_pid = os.getpid()
+        return self._files
+
+
+class _Waiter:
+    """A thread waiting for its process's write turn."""
+
+    __slots__ = ("wake", "since", "granted", "signalled")
+
+    def __init__(self):
+        self.wake = threading.Lock()
+        self.wake.acquire()
+        self.since = time.monotonic()
+        self.granted = False
+        self.signalled = False
 
 
 _HOLDS_WRITE_LOCK = "sitehost_holds_write_lock"
@@ -262,6 +404,8 @@ def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:
         # What a reader sees of stored HTML (no tags, no script or style text): the search index's
         # triggers and substring searches read it (PostgreSQL has an SQL function of the same name).
         dbapi_connection.create_function("sitehost_text", 1, _visible_text, deterministic=True)
+        # The same words, cheaper, for a full-text index's tokenizer (the search index's triggers).
+        dbapi_connection.create_function("sitehost_index_text", 1, _index_text, deterministic=True)
 
     @event.listens_for(engine, "begin")
     def on_begin(connection):

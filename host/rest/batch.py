@@ -4,8 +4,9 @@ Every item is matched and validated before anything runs. Items then run one aft
 another as the caller, all in the batch's one transaction, each in a savepoint of its own:
 an item that fails is undone alone and the others stand in `normal` mode;
 `require-all-validate` runs nothing when any item is invalid. One transaction takes the
-write lock once and commits once for up to 25 writes (issue 25.4), and the items'
-after-commit work (events, cache purges) runs after that commit. The batch itself answers
+write lock once and commits once for up to 25 writes (issue 25.4); the items' answers
+(`request.answer_after_commit`) and their after-commit work (events, cache purges) are
+built and run after that commit, so the other writers do not wait for 25 renderings. The batch itself answers
 207 once its own shape is valid.
 """
 
@@ -48,12 +49,15 @@ def handle_batch(request: RestRequest) -> RestResponse:
         responses = [None if failure is None else _envelope(failure.status, failure.to_body(), {})
                      for failure in failures]
         return RestResponse({"failed": "validation", "responses": responses}, 207)
+    outcomes = [failure if failure is not None else server.run(item) for item, failure in zip(items, failures)]
+    # Every item has run: commit them all now, and build the answers after, without the write lock.
+    request.commit()
     responses = []
-    for item, failure in zip(items, failures):
-        if failure is not None:
-            responses.append(_envelope(failure.status, failure.to_body(), {}))
+    for item, outcome in zip(items, outcomes):
+        if isinstance(outcome, RestError):
+            responses.append(_envelope(outcome.status, outcome.to_body(), {}))
             continue
-        status, headers, data = server.run_and_shape(item)
+        status, headers, data = server.shape_outcome(item, outcome)
         responses.append(_envelope(status, data, headers))
     return RestResponse({"responses": responses}, 207)
 
@@ -84,7 +88,7 @@ def _prevalidate(server, item: RestRequest) -> RestError | None:
         return RestError("rest_batch_not_allowed", "The requested route does not support batch requests.", 400)
     item.route, item.endpoint, item.url_params = route, endpoint, url_params
     try:
-        server.prepare_params(item, endpoint)
+        item.validated_params = server.prepare_params(item, endpoint)
     except RestError as error:
         return error
     return None

@@ -99,6 +99,8 @@ class RestRequest:
         self.endpoint = None
         self.application_password = None
         self.permitted: bool | None = None
+        # Params a batch/v1 item was validated to before its batch ran, so `run` need not validate them again.
+        self.validated_params: dict[str, Any] | None = None
         self.state = RequestState()  # what plugins keep for the rest of this request (host.stash)
         self._session = None
         self._finished = False
@@ -185,6 +187,8 @@ class RestRequest:
         """The request's SQLAlchemy session: one transaction per request, opened on first use."""
         if self._joined is not None:
             session = self._joined.session
+            if self._joined._committed:
+                return session  # the batch has committed: its items' answers are read without the write lock
             if self._savepoint is None or not self._savepoint.is_active:
                 self._savepoint = session.begin_nested()
             return session
@@ -222,6 +226,18 @@ class RestRequest:
         for callback in callbacks:
             callback()
 
+    def answer_after_commit(self, build: Callable[[], Any]) -> Any:
+        """Commit, then `build()` the answer (rendering, links, permission probes) without the write lock.
+
+        A batch/v1 item cannot commit alone: it gets a `DeferredAnswer` that the batch builds
+        after committing all its items, so that 25 answers are not rendered while the other
+        writers wait (issue 25.4). The handler returns what this returns, as its data.
+        """
+        if self._joined is None:
+            self.commit()
+            return build()
+        return DeferredAnswer(build)
+
     def finish(self, success: bool) -> None:
         """Commit (or roll back) and close the session, then run the after-commit callbacks."""
         self._finished = True
@@ -246,6 +262,15 @@ class RestRequest:
         if success:
             for callback in callbacks:
                 callback()
+
+
+class DeferredAnswer:
+    """A batch item's answer, built by `build()` once its batch's transaction has committed."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], Any]):
+        self.build = build
 
 
 @dataclass(frozen=True)

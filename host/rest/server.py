@@ -22,7 +22,7 @@ from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
 from ..compression import negotiate
-from .request import GLOBAL_PARAMS, RestRequest, parse_query
+from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, forbidden
 from .kept_embeds import KeptEmbeds
 from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
@@ -290,7 +290,8 @@ class RestServer:
         request.params = _path_params(url_params, endpoint.args)
         try:
             self._parse_body(request)
-            request.params = self.prepare_params(request, endpoint)
+            prevalidated, request.validated_params = request.validated_params, None
+            request.params = prevalidated if prevalidated is not None else self.prepare_params(request, endpoint)
             self._check_permission(request, endpoint)
             result = endpoint.handler(request)
             if isinstance(result, RestResponse):
@@ -509,6 +510,18 @@ class RestServer:
     def run_and_shape(self, request: RestRequest) -> tuple[int, dict[str, str], Any]:
         """Run an internal request and return (status, headers, data) as a client would see them."""
         outcome = self._options(request) if request.method == "OPTIONS" else self.run(request)
+        return self.shape_outcome(request, outcome)
+
+    def shape_outcome(self, request: RestRequest, outcome: _Outcome) -> tuple[int, dict[str, str], Any]:
+        """(status, headers, data) of a run internal request; a batch item's deferred answer is built here,
+        after its batch committed (an exception building it answers 500, as it would outside a batch)."""
+        if isinstance(outcome.data, DeferredAnswer):
+            try:
+                outcome.data = outcome.data.build()
+            except RestError as error:
+                outcome = error_outcome(error, outcome.route)
+            except Exception as exception:
+                outcome = self._unexpected(request, exception, outcome.route)
         return outcome.status, outcome.headers, self._shape(request, outcome, embed=False)
 
     def dispatch_internal(self, parent: RestRequest, method: str, path: str, pairs: list[tuple[str, str]],

@@ -727,8 +727,8 @@ class PostsController:
             item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
         self.announce_saved(request, item, created)
-        request.commit()  # the answer is built after the commit, without holding the write lock (issue 25.4)
-        return self.prepare(request, item, "edit")
+        # The answer is built after the commit (a batch's, for a batch item), without the write lock (issue 25.4).
+        return request.answer_after_commit(lambda: self.prepare(request, item, "edit"))
 
     def delete_item(self, request):
         params, session = request.params, request.session

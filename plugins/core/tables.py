@@ -331,8 +331,9 @@ SEARCH_TABLE = "posts_search"
 def install_search_index(app) -> None:
     """The full-text index that `search=` uses, over the visible text of title, content and excerpt.
 
-    SQLite: a contentless FTS5 table kept in step by triggers that index `sitehost_text(...)`
-    of each column (the deletes give the same values back, as contentless tables need). An
+    SQLite: a contentless FTS5 table kept in step by triggers that index `sitehost_index_text(...)`
+    of each column (the words of `sitehost_text`; the deletes give the same tokens back, as
+    contentless tables need). An
     index of the raw columns from an earlier version (posts_fts) is replaced, and rows written
     before the index existed are indexed once. PostgreSQL: the sitehost_text function and a
     GIN index on the tsvector of its output.
@@ -345,7 +346,13 @@ def install_search_index(app) -> None:
             connection.exec_driver_sql("DROP TABLE IF EXISTS posts_fts")
             exists = connection.exec_driver_sql(
                 f"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{SEARCH_TABLE}'").first()
-            columns = "sitehost_text({0}.title), sitehost_text({0}.content), sitehost_text({0}.excerpt)"
+            columns = ("sitehost_index_text({0}.title), sitehost_index_text({0}.content), "
+                       "sitehost_index_text({0}.excerpt)")
+            # Triggers of an earlier version called sitehost_text (the same tokens, at more cost): replaced.
+            for (name,) in connection.exec_driver_sql(
+                    f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'posts' "
+                    f"AND name LIKE '{SEARCH_TABLE}%' AND sql NOT LIKE '%sitehost_index_text%'").all():
+                connection.exec_driver_sql(f'DROP TRIGGER "{name}"')
             if exists is None:
                 connection.exec_driver_sql(
                     f"CREATE VIRTUAL TABLE {SEARCH_TABLE} USING fts5(title, content, excerpt, content='', "

@@ -1,6 +1,6 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create]`
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch]`
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
 published post each time, the same random sequence on both sides.
@@ -63,7 +63,13 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
         return info.get("first_post", 1) + offset - 1
 
     def once():
-        if not spec["create"]:
+        if spec.get("batch"):
+            body = json.dumps({"requests": [{"method": "POST", "path": "/core/v2/posts",
+                                             "body": post_body(f"Timed post {next(counter)}", info["category"])}
+                                            for _ in range(25)]}).encode()
+            status, body = call(app, "/batch/v1", "POST", {"Authorization": auth}, body)
+            assert status.startswith("207") and body.count(b'"status":201') == 25, (status, body[:300])
+        elif not spec["create"]:
             status, body = call(app, spec["path"].replace("{id}", str(next_id())), headers=spec["headers"])
         else:
             body = json.dumps(post_body(f"Timed post {next(counter)}", info["category"])).encode()
@@ -98,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", default="/core/v2/posts")
     parser.add_argument("--header", action="append", default=[], help="Name: value, sent with every request")
     parser.add_argument("--create", action="store_true", help="time POST core/v2/posts as the seeded author")
+    parser.add_argument("--batch", action="store_true",
+                        help="time POST batch/v1 with 25 post creates as the seeded author (per batch)")
     options = parser.parse_args(argv)
     headers = dict(header.split(": ", 1) for header in options.header)
     with tempfile.TemporaryDirectory(prefix="sitehost-cpu-pairs-") as folder:
@@ -110,13 +118,15 @@ def main(argv: list[str] | None = None) -> int:
         for pair in range(options.pairs):
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
                 spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
-                        "headers": headers, "create": options.create, "count": options.count,
-                        "warm": max(20, options.count // 10)}
+                        "headers": headers, "create": options.create, "batch": options.batch,
+                        "count": options.count,
+                        "warm": max(2 if options.batch else 20, options.count // 10)}
                 figures[name].append(run_side(sides[name], spec))
             print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms",
                   file=sys.stderr)
     base, this = statistics.median(figures["base"]), statistics.median(figures["this"])
-    what = "POST core/v2/posts" if options.create else f"GET {options.path}"
+    what = "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
+        else f"GET {options.path}"
     print(f"{what}: CPU per request, median of {options.pairs}: {options.base} {base:.3f} ms, "
           f"this tree {this:.3f} ms ({this / base:.2f}x)")
     return 0

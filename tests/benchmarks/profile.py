@@ -1,4 +1,4 @@
-"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P] [-n COUNT]`.
+"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch]`.
 
 Seeds a database like the benchmark does, builds the app in this process and calls it as
 a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
@@ -6,6 +6,10 @@ functions with the most time. Use it to find what to fix after the benchmark sho
 scenario below its budget. A path with `{id}` in it (`/core/v2/posts/{id}`) takes a
 different seeded published post's id on every request, spread over the whole table as the
 `single` scenario's are, so a per-item cache is measured on its misses too.
+
+`--scenario KEY` profiles a harness scenario as it is measured: a real server runs the
+scenario's `prepare` and check on the seeded database (a plugin's scenario creates its data
+there), and the request its Lua sends (method, path, headers, body) is then profiled in process.
 """
 
 from __future__ import annotations
@@ -15,13 +19,14 @@ import cProfile
 import io
 import json
 import pstats
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from .run import write_config
-from .scenarios import Context, post_body
+from .scenarios import BATCH_SIZE, Context, post_body
 from .seed import DRAFT_EVERY, seed
 
 
@@ -37,17 +42,20 @@ def random_ids(first: int, posts: int, random_seed: int = 11):
         yield first + offset - 1
 
 
-def call(app, path: str, method: str = "GET", headers: dict | None = None, body: bytes = b"") -> tuple[str, bytes]:
+def call(app, path: str, method: str = "GET", headers: dict | None = None, body: bytes = b"",
+         prefix: str = "/wp-json") -> tuple[str, bytes]:
     rest_path, _, query = path.partition("?")
     environ = {
-        "REQUEST_METHOD": method, "PATH_INFO": "/wp-json" + rest_path, "QUERY_STRING": query,
+        "REQUEST_METHOD": method, "PATH_INFO": prefix + rest_path, "QUERY_STRING": query,
         "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8080", "HTTP_HOST": "127.0.0.1:8080", "wsgi.url_scheme": "http",
         "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body)), "REMOTE_ADDR": "127.0.0.1",
     }
     for name, value in (headers or {}).items():
         environ["HTTP_" + name.upper().replace("-", "_")] = value
-    if body:
+    if body and "HTTP_CONTENT_TYPE" not in environ:
         environ["CONTENT_TYPE"] = "application/json"
+    elif "HTTP_CONTENT_TYPE" in environ:
+        environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE")
     captured = {}
 
     def start_response(status, _headers):
@@ -55,6 +63,44 @@ def call(app, path: str, method: str = "GET", headers: dict | None = None, body:
 
     chunks = app(environ, start_response)
     return captured["status"], b"".join(chunks)
+
+
+_LUA_STRING = r'(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|\[(?P<level>=*)\[(?P<bracketed>.*?)\](?P=level)\])'
+
+
+def _lua_value(match: re.Match) -> str:
+    quoted, bracketed = match.group("quoted"), match.group("bracketed")
+    return bracketed if quoted is None else re.sub(r"\\(\d{3})", lambda m: chr(int(m.group(1))), quoted)
+
+
+def scenario_request(workdir: Path, database: Path, seeded, key: str, cache: bool):
+    """(method, path, headers, body) of scenario `key` after its prepare ran on a real server."""
+    from . import servers
+    from .run import SCENARIOS
+
+    scenario = next((item for item in SCENARIOS if item.key == key), None)
+    if scenario is None:
+        raise SystemExit(f"unknown scenario {key!r}: " + ", ".join(item.key for item in SCENARIOS))
+    with servers.sitehost(write_config(workdir, database, cache=cache), 1, 2) as server:
+        context = Context(rest=server.url, seeded=seeded, database=database, database_url=f"sqlite:///{database}")
+        if scenario.prepare:
+            scenario.prepare(context)
+        scenario.check(context)
+        lua = scenario.lua(context)
+    path = re.search(r"wrk\.path = " + _LUA_STRING, lua, re.S)
+    if path is None:
+        raise SystemExit(f"scenario {key!r} builds its requests in Lua; profile it with --path instead")
+    method = re.search(r'wrk\.method = "(\w+)"', lua)
+    headers = {found.group(1): _lua_value(found)
+               for found in re.finditer(r'wrk\.headers\["([^"]+)"\] = ' + _LUA_STRING, lua, re.S)}
+    body = re.search(r"wrk\.body = " + _LUA_STRING, lua, re.S)
+    if body is not None:
+        body_bytes = _lua_value(body).encode("latin-1")
+    else:  # a body spliced around a counter per request (forms): its parts joined by "1"
+        parts = re.search(r"local body_parts = \{(.*?)\}\n", lua, re.S)
+        body_bytes = "1".join(_lua_value(found) for found in re.finditer(_LUA_STRING, parts.group(1), re.S)
+                              ).encode("latin-1") if parts else b""
+    return method.group(1) if method else "GET", _lua_value(path), headers, body_bytes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", action="store_true", help="keep the cache plugin enabled")
     parser.add_argument("--create", action="store_true",
                         help="POST a new post to --path (default core/v2/posts) as the seeded author each time")
+    parser.add_argument("--scenario", help="a harness scenario's prepared data and request (see the module docstring)")
+    parser.add_argument("--batch", action="store_true",
+                        help=f"POST batch/v1 with {BATCH_SIZE} post creates (the `batch` scenario) as the author each time")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
     parser.add_argument("--limit", type=int, default=35)
     options = parser.parse_args(argv)
@@ -77,12 +126,23 @@ def main(argv: list[str] | None = None) -> int:
         workdir = Path(folder)
         database = workdir / "site.db"
         seeded = seed(write_config(workdir, database, cache=True), database, options.posts)
+        request = scenario_request(workdir, database, seeded, options.scenario, options.cache) \
+            if options.scenario else None
         app = create_app(load_settings(write_config(workdir, database, cache=options.cache), env={}))
         context = Context(rest="http://127.0.0.1:8080/wp-json", seeded=seeded)
         counter = iter(range(10**9))
         ids = random_ids(seeded.first_post, seeded.posts)
 
         def once():
+            if request is not None:
+                method, path, headers, body = request
+                return call(app, path, method, headers, body, prefix="")
+            if options.batch:
+                body = json.dumps({"requests": [
+                    {"method": "POST", "path": "/core/v2/posts",
+                     "body": post_body(f"Profiled batch post {next(counter)}", seeded.busiest_category)}
+                    for _ in range(BATCH_SIZE)]}).encode()
+                return call(app, "/batch/v1", "POST", {"Authorization": context.authorization}, body)
             if not options.create:
                 return call(app, options.path.replace("{id}", str(next(ids))))
             body = json.dumps(post_body(f"Profiled post {next(counter)}", seeded.busiest_category)).encode()
@@ -90,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             status, body = once()
-            print(f"{options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
+            if options.batch and body.count(b'"status":201') != BATCH_SIZE:
+                raise SystemExit(f"batch/v1: not every item was created: {body[:500]!r}")
+            print(f"{'/batch/v1' if options.batch else request[1] if request else options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
             profiler = cProfile.Profile()
             started = time.perf_counter()
             profiler.enable()

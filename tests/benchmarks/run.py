@@ -214,7 +214,7 @@ def reset_postgres(url: str, seeded) -> None:
 
 
 def fresh_copy(seeded_path: Path, target: Path) -> Path:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", "-writer", "-writer-gate"):
         Path(str(target) + suffix).unlink(missing_ok=True)
     shutil.copyfile(seeded_path, target)
     return target

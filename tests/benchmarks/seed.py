@@ -134,7 +134,7 @@ def seed(config: Path, path: Path, posts: int, random_seed: int = 2024, database
     from host.config import load_settings
 
     started = time.perf_counter()
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", "-writer", "-writer-gate"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     app = create_app(load_settings(config, env={}, database_url=database_url or f"sqlite:///{path}", disabled=[]))
     try:

@@ -89,3 +89,43 @@ def test_media_is_not_batchable(client, users):
     response = client.post_json("/wp-json/batch/v1", {"requests": [{"path": "/core/v2/media", "body": {}}]},
                                 headers=users["editor"].headers, status=207)
     assert response.json["responses"][0]["body"]["code"] == "rest_batch_not_allowed"
+
+
+DATED = ("date", "date_gmt", "modified", "modified_gmt")
+
+
+def _undated(body: dict) -> dict:
+    return {key: value for key, value in body.items() if key not in DATED}
+
+
+def test_a_25_create_batch_answers_as_25_single_creates(make_app, make_user):
+    """Same site, same requests: each batch item's status, headers and body equal a single create's
+    (its dates apart), including an item in the middle that fails; the others are created around it."""
+    bodies = [{"title": f"Assembly note {number}", "content": f"<p>Hall &amp; stage, row {number}</p>",
+               "status": "publish", "categories": [1], "tags": [], "excerpt": "Note"} for number in range(25)]
+    bodies[12] = {"title": "Refused", "status": "publish", "sticky": True, "password": "secret"}
+    single_site, batch_site = make_app(plugins=["core"]), make_app(plugins=["core"])
+    single_author = make_user(single_site, "author", login="writer").headers
+    batch_author = make_user(batch_site, "author", login="writer").headers
+
+    singles = []
+    for body in bodies:
+        answer = single_site.client.post_json(f"{API}/posts", body, headers=single_author, expect_errors=True)
+        singles.append((answer.status_int, answer.json, answer.headers))
+    batch = batch_site.client.post_json("/wp-json/batch/v1", {"requests": [
+        {"method": "POST", "path": "/core/v2/posts", "body": body} for body in bodies]},
+        headers=batch_author, status=207).json["responses"]
+
+    refused = singles[12][0]
+    assert refused in (400, 403) and [item["status"] for item in batch] == [201] * 12 + [refused] + [201] * 12
+    for number, ((status, body, headers), item) in enumerate(zip(singles, batch)):
+        assert item["status"] == status, number
+        assert _undated(item["body"]) == _undated(body), number
+        if status == 201:
+            assert item["headers"] == {"Location": headers["Location"], "Allow": headers["Allow"]}, number
+    created = [item["body"]["id"] for item in batch if item["status"] == 201]
+    listed = batch_site.client.get(f"{API}/posts?per_page=100&context=edit", headers=batch_author).json
+    assert sorted(post["id"] for post in listed) == sorted(created) and len(created) == 24
+    assert batch_site.client.get(f"{API}/categories/1").json["count"] == \
+        single_site.client.get(f"{API}/categories/1").json["count"]
+    assert batch_site.client.get(f"{API}/posts", {"search": "stage"}).headers["X-WP-Total"] == "24"

@@ -70,3 +70,48 @@ def test_an_index_of_raw_markup_from_an_earlier_version_is_replaced(make_app, tm
     assert "posts_fts" not in names and {"posts_search", "posts_search_insert"} <= names
     assert titles(second.client.get(f"{API}/posts", {"search": "choir"})) == ["Old post"]
     assert second.client.get(f"{API}/posts", {"search": "secretword"}).json == []
+
+
+def test_rows_indexed_by_the_earlier_triggers_are_updated_and_deleted_cleanly(make_app, tmp_path, make_user):
+    """The search index's triggers now index sitehost_index_text (cheaper, same tokens); a contentless
+    index removes a row by the tokens it is given, so an edit of a row indexed before must remove them all."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    first = make_app(plugins=["core"], database_url=url)
+    admin = make_user(first, "administrator").headers
+    with first.db.engine.begin() as connection:  # the triggers an earlier version made
+        for name, timing, body in (
+                ("insert", "AFTER INSERT", "INSERT INTO posts_search(rowid, title, content, excerpt) VALUES "
+                                           "(new.id, sitehost_text(new.title), sitehost_text(new.content), "
+                                           "sitehost_text(new.excerpt));"),
+                ("update", "AFTER UPDATE OF title, content, excerpt",
+                 "INSERT INTO posts_search(posts_search, rowid, title, content, excerpt) VALUES ('delete', old.id, "
+                 "sitehost_text(old.title), sitehost_text(old.content), sitehost_text(old.excerpt)); "
+                 "INSERT INTO posts_search(rowid, title, content, excerpt) VALUES (new.id, sitehost_text(new.title), "
+                 "sitehost_text(new.content), sitehost_text(new.excerpt));"),
+                ("delete", "AFTER DELETE", "INSERT INTO posts_search(posts_search, rowid, title, content, excerpt) "
+                                           "VALUES ('delete', old.id, sitehost_text(old.title), "
+                                           "sitehost_text(old.content), sitehost_text(old.excerpt));")):
+            connection.execute(text(f"DROP TRIGGER posts_search_{name}"))
+            connection.execute(text(f"CREATE TRIGGER posts_search_{name} {timing} ON posts BEGIN {body} END"))
+    markup = "<p>Caf&eacute; &amp; Friday</p><p>, then&nbsp;the concert\u2026 (evening)</p>"
+    kept = first.client.post_json(f"{API}/posts", {"title": "Old \u2019s title.", "content": markup,
+                                                   "status": "publish"}, headers=admin, status=201).json
+    gone = first.client.post_json(f"{API}/posts", {"title": "Second", "content": markup, "excerpt": "Brass",
+                                                   "status": "publish"}, headers=admin, status=201).json
+    first.close()
+    second = make_app(plugins=["core"], database_url=url)
+    with second.db.engine.connect() as connection:
+        triggers = connection.execute(text("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                                           "AND name LIKE 'posts_search%'")).scalars().all()
+    assert len(triggers) == 3 and all("sitehost_index_text" in sql for sql in triggers)
+    second.client.post_json(f"{API}/posts/{kept['id']}", {"title": "Renamed", "content": "<p>Aquarium</p>"},
+                            headers=admin, status=200)
+    second.client.delete(f"{API}/posts/{gone['id']}?force=true", headers=admin, status=200)
+    for word in ("café", "cafe", "friday", "concert", "evening", "old", "title", "brass", "second"):
+        response = second.client.get(f"{API}/posts", {"search": word})
+        assert response.json == [] and response.headers["X-WP-Total"] == "0", word
+    assert titles(second.client.get(f"{API}/posts", {"search": "aquarium"})) == ["Renamed"]
+    with second.db.engine.connect() as connection:  # nothing of the old rows is left in the index
+        connection.execute(text("CREATE VIRTUAL TABLE temp.search_words USING fts5vocab(main, posts_search, row)"))
+        words = set(connection.execute(text("SELECT term FROM temp.search_words")).scalars())
+    assert words == {"renamed", "aquarium"}, words

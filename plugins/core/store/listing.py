@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields
 from typing import Any
 
 from sqlalchemy import bindparam, func, literal_column, select
@@ -51,9 +51,15 @@ def totals_cache(app) -> TotalsCache | None:
     return app.stash.setdefault_by(TOTALS, TotalsCache)
 
 
+# What decides a total: every field of the query but the page, the order and the page size.
+_FILTER_FIELDS = tuple(item.name for item in fields(PostQuery)
+                       if item.name not in ("per_page", "offset", "orderby", "order"))
+
+
 def _filter_key(query: PostQuery) -> str:
-    """What decides the total: every filter, not the page, the order or the page size."""
-    return repr(replace(query, per_page=None, offset=0, orderby="", order=""))
+    """What decides the total: every filter, not the page, the order or the page size (one repr
+    of the values: copying the query to blank those cost more than the rest of a cached page)."""
+    return repr(tuple(getattr(query, name) for name in _FILTER_FIELDS))
 
 
 def _content_version(app):
