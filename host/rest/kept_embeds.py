@@ -25,7 +25,10 @@ from .shaping import embed_target
 
 log = logging.getLogger(__name__)
 
-ENTRIES = 2048  # a 10-item page follows about 30 links: the answers of some 70 recent pages
+ENTRIES = 1024  # a 10-item page follows about 30 links: the answers of some 30 recent pages
+# A larger answer (a post's hundred long replies) is built again each time rather than kept, so
+# what a process keeps stays bounded (ENTRIES x MAX_ANSWER_BYTES: 16 MB) whoever asks for what.
+MAX_ANSWER_BYTES = 16 * 1024
 
 
 class KeptEmbeds:
@@ -81,6 +84,8 @@ class KeptEmbeds:
                 body = self.encode(answers[href])
             except (TypeError, ValueError):
                 continue  # left to be built again next time
+            if len(body) > MAX_ANSWER_BYTES:
+                continue
             self._kept.put((base, href), (version_of, version, body))
 
     @staticmethod

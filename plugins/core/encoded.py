@@ -8,6 +8,11 @@ A list page then reads only its ids and the version from the listing index, and 
 only the items not kept. Only public, unprotected items in the `view` context are kept:
 what a reader may see of those never depends on who asks, except the targetHints of their
 `self` link, so an entry is the item's row with one encoding per distinct targetHints.
+
+Entries are keyed by item, with the version they were built at inside: a write (any write
+bumps the version) replaces an item's entry instead of adding one beside it, so a site that
+writes while it is read keeps one entry per recently read item, not one per item and version
+(the "mixed" benchmark grew each worker by 58 MB of stale versions).
 """
 
 from __future__ import annotations

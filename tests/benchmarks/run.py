@@ -8,7 +8,8 @@ plugin disabled; the cached hit runs on a second server with it enabled.
 
 `--database postgresql://...` runs every scenario a second time on that PostgreSQL server
 (issue 25.6), in a schema of its own (`sitehost_bench`, dropped at the end): seeded the same
-way, and reset before each server start by deleting what the write scenarios added.
+way, and reset before each server start to what the seed left (`snapshot_postgres`): what the
+write scenarios and the plugins' preparations added goes, in every table.
 """
 
 from __future__ import annotations
@@ -115,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"  seeded in {seeded.seconds:.1f} s ({seeded.published:,} published)")
                 results["seeding"].append({"posts": posts, "database": engine, "seconds": round(seeded.seconds, 2),
                                            "bytes": (workdir / "seed.db").stat().st_size if url is None else None})
+                snapshot = snapshot_postgres(url) if url else None
                 for workers, threads in settings:
                     sitehost_rows.extend(measure_sitehost(workdir, seeded, chosen, workers, threads, options.duration,
-                                                          url))
+                                                          url, snapshot))
         # The ceiling is measured again at the end and the better run counts: on a shared machine one
         # short run can land in someone else's load spike, and the ceiling is what the stack CAN do.
         last_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
@@ -198,15 +200,46 @@ def drop_postgres_schema(server_url: str) -> None:
         admin.dispose()
 
 
-def reset_postgres(url: str, seeded) -> None:
-    """What the previous server's write scenarios and plugin preparations added goes (posts after the
-    seed's, with their links, meta and rows of plugins' tables that cascade from them)."""
+def snapshot_postgres(url: str) -> dict[str, tuple[str | None, int | None]]:
+    """What the seed left in each table: (its single integer key column, the largest key), or
+    (None, None) for a table the seed left empty. `reset_postgres` brings every table back to it."""
+    from sqlalchemy import create_engine, inspect
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            inspector = inspect(connection)
+            snapshot: dict[str, tuple[str | None, int | None]] = {}
+            for table in inspector.get_table_names():
+                if not connection.exec_driver_sql(f'SELECT EXISTS (SELECT 1 FROM "{table}")').scalar():
+                    snapshot[table] = (None, None)
+                    continue
+                key = inspector.get_pk_constraint(table).get("constrained_columns") or []
+                columns = {column["name"]: column for column in inspector.get_columns(table)}
+                if len(key) == 1 and columns[key[0]]["type"].python_type is int:
+                    largest = connection.exec_driver_sql(f'SELECT MAX("{key[0]}") FROM "{table}"').scalar()
+                    snapshot[table] = (key[0], largest)
+            return snapshot
+    finally:
+        engine.dispose()
+
+
+def reset_postgres(url: str, seeded, snapshot: dict[str, tuple[str | None, int | None]]) -> None:
+    """Every table as the seed left it: what the previous server's write scenarios and plugin
+    preparations added goes (a plugin's prepare then finds its database as on the first start,
+    as each SQLite start gets a fresh copy). Rows the seed made are not changed back."""
     from sqlalchemy import create_engine
 
     engine = create_engine(url)
     try:
         with engine.begin() as connection:
             connection.exec_driver_sql(f"DELETE FROM posts WHERE id >= {seeded.first_post + seeded.posts}")
+            empty = [table for table, (key, _largest) in snapshot.items() if key is None]
+            if empty:
+                connection.exec_driver_sql("TRUNCATE " + ", ".join(f'"{table}"' for table in empty) + " CASCADE")
+            for table, (key, largest) in snapshot.items():
+                if key is not None and largest is not None and table != "posts":
+                    connection.exec_driver_sql(f'DELETE FROM "{table}" WHERE "{key}" > {int(largest)}')
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.exec_driver_sql("VACUUM ANALYZE posts")
     finally:
@@ -231,7 +264,7 @@ def measure_ceiling(workdir: Path, workers: int, threads: int, duration: int) ->
 
 
 def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, duration: int,
-                     url: str | None = None) -> list[dict]:
+                     url: str | None = None, snapshot: dict | None = None) -> list[dict]:
     rows = []
     engine = "postgresql" if url else "sqlite"
     for cached in (False, True):
@@ -239,7 +272,7 @@ def measure_sitehost(workdir: Path, seeded, chosen, workers: int, threads: int, 
         if not group:
             continue
         if url:
-            reset_postgres(url, seeded)
+            reset_postgres(url, seeded, snapshot or {})
             database = None
         else:
             database = fresh_copy(seeded.path, workdir / "served.db")

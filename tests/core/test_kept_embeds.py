@@ -95,3 +95,19 @@ def test_signed_in_callers_are_answered_afresh_and_never_shared(site):
     assert embedded(site)["wp:featuredmedia"][0]["code"] == "rest_forbidden"  # kept as what anonymous gets
     assert embedded(site, site.editor)["wp:featuredmedia"][0]["id"] == picture["id"]
 
+
+
+def test_large_answers_are_built_again_not_kept(site):
+    """What a process keeps is bounded: an answer over MAX_ANSWER_BYTES (many long replies) is not kept."""
+    from host.rest.kept_embeds import MAX_ANSWER_BYTES
+
+    reply = "A long and thoughtful reply about the sports day. " * 40
+    for _ in range(MAX_ANSWER_BYTES // len(reply) + 2):
+        site.editor.post_json(f"{API}/comments", {"post": site.post["id"], "content": reply}, status=201)
+    url = f"{API}/posts?_embed=1&include={site.post['id']}"
+    first = site.client.get(url, status=200)
+    assert len(first.json[0]["_embedded"]["replies"][0]) > MAX_ANSWER_BYTES // len(reply)
+    statements = selects_of(site, url)
+    assert [sql for sql in statements if "FROM comments" in sql], "the large replies answer was kept"
+    assert not [sql for sql in statements if "FROM users" in sql], "the small author answer was not kept"
+    assert site.client.get(url, status=200).body == first.body
