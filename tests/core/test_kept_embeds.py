@@ -102,8 +102,9 @@ def test_large_answers_are_built_again_not_kept(site):
     from host.rest.kept_embeds import MAX_ANSWER_BYTES
 
     reply = "A long and thoughtful reply about the sports day. " * 40
-    for _ in range(MAX_ANSWER_BYTES // len(reply) + 2):
-        site.editor.post_json(f"{API}/comments", {"post": site.post["id"], "content": reply}, status=201)
+    for number in range(MAX_ANSWER_BYTES // len(reply) + 2):  # numbered: the same text twice is a duplicate
+        site.editor.post_json(f"{API}/comments", {"post": site.post["id"], "content": f"{number}. {reply}"},
+                              status=201)
     url = f"{API}/posts?_embed=1&include={site.post['id']}"
     first = site.client.get(url, status=200)
     assert len(first.json[0]["_embedded"]["replies"][0]) > MAX_ANSWER_BYTES // len(reply)
