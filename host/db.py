@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import threading
@@ -420,6 +421,12 @@ def _only_reads(statement: str, context) -> bool:
     """Whether `statement` is a plain SELECT (a read that needs no transaction around it)."""
     if context is not None and (context.isinsert or context.isupdate or context.isdelete):
         return False
+    return _plain_select(statement)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_select(statement: str) -> bool:
+    # Cached by text: a request's statements are the same few strings each time (str keeps its hash).
     if statement.lstrip()[:6].upper() != "SELECT":
         return False  # DML, WITH (may modify), SAVEPOINT, DDL, SET ...: a transaction first
     upper = statement.upper()
