@@ -439,7 +439,7 @@ def _configure_postgresql(engine: Engine) -> None:
         # A read session (Database.read_session) runs in autocommit until its first write; psycopg
         # sends BEGIN before the next statement once autocommit is off, and the session's COMMIT or
         # ROLLBACK ends that transaction. The pool turns autocommit back on for the next reader.
-        if not connection._execution_options.get(AUTOCOMMIT_READS):
+        if not connection.get_execution_options().get(AUTOCOMMIT_READS):
             return
         driver = connection.connection.driver_connection
         if driver.autocommit and not _only_reads(statement, context):

@@ -7,6 +7,7 @@ commits or rolls back as a whole, as before. On SQLite nothing changes.
 
 from __future__ import annotations
 
+import pytest
 from marshmallow import Schema, fields
 from sqlalchemy import event, select, text
 
@@ -118,3 +119,33 @@ def test_a_plain_list_sends_no_transaction_on_postgresql(make_app, make_user):
         # A write request after it is a transaction again (the pool gave the connection back as it was).
         app.client.post_json(f"{API}/posts", {"title": "Listed 3", "status": "publish"}, headers=admin, status=201)
         assert app.client.get(f"{API}/posts").headers["X-WP-Total"] == "4"
+
+
+def test_a_pooled_connection_that_died_while_idle_is_replaced_unseen(make_app, make_user):
+    """No ping per checkout on PostgreSQL: a connection idle past PING_AFTER_IDLE is pinged first, and
+    one the server closed meanwhile (a restart, an idle timeout) is replaced before the request uses it."""
+    from sqlalchemy import create_engine
+
+    from host import db as host_db
+
+    app = make_app(plugins=["core"])
+    if app.db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to lose")
+    admin = make_user(app, "administrator").headers
+    app.client.post_json(f"{API}/posts", {"title": "Still here", "status": "publish"}, headers=admin, status=201)
+    assert app.client.get(f"{API}/posts").status_int == 200
+    pool = app.db.engine.pool
+    idle = list(pool._pool.queue)  # the connections waiting in the pool
+    assert idle
+    for record in idle:
+        record.info[host_db._IDLE_SINCE] -= host_db.PING_AFTER_IDLE + 1
+    pids = [record.dbapi_connection.info.backend_pid for record in idle]
+    killer = create_engine(app.settings.database_url, isolation_level="AUTOCOMMIT")
+    try:
+        with killer.connect() as connection:
+            for pid in pids:
+                assert connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar()
+    finally:
+        killer.dispose()
+    response = app.client.get(f"{API}/posts")
+    assert response.status_int == 200 and [post["title"]["rendered"] for post in response.json] == ["Still here"]
