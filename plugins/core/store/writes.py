@@ -56,14 +56,17 @@ def reserve_ids(app, session, count: int) -> list[int] | None:
 
 
 def insert_items(app, session, rows: list[dict]) -> None:
-    """Insert posts with reserved ids in one multi-row INSERT (SQLAlchemy's insertmanyvalues, which
-    RETURNING turns on for SQLite and PostgreSQL); every row must have the same columns."""
+    """Insert posts with reserved ids in one multi-row INSERT; every row must have the same columns.
+
+    RETURNING turns on SQLAlchemy's insertmanyvalues (one `VALUES (...), (...)` statement on SQLite
+    and PostgreSQL). It is not asked to sort by parameter order: on SQLite that runs one statement
+    per row, and the ids are ours already (`reserve_ids`), so they are only checked.
+    """
     posts = tables(app)["posts"]
     lock_slugs(app, session)
-    statement = app.db.prepared("core.insert_posts", lambda: insert(posts).returning(posts.c.id,
-                                                                                     sort_by_parameter_order=True))
-    inserted = list(session.scalars(statement, rows))
-    if inserted != [row["id"] for row in rows]:  # never expected: the reserved ids are ours
+    statement = app.db.prepared("core.insert_posts", lambda: insert(posts).returning(posts.c.id))
+    inserted = sorted(session.scalars(statement, rows))
+    if inserted != sorted(row["id"] for row in rows):  # never expected: the reserved ids are ours
         raise RuntimeError(f"bulk insert returned ids {inserted}, not the reserved ones")
 
 
