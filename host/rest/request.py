@@ -209,6 +209,11 @@ class RestRequest:
         savepoint of its own: a `Route.bulk_batch` run writes many items at once and undoes them itself."""
         self._shares_savepoint = shared
 
+    def discard_state(self) -> None:
+        """Forget what plugins kept and the after-commit callbacks: a bulk run that failed was undone."""
+        self.state = RequestState()
+        self._after_commit = []
+
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the request's transaction has committed (events, cache purges)."""
         self._after_commit.append(callback)

@@ -331,6 +331,8 @@ class RestServer:
             for request in requests:
                 request.share_savepoint(False)
         if answers is None:
+            for request in requests:  # nothing it did stands: no events, no kept items
+                request.discard_state()
             return [self.run(request) for request in requests]
         outcomes = []
         for request, answer in zip(requests, answers):

@@ -556,6 +556,8 @@ class PostsController:
         of `create_item`; a refused item writes nothing. Serves the leading items `_bulk_ready` takes.
         """
         app, session = self.app, parent.session
+        if app.db.engine.dialect.name not in ("sqlite", "postgresql"):  # no way to reserve ids: one at a time
+            return []
         ready = []
         for request in requests:
             if not self._bulk_ready(request):
@@ -583,11 +585,18 @@ class PostsController:
                 answers.append(error)
         if not creates:
             return answers
-        written = self._write_many(parent, session, creates)
-        for (index, request, values), terms in zip(creates, written):
-            item = store.new_item(app, values["id"], values, terms, {})
-            data = self.written(request, session, values["id"], created=True, item=item)
-            answers[index] = RestResponse.created(data, core_url(request, f"{self.base}/{values['id']}"))
+        # One savepoint for every write, undone whole if anything fails: the host then runs the items one at a time.
+        savepoint = session.begin_nested()
+        try:
+            written = self._write_many(session, creates)
+            for (index, request, values), terms in zip(creates, written):
+                item = store.new_item(app, values["id"], values, terms, {})
+                data = self.written(request, session, values["id"], created=True, item=item)
+                answers[index] = RestResponse.created(data, core_url(request, f"{self.base}/{values['id']}"))
+        except BaseException:
+            savepoint.rollback()
+            raise
+        savepoint.commit()
         return answers
 
     def _bulk_ready(self, request) -> bool:
@@ -598,31 +607,22 @@ class PostsController:
             return False
         return not (self.hierarchical and request.has_param("parent") and params.get("parent"))
 
-    def _write_many(self, parent, session, creates: list) -> list[dict[str, list[tuple[int, str]]]]:
-        """Ids, slugs, rows and term links of `creates`, in a savepoint undone whole if any write fails
-        (the host then runs the items one at a time); the terms linked to each, as `set_terms` answers."""
+    def _write_many(self, session, creates: list) -> list[dict[str, list[tuple[int, str]]]]:
+        """Ids, slugs, rows and term links of `creates`; the terms linked to each, as `set_terms` answers."""
         app = self.app
-        savepoint = session.begin_nested()
-        try:
-            ids = store.reserve_ids(app, session, len(creates))
-            if ids is None:
-                raise RuntimeError(f"no bulk id reservation on {app.db.engine.dialect.name}")
-            wanted = [self._slug(request, values["status"], values["title"], None, post_id, 0, unique=False)
-                      for (_index, request, values), post_id in zip(creates, ids)]
-            slugs = store.unique_slugs(app, session, wanted, self.type)
-            links, written = [], []
-            for (_index, request, values), post_id, slug in zip(creates, ids, slugs):
-                values.update(id=post_id, slug=slug,
-                              guid=permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request)))
-                terms = self._new_terms(request) if self.kind == "post" else {}
-                links += [{"post_id": post_id, "term_id": term_id} for linked in terms.values() for term_id, _ in linked]
-                written.append(terms)
-            store.insert_items(app, session, [values for _index, _request, values in creates])
-            store.link_terms(app, session, links)
-        except BaseException:
-            savepoint.rollback()
-            raise
-        savepoint.commit()
+        ids = store.reserve_ids(app, session, len(creates))
+        wanted = [self._slug(request, values["status"], values["title"], None, post_id, 0, unique=False)
+                  for (_index, request, values), post_id in zip(creates, ids)]
+        slugs = store.unique_slugs(app, session, wanted, self.type)
+        links, written = [], []
+        for (_index, request, values), post_id, slug in zip(creates, ids, slugs):
+            values.update(id=post_id, slug=slug,
+                          guid=permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request)))
+            terms = self._new_terms(request) if self.kind == "post" else {}
+            links += [{"post_id": post_id, "term_id": term_id} for linked in terms.values() for term_id, _ in linked]
+            written.append(terms)
+        store.insert_items(app, session, [values for _index, _request, values in creates])
+        store.link_terms(app, session, links)
         return written
 
     def _new_terms(self, request) -> dict[str, list[tuple[int, str]]]:

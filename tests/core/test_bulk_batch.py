@@ -6,9 +6,11 @@ item must still answer, fire its hooks and refuse exactly as a single create wou
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import event
 
 from host.testing import assert_rest_error, make_plugin
+from plugins import BUILTIN
 
 from tests.core.helpers import API
 
@@ -25,9 +27,10 @@ def _statements(app) -> list[str]:
     return seen
 
 
-def _site(make_app, make_user, saved: list | None = None):
-    """A site with an editor, two tags and a category of its own; `saved` collects content_saved events."""
-    plugins = ["core"]
+def _site(make_app, make_user, saved: list | None = None, everything: bool = False):
+    """A site with an editor, two tags and a category of its own; `saved` collects content_saved events.
+    `everything`: every built-in plugin too (their meta keys, their content_saved listeners)."""
+    plugins = list(BUILTIN) if everything else ["core"]
     if saved is not None:
         def content_saved(event):
             saved.append((event.type, event.status, event.created, event.item["slug"], event.item["title"],
@@ -72,10 +75,11 @@ def _term_ids(app, editor) -> tuple[list[int], int]:
     return tags, events[0]
 
 
-def test_bulk_answers_and_events_equal_single_creates(make_app, make_user):
+@pytest.mark.parametrize("everything", [False, True], ids=["core", "every-plugin"])
+def test_bulk_answers_and_events_equal_single_creates(make_app, make_user, everything):
     single_saved, batch_saved = [], []
-    single, single_editor = _site(make_app, make_user, single_saved)
-    bulk, bulk_editor = _site(make_app, make_user, batch_saved)
+    single, single_editor = _site(make_app, make_user, single_saved, everything)
+    bulk, bulk_editor = _site(make_app, make_user, batch_saved, everything)
     single_items = _items(*_term_ids(single, single_editor))
     bulk_items = _items(*_term_ids(bulk, bulk_editor))
     assert single_items == bulk_items
