@@ -15,7 +15,9 @@ round trips, and the neighbours' load).
 
 `--database postgresql://user@host/db` measures on that PostgreSQL server instead of SQLite:
 each side seeds a schema of its own there once (sitehost_cpu_base, sitehost_cpu_this), dropped
-at the end. Write scenarios (--create, --batch) then add rows across the runs of a side.
+at the end: read scenarios reuse it, write scenarios (--create, --batch) seed it afresh for every
+run (so that no run writes into the rows of the ones before). Only this process's CPU is timed,
+not the server's.
 """
 
 from __future__ import annotations
@@ -159,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
                         "headers": headers, "create": options.create, "batch": options.batch,
                         "count": options.count, "database_url": urls[name],
                         "warm": max(2 if options.batch else 20, options.count // 10)}
+                if server and (options.create or options.batch):  # every write run on a fresh seed
+                    schema_url(server, f"sitehost_cpu_{name}", fresh=True)
+                    Path(spec["seeded"] + ".json").unlink(missing_ok=True)
                 cpu, wall = run_side(sides[name], spec)
                 figures[name].append(cpu)
                 walls[name].append(wall)
