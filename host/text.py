@@ -61,6 +61,26 @@ def split_markup(text: str) -> list[str]:
 
 def tag_name(tag: str) -> str:
     """`div` for `<div class=x>` and `</DIV>`; "" for comments and declarations."""
+    # Texts repeat a few short tags (<p>, </p>, <strong>) many times over, and every text that is
+    # rendered, excerpted or indexed asks for their names: remember those, a dict lookup instead
+    # of a Python step per character. Bounded: emptied when full (under the GIL, a race between
+    # two threads costs a scan again, never a wrong name).
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = _scan_tag_name(tag)
+        if len(tag) <= _KEPT_TAG_LENGTH:
+            if len(_TAG_NAMES) >= _KEPT_TAGS:
+                _TAG_NAMES.clear()
+            _TAG_NAMES[tag] = name
+    return name
+
+
+_KEPT_TAGS = 1024
+_KEPT_TAG_LENGTH = 64
+_TAG_NAMES: dict[str, str] = {}
+
+
+def _scan_tag_name(tag: str) -> str:
     start = 2 if tag.startswith("</") else 1
     while start < len(tag) and tag[start] in " \t\n\r\f":
         start += 1
@@ -116,7 +136,7 @@ def _visible_runs(markup: str, keep_entities: bool) -> str:
                 words.append(" ")
             continue
         if hidden is None and part:
-            words.append(part if keep_entities else html.unescape(part))
+            words.append(part if keep_entities or "&" not in part else html.unescape(part))
     return "".join(words)
 
 
