@@ -119,9 +119,36 @@ def index_text(markup: str) -> str:
     return _visible_runs(markup, False)
 
 
+def leading_words(markup: str, limit: int, keep_entities: bool = False) -> tuple[str, bool]:
+    """(the first `limit` words of `html_to_text(markup, keep_entities)`, whether more follow).
+
+    The same answer as splitting the whole text on spaces, but the markup is read only until
+    word `limit + 1` has begun: an excerpt needs 55 words of a post that may have thousands.
+    Words already followed by another one cannot change as more text is read (text read later
+    only extends the last word, and punctuation joins the word before it), so the first
+    `limit` words are final once there are more than `limit`.
+    """
+    runs: list[str] = []
+    read = 0
+    check_at = 8 * (limit + 1)  # about the characters of limit + 1 words; doubled after each look
+    for run in _runs(split_markup(markup), keep_entities):
+        runs.append(run)
+        read += len(run)
+        if read >= check_at:
+            words = _join_words("".join(runs)).split(" ")
+            if len(words) > limit:
+                return " ".join(words[:limit]), True
+            check_at = 2 * read
+    words = _join_words("".join(runs)).split(" ")
+    return " ".join(words[:limit]), len(words) > limit
+
+
 def _visible_runs(markup: str, keep_entities: bool) -> str:
-    parts = split_markup(markup)
-    words: list[str] = []
+    return "".join(_runs(split_markup(markup), keep_entities))
+
+
+def _runs(parts: list[str], keep_entities: bool):
+    """The visible text of `split_markup`'s parts, a run at a time (" " for a block element's tag)."""
     hidden: str | None = None
     for index, part in enumerate(parts):
         if index % 2:
@@ -133,11 +160,10 @@ def _visible_runs(markup: str, keep_entities: bool) -> str:
             if name in HIDDEN_ELEMENTS and not part.startswith("</") and not part.endswith("/>"):
                 hidden = name
             elif name in _BLOCK_ELEMENTS:
-                words.append(" ")
+                yield " "
             continue
         if hidden is None and part:
-            words.append(part if keep_entities or "&" not in part else html.unescape(part))
-    return "".join(words)
+            yield part if keep_entities or "&" not in part else html.unescape(part)
 
 
 def _join_words(text: str) -> str:

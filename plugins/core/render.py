@@ -17,7 +17,7 @@ import nh3
 
 from host.lru import LruCache
 from host.stash import StashKey
-from host.text import html_to_text, split_markup, tag_name
+from host.text import html_to_text, leading_words, split_markup, tag_name
 
 EXCERPT_MORE = " [&hellip;]"
 RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
@@ -320,11 +320,11 @@ def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | No
         return autop(texturize(excerpt))
     if not content.strip():
         return ""
-    text = html_to_text(_cached_content(app, item, content, extra), keep_entities=True)
     limit = DEFAULT_EXCERPT_WORDS if words is None else max(words, 0)
-    pieces = text.split(" ")
-    if len(pieces) > limit:
-        text = " ".join(pieces[:limit]) + EXCERPT_MORE
+    # Only as much of the rendered content is read as the excerpt's words need.
+    text, more = leading_words(_cached_content(app, item, content, extra), limit, keep_entities=True)
+    if more:
+        text += EXCERPT_MORE
     return autop(text) if text else ""
 
 
