@@ -74,6 +74,12 @@ class Route:
     `embed_batch(parent_request, requests) -> list`, one entry per request (its params already
     validated): the data, a RestError, or None to leave that link to a normal internal request.
     It must decide permissions and answer exactly as the handler would for each request.
+    `bulk_batch` lets a write endpoint run several consecutive items of one batch/v1 call at once
+    (multi-row inserts): `bulk_batch(parent_request, requests) -> list` answers a leading part of
+    `requests` (params validated, in the batch's transaction), one entry per request served: the
+    data or RestResponse, or a RestError (that item then writes nothing). The host runs the first
+    request not served alone and offers the ones after it again. Permissions, hooks and answers
+    must be exactly the handler's (`RestServer.check_permission` runs the endpoint's check).
     `answer_version(request) -> hashable | None` promises that a GET of one URL by a caller
     without credentials answers the same while it returns the same value (None: do not rely on
     it now); the host then keeps this endpoint's `_embed` answers and reuses them
@@ -101,6 +107,7 @@ class Route:
     embed_batch: Callable | None = None
     answer_version: Callable | None = None
     expose_headers: tuple[str, ...] = ()
+    bulk_batch: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -318,6 +325,7 @@ class Endpoint:
     embed_batch: Callable | None = None  # Route.embed_batch
     answer_version: Callable | None = None  # Route.answer_version
     expose_headers: tuple[str, ...] = ()  # Route.expose_headers
+    bulk_batch: Callable | None = None  # Route.bulk_batch
 
 
 class _SegmentIndex:
@@ -458,7 +466,7 @@ class Registry:
             handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
-            expose_headers=tuple(route.expose_headers),
+            expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:

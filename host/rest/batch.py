@@ -6,7 +6,9 @@ an item that fails is undone alone and the others stand in `normal` mode;
 `require-all-validate` runs nothing when any item is invalid. One transaction takes the
 write lock once and commits once for up to 25 writes (issue 25.4); the items' answers
 (`request.answer_after_commit`) and their after-commit work (events, cache purges) are
-built and run after that commit, so the other writers do not wait for 25 renderings. The batch itself answers
+built and run after that commit, so the other writers do not wait for 25 renderings. Consecutive items
+of an endpoint that declares `Route.bulk_batch` (core's post and page creates) run together, with
+multi-row inserts, and answer exactly as they would one by one. The batch itself answers
 207 once its own shape is valid.
 """
 
@@ -49,7 +51,7 @@ def handle_batch(request: RestRequest) -> RestResponse:
         responses = [None if failure is None else _envelope(failure.status, failure.to_body(), {})
                      for failure in failures]
         return RestResponse({"failed": "validation", "responses": responses}, 207)
-    outcomes = [failure if failure is not None else server.run(item) for item, failure in zip(items, failures)]
+    outcomes = _run_items(server, request, items, failures)
     # Every item has run: commit them all now, and build the answers after, without the write lock.
     request.commit()
     responses = []
@@ -60,6 +62,30 @@ def handle_batch(request: RestRequest) -> RestResponse:
         status, headers, data = server.shape_outcome(item, outcome)
         responses.append(_envelope(status, data, headers))
     return RestResponse({"responses": responses}, 207)
+
+
+def _run_items(server, parent: RestRequest, items: list[RestRequest], failures: list) -> list:
+    """Every item's outcome, in order. Consecutive valid items of an endpoint with `bulk_batch`
+    (items that failed validation between them write nothing, so they do not break the run) go to it
+    together; the first item it does not serve runs alone and the ones after it are offered again."""
+    outcomes: list = list(failures)
+    waiting = [index for index, failure in enumerate(failures) if failure is None]
+    while waiting:
+        first = items[waiting[0]]
+        run = [waiting[0]]
+        if first.endpoint.bulk_batch is not None:
+            for index in waiting[1:]:
+                if items[index].endpoint is not first.endpoint:
+                    break
+                run.append(index)
+        served = server.run_bulk(parent, [items[index] for index in run]) if len(run) > 1 else []
+        for index, outcome in zip(run, served):
+            outcomes[index] = outcome
+        if len(served) < len(run):
+            outcomes[run[len(served)]] = server.run(items[run[len(served)]])
+            served.append(None)
+        waiting = waiting[len(served):]
+    return outcomes
 
 
 def _build_item(parent: RestRequest, spec: dict) -> RestRequest:

@@ -109,6 +109,7 @@ class RestRequest:
         # A batch/v1 item runs inside its batch's transaction, in a savepoint of its own (join_transaction).
         self._joined: "RestRequest | None" = None
         self._savepoint = None
+        self._shares_savepoint = False  # a bulk batch run (Route.bulk_batch) undoes its own writes
 
     # --- headers and params --------------------------------------------------------------
 
@@ -187,7 +188,7 @@ class RestRequest:
         """The request's SQLAlchemy session: one transaction per request, opened on first use."""
         if self._joined is not None:
             session = self._joined.session
-            if self._joined._committed:
+            if self._joined._committed or self._shares_savepoint:
                 return session  # the batch has committed: its items' answers are read without the write lock
             if self._savepoint is None or not self._savepoint.is_active:
                 self._savepoint = session.begin_nested()
@@ -202,6 +203,16 @@ class RestRequest:
         """Run in `outer`'s transaction (batch/v1): this request's writes go into a savepoint that
         `finish` releases or rolls back, and its after-commit callbacks wait for `outer`'s commit."""
         self._joined = outer
+
+    def share_savepoint(self, shared: bool) -> None:
+        """While `shared`, this batch item's reads and writes go to the batch's transaction without a
+        savepoint of its own: a `Route.bulk_batch` run writes many items at once and undoes them itself."""
+        self._shares_savepoint = shared
+
+    def discard_state(self) -> None:
+        """Forget what plugins kept and the after-commit callbacks: a bulk run that failed was undone."""
+        self.state = RequestState()
+        self._after_commit = []
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` once the request's transaction has committed (events, cache purges)."""

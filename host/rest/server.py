@@ -311,6 +311,50 @@ class RestServer:
         except Exception as exception:
             request.finish(success=False)
             outcome = self._unexpected(request, exception, route)
+        return self._close(request, route, outcome)
+
+    def run_bulk(self, parent: RestRequest, requests: list[RestRequest]) -> list[_Outcome]:
+        """Run a leading part of `requests` (batch items of one endpoint, prevalidated, in `parent`'s
+        transaction) through the endpoint's `bulk_batch`; the outcomes of those it served, each
+        finished as `run` finishes one. An exception from `bulk_batch` (which must have undone its
+        writes) serves none: the host runs each item alone, as without it."""
+        for request in requests:
+            request.params = request.validated_params
+            request.share_savepoint(True)  # the bulk writes all items at once, in a savepoint of its own
+        try:
+            answers = requests[0].endpoint.bulk_batch(parent, requests)
+        except Exception as exception:
+            log.warning("bulk batch of %s %s fell back to one item at a time", requests[0].method, requests[0].path,
+                        exc_info=exception)
+            answers = None
+        finally:
+            for request in requests:
+                request.share_savepoint(False)
+        if answers is None:
+            for request in requests:  # nothing it did stands: no events, no kept items
+                request.discard_state()
+            return [self.run(request) for request in requests]
+        outcomes = []
+        for request, answer in zip(requests, answers):
+            request.validated_params = None
+            if isinstance(answer, RestError):
+                request.finish(success=False)
+                outcome = error_outcome(answer, request.route)
+            elif isinstance(answer, RestResponse):
+                request.finish(success=True)
+                outcome = _Outcome(answer.status, dict(answer.headers), answer.data, request.route)
+            else:
+                request.finish(success=True)
+                outcome = _Outcome(200, {}, answer, request.route)
+            outcomes.append(self._close(request, request.route, outcome))
+        return outcomes
+
+    def check_permission(self, request: RestRequest) -> None:
+        """The permission check of the request's endpoint, as `run` makes it (for `Route.bulk_batch`)."""
+        self._check_permission(request, request.endpoint)
+
+    def _close(self, request: RestRequest, route, outcome: _Outcome) -> _Outcome:
+        """After the handler: `request_finished`, then the Allow header."""
         self.hook.request_finished(app=self.app, request=request, status=outcome.status)
         if _deleted_for_good(request, outcome):
             return outcome  # the item is gone: no method is allowed on it any more

@@ -87,7 +87,8 @@ class PostsController:
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
                   permission=self.check_list, allow_batch=True, title=schema_title, schema=shape),
             Route(NAMESPACE, base, "POST", self.create_item, args=write,
-                  permission=self.check_create, allow_batch=True),
+                  permission=self.check_create, allow_batch=True,
+                  bulk_batch=self.create_many if self.type in ("post", "page") else None),
             Route(NAMESPACE, item, "GET", self.get_item, args=PostReadArgs,
                   permission=self.check_read, allow_batch=True, title=schema_title, schema=shape,
                   embed_batch=self.embed_items),
@@ -175,8 +176,10 @@ class PostsController:
         sent = [ids for ids in (request.params.get("categories"), request.params.get("tags")) if isinstance(ids, list)]
         if not sent:
             return
-        found = store.terms_by_id(self.app, request.session, [term_id for ids in sent for term_id in ids])
-        request.state.core_terms = found
+        found = request.state.get("core_terms")  # read for the whole batch by `create_many`
+        if found is None:
+            found = store.terms_by_id(self.app, request.session, [term_id for ids in sent for term_id in ids])
+            request.state.core_terms = found
         for ids in sent:
             for term_id in dict.fromkeys(ids):
                 if term_id in found and not request.user.can("assign_term", term_id):
@@ -487,7 +490,29 @@ class PostsController:
         return current["date"], current["date_gmt"], False
 
     def create_item(self, request):
-        params, user, session = request.params, request.user, request.session
+        session = request.session
+        values = self._new_values(request, session)
+        status, title, parent = values["status"], values["title"], values["parent"]
+        post_id = store.reserve_id(self.app, session)
+        if post_id is not None:  # one INSERT with the slug and guid that depend on the id
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.insert_item(self.app, session, {"id": post_id, **values})
+        else:
+            post_id = store.insert_item(self.app, session, values)
+            values["slug"] = self._slug(request, status, title, None, post_id, parent)
+            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
+            store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
+        wrote = self._side_effects(request, session, post_id, None)
+        values.update(wrote.columns)
+        # A new top-level item is fully known from what was just written: answer without re-reading it.
+        item = store.new_item(self.app, post_id, values, wrote.terms, wrote.meta) if not parent else None
+        data = self.written(request, session, post_id, created=True, item=item)
+        return RestResponse.created(data, core_url(request, f"{self.base}/{post_id}"))
+
+    def _new_values(self, request, session) -> dict[str, Any]:
+        """The columns of a new item from a create's params (slug and guid still empty), or a RestError."""
+        params, user = request.params, request.user
         status = params.get("status") or "draft"
         if status in PUBLISHING and not user.can(self.caps["publish"]):
             raise forbidden(user, "rest_cannot_publish",
@@ -520,22 +545,100 @@ class PostsController:
             "sticky": sticky, "featured_media": 0, "date": date, "date_gmt": date_gmt,
             "modified": date, "modified_gmt": date_gmt or dates.local_to_utc(date, self.app.timezone()),
         }
-        post_id = store.reserve_id(self.app, session)
-        if post_id is not None:  # one INSERT with the slug and guid that depend on the id
-            values["slug"] = self._slug(request, status, title, None, post_id, parent)
-            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
-            store.insert_item(self.app, session, {"id": post_id, **values})
-        else:
-            post_id = store.insert_item(self.app, session, values)
-            values["slug"] = self._slug(request, status, title, None, post_id, parent)
-            values["guid"] = permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request))
-            store.update_item(self.app, session, post_id, {"slug": values["slug"], "guid": values["guid"]})
-        wrote = self._side_effects(request, session, post_id, None)
-        values.update(wrote.columns)
-        # A new top-level item is fully known from what was just written: answer without re-reading it.
-        item = store.new_item(self.app, post_id, values, wrote.terms, wrote.meta) if not parent else None
-        data = self.written(request, session, post_id, created=True, item=item)
-        return RestResponse.created(data, core_url(request, f"{self.base}/{post_id}"))
+        return values
+
+    # --- many creates of one batch at once (Route.bulk_batch) ------------------------------
+
+    def create_many(self, parent, requests) -> list:
+        """Consecutive creates of one batch/v1 call with three writes in all: the term checks of every
+        item in one read, slugs in one (more only on clashes), the rows in one multi-row INSERT and
+        the term links in one more. Each item gets the permission check, errors, hooks and answer
+        of `create_item`; a refused item writes nothing. Serves the leading items `_bulk_ready` takes.
+        """
+        app, session = self.app, parent.session
+        if app.db.engine.dialect.name not in ("sqlite", "postgresql"):  # no way to reserve ids: one at a time
+            return []
+        ready = []
+        for request in requests:
+            if not self._bulk_ready(request):
+                break
+            ready.append(request)
+        if not ready:
+            return []
+        if self.kind == "post":
+            sent = [DEFAULT_CATEGORY]
+            for request in ready:
+                for field in ("categories", "tags"):
+                    if isinstance(request.params.get(field), list):
+                        sent += request.params[field]
+            found = store.terms_by_id(app, session, sent)
+            for request in ready:
+                request.state.core_terms = found
+        answers: list = []
+        creates: list[tuple[int, Any, dict]] = []  # (answer index, request, values)
+        for request in ready:
+            try:
+                app.rest.check_permission(request)
+                creates.append((len(answers), request, self._new_values(request, session)))
+                answers.append(None)
+            except RestError as error:
+                answers.append(error)
+        if not creates:
+            return answers
+        # One savepoint for every write, undone whole if anything fails: the host then runs the items one at a time.
+        savepoint = session.begin_nested()
+        try:
+            written = self._write_many(session, creates)
+            for (index, request, values), terms in zip(creates, written):
+                item = store.new_item(app, values["id"], values, terms, {})
+                data = self.written(request, session, values["id"], created=True, item=item)
+                answers[index] = RestResponse.created(data, core_url(request, f"{self.base}/{values['id']}"))
+        except BaseException:
+            savepoint.rollback()
+            raise
+        savepoint.commit()
+        return answers
+
+    def _bulk_ready(self, request) -> bool:
+        """Whether `create_many` writes this create as `create_item` would: no meta (its keys have checks
+        and hooks of their own), no featured media and no parent (each a read of another post)."""
+        params = request.params
+        if request.has_param("meta") or params.get("featured_media") not in (None, 0):
+            return False
+        return not (self.hierarchical and request.has_param("parent") and params.get("parent"))
+
+    def _write_many(self, session, creates: list) -> list[dict[str, list[tuple[int, str]]]]:
+        """Ids, slugs, rows and term links of `creates`; the terms linked to each, as `set_terms` answers."""
+        app = self.app
+        ids = store.reserve_ids(app, session, len(creates))
+        wanted = [self._slug(request, values["status"], values["title"], None, post_id, 0, unique=False)
+                  for (_index, request, values), post_id in zip(creates, ids)]
+        slugs = store.unique_slugs(app, session, wanted, self.type)
+        links, written = [], []
+        for (_index, request, values), post_id, slug in zip(creates, ids, slugs):
+            values.update(id=post_id, slug=slug,
+                          guid=permalink(request, {"id": post_id, "type": self.type}, site=guid_base(request)))
+            terms = self._new_terms(request) if self.kind == "post" else {}
+            links += [{"post_id": post_id, "term_id": term_id} for linked in terms.values() for term_id, _ in linked]
+            written.append(terms)
+        store.insert_items(app, session, [values for _index, _request, values in creates])
+        store.link_terms(app, session, links)
+        return written
+
+    def _new_terms(self, request) -> dict[str, list[tuple[int, str]]]:
+        """The (id, slug) links `_side_effects` would make for a new post, from the batch's term read."""
+        params, known = request.params, request.state.core_terms
+        terms = {}
+        for field, taxonomy in (("categories", "category"), ("tags", "post_tag")):
+            if request.has_param(field) and isinstance(params.get(field), list):
+                ids = params[field]
+            elif field == "categories":
+                ids = [DEFAULT_CATEGORY]
+            else:
+                continue
+            valid = {term_id: known[term_id][1] for term_id in ids if term_id in known and known[term_id][0] == taxonomy}
+            terms[taxonomy] = sorted(valid.items())
+        return terms
 
     def _schedule(self, status: str, date, date_gmt):
         """publish with a date 60 s ahead becomes future; future whose time has come becomes publish."""
@@ -582,7 +685,9 @@ class PostsController:
                 ancestor = found["parent"] if found else 0
         return parent
 
-    def _slug(self, request, status: str, title: str, current: dict | None, post_id: int, parent: int) -> str:
+    def _slug(self, request, status: str, title: str, current: dict | None, post_id: int, parent: int,
+              unique: bool = True) -> str:
+        """The item's slug; `unique` False: the one wanted, before `unique_slug` (creates of a bulk batch)."""
         params = request.params
         if request.has_param("slug") and params.get("slug"):
             slug = store.sanitize_slug(params["slug"])
@@ -599,7 +704,7 @@ class PostsController:
             return ""
         if not slug:
             return ""
-        if current is not None and slug == current["slug"]:
+        if (current is not None and slug == current["slug"]) or not unique:
             return slug
         return store.unique_slug(self.app, request.session, slug, self.type, post_id, parent)
 

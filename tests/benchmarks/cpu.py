@@ -1,6 +1,10 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch]`
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch]
+[--database postgresql://user@host/db]`
+
+`--database` measures on that PostgreSQL server instead, in a schema (`sitehost_bench`) seeded afresh
+for every run and dropped at the end; only this process's CPU is timed, not the server's.
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
 published post each time, the same random sequence on both sides.
@@ -49,7 +53,14 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
              "first_post": result.first_post}))
     info = json.loads(Path(str(seeded_db) + ".json").read_text())
     shutil.copyfile(seeded_db, database)
-    app = create_app(load_settings(write_config(workdir, database, cache=False), env={}))
+    url = None
+    if spec.get("database"):  # PostgreSQL: a fresh schema seeded for this run (the seed's SQLite file is unused)
+        from tests.benchmarks.run import postgres_schema
+        url = postgres_schema(spec["database"], fresh=True)
+        result = seed(write_config(workdir, database, cache=True, url=url), database, spec["posts"], database_url=url)
+        info = {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
+                "first_post": result.first_post}
+    app = create_app(load_settings(write_config(workdir, database, cache=False, url=url), env={}))
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))
@@ -106,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--create", action="store_true", help="time POST core/v2/posts as the seeded author")
     parser.add_argument("--batch", action="store_true",
                         help="time POST batch/v1 with 25 post creates as the seeded author (per batch)")
+    parser.add_argument("--database", default="", help="measure on this PostgreSQL database (postgresql://...)")
     options = parser.parse_args(argv)
+    if options.database:
+        options.database = "postgresql+psycopg://" + options.database.split("://", 1)[1]
     headers = dict(header.split(": ", 1) for header in options.header)
     with tempfile.TemporaryDirectory(prefix="sitehost-cpu-pairs-") as folder:
         base_tree = Path(folder) / "base"
@@ -119,11 +133,14 @@ def main(argv: list[str] | None = None) -> int:
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
                 spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
                         "headers": headers, "create": options.create, "batch": options.batch,
-                        "count": options.count,
+                        "count": options.count, "database": options.database,
                         "warm": max(2 if options.batch else 20, options.count // 10)}
                 figures[name].append(run_side(sides[name], spec))
             print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms",
                   file=sys.stderr)
+    if options.database:
+        from tests.benchmarks.run import drop_postgres_schema
+        drop_postgres_schema(options.database)
     base, this = statistics.median(figures["base"]), statistics.median(figures["this"])
     what = "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
         else f"GET {options.path}"

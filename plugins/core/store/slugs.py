@@ -49,12 +49,7 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
     """
     posts = tables(app)["posts"]
     lock_slugs(app, session)
-    if post_type == "attachment":
-        scope = "attachment"
-    elif post_type == "page" or _hierarchical(app, post_type):
-        scope = "hierarchical"
-    else:
-        scope = "type"
+    scope = _scope(app, post_type)
     probe = app.db.prepared(f"core.slug_probe:{scope}:{bool(post_id)}", lambda: _slug_probe(posts, scope, bool(post_id)))
     params = {"type": post_type, "parent": parent, "post_id": post_id}
 
@@ -76,15 +71,81 @@ def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, pa
         suffix += 1
 
 
+def unique_slugs(app, session, slugs: list[str], post_type: str, parent: int = 0) -> list[str]:
+    """`unique_slug` for several new items of one type and parent at once, in order.
+
+    Each item sees the slugs given to those before it, as one create after another would (two
+    items titled the same get `title` and `title-2`). One query reads which of the wanted slugs
+    are stored; more run only when a slug is taken, for the next suffixes.
+    """
+    posts = tables(app)["posts"]
+    lock_slugs(app, session)
+    scope = _scope(app, post_type)
+    probe = app.db.prepared(f"core.slugs_probe:{scope}", lambda: _slugs_probe(posts, scope))
+    stored: dict[str, bool] = {}
+
+    def look_up(candidates: list[str]) -> None:
+        unknown = [candidate for candidate in dict.fromkeys(candidates) if candidate not in stored]
+        if unknown:
+            found = set(session.scalars(probe, {"type": post_type, "parent": parent, "slugs": unknown}))
+            stored.update((candidate, candidate in found) for candidate in unknown)
+
+    def reserved(candidate: str) -> bool:
+        return candidate in RESERVED_SLUGS or bool(post_type == "page" and re.fullmatch(r"(page)?\d+", candidate))
+
+    look_up([slug for slug in slugs if slug])
+    given: set[str] = set()
+    result = []
+    for slug in slugs:
+        if not slug:
+            result.append("")
+            continue
+        suffix = 1
+        while True:
+            candidate = _suffixed(slug, suffix)
+            if candidate not in stored:
+                look_up([_suffixed(slug, number) for number in range(suffix, suffix + 8)])
+            if not (reserved(candidate) or stored[candidate] or candidate in given):
+                break
+            suffix += 1
+        given.add(candidate)
+        result.append(candidate)
+    return result
+
+
+def _suffixed(slug: str, suffix: int) -> str:
+    """`slug` itself for 1, else `slug-N` cut to fit MAX_SLUG, as `unique_slug` makes them."""
+    if suffix == 1:
+        return slug
+    tail = f"-{suffix}"
+    return slug[: MAX_SLUG - len(tail)] + tail
+
+
+def _scope(app, post_type: str) -> str:
+    """Where a slug must be unique: among attachments and every type, pages of one parent, or one type."""
+    if post_type == "attachment":
+        return "attachment"
+    if post_type == "page" or _hierarchical(app, post_type):
+        return "hierarchical"
+    return "type"
+
+
+def _slugs_probe(posts, scope: str):
+    """SELECT of the slugs among :slugs held in the scope (as `_slug_probe`, for many at once)."""
+    return select(posts.c.slug).where(posts.c.slug.in_(bindparam("slugs", expanding=True)), *_scope_where(posts, scope))
+
+
+def _scope_where(posts, scope: str) -> list:
+    if scope == "attachment":
+        return [posts.c.type != "revision"]
+    if scope == "hierarchical":
+        return [or_(posts.c.type == bindparam("type"), posts.c.type == "attachment"), posts.c.parent == bindparam("parent")]
+    return [posts.c.type == bindparam("type")]
+
+
 def _slug_probe(posts, scope: str, other_than_id: bool):
     """SELECT of one post holding :slug in the scope (attachments: every type; pages: same parent)."""
-    if scope == "attachment":
-        where = [posts.c.type != "revision"]
-    elif scope == "hierarchical":
-        where = [or_(posts.c.type == bindparam("type"), posts.c.type == "attachment"),
-                 posts.c.parent == bindparam("parent")]
-    else:
-        where = [posts.c.type == bindparam("type")]
+    where = _scope_where(posts, scope)
     if other_than_id:
         where.append(posts.c.id != bindparam("post_id"))
     return select(posts.c.id).where(posts.c.slug == bindparam("slug"), *where).limit(1)

@@ -41,6 +41,44 @@ def reserve_id(app, session) -> int | None:
     return int(session.execute(statement).scalar())
 
 
+def reserve_ids(app, session, count: int) -> list[int] | None:
+    """`reserve_id` for `count` new posts at once, ascending; None on databases other than SQLite
+    and PostgreSQL (the bulk path then leaves the items to the single create)."""
+    dialect = app.db.engine.dialect.name
+    if dialect == "sqlite":
+        first = reserve_id(app, session)
+        return list(range(first, first + count))
+    if dialect == "postgresql":
+        statement = app.db.prepared("core.reserve_post_ids", lambda: text(
+            "SELECT nextval(pg_get_serial_sequence('posts', 'id')) FROM generate_series(1, :count)"))
+        return sorted(int(value) for value in session.scalars(statement, {"count": count}))
+    return None
+
+
+def insert_items(app, session, rows: list[dict]) -> None:
+    """Insert posts with reserved ids in one multi-row INSERT; every row must have the same columns.
+
+    RETURNING turns on SQLAlchemy's insertmanyvalues (one `VALUES (...), (...)` statement on SQLite
+    and PostgreSQL). It is not asked to sort by parameter order: on SQLite that runs one statement
+    per row, and the ids are ours already (`reserve_ids`), so they are only checked.
+    """
+    posts = tables(app)["posts"]
+    lock_slugs(app, session)
+    statement = app.db.prepared("core.insert_posts", lambda: insert(posts).returning(posts.c.id))
+    inserted = sorted(session.scalars(statement, rows))
+    if inserted != sorted(row["id"] for row in rows):  # never expected: the reserved ids are ours
+        raise RuntimeError(f"bulk insert returned ids {inserted}, not the reserved ones")
+
+
+def link_terms(app, session, links: list[dict]) -> None:
+    """Term links of new posts, `{"post_id", "term_id"}` each, in one multi-row INSERT."""
+    if links:
+        relationships = tables(app)["term_relationships"]
+        statement = app.db.prepared("core.link_terms_many", lambda: insert(relationships).returning(
+            relationships.c.post_id))
+        session.execute(statement, links).all()
+
+
 def update_item(app, session, post_id: int, values: dict) -> None:
     """SET the columns named in `values` (plain values, not SQL expressions) of one post."""
     if values:
