@@ -523,8 +523,12 @@ def find_application_password(app, connection, identifier: str, password: str,
             _matching([], password)  # the same hashing as for a real user: timing tells nothing
             return None, None, None
         return user, match_application_password(app, connection, user.id, password), None
-    records = [{key: row._mapping["app_password_" + key] for key in passwords.c.keys()}
-               for row in rows if row.app_password_uuid is not None]
+    labels = [(key, "app_password_" + key) for key in passwords.c.keys()]
+    records = []
+    for row in rows:
+        mapping = row._mapping  # built once per row: each `row._mapping` makes a new view
+        if mapping["app_password_uuid"] is not None:
+            records.append({key: mapping[label] for key, label in labels})
     counts = (rows[0].rate_account, rows[0].rate_address, rows[0].rate_pair)
     return User(app, rows[0]), _matching(records, password), counts
 

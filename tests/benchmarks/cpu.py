@@ -60,7 +60,9 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
         result = seed(write_config(workdir, database, cache=True, url=url), database, spec["posts"], database_url=url)
         info = {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
                 "first_post": result.first_post}
-    app = create_app(load_settings(write_config(workdir, database, cache=False, url=url), env={}))
+    # A base tree older than --database has a write_config without `url` (SQLite only there).
+    config = write_config(workdir, database, cache=False, url=url) if url else write_config(workdir, database, cache=False)
+    app = create_app(load_settings(config, env={}))
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))
