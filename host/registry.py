@@ -427,7 +427,9 @@ class Registry:
         self._routes_by_namespace: dict[str, list[CompiledRoute]] = {}
         self._global_routes: list[CompiledRoute] = []
         # Per namespace (lowered prefix): its routes by first literal path segment, built at first match.
-        self._namespace_prefixes: list[tuple[str, _SegmentIndex]] | None = None
+        # Namespace prefixes ("core/v2/") with their segment index, grouped by the prefix's first
+        # segment ("core") in registration order: a path is compared with its own group only.
+        self._namespace_prefixes: dict[str, list[tuple[str, _SegmentIndex]]] | None = None
         # Keyed by base URL, which comes from the Host header: bounded, so a client sending a new
         # Host with every request cannot grow it (issue 12.2: 200 hosts held 30 MB for ever).
         self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
@@ -498,11 +500,15 @@ class Registry:
         """
         lowered = path.lower().lstrip("/") + "/"
         found: list[CompiledRoute] = []
-        prefixes = self._namespace_prefixes
-        if prefixes is None:
-            prefixes = self._namespace_prefixes = [(name.lower() + "/", _SegmentIndex(name, routes))
-                                                   for name, routes in self._routes_by_namespace.items()]
-        for prefix, index in prefixes:
+        groups = self._namespace_prefixes
+        if groups is None:
+            groups = {}
+            for name, routes in self._routes_by_namespace.items():
+                prefix = name.lower() + "/"
+                groups.setdefault(prefix.split("/", 1)[0], []).append((prefix, _SegmentIndex(name, routes)))
+            self._namespace_prefixes = groups
+        # A path that starts with a prefix has the prefix's first segment as its own.
+        for prefix, index in groups.get(lowered.split("/", 1)[0], ()):
             if lowered.startswith(prefix):
                 found.extend(index.routes_for(lowered[len(prefix):].split("/", 1)[0]))
         if found:

@@ -9,6 +9,7 @@ failed search, so their cost is proportional to the text.
 from __future__ import annotations
 
 import html
+import re
 
 # Elements whose text is never shown to a reader (the HTML parsing spec's raw text elements,
 # plus template and noscript): nothing inside them may reach excerpts or search.
@@ -22,6 +23,7 @@ _BLOCK_ELEMENTS = frozenset({
 })
 # Punctuation that follows a word without a space ("Friday." not "Friday .").
 _CLOSING_PUNCTUATION = frozenset(".,;:!?)]}»”’…")
+_SPACE_BEFORE_CLOSING = re.compile(" (?=[" + re.escape("".join(sorted(_CLOSING_PUNCTUATION))) + "])")
 
 
 def split_markup(text: str) -> list[str]:
@@ -59,6 +61,26 @@ def split_markup(text: str) -> list[str]:
 
 def tag_name(tag: str) -> str:
     """`div` for `<div class=x>` and `</DIV>`; "" for comments and declarations."""
+    # Texts repeat a few short tags (<p>, </p>, <strong>) many times over, and every text that is
+    # rendered, excerpted or indexed asks for their names: remember those, a dict lookup instead
+    # of a Python step per character. Bounded: emptied when full (under the GIL, a race between
+    # two threads costs a scan again, never a wrong name).
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = _scan_tag_name(tag)
+        if len(tag) <= _KEPT_TAG_LENGTH:
+            if len(_TAG_NAMES) >= _KEPT_TAGS:
+                _TAG_NAMES.clear()
+            _TAG_NAMES[tag] = name
+    return name
+
+
+_KEPT_TAGS = 1024
+_KEPT_TAG_LENGTH = 64
+_TAG_NAMES: dict[str, str] = {}
+
+
+def _scan_tag_name(tag: str) -> str:
     start = 2 if tag.startswith("</") else 1
     while start < len(tag) and tag[start] in " \t\n\r\f":
         start += 1
@@ -97,9 +119,36 @@ def index_text(markup: str) -> str:
     return _visible_runs(markup, False)
 
 
+def leading_words(markup: str, limit: int, keep_entities: bool = False) -> tuple[str, bool]:
+    """(the first `limit` words of `html_to_text(markup, keep_entities)`, whether more follow).
+
+    The same answer as splitting the whole text on spaces, but the markup is read only until
+    word `limit + 1` has begun: an excerpt needs 55 words of a post that may have thousands.
+    Words already followed by another one cannot change as more text is read (text read later
+    only extends the last word, and punctuation joins the word before it), so the first
+    `limit` words are final once there are more than `limit`.
+    """
+    runs: list[str] = []
+    read = 0
+    check_at = 8 * (limit + 1)  # about the characters of limit + 1 words; doubled after each look
+    for run in _runs(split_markup(markup), keep_entities):
+        runs.append(run)
+        read += len(run)
+        if read >= check_at:
+            words = _join_words("".join(runs)).split(" ")
+            if len(words) > limit:
+                return " ".join(words[:limit]), True
+            check_at = 2 * read
+    words = _join_words("".join(runs)).split(" ")
+    return " ".join(words[:limit]), len(words) > limit
+
+
 def _visible_runs(markup: str, keep_entities: bool) -> str:
-    parts = split_markup(markup)
-    words: list[str] = []
+    return "".join(_runs(split_markup(markup), keep_entities))
+
+
+def _runs(parts: list[str], keep_entities: bool):
+    """The visible text of `split_markup`'s parts, a run at a time (" " for a block element's tag)."""
     hidden: str | None = None
     for index, part in enumerate(parts):
         if index % 2:
@@ -111,21 +160,14 @@ def _visible_runs(markup: str, keep_entities: bool) -> str:
             if name in HIDDEN_ELEMENTS and not part.startswith("</") and not part.endswith("/>"):
                 hidden = name
             elif name in _BLOCK_ELEMENTS:
-                words.append(" ")
+                yield " "
             continue
         if hidden is None and part:
-            words.append(part if keep_entities else html.unescape(part))
-    return "".join(words)
+            yield part if keep_entities or "&" not in part else html.unescape(part)
 
 
 def _join_words(text: str) -> str:
-    pieces = text.split()
-    if not pieces:
-        return ""
-    joined = [pieces[0]]
-    for piece in pieces[1:]:
-        if piece[0] in _CLOSING_PUNCTUATION:
-            joined[-1] += piece
-        else:
-            joined.append(piece)
-    return " ".join(joined)
+    # Words joined by single spaces, then the space before each word that starts with closing
+    # punctuation dropped: two C passes instead of a Python loop over every word (an excerpt
+    # reads the whole rendered content, so this ran once per word of every post rendered).
+    return _SPACE_BEFORE_CLOSING.sub("", " ".join(text.split()))

@@ -105,14 +105,16 @@ def authenticate(app, request):
         return None
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
-    # The user with their passwords, then the limits of this source: two prepared reads on one
-    # plain connection. Only this address's failures can refuse it (ratelimit's docstring).
+    # The user with their passwords and the failure counts of this source: one prepared read on
+    # a plain connection (an email address: two more). Only this address's failures can refuse
+    # it (ratelimit's docstring).
     refusal = None
     with app.db.engine.connect() as connection:
-        user, record = user_service.find_application_password(app, connection, identifier, password)
+        user, record, counts = user_service.find_application_password(app, connection, identifier, password, address)
         account = ratelimit.account_subject(user, identifier)
         try:
-            recent_failures = ratelimit.check_allowed(app, account, address, connection)
+            recent_failures = ratelimit.check_allowed(app, account, address, connection) if counts is None \
+                else ratelimit.check_counted(app, account, address, counts, connection)
         except ratelimit.TooManyAttempts as refused:
             refusal = refused
     if refusal is not None:

@@ -163,6 +163,45 @@ def check_allowed(app, account: str, address: str, connection=None) -> int:
     return found.get(PAIR_SCOPE, (0, None))[0]
 
 
+def failure_count_columns(table, account_subject, pair_subject) -> list:
+    """Three scalar subqueries (failures since :rate_since of the account, of :rate_address and of
+    the pair), labelled rate_account, rate_address and rate_pair, for a sign-in look-up to select
+    with its row: a successful sign-in then reads its limits in the same statement. The subjects
+    are SQL expressions (bound values, or built from the looked-up row's columns)."""
+    def failures(scope: str, subject, label: str):
+        return (select(func.count()).select_from(table)
+                .where(table.c.scope == scope, table.c.subject == subject, table.c.failed_at >= bindparam("rate_since"))
+                .scalar_subquery().label(label))
+
+    return [failures(ACCOUNT_SCOPE, account_subject, "rate_account"),
+            failures(ADDRESS_SCOPE, bindparam("rate_address"), "rate_address"),
+            failures(PAIR_SCOPE, pair_subject, "rate_pair")]
+
+
+def failure_count_params(app, address: str) -> dict:
+    """The bound values `failure_count_columns` needs (besides the subjects the caller binds)."""
+    return {"rate_since": utcnow() - datetime.timedelta(seconds=limits(app).window_seconds),
+            "rate_address": _subjects("", address)[1][1]}
+
+
+def pair_subject_suffix(address: str) -> str:
+    """What follows the account in the pair's subject ("|address"); the whole is cut to SUBJECT_LENGTH."""
+    return "|" + (address or "-")
+
+
+def check_counted(app, account: str, address: str, counts: tuple[int, int, int], connection=None) -> int:
+    """`check_allowed` for counts read with the sign-in look-up (account, address, pair): under every
+    threshold, the pair's failures at once; at or over one, `check_allowed` reads the latest
+    failure and raises TooManyAttempts while the lock-out lasts."""
+    rules = limits(app)
+    account_failures, address_failures, pair_failures = (int(count or 0) for count in counts)
+    pair_threshold = min(rules.slow_after, rules.max_failures) if account_failures >= rules.max_failures \
+        else rules.max_failures
+    if address_failures >= max(rules.max_failures_per_address, 1) or pair_failures >= max(pair_threshold, 1):
+        return check_allowed(app, account, address, connection)
+    return pair_failures
+
+
 def _failures_statement(app, scopes: tuple[str, ...]):
     """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1 ...) of `scopes`."""
     table = tables(app)["sign_in_failures"]

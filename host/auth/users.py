@@ -21,7 +21,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import String, bindparam, case, delete, func, insert, literal, or_, select, update
+from sqlalchemy import String, bindparam, case, cast, delete, func, insert, literal, literal_column, or_, select, update
 
 from .roles import ROLE_CAPABILITIES, ROLES
 
@@ -491,28 +491,46 @@ def _matching(records: list[dict], password: str) -> dict | None:
     return found
 
 
-def find_application_password(app, connection, identifier: str, password: str) -> tuple[User | None, dict | None]:
-    """(user, their application password matching `password` or None); (None, None) for no such user.
+def find_application_password(app, connection, identifier: str, password: str,
+                              address: str = "") -> tuple[User | None, dict | None, tuple[int, int, int] | None]:
+    """(user, their application password matching `password` or None, failure counts); (None, None, None)
+    for no such user.
 
-    A login (what API clients send) is looked up with the user's passwords in ONE statement;
-    an email address falls back to `find_user` and `match_application_password`.
+    A login (what API clients send) is looked up with the user's passwords and the sign-in
+    failures of the account, of `address` and of the pair (ratelimit.failure_count_columns) in
+    ONE statement; an email address falls back to `find_user` and `match_application_password`,
+    and its counts are None (the caller reads them with ratelimit.check_allowed).
     """
+    from . import ratelimit
+
     users, passwords = tables(app)["users"], tables(app)["application_passwords"]
-    statement = app.db.prepared("auth.user_with_application_passwords", lambda: (
-        select(users, *[column.label("app_password_" + column.key) for column in passwords.c])
-        .outerjoin(passwords, passwords.c.user_id == users.c.id)
-        .where(users.c.login == bindparam("login"))
-        .order_by(passwords.c.created, passwords.c.uuid)))
-    rows = connection.execute(statement, {"login": identifier}).all()
+
+    def build():
+        account = literal_column("'user:'", String) + cast(users.c.id, String)
+        pair = func.substr(account + bindparam("rate_pair_suffix"), 1, ratelimit.SUBJECT_LENGTH)
+        return (select(users, *[column.label("app_password_" + column.key) for column in passwords.c],
+                       *ratelimit.failure_count_columns(tables(app)["sign_in_failures"], account, pair))
+                .outerjoin(passwords, passwords.c.user_id == users.c.id)
+                .where(users.c.login == bindparam("login"))
+                .order_by(passwords.c.created, passwords.c.uuid))
+
+    statement = app.db.prepared("auth.user_with_application_passwords_and_failures", build)
+    rows = connection.execute(statement, {"login": identifier, "rate_pair_suffix": ratelimit.pair_subject_suffix(address),
+                                          **ratelimit.failure_count_params(app, address)}).all()
     if not rows:
         user = find_user(app, connection, identifier)
         if user is None:
             _matching([], password)  # the same hashing as for a real user: timing tells nothing
-            return None, None
-        return user, match_application_password(app, connection, user.id, password)
-    records = [{key: row._mapping["app_password_" + key] for key in passwords.c.keys()}
-               for row in rows if row.app_password_uuid is not None]
-    return User(app, rows[0]), _matching(records, password)
+            return None, None, None
+        return user, match_application_password(app, connection, user.id, password), None
+    labels = [(key, "app_password_" + key) for key in passwords.c.keys()]
+    records = []
+    for row in rows:
+        mapping = row._mapping  # built once per row: each `row._mapping` makes a new view
+        if mapping["app_password_uuid"] is not None:
+            records.append({key: mapping[label] for key, label in labels})
+    counts = (rows[0].rate_account, rows[0].rate_address, rows[0].rate_pair)
+    return User(app, rows[0]), _matching(records, password), counts
 
 
 def record_application_password_use(app, session, record: dict, remote_addr: str) -> None:

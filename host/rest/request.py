@@ -265,10 +265,13 @@ class RestRequest:
         session, self._session = self._session, None
         if session is not None:
             try:
-                if success:
-                    session.commit()
-                else:
-                    session.rollback()
+                # A session idle since `commit` (a create's answer is built from what it wrote) has nothing
+                # to end; committing it anyway would begin and end an empty transaction of its own.
+                if session.in_transaction():
+                    if success:
+                        session.commit()
+                    else:
+                        session.rollback()
             finally:
                 session.close()
         if success:

@@ -11,7 +11,7 @@ import datetime
 import hashlib
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, true, update
+from sqlalchemy import and_, bindparam, delete, or_, select, true, update
 
 from host import ContentDeleted, ContentSaved
 from host.comments import COMMENT_STATUSES
@@ -42,7 +42,9 @@ def row_to_comment(row) -> dict[str, Any]:
 
 def get_comment(app, session, comment_id: int) -> dict | None:
     table = comments_table(app)
-    row = session.execute(select(*(table.c[name] for name in COLUMNS)).where(table.c.id == comment_id)).first()
+    statement = app.db.prepared("core.comment_by_id", lambda: select(*(table.c[name] for name in COLUMNS)).where(
+        table.c.id == bindparam("comment_id")))
+    row = session.execute(statement, {"comment_id": comment_id}).first()
     return row_to_comment(row) if row is not None else None
 
 
@@ -55,7 +57,9 @@ def get_post(app, session, post_id: int) -> dict | None:
     if not post_id or int(post_id) <= 0:
         return None
     posts = tables(app)["posts"]
-    row = session.execute(select(*(posts.c[name] for name in POST_FIELDS)).where(posts.c.id == int(post_id))).first()
+    statement = app.db.prepared("core.comment_post_by_id", lambda: select(*(posts.c[name] for name in POST_FIELDS))
+                                .where(posts.c.id == bindparam("post_id")))
+    row = session.execute(statement, {"post_id": int(post_id)}).first()
     if row is None:
         return None
     post = dict(row._mapping)
@@ -144,7 +148,7 @@ def visible_clause(request, unlocked_posts: tuple[int, ...] = ()):
 def insert_comment(app, session, values: dict[str, Any]) -> dict:
     table = comments_table(app)
     values = {**values, "content_hash": content_hash(values["content"])}
-    result = session.execute(table.insert().values(**values))
+    result = session.execute(app.db.prepared("core.insert_comment", table.insert), values)
     return get_comment(app, session, int(result.inserted_primary_key[0]))
 
 

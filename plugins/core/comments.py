@@ -21,7 +21,7 @@ import uuid
 from typing import Any
 
 from marshmallow import Schema, fields, validate
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, bindparam, case, func, or_, select
 
 from host import RestError, RestResponse, Route, forbidden
 from host.args import (
@@ -511,15 +511,17 @@ def _check_create_permission(request, post: dict | None) -> None:
 
 def _is_duplicate(request, values: dict) -> bool:
     table = cs.comments_table(request.app)
-    who = [table.c.author_name == values["author_name"]] if values.get("author_name") else []
-    if values.get("author_email"):
-        who.append(table.c.author_email == values["author_email"])
-    if not who:
+    by = tuple(name for name in ("author_name", "author_email") if values.get(name))
+    if not by:
         return False
-    found = request.session.execute(
-        select(table.c.id).where(table.c.post == values["post"], table.c.content_hash == cs.content_hash(values["content"]),
-                                 table.c.parent == values["parent"], table.c.status != "trash", or_(*who),
-                                 table.c.content == values["content"]).limit(1)).first()
+    # Prepared once per combination of sender fields (built per request it cost more than it ran).
+    statement = request.app.db.prepared("core.duplicate_comment:" + ",".join(by), lambda: select(table.c.id).where(
+        table.c.post == bindparam("post"), table.c.content_hash == bindparam("content_hash"),
+        table.c.parent == bindparam("parent"), table.c.status != "trash",
+        or_(*[table.c[name] == bindparam(name) for name in by]), table.c.content == bindparam("content")).limit(1))
+    found = request.session.execute(statement, {
+        "post": values["post"], "content_hash": cs.content_hash(values["content"]), "parent": values["parent"],
+        "content": values["content"], **{name: values[name] for name in by}}).first()
     return found is not None
 
 
@@ -550,17 +552,23 @@ def _approval(request, values: dict, post: dict) -> str:
         return "hold"
     if site.get("comment_previously_approved", True):
         table = cs.comments_table(request.app)
-        who = []
-        if values.get("author"):
-            who.append(table.c.author == values["author"])
-        if values.get("author_name") and values.get("author_email"):
-            who.append(and_(table.c.author_name == values["author_name"],
-                            table.c.author_email == values["author_email"]))
-        if not who:
+        by_account = bool(values.get("author"))
+        by_name = bool(values.get("author_name") and values.get("author_email"))
+        if not (by_account or by_name):
             return "hold"
-        approved = request.session.execute(select(table.c.id).where(table.c.author_email == values["author_email"],
-                                                                     table.c.status == "approved", or_(*who))
-                                           .limit(1)).first()
+
+        def build():
+            who = [table.c.author == bindparam("author")] if by_account else []
+            if by_name:
+                who.append(and_(table.c.author_name == bindparam("author_name"),
+                                table.c.author_email == bindparam("author_email")))
+            return select(table.c.id).where(table.c.author_email == bindparam("author_email"),
+                                            table.c.status == "approved", or_(*who)).limit(1)
+
+        statement = request.app.db.prepared(f"core.previously_approved:{by_account:d}{by_name:d}", build)
+        approved = request.session.execute(statement, {
+            "author": values.get("author") or 0, "author_name": values.get("author_name") or "",
+            "author_email": values.get("author_email") or ""}).first()
         return "approved" if approved is not None else "hold"
     return "approved"
 

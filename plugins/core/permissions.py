@@ -7,6 +7,8 @@ states, revisions checked against their parent, and term caps per taxonomy.
 
 from __future__ import annotations
 
+import functools
+
 from host import hookimpl
 
 POST_META_CAPS = ("edit_post", "read_post", "delete_post", "publish_post")
@@ -15,13 +17,23 @@ TERM_META_CAPS = ("edit_term", "delete_term", "assign_term")
 
 def type_caps(app, post_type: str) -> dict[str, str]:
     """Primitive capability names of a post type (`edit_posts`, `edit_pages`, `edit_events` ...)."""
+    return dict(_shared_caps(app, post_type))  # a copy: callers may keep or change theirs
+
+
+def _shared_caps(app, post_type: str) -> dict[str, str]:
+    """`type_caps` without the copy, for the checks here, which only read it."""
     registered = app.registry.post_types.get(post_type)
-    base = registered[0].capability_type if registered else "post"
+    return _caps_of(registered[0].capability_type if registered else "post", post_type == "attachment")
+
+
+@functools.lru_cache(maxsize=256)
+def _caps_of(base: str, attachment: bool) -> dict[str, str]:
+    """The names for capability type `base`, built once: every permission check on an item asks."""
     plural = base + "s"
     caps = {action: f"{action}_{plural}" for action in (
         "edit", "edit_others", "edit_published", "edit_private", "publish", "read_private",
         "delete", "delete_others", "delete_published", "delete_private")}
-    caps["create"] = "upload_files" if post_type == "attachment" else caps["edit"]
+    caps["create"] = "upload_files" if attachment else caps["edit"]
     caps["read"] = "read"
     return caps
 
@@ -37,7 +49,7 @@ def _post_caps(app, user, capability: str, item: dict) -> list[str]:
             return ["do_not_allow"]
         parent = item.get("_parent")
         return _post_caps(app, user, capability, parent) if parent else ["do_not_allow"]
-    caps = type_caps(app, item.get("type", "post"))
+    caps = _shared_caps(app, item.get("type", "post"))
     status = item.get("status", "draft")
     if status == "trash":
         status = item.get("pre_trash_status") or "draft"

@@ -17,7 +17,7 @@ import nh3
 
 from host.lru import LruCache
 from host.stash import StashKey
-from host.text import html_to_text, split_markup, tag_name
+from host.text import html_to_text, leading_words, split_markup, tag_name
 
 EXCERPT_MORE = " [&hellip;]"
 RENDERED_CACHE_ENTRIES = 1000  # about 5 MB: a 2 KB body, its HTML and the key
@@ -191,7 +191,11 @@ def render_cache_contributions(app, item: dict) -> tuple | None:
 
 def render_content(app, item: dict, raw: str) -> str:
     """Stored content through the display filters and the `render_content` hook (cached)."""
-    extra = render_cache_contributions(app, item)
+    return _cached_content(app, item, raw, render_cache_contributions(app, item))
+
+
+def _cached_content(app, item: dict, raw: str, extra: tuple | None) -> str:
+    """`render_content` with the item's render cache contributions already asked (once per rendering)."""
     if extra is None:
         return _render_content(app, item, raw)
     key = ("content", *_item_key(item), raw, extra)
@@ -212,14 +216,18 @@ def _render_content(app, item: dict, raw: str) -> str:
 
 def render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None = None) -> str:
     """The written excerpt as paragraphs, or the first `words` words of the content (cached)."""
-    extra = render_cache_contributions(app, item)
+    return _cached_excerpt(app, item, excerpt, content, words, render_cache_contributions(app, item))
+
+
+def _cached_excerpt(app, item: dict, excerpt: str, content: str, words: int | None, extra: tuple | None) -> str:
+    """`render_excerpt` with the item's render cache contributions already asked (once per rendering)."""
     if extra is None:
-        return _render_excerpt(app, item, excerpt, content, words)
+        return _render_excerpt(app, item, excerpt, content, words, extra)
     key = ("excerpt", *_item_key(item), excerpt, content, words, extra)
     cache = rendered_cache(app)
     found = cache.get(key)
     if found is None:
-        found = _render_excerpt(app, item, excerpt, content, words)
+        found = _render_excerpt(app, item, excerpt, content, words, extra)
         cache.put(key, found)
     return found
 
@@ -293,28 +301,30 @@ def render_item(app, item: dict, excerpt_length: int | None = None) -> tuple[str
     otherwise it is rendered and (digest, content, excerpt) comes back for the caller to store.
     Password-protected items and custom excerpt lengths are always rendered afresh.
     """
+    # The plugins' contributions are asked once here (a hook call), not by each step below.
+    extra = render_cache_contributions(app, item)
     if "_rendering" not in item or excerpt_length is not None or item.get("password"):
-        return (render_content(app, item, item["content"]),
-                render_excerpt(app, item, item["excerpt"], item["content"], excerpt_length), None)
-    digest = rendering_digest(app, item, render_cache_contributions(app, item))
+        return (_cached_content(app, item, item["content"], extra),
+                _cached_excerpt(app, item, item["excerpt"], item["content"], excerpt_length, extra), None)
+    digest = rendering_digest(app, item, extra)
     stored = item["_rendering"]
     if digest is not None and stored is not None and stored[0] == digest:
         return stored[1], stored[2], None
-    content = render_content(app, item, item["content"])
-    excerpt = render_excerpt(app, item, item["excerpt"], item["content"], None)
+    content = _cached_content(app, item, item["content"], extra)
+    excerpt = _cached_excerpt(app, item, item["excerpt"], item["content"], None, extra)
     return content, excerpt, ((digest, content, excerpt) if digest is not None else None)
 
 
-def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None) -> str:
+def _render_excerpt(app, item: dict, excerpt: str, content: str, words: int | None, extra: tuple | None) -> str:
     if excerpt.strip():
         return autop(texturize(excerpt))
     if not content.strip():
         return ""
-    text = html_to_text(render_content(app, item, content), keep_entities=True)
     limit = DEFAULT_EXCERPT_WORDS if words is None else max(words, 0)
-    pieces = text.split(" ")
-    if len(pieces) > limit:
-        text = " ".join(pieces[:limit]) + EXCERPT_MORE
+    # Only as much of the rendered content is read as the excerpt's words need.
+    text, more = leading_words(_cached_content(app, item, content, extra), limit, keep_entities=True)
+    if more:
+        text += EXCERPT_MORE
     return autop(text) if text else ""
 
 

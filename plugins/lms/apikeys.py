@@ -17,7 +17,7 @@ import hmac
 import secrets
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, literal_column, select, update
 
 from host import RestError
 from host.auth import basic_credentials, ratelimit
@@ -103,17 +103,29 @@ def authenticate(app, request):
     users = user_service.tables(app)["users"]
     account = "lms-api-key:" + key[:80].lower()
     address = client_address(app, request.environ)
-    # The key with its user's row, in one prepared statement (this runs on every call of an outside app).
-    lookup = app.db.prepared("lms.api_key_with_user", lambda: select(
+    failures = user_service.tables(app)["sign_in_failures"]
+    # The key with its user's row and the sign-in failures of this key, this address and the pair,
+    # in one prepared statement (this runs on every call of an outside app). It answers one row
+    # for an unknown key too (its columns NULL), so both cost the same.
+    lookup = app.db.prepared("lms.api_key_with_user_and_failures", lambda: select(
         users, keys.c.id.label("lms_key_id"), keys.c.secret_hash.label("lms_secret_hash"),
-        keys.c.permission.label("lms_permission"), keys.c.last_used.label("lms_last_used"))
-        .join(keys, keys.c.user_id == users.c.id).where(keys.c.key == bindparam("key")))
+        keys.c.permission.label("lms_permission"), keys.c.last_used.label("lms_last_used"),
+        *ratelimit.failure_count_columns(failures, bindparam("rate_account"), bindparam("rate_pair")))
+        .select_from(select(literal_column("1").label("one")).subquery("one_row")
+                     .outerjoin(keys, keys.c.key == bindparam("key"))
+                     .outerjoin(users, users.c.id == keys.c.user_id)))
+    pair = ratelimit.pair_subject_suffix(address)
     with app.db.engine.connect() as connection:
-        row = connection.execute(lookup, {"key": key[:80]}).first() if len(key) <= 80 else None
+        found = connection.execute(lookup, {
+            "key": key[:80] if len(key) <= 80 else "", "rate_account": account[:ratelimit.SUBJECT_LENGTH],
+            "rate_pair": (account + pair)[:ratelimit.SUBJECT_LENGTH], **ratelimit.failure_count_params(app, address),
+        }).one()
+        counts = (found.rate_account, found.rate_address, found.rate_pair)
+        row = found if len(key) <= 80 and found.lms_key_id is not None and found.id is not None else None
         # Hash even when the key is unknown, so the answer takes as long either way.
         matches = hmac.compare_digest(row.lms_secret_hash if row is not None else "", hash_secret(secret))
         try:
-            recent_failures = ratelimit.check_allowed(app, account, address, connection)
+            recent_failures = ratelimit.check_counted(app, account, address, counts, connection)
         except ratelimit.TooManyAttempts as refused:
             if not matches:
                 ratelimit.record_failure(app, account, address, slow=False)

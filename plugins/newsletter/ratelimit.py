@@ -19,7 +19,7 @@ import datetime
 import hashlib
 import random
 
-from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy import bindparam, delete, func, insert, select, text
 
 from host import RestError
 
@@ -54,10 +54,17 @@ def _one_at_a_time(session, scope: str, subject: str) -> None:
     session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
 
-def _count(session, events, scope: str, subject: str, window: int, now) -> int:
-    since = now - datetime.timedelta(seconds=window)
-    return session.execute(select(func.count()).select_from(events).where(
-        events.c.scope == scope, events.c.subject == subject, events.c.at >= since)).scalar_one()
+def _count(app, session, events, scope: str, subject: str, window: int, now) -> int:
+    statement = app.db.prepared("newsletter.rate_events_since", lambda: select(func.count()).select_from(events).where(
+        events.c.scope == bindparam("scope"), events.c.subject == bindparam("subject"),
+        events.c.at >= bindparam("since")))
+    return session.execute(statement, {"scope": scope, "subject": subject,
+                                       "since": now - datetime.timedelta(seconds=window)}).scalar_one()
+
+
+def _add_event(app, session, events, scope: str, subject: str, now) -> None:
+    session.execute(app.db.prepared("newsletter.insert_rate_event", lambda: insert(events)),
+                    {"scope": scope, "subject": subject, "at": now})
 
 
 def check_address(app, session, address: str, message: str) -> None:
@@ -68,14 +75,14 @@ def check_address(app, session, address: str, message: str) -> None:
     events, now = table(app, RATE_EVENTS), _now()
     subject = (address or "-")[:100]
     _one_at_a_time(session, ADDRESS, subject)
-    if _count(session, events, ADDRESS, subject, settings.address_window_seconds, now) >= settings.address_limit:
+    if _count(app, session, events, ADDRESS, subject, settings.address_window_seconds, now) >= settings.address_limit:
         oldest = session.execute(select(func.min(events.c.at)).where(
             events.c.scope == ADDRESS, events.c.subject == subject,
             events.c.at >= now - datetime.timedelta(seconds=settings.address_window_seconds))).scalar_one()
         retry = settings.address_window_seconds - int((now - oldest).total_seconds()) if oldest else 60
         retry = max(1, retry)
         raise RestError("rate_limited", message, 429, {"retry_after": retry}, headers={"Retry-After": str(retry)})
-    session.execute(insert(events).values(scope=ADDRESS, subject=subject, at=now))
+    _add_event(app, session, events, ADDRESS, subject, now)
     _maybe_clean(app, session, events, now)
 
 
@@ -85,9 +92,9 @@ def take_email_slot(app, session, email_key: str) -> bool:
     events, now = table(app, RATE_EVENTS), _now()
     subject = email_hash(app, email_key)
     _one_at_a_time(session, EMAIL, subject)
-    if _count(session, events, EMAIL, subject, settings.email_window_seconds, now) >= settings.email_limit:
+    if _count(app, session, events, EMAIL, subject, settings.email_window_seconds, now) >= settings.email_limit:
         return False
-    session.execute(insert(events).values(scope=EMAIL, subject=subject, at=now))
+    _add_event(app, session, events, EMAIL, subject, now)
     _maybe_clean(app, session, events, now)
     return True
 

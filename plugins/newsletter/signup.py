@@ -25,7 +25,7 @@ import time
 from urllib.parse import quote
 
 from email_validator import EmailNotValidError, validate_email
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from host import RestError, RestResponse
 
@@ -110,8 +110,9 @@ def load_form(app, connection, raw_id):
     except (TypeError, ValueError):
         form_id = None
     forms = table(app, FORMS)
-    row = None if form_id is None or not 0 < form_id < 2**31 else connection.execute(
-        select(forms).where(forms.c.id == form_id)).first()
+    row = None if form_id is None or not 0 < form_id < 2**31 else connection.execute(app.db.prepared(
+        "newsletter.form_by_id", lambda: select(forms).where(forms.c.id == bindparam("form_id"))),
+        {"form_id": form_id}).first()
     if row is None:
         raise RestError("not_found", "Resource does not exist.", 404)
     return row

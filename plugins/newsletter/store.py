@@ -12,7 +12,7 @@ import datetime
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 
 from .tables import LISTS, SUBSCRIBERS, SUBSCRIPTIONS, SUPPRESSIONS, table
 from .tokens import email_hash
@@ -65,7 +65,8 @@ class SignupResult:
 
 def find_by_email(app, session, email_key: str):
     subscribers = table(app, SUBSCRIBERS)
-    return session.execute(select(subscribers).where(subscribers.c.email_key == email_key)).first()
+    return session.execute(app.db.prepared("newsletter.subscriber_by_email", lambda: select(subscribers).where(
+        subscribers.c.email_key == bindparam("email_key"))), {"email_key": email_key}).first()
 
 
 def find_by_id(app, session, subscriber_id: int):
@@ -76,8 +77,9 @@ def find_by_id(app, session, subscriber_id: int):
 def statuses_of(app, session, subscriber_id: int) -> dict[int, str]:
     """{list id: status} of one subscriber."""
     subscriptions = table(app, SUBSCRIPTIONS)
-    return {row.list_id: row.status for row in session.execute(
-        select(subscriptions.c.list_id, subscriptions.c.status).where(subscriptions.c.subscriber_id == subscriber_id))}
+    return {row.list_id: row.status for row in session.execute(app.db.prepared(
+        "newsletter.statuses_of", lambda: select(subscriptions.c.list_id, subscriptions.c.status).where(
+            subscriptions.c.subscriber_id == bindparam("subscriber_id"))), {"subscriber_id": subscriber_id})}
 
 
 def list_names(app, session, list_ids) -> dict[int, str]:
@@ -86,7 +88,9 @@ def list_names(app, session, list_ids) -> dict[int, str]:
     wanted = sorted(set(list_ids))
     if not wanted:
         return {}
-    return {row.id: row.name for row in session.execute(select(lists.c.id, lists.c.name).where(lists.c.id.in_(wanted)))}
+    statement = app.db.prepared("newsletter.list_names", lambda: select(lists.c.id, lists.c.name).where(
+        lists.c.id.in_(bindparam("list_ids", expanding=True))))
+    return {row.id: row.name for row in session.execute(statement, {"list_ids": wanted})}
 
 
 def existing_list_ids(app, session, list_ids) -> list[int]:
@@ -122,7 +126,7 @@ def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: li
             "email": email, "email_key": email_key, "fields": fields, "pending_fields": None, "nonce": nonce,
             "signup_ip": ip[:64], "created": now, "modified": now}, ["email_key"], returning=subscribers.c.id)
         if made:
-            session.execute(insert(subscriptions), [
+            session.execute(app.db.prepared("newsletter.insert_subscription", lambda: insert(subscriptions)), [
                 {"subscriber_id": made[0], "list_id": list_id, "status": PENDING, "source": source, "requested": now}
                 for list_id in list_ids])
             return SignupResult("subscribed", Subscriber(made[0], email, email_key, fields, None, nonce), True,

@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select, union_all
 
 from . import classifier, options, remote
 from .recorder import recorder_of
@@ -73,21 +73,37 @@ class Past:
     same_text_spam: int = 0
 
 
-def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> Past:
-    """The latest verdicts of this sender (by address and by IP) and of this text.
+NO_KEY = "-"  # bound for an empty key: digests are hex, so it matches no row
 
-    One indexed look-up per key, newest first and limited: a sender or text seen thousands of
-    times costs no more than one seen once (an OR of the three made the database gather every
-    match before sorting, which grew with the history)."""
+
+def _past_statement(app):
+    """The latest PAST_LIMIT verdicts per key (sender address, sender IP, text) in ONE prepared
+    statement: a UNION ALL of three indexed look-ups, each newest first and limited, so a sender
+    or text seen thousands of times costs no more than one seen once (an OR of the three made
+    the database gather every match before sorting, which grew with the history)."""
     checks = table(app, CHECKS)
+
+    def build():
+        parts = []
+        for column, name in ((checks.c.email_hash, "email_hash"), (checks.c.ip_hash, "ip_hash"),
+                             (checks.c.content_hash, "content_hash")):
+            latest = (select(checks.c.id, checks.c.spam, checks.c.label, checks.c.email_hash, checks.c.ip_hash,
+                             checks.c.content_hash)
+                      .where(column == bindparam(name)).order_by(checks.c.id.desc()).limit(PAST_LIMIT)
+                      .subquery(f"latest_by_{name}"))
+            parts.append(select(latest))
+        return union_all(*parts)
+
+    return app.db.prepared("spam.past_verdicts", build)
+
+
+def past_of(app, session, email_hash: str, ip_hash: str, content_hash: str) -> Past:
+    """What the latest verdicts of this sender (by address and by IP) and of this text say."""
     found: dict[int, tuple] = {}
-    for column, value in ((checks.c.email_hash, email_hash), (checks.c.ip_hash, ip_hash),
-                          (checks.c.content_hash, content_hash)):
-        if not value:
-            continue
-        for row in session.execute(select(checks.c.id, checks.c.spam, checks.c.label, checks.c.email_hash,
-                                          checks.c.ip_hash, checks.c.content_hash)
-                                   .where(column == value).order_by(checks.c.id.desc()).limit(PAST_LIMIT)):
+    if email_hash or ip_hash or content_hash:
+        for row in session.execute(_past_statement(app), {"email_hash": email_hash or NO_KEY,
+                                                          "ip_hash": ip_hash or NO_KEY,
+                                                          "content_hash": content_hash or NO_KEY}):
             found[row[0]] = tuple(row[1:])
     past = Past()
     for spam, label, email, ip, text in found.values():
@@ -125,10 +141,12 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     # Only a text long enough to be distinctive counts as repeated ("Thank you!" is said by many).
     content_hash = digest(normalised) if len(normalised) >= MIN_REPEATED_LENGTH else ""
     names = classifier.features(sub["content"], sub["author"], sub["url"], sub["email"])
-    with app.db.session() as session:
-        model = classifier.current_model(app, session)
-        past = past_of(app, session, email_hash, ip_hash, content_hash)
-        stored = options.cached(app, session)
+    request = caller_request(submission)
+    if request is not None:  # read in the request's own transaction: no second connection
+        model, past, stored = _reads(app, request.session, email_hash, ip_hash, content_hash)
+    else:
+        with app.db.session() as session:
+            model, past, stored = _reads(app, session, email_hash, ip_hash, content_hash)
     evidence: dict[str, float] = {}
     if disallowed(list(app.settings.site.get("disallowed_keys") or []), sub):
         evidence["disallowed_keys"] = HARD
@@ -166,8 +184,14 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
     else:
         reason = "clean"
     verdict = {"spam": spam, "reason": reason, "score": round(score, 4), "discard": discard, "guid": sub["guid"]}
-    _record(app, caller_request(submission), sub, verdict, source, email_hash, ip_hash, content_hash, events)
+    _record(app, request, sub, verdict, source, email_hash, ip_hash, content_hash, events)
     return verdict
+
+
+def _reads(app, session, email_hash: str, ip_hash: str, content_hash: str):
+    """(model, past verdicts, options) for judging, read on `session`."""
+    return (classifier.current_model(app, session), past_of(app, session, email_hash, ip_hash, content_hash),
+            options.cached(app, session))
 
 
 def _ask_service(app, config, key: str, sub: dict, total: float, evidence: dict) -> tuple[float, str, bool, list]:
@@ -200,9 +224,11 @@ def _record(app, request, sub: dict, verdict: dict, source: str, email_hash: str
 
     def write(session):
         checks = table(app, CHECKS)
-        if session.execute(select(checks.c.id).where(checks.c.guid == row["guid"])).first() is None:
-            session.execute(checks.insert().values(**row))
-        session.execute(table(app, HISTORY).insert(), history)
+        known = app.db.prepared("spam.check_by_guid", lambda: select(checks.c.id).where(
+            checks.c.guid == bindparam("guid")))
+        if session.execute(known, {"guid": row["guid"]}).first() is None:
+            session.execute(app.db.prepared("spam.insert_check", checks.insert), row)
+        session.execute(app.db.prepared("spam.insert_history", table(app, HISTORY).insert), history)
 
     if request is not None and not verdict["discard"]:
         # In the caller's own transaction: kept exactly when the item is (one commit for both).

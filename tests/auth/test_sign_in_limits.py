@@ -105,6 +105,17 @@ def test_one_address_is_limited_across_logins(guarded):
     assert from_address(guarded, "192.0.2.51").get(ME, headers=real.headers).json["id"] == real.id
 
 
+def test_a_locked_pair_is_refused_with_the_right_password_too_and_long_addresses_count_alike(guarded):
+    """The sign-in look-up reads the pair's failures in SQL (subject cut at 200 characters, as recorded)."""
+    for address in ("192.0.2.70", "2001:db8::" + "a" * 240):
+        user = create_test_user(guarded, "author")  # one each: three failures put an account under attack
+        client = from_address(guarded, address)
+        for _attempt in range(3):
+            assert_rest_error(client.get(ME, headers=basic(user.login, "guess"), status=401), "incorrect_password", 401)
+        assert_rest_error(client.get(ME, headers=user.headers, status=429), "too_many_sign_in_attempts", 429)
+    assert from_address(guarded, "192.0.2.71").get(ME, headers=user.headers).json["id"] == user.id
+
+
 def test_success_clears_the_pair_count(guarded):
     user = create_test_user(guarded, "author")
     client = from_address(guarded, "192.0.2.60")

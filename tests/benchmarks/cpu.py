@@ -53,14 +53,17 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
     database = workdir / "site.db"
     if not Path(str(seeded_db) + ".json").exists():
         result = seed(write_config(workdir, seeded_db, cache=True, url=url), seeded_db, spec["posts"],
-                      database_url=url)
+                      database_url=url) if url else seed(write_config(workdir, seeded_db, cache=True), seeded_db,
+                                                         spec["posts"])
         Path(str(seeded_db) + ".json").write_text(json.dumps(
             {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
              "first_post": result.first_post}))
     info = json.loads(Path(str(seeded_db) + ".json").read_text())
     if url is None:
         shutil.copyfile(seeded_db, database)
-    app = create_app(load_settings(write_config(workdir, database, cache=False, url=url), env={}))
+    # A base tree older than --database has a write_config without `url` (SQLite only there).
+    config = write_config(workdir, database, cache=False, url=url) if url else write_config(workdir, database, cache=False)
+    app = create_app(load_settings(config, env={}))
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))

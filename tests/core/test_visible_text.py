@@ -115,3 +115,19 @@ def test_rows_indexed_by_the_earlier_triggers_are_updated_and_deleted_cleanly(ma
         connection.execute(text("CREATE VIRTUAL TABLE temp.search_words USING fts5vocab(main, posts_search, row)"))
         words = set(connection.execute(text("SELECT term FROM temp.search_words")).scalars())
     assert words == {"renamed", "aquarium"}, words
+
+
+def test_generated_excerpt_of_a_long_post_is_its_first_55_visible_words(client, users):
+    """The excerpt reads the content only until word 56 begins: a word split by inline tags, punctuation
+    after a word, hidden text and block breaks near the cut give the same words as reading it all."""
+    words = [f"w{index}" for index in range(54)]
+    content = ("<p>" + " ".join(words) + "</p><script>not these words</script>"
+               + "<p>fi<b>na</b>l , then</p><p>more" + " text" * 2000 + "</p>")
+    created = client.post_json(f"{API}/posts", {"title": "Long", "content": content, "status": "publish"},
+                               headers=users["administrator"].headers, status=201).json
+    expected = "<p>" + " ".join(words) + " final, [&hellip;]</p>\n"
+    assert created["excerpt"]["rendered"] == expected
+    assert client.get(f"{API}/posts/{created['id']}").json["excerpt"]["rendered"] == expected
+    short = client.post_json(f"{API}/posts", {"title": "Short", "content": "<p>one <em>two</em>.</p>",
+                                              "status": "publish"}, headers=users["administrator"].headers).json
+    assert short["excerpt"]["rendered"] == "<p>one two.</p>\n"

@@ -63,6 +63,23 @@ def test_wrong_secrets_are_locked_out_like_passwords(make_app):
     assert locked.json["code"] == "too_many_sign_in_attempts" and "Retry-After" in locked.headers
 
 
+def test_unknown_keys_are_refused_and_counted_and_failures_clear_on_success(make_app):
+    app = make_app(plugins=["core", "lms"], extra={"auth": {"max_failures": 3, "slow_after": 3, "slow_seconds": 0}})
+    admin = create_test_user(app, "administrator")
+    key = app.client.post_json(f"{API}/api-keys", {"permission": "read"}, headers=admin.headers).json
+    unknown = "key_" + "0" * 32
+    for _attempt in range(3):
+        assert_rest_error(app.client.get(f"{API}/courses", headers=key_headers(unknown, key["secret"]), status=401),
+                          "rest_forbidden", 401)
+    assert_rest_error(app.client.get(f"{API}/courses", headers=key_headers(unknown, key["secret"]), status=429),
+                      "too_many_sign_in_attempts", 429)
+    # two wrong secrets on the real key, then the right one: answered, and its failures forgotten
+    for _round in range(2):
+        for _attempt in range(2):
+            app.client.get(f"{API}/courses", headers=key_headers(key["key"], "secret_guess"), status=401)
+        assert app.client.get(f"{API}/courses", headers=key_headers(key["key"], key["secret"])).status_int == 200
+
+
 @pytest.fixture
 def config(tmp_path):
     path = tmp_path / "sitehost.toml"

@@ -164,7 +164,9 @@ def row_to_item(app, row, post_type: str | None = None) -> dict[str, Any]:
 def decode_meta(raw: str | None, schema: dict) -> Any:
     if raw is None:
         default = schema.get("default")
-        return json.loads(json.dumps(default)) if default is not None else None
+        if default is None or isinstance(default, (str, int, float, bool)):
+            return default  # immutable: no copy needed (json's round trip gives the same value)
+        return json.loads(json.dumps(default))  # a fresh copy, so no caller changes the schema's
     try:
         return json.loads(raw)
     except ValueError:

@@ -56,4 +56,7 @@ def _check(context: Context) -> None:
 
 
 SCENARIOS = [Scenario("spam-comment", "POST comments, anonymous, spam-checked", _lua, _check, writes=True)]
-BUDGET = [Budget("spam-comment", 0.10, "issue 18.5: >= 300 req/s at 2 workers")]
+# Issue 18.5 asks for 300 req/s at 2 workers: about 3% of the development machine's ~10,000 req/s
+# hello-world ceiling, the share the forms and newsletter lines use for the same 300 req/s. The 0.10
+# written here before asked for five times the issue's figure.
+BUDGET = [Budget("spam-comment", 0.03, "issue 18.5: >= 300 req/s at 2 workers")]
