@@ -3,7 +3,10 @@
 SQLite (the default) runs in WAL mode with foreign keys and a busy timeout, and write
 requests take the write lock up front (BEGIN IMMEDIATE) so that concurrent writers
 queue on the busy timeout instead of failing with "database is locked" when a read
-transaction tries to upgrade. PostgreSQL and others are used as they come.
+transaction tries to upgrade. On PostgreSQL, a request that only reads runs its statements
+in autocommit (no BEGIN/COMMIT round trips; `Database.read_session`) until its first write,
+and pooled connections are pinged only after they sat idle (`PING_AFTER_IDLE`). Other
+databases are used as they come.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import fcntl
+import functools
 import logging
 import os
 import threading
@@ -33,6 +37,8 @@ HANDOFF_AFTER = 0.02  # s a writer waits before the write lock is handed to it (
 FILE_RETRY = 0.0005  # s between a writer's tries at the lock file until then
 WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
+PING_AFTER_IDLE = 10.0  # s a pooled PostgreSQL connection may sit idle before its checkout pings the server
+AUTOCOMMIT_READS = "sitehost_autocommit_reads"  # execution option of Database.read_session's connections
 
 
 class Database:
@@ -55,10 +61,18 @@ class Database:
             on_disk = database and database != ":memory:"
             self.write_lock = ProcessWriteLock(Path(database + WRITE_LOCK_SUFFIX) if on_disk else None)
             _configure_sqlite(self.engine, self.write_lock)
+        elif self.url.get_backend_name() == "postgresql":
+            self.write_lock = None
+            self.engine = create_engine(self.url, echo=echo, pool_size=10, max_overflow=20)
+            _configure_postgresql(self.engine)
         else:
             self.write_lock = None
             self.engine = create_engine(self.url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._autocommit_reads = self._read_sessions
+        if self.url.get_backend_name() == "postgresql":
+            reads = self.engine.execution_options(isolation_level="AUTOCOMMIT", **{AUTOCOMMIT_READS: True})
+            self._autocommit_reads = sessionmaker(reads, expire_on_commit=False)
         write_engine = self.engine.execution_options(sitehost_write=True) if self.is_sqlite else self.engine
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
         self._prepared: dict[str, Any] = {}
@@ -78,6 +92,18 @@ class Database:
     def session(self, write: bool = False) -> Session:
         """A new session; `write` sessions on SQLite begin with BEGIN IMMEDIATE."""
         return (self._write_sessions if write else self._read_sessions)()
+
+    def read_session(self) -> Session:
+        """A session for work that expects to only read (a GET request), at the fewest round trips.
+
+        On PostgreSQL its statements run in autocommit: a read costs one round trip instead of
+        BEGIN, the read and COMMIT. Under PostgreSQL's READ COMMITTED every statement of a
+        transaction takes its own snapshot anyway, so reads see what they saw before. Its first
+        statement that may write (anything but a plain SELECT; a SELECT that locks rows or takes
+        a transaction-scoped advisory lock) opens a real transaction first, and everything from
+        there on commits or rolls back together as in `session()`. Elsewhere it is `session()`.
+        """
+        return self._autocommit_reads()
 
     def create_tables(self) -> None:
         self.metadata.create_all(self.engine)
@@ -385,6 +411,60 @@ class _Waiter:
 
 
 _HOLDS_WRITE_LOCK = "sitehost_holds_write_lock"
+_IDLE_SINCE = "sitehost_idle_since"
+# What makes a SELECT more than a read: row locks and transaction-scoped advisory locks last
+# until COMMIT, so in autocommit they would end with the statement.
+_LOCKING_SELECT = (" FOR UPDATE", " FOR SHARE", " FOR NO KEY UPDATE", " FOR KEY SHARE", "_xact_lock")
+
+
+def _only_reads(statement: str, context) -> bool:
+    """Whether `statement` is a plain SELECT (a read that needs no transaction around it)."""
+    if context is not None and (context.isinsert or context.isupdate or context.isdelete):
+        return False
+    return _plain_select(statement)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_select(statement: str) -> bool:
+    # Cached by text: a request's statements are the same few strings each time (str keeps its hash).
+    if statement.lstrip()[:6].upper() != "SELECT":
+        return False  # DML, WITH (may modify), SAVEPOINT, DDL, SET ...: a transaction first
+    upper = statement.upper()
+    return not any(marker.upper() in upper for marker in _LOCKING_SELECT)
+
+
+def _configure_postgresql(engine: Engine) -> None:
+    @event.listens_for(engine, "before_cursor_execute")
+    def open_transaction_before_write(connection, _cursor, statement, _parameters, context, _executemany):
+        # A read session (Database.read_session) runs in autocommit until its first write; psycopg
+        # sends BEGIN before the next statement once autocommit is off, and the session's COMMIT or
+        # ROLLBACK ends that transaction. The pool turns autocommit back on for the next reader.
+        if not connection.get_execution_options().get(AUTOCOMMIT_READS):
+            return
+        driver = connection.connection.driver_connection
+        if driver.autocommit and not _only_reads(statement, context):
+            driver.autocommit = False
+
+    # A connection used moments ago is alive: pinging it on every checkout (pool_pre_ping) cost a
+    # round trip per request. One that sat idle PING_AFTER_IDLE is pinged, and replaced if dead (the
+    # server restarted, a firewall dropped it). A connection that breaks while in use fails its
+    # request, and SQLAlchemy then invalidates every older connection of the pool.
+    @event.listens_for(engine.pool, "checkin")
+    def note_idle(_dbapi_connection, record):
+        if record is not None:
+            record.info[_IDLE_SINCE] = time.monotonic()
+
+    @event.listens_for(engine.pool, "checkout")
+    def ping_if_idle(dbapi_connection, record, _proxy):
+        since = record.info.get(_IDLE_SINCE)
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:
+            from sqlalchemy.exc import DisconnectionError
+
+            raise DisconnectionError(f"pooled connection idle for {time.monotonic() - since:.0f} s is gone") from error
 
 
 def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:

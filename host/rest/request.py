@@ -196,7 +196,8 @@ class RestRequest:
         if self._session is None:
             # After the request's own transaction ended, later reads (Allow checks) need no write lock.
             writes = self.method not in ("GET", "HEAD", "OPTIONS") and not self._finished and not self._committed
-            self._session = self.app.db.session(write=writes)
+            # A reading request's session opens a transaction only if something in it writes (Database.read_session).
+            self._session = self.app.db.session(write=True) if writes else self.app.db.read_session()
         return self._session
 
     def join_transaction(self, outer: "RestRequest") -> None:

@@ -216,23 +216,61 @@ _SQLITE_TERM_COUNT_TRIGGERS = {
     # foreign key's cascade, which runs after the row is gone, finds nothing left to uncount.
     "delete": "BEFORE DELETE ON posts BEGIN DELETE FROM term_relationships WHERE post_id = old.id; END",
 }
+# PostgreSQL's triggers work per statement (issue 25.6): a row trigger updated one of a dozen
+# `terms` rows once per link, so one INSERT of 100,000 posts' links piled up dead versions of the
+# same rows and ran for over 9 minutes. These read the statement's rows from transition tables
+# and move each affected term once, by the statement's net change. PostgreSQL allows transition
+# tables only on single-event triggers without column lists: one trigger per event, and the
+# posts trigger fires on every UPDATE of posts and finds the rows whose status crossed 'publish'.
+# A link counts while its post is published, as seen when the trigger fires (end of statement).
+POSTGRES_TERM_COUNT_VERSION = "v2"
+POSTGRES_TERM_COUNT_TRIGGER = f"term_count_{POSTGRES_TERM_COUNT_VERSION}"
+_POSTGRES_TERM_COUNT_TRIGGERS = {  # name: (table, definition after the trigger's name)
+    "links_insert": ("term_relationships", "AFTER INSERT ON term_relationships REFERENCING NEW TABLE AS added_links "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION sitehost_term_count_links_v2()"),
+    "links_delete": ("term_relationships", "AFTER DELETE ON term_relationships REFERENCING OLD TABLE AS removed_links "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION sitehost_term_count_links_v2()"),
+    "links_update": ("term_relationships", "AFTER UPDATE ON term_relationships "
+                     "REFERENCING OLD TABLE AS removed_links NEW TABLE AS added_links "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION sitehost_term_count_links_v2()"),
+    "status": ("posts", "AFTER UPDATE ON posts REFERENCING OLD TABLE AS old_posts NEW TABLE AS new_posts "
+               "FOR EACH STATEMENT EXECUTE FUNCTION sitehost_term_count_status_v2()"),
+    # Deleting a post removes its links first (while it still reads as published), so the foreign
+    # key's cascade, which runs after the row is gone, finds nothing left to uncount. Per row: a
+    # statement trigger cannot act before the cascade, and posts are deleted a few at a time.
+    "delete": ("posts", "BEFORE DELETE ON posts FOR EACH ROW EXECUTE FUNCTION sitehost_term_count_delete()"),
+}
+_POSTGRES_PUBLISHED_LINKS = ("SELECT link.term_id, COUNT(*) AS n FROM {links} link JOIN posts post "
+                             "ON post.id = link.post_id AND post.status = 'publish' GROUP BY link.term_id")
 _POSTGRES_TERM_COUNT = f"""
-CREATE OR REPLACE FUNCTION sitehost_term_count_links() RETURNS trigger AS $$
+CREATE OR REPLACE FUNCTION sitehost_term_count_links_v2() RETURNS trigger AS $$
 BEGIN
-  IF TG_OP <> 'INSERT' THEN
-    UPDATE terms SET "count" = "count" - 1 WHERE id = OLD.term_id
-      AND EXISTS (SELECT 1 FROM posts WHERE id = OLD.post_id AND status = 'publish');
-  END IF;
-  IF TG_OP <> 'DELETE' THEN
-    UPDATE terms SET "count" = "count" + 1 WHERE id = NEW.term_id
-      AND EXISTS (SELECT 1 FROM posts WHERE id = NEW.post_id AND status = 'publish');
+  IF TG_OP = 'INSERT' THEN
+    UPDATE terms SET "count" = terms."count" + change.n
+      FROM ({_POSTGRES_PUBLISHED_LINKS.format(links="added_links")}) change WHERE terms.id = change.term_id;
+  ELSIF TG_OP = 'DELETE' THEN
+    UPDATE terms SET "count" = terms."count" - change.n
+      FROM ({_POSTGRES_PUBLISHED_LINKS.format(links="removed_links")}) change WHERE terms.id = change.term_id;
+  ELSE
+    UPDATE terms SET "count" = terms."count" + change.n
+      FROM (SELECT term_id, SUM(n) AS n FROM (
+              {_POSTGRES_PUBLISHED_LINKS.format(links="added_links")}
+              UNION ALL
+              SELECT term_id, -n FROM ({_POSTGRES_PUBLISHED_LINKS.format(links="removed_links")}) removed
+            ) moves GROUP BY term_id HAVING SUM(n) <> 0) change
+      WHERE terms.id = change.term_id;
   END IF;
   RETURN NULL;
 END $$ LANGUAGE plpgsql;
-CREATE OR REPLACE FUNCTION sitehost_term_count_status() RETURNS trigger AS $$
+CREATE OR REPLACE FUNCTION sitehost_term_count_status_v2() RETURNS trigger AS $$
 BEGIN
-  UPDATE terms SET "count" = "count" + (CASE WHEN NEW.status = 'publish' THEN 1 ELSE -1 END)
-    WHERE id IN (SELECT term_id FROM term_relationships WHERE post_id = NEW.id);
+  UPDATE terms SET "count" = terms."count" + change.n
+    FROM (SELECT link.term_id, SUM(CASE WHEN new_post.status = 'publish' THEN 1 ELSE -1 END) AS n
+            FROM old_posts old_post JOIN new_posts new_post ON new_post.id = old_post.id
+            JOIN term_relationships link ON link.post_id = new_post.id
+           WHERE (old_post.status = 'publish') IS DISTINCT FROM (new_post.status = 'publish')
+           GROUP BY link.term_id HAVING SUM(CASE WHEN new_post.status = 'publish' THEN 1 ELSE -1 END) <> 0) change
+    WHERE terms.id = change.term_id;
   RETURN NULL;
 END $$ LANGUAGE plpgsql;
 CREATE OR REPLACE FUNCTION sitehost_term_count_delete() RETURNS trigger AS $$
@@ -240,14 +278,10 @@ BEGIN
   DELETE FROM term_relationships WHERE post_id = OLD.id;
   RETURN OLD;
 END $$ LANGUAGE plpgsql;
-CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_links AFTER INSERT OR UPDATE OR DELETE ON term_relationships
-  FOR EACH ROW EXECUTE FUNCTION sitehost_term_count_links();
-CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_status AFTER UPDATE OF status ON posts FOR EACH ROW
-  WHEN ((OLD.status = 'publish') IS DISTINCT FROM (NEW.status = 'publish'))
-  EXECUTE FUNCTION sitehost_term_count_status();
-CREATE OR REPLACE TRIGGER {TERM_COUNT_TRIGGER}_delete BEFORE DELETE ON posts FOR EACH ROW
-  EXECUTE FUNCTION sitehost_term_count_delete();
-"""
+""" + "".join(f"CREATE OR REPLACE TRIGGER {POSTGRES_TERM_COUNT_TRIGGER}_{name} {body};\n"
+              for name, (_table, body) in _POSTGRES_TERM_COUNT_TRIGGERS.items())
+# Functions of earlier versions' triggers, dropped once those triggers are.
+_POSTGRES_OLD_TERM_COUNT_FUNCTIONS = ("sitehost_term_count_links", "sitehost_term_count_status")
 
 
 def install_term_counts(app) -> bool:
@@ -276,17 +310,19 @@ def install_term_counts(app) -> bool:
             installed = {row[0] for row in connection.exec_driver_sql(
                 "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND left(tgname, 11) = 'term_count_' "
                 "AND tgrelid IN ('posts'::regclass, 'term_relationships'::regclass)")}
-            wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in ("links", "status", "delete")}
+            wanted = {f"{POSTGRES_TERM_COUNT_TRIGGER}_{name}" for name in _POSTGRES_TERM_COUNT_TRIGGERS}
             if installed == wanted:
                 return False
             # Writers wait while the counts are made: a link committed during the recount would be counted
             # by its trigger and then overwritten.
             connection.exec_driver_sql("LOCK TABLE posts, terms, term_relationships IN SHARE ROW EXCLUSIVE MODE")
             _add_count_column(connection)
-            for name in installed - wanted:
-                table = "term_relationships" if name.endswith("_links") else "posts"
-                connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}" ON {table}')
+            for name in installed - wanted:  # an earlier version's (term_count_v1_links: row by row)
+                for table in ("term_relationships", "posts"):
+                    connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}" ON {table}')
             connection.exec_driver_sql(_POSTGRES_TERM_COUNT)
+            for function in _POSTGRES_OLD_TERM_COUNT_FUNCTIONS:
+                connection.exec_driver_sql(f"DROP FUNCTION IF EXISTS {function}()")
         else:
             return False
         if connection.exec_driver_sql(MISCOUNTED_TERMS).first() is None:

@@ -1,10 +1,6 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch]
-[--database postgresql://user@host/db]`
-
-`--database` measures on that PostgreSQL server instead, in a schema (`sitehost_bench`) seeded afresh
-for every run and dropped at the end; only this process's CPU is timed, not the server's.
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch] [--database URL]`
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
 published post each time, the same random sequence on both sides.
@@ -14,6 +10,14 @@ process spends on one request barely does. Each side runs in a fresh process (it
 on sys.path, its own seeded database) that warms up and then times COUNT requests with
 `time.process_time`; the sides alternate PAIRS times, so a slow minute hurts both, and the
 medians are compared. The base tree is exported with `git archive` into a temporary folder.
+The wall-clock time per request of the same runs is printed too (it includes the database's
+round trips, and the neighbours' load).
+
+`--database postgresql://user@host/db` measures on that PostgreSQL server instead of SQLite:
+each side seeds a schema of its own there once (sitehost_cpu_base, sitehost_cpu_this), dropped
+at the end: read scenarios reuse it, write scenarios (--create, --batch) seed it afresh for every
+run (so that no run writes into the rows of the ones before). Only this process's CPU is timed,
+not the server's.
 """
 
 from __future__ import annotations
@@ -43,23 +47,20 @@ from host.config import load_settings
 
 spec = json.loads(sys.argv[1])
 seeded_db = Path(spec["seeded"])
+url = spec.get("database_url")  # a PostgreSQL schema of this side's own, seeded on its first run
 with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
     workdir = Path(folder)
     database = workdir / "site.db"
-    if not seeded_db.exists():
-        result = seed(write_config(workdir, seeded_db, cache=True), seeded_db, spec["posts"])
+    if not Path(str(seeded_db) + ".json").exists():
+        result = seed(write_config(workdir, seeded_db, cache=True, url=url), seeded_db, spec["posts"],
+                      database_url=url) if url else seed(write_config(workdir, seeded_db, cache=True), seeded_db,
+                                                         spec["posts"])
         Path(str(seeded_db) + ".json").write_text(json.dumps(
             {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
              "first_post": result.first_post}))
     info = json.loads(Path(str(seeded_db) + ".json").read_text())
-    shutil.copyfile(seeded_db, database)
-    url = None
-    if spec.get("database"):  # PostgreSQL: a fresh schema seeded for this run (the seed's SQLite file is unused)
-        from tests.benchmarks.run import postgres_schema
-        url = postgres_schema(spec["database"], fresh=True)
-        result = seed(write_config(workdir, database, cache=True, url=url), database, spec["posts"], database_url=url)
-        info = {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
-                "first_post": result.first_post}
+    if url is None:
+        shutil.copyfile(seeded_db, database)
     # A base tree older than --database has a write_config without `url` (SQLite only there).
     config = write_config(workdir, database, cache=False, url=url) if url else write_config(workdir, database, cache=False)
     app = create_app(load_settings(config, env={}))
@@ -91,21 +92,40 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
 
     for _ in range(spec["warm"]):
         once()
-    started = time.process_time()
+    started, wall = time.process_time(), time.perf_counter()
     for _ in range(spec["count"]):
         once()
-    print(json.dumps((time.process_time() - started) / spec["count"] * 1000))
+    print(json.dumps([(time.process_time() - started) / spec["count"] * 1000,
+                      (time.perf_counter() - wall) / spec["count"] * 1000]))
     app.close()
 """
 
 
-def run_side(tree: Path, spec: dict) -> float:
+def run_side(tree: Path, spec: dict) -> list[float]:
     env = {**os.environ, "PYTHONPATH": str(tree), "SITEHOST_NO_ENTRY_POINTS": "1"}
     done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], cwd=tree, env=env,
                           capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{tree}: {done.stderr[-2000:]}")
-    return float(done.stdout.strip().splitlines()[-1])
+    return json.loads(done.stdout.strip().splitlines()[-1])  # [CPU ms, wall ms]
+
+
+def schema_url(server_url: str, schema: str, fresh: bool) -> str:
+    """The URL of `schema` on `server_url` (created empty when `fresh`, dropped when `fresh` is None)."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    if fresh is not False:
+        admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                connection.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                if fresh:
+                    connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+        finally:
+            admin.dispose()
+    url = make_url(server_url)
+    return url.set(query={**url.query, "options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,11 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--create", action="store_true", help="time POST core/v2/posts as the seeded author")
     parser.add_argument("--batch", action="store_true",
                         help="time POST batch/v1 with 25 post creates as the seeded author (per batch)")
-    parser.add_argument("--database", default="", help="measure on this PostgreSQL database (postgresql://...)")
+    parser.add_argument("--database", default=None,
+                        help="measure on this PostgreSQL database (postgresql://user@host/db) instead of SQLite")
     options = parser.parse_args(argv)
-    if options.database:
-        options.database = "postgresql+psycopg://" + options.database.split("://", 1)[1]
     headers = dict(header.split(": ", 1) for header in options.header)
+    server = None
+    if options.database:
+        if not options.database.startswith("postgresql"):
+            parser.error("--database takes a postgresql:// URL")
+        server = "postgresql+psycopg://" + options.database.split("://", 1)[1]
+    urls = {name: schema_url(server, f"sitehost_cpu_{name}", fresh=True) if server else None
+            for name in ("base", "this")}
     with tempfile.TemporaryDirectory(prefix="sitehost-cpu-pairs-") as folder:
         base_tree = Path(folder) / "base"
         base_tree.mkdir()
@@ -131,23 +157,30 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
         sides = {"base": base_tree, "this": ROOT}
         figures: dict[str, list[float]] = {"base": [], "this": []}
+        walls: dict[str, list[float]] = {"base": [], "this": []}
         for pair in range(options.pairs):
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
                 spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
                         "headers": headers, "create": options.create, "batch": options.batch,
-                        "count": options.count, "database": options.database,
+                        "count": options.count, "database_url": urls[name],
                         "warm": max(2 if options.batch else 20, options.count // 10)}
-                figures[name].append(run_side(sides[name], spec))
-            print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms",
-                  file=sys.stderr)
-    if options.database:
-        from tests.benchmarks.run import drop_postgres_schema
-        drop_postgres_schema(options.database)
+                if server and (options.create or options.batch):  # every write run on a fresh seed
+                    schema_url(server, f"sitehost_cpu_{name}", fresh=True)
+                    Path(spec["seeded"] + ".json").unlink(missing_ok=True)
+                cpu, wall = run_side(sides[name], spec)
+                figures[name].append(cpu)
+                walls[name].append(wall)
+            print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms "
+                  f"(wall {walls['base'][-1]:.3f}, {walls['this'][-1]:.3f} ms)", file=sys.stderr)
+        if server:
+            for name in ("base", "this"):
+                schema_url(server, f"sitehost_cpu_{name}", fresh=None)
     base, this = statistics.median(figures["base"]), statistics.median(figures["this"])
     what = "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
         else f"GET {options.path}"
     print(f"{what}: CPU per request, median of {options.pairs}: {options.base} {base:.3f} ms, "
-          f"this tree {this:.3f} ms ({this / base:.2f}x)")
+          f"this tree {this:.3f} ms ({this / base:.2f}x); wall per request {statistics.median(walls['base']):.3f} ms "
+          f"and {statistics.median(walls['this']):.3f} ms on {'PostgreSQL' if server else 'SQLite'}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch]`.
+"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch] [--database URL]`.
 
 Seeds a database like the benchmark does, builds the app in this process and calls it as
 a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
@@ -10,6 +10,11 @@ different seeded published post's id on every request, spread over the whole tab
 `--scenario KEY` profiles a harness scenario as it is measured: a real server runs the
 scenario's `prepare` and check on the seeded database (a plugin's scenario creates its data
 there), and the request its Lua sends (method, path, headers, body) is then profiled in process.
+
+`--database postgresql://user@host/db` seeds and profiles on that PostgreSQL server instead of
+an SQLite file (in the harness's own schema, dropped afterwards). The report adds the wall and
+CPU time per request outside the profiler and, on PostgreSQL, the round trips to the server
+per request (statements plus BEGIN/COMMIT/ROLLBACK the driver sends).
 """
 
 from __future__ import annotations
@@ -103,6 +108,63 @@ def scenario_request(workdir: Path, database: Path, seeded, key: str, cache: boo
     return method.group(1) if method else "GET", _lua_value(path), headers, body_bytes
 
 
+class RoundTrips:
+    """Counts what the driver sends PostgreSQL: each statement, and each BEGIN, COMMIT and ROLLBACK
+    (psycopg sends BEGIN with a transaction's first statement, as a round trip of its own)."""
+
+    def __init__(self, engine):
+        from sqlalchemy import event
+
+        self.engine, self.event = engine, event
+        self.kinds: dict[str, int] = {}
+        self.listeners = [("before_cursor_execute", self._statement), ("begin", self._begin),
+                          ("commit", self._commit), ("rollback", self._rollback)]
+        for name, listener in self.listeners:
+            event.listen(engine, name, listener)
+        event.listen(engine.pool, "reset", self._reset)
+        event.listen(engine.pool, "checkout", self._checkout)
+
+    @property
+    def count(self) -> int:
+        return sum(self.kinds.values())
+
+    def _add(self, kind: str) -> None:
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def _statement(self, _connection, _cursor, statement, *_rest):
+        self._add(statement.split(None, 1)[0].upper())
+
+    def _begin(self, connection):
+        # In autocommit the driver sends no BEGIN (SQLAlchemy's "begin" event still fires).
+        if not connection.connection.driver_connection.autocommit:
+            self._add("BEGIN")
+
+    def _commit(self, connection):
+        if connection.connection.driver_connection.info.transaction_status != 0:  # 0: idle, nothing to commit
+            self._add("COMMIT")
+
+    def _rollback(self, connection):
+        if connection.connection.driver_connection.info.transaction_status != 0:
+            self._add("ROLLBACK")
+
+    def _reset(self, dbapi_connection, _record, *_rest):
+        if dbapi_connection.info.transaction_status != 0:
+            self._add("reset ROLLBACK")
+
+    def _checkout(self, *_args):
+        if getattr(self.engine.pool, "_pre_ping", False):  # the pool's SELECT 1, sent without cursor events
+            self._add("pre-ping")
+
+    def stop(self) -> None:
+        for name, listener in self.listeners:
+            self.event.remove(self.engine, name, listener)
+        self.event.remove(self.engine.pool, "reset", self._reset)
+        self.event.remove(self.engine.pool, "checkout", self._checkout)
+
+    def describe(self, requests: int) -> str:
+        return ", ".join(f"{kind} {count / requests:.1f}" for kind, count in sorted(self.kinds.items()))
+
+
 def main(argv: list[str] | None = None) -> int:
     from host.app import create_app
     from host.config import load_settings
@@ -120,15 +182,28 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"POST batch/v1 with {BATCH_SIZE} post creates (the `batch` scenario) as the author each time")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
     parser.add_argument("--limit", type=int, default=35)
+    parser.add_argument("--callers", help="also print the callers of functions matching this pattern")
+    parser.add_argument("--database", default=None,
+                        help="profile on this PostgreSQL database (postgresql://user@host/db) instead of SQLite")
     options = parser.parse_args(argv)
+    if options.database and options.scenario:
+        parser.error("--scenario runs on SQLite only")
+    url = None
+    if options.database:
+        if not options.database.startswith("postgresql"):
+            parser.error("--database takes a postgresql:// URL")
+        from .run import postgres_schema
+
+        options.database = "postgresql+psycopg://" + options.database.split("://", 1)[1]
+        url = postgres_schema(options.database, fresh=True)
 
     with tempfile.TemporaryDirectory(prefix="sitehost-profile-") as folder:
         workdir = Path(folder)
         database = workdir / "site.db"
-        seeded = seed(write_config(workdir, database, cache=True), database, options.posts)
+        seeded = seed(write_config(workdir, database, cache=True, url=url), database, options.posts, database_url=url)
         request = scenario_request(workdir, database, seeded, options.scenario, options.cache) \
             if options.scenario else None
-        app = create_app(load_settings(write_config(workdir, database, cache=options.cache), env={}))
+        app = create_app(load_settings(write_config(workdir, database, cache=options.cache, url=url), env={}))
         context = Context(rest="http://127.0.0.1:8080/wp-json", seeded=seeded)
         counter = iter(range(10**9))
         ids = random_ids(seeded.first_post, seeded.posts)
@@ -153,6 +228,14 @@ def main(argv: list[str] | None = None) -> int:
             if options.batch and body.count(b'"status":201') != BATCH_SIZE:
                 raise SystemExit(f"batch/v1: not every item was created: {body[:500]!r}")
             print(f"{'/batch/v1' if options.batch else request[1] if request else options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
+            timed = options.count
+            trips = RoundTrips(app.db.engine) if url else None
+            wall, cpu = time.perf_counter(), time.process_time()
+            for _ in range(timed):
+                once()
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            if trips is not None:
+                trips.stop()
             profiler = cProfile.Profile()
             started = time.perf_counter()
             profiler.enable()
@@ -162,10 +245,19 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = time.perf_counter() - started
         finally:
             app.close()
+            if url:
+                from .run import drop_postgres_schema
+
+                drop_postgres_schema(options.database)
+    print(f"without the profiler: {wall / timed * 1000:.2f} ms wall, {cpu / timed * 1000:.2f} ms CPU per request"
+          + (f", {trips.count / timed:.1f} round trips to PostgreSQL per request ({trips.describe(timed)})"
+             if trips is not None else ""))
     print(f"{options.count} requests in {elapsed:.2f} s under the profiler "
           f"({options.count / elapsed:,.0f} req/s, {elapsed / options.count * 1000:.2f} ms each)")
     stats = pstats.Stats(profiler)
     stats.sort_stats(options.sort).print_stats(options.limit)
+    if options.callers:
+        stats.print_callers(options.callers)
     return 0
 
 

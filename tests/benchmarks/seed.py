@@ -269,11 +269,23 @@ def _seed_content(connection, tables, posts: int, authors: list[int], rng: rando
     connection.execute(text("ANALYZE"))
 
 
+# Rows per multi-row INSERT on PostgreSQL (a statement takes at most 65,535 parameters).
+POSTGRES_ROWS_PER_INSERT = {"posts": 1000, "term_relationships": 10000}
+
+
 def _flush(connection, post_table, relationships, post_rows: list, relationship_rows: list) -> None:
-    if post_rows:
-        connection.execute(insert(post_table), _only_columns(post_table, post_rows))
-    if relationship_rows:
-        connection.execute(insert(relationships), relationship_rows)
+    for table, rows in ((post_table, _only_columns(post_table, post_rows)), (relationships, relationship_rows)):
+        if not rows:
+            continue
+        if connection.dialect.name != "postgresql":
+            connection.execute(insert(table), rows)
+            continue
+        # psycopg's executemany sends one INSERT per row, and each fires the statement-level triggers
+        # (term counts, content version) again: one multi-row INSERT per chunk fires them once, as an
+        # import's bulk INSERT does.
+        size = POSTGRES_ROWS_PER_INSERT[table.name]
+        for start in range(0, len(rows), size):
+            connection.execute(insert(table).values(rows[start:start + size]))
     post_rows.clear()
     relationship_rows.clear()
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from marshmallow import Schema, fields
 from sqlalchemy import text
 
@@ -220,8 +222,9 @@ def test_a_database_from_before_stored_counts_is_counted_once_at_start(make_app,
             for name in names:
                 connection.exec_driver_sql(f'DROP TRIGGER "{name}"')
         else:
-            for name, table in (("links", "term_relationships"), ("status", "posts"), ("delete", "posts")):
-                connection.exec_driver_sql(f"DROP TRIGGER term_count_v1_{name} ON {table}")
+            for name, table in connection.exec_driver_sql(
+                    "SELECT tgname, tgrelid::regclass::text FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'"):
+                connection.exec_driver_sql(f'DROP TRIGGER "{name}" ON {table}')
         connection.exec_driver_sql('ALTER TABLE terms DROP COLUMN "count"')
     url = app.settings.database_url
     app.close()
@@ -236,5 +239,86 @@ def test_a_database_from_before_stored_counts_is_counted_once_at_start(make_app,
         client.post_json(f"{API}/posts", {"title": "After", "status": "publish", "categories": [category]},
                          headers=admin, status=201)
         assert client.get(f"{API}/categories/{category}").json["count"] == 3
+    finally:
+        upgraded.close()
+
+
+def test_bulk_statements_keep_counts_exact(make_app, make_user):
+    """One statement that links, relinks, unlinks or (un)publishes many posts at once (an import, a
+    plugin's own SQL) moves each term by the statement's net change (per statement on PostgreSQL)."""
+    app = make_app(plugins=["core"])
+    admin = make_user(app, "administrator").headers
+    client = app.client
+    categories = [client.post_json(f"{API}/categories", {"name": f"Bulk {number}"}, headers=admin).json["id"]
+                  for number in range(3)]
+    posts = [client.post_json(f"{API}/posts", {"title": f"Bulk {number}", "status": "publish" if number % 3 else "draft"},
+                              headers=admin, status=201).json["id"] for number in range(30)]
+    low, high = min(posts), max(posts)
+    statements = [
+        # Every post into the first two categories, in one INSERT.
+        f"INSERT INTO term_relationships (post_id, term_id) SELECT p.id, t.id FROM posts p, terms t "
+        f"WHERE p.id BETWEEN {low} AND {high} AND t.id IN ({categories[0]}, {categories[1]})",
+        # Half of the first category's links move to the third.
+        f"UPDATE term_relationships SET term_id = {categories[2]} WHERE term_id = {categories[0]} AND mod(post_id, 2) = 0 "
+        f"AND post_id BETWEEN {low} AND {high}",
+        # Drafts published and published posts drafted, in one UPDATE.
+        f"UPDATE posts SET status = CASE WHEN status = 'publish' THEN 'draft' ELSE 'publish' END "
+        f"WHERE id BETWEEN {low} AND {high} AND mod(id, 5) <> 0",
+        # A third of the second category's links go.
+        f"DELETE FROM term_relationships WHERE term_id = {categories[1]} AND mod(post_id, 3) = 1",
+        # Several posts deleted at once (their links with them).
+        f"DELETE FROM posts WHERE id BETWEEN {low} AND {high} AND mod(id, 7) = 0",
+        # An UPDATE of posts that changes no status moves nothing.
+        f"UPDATE posts SET title = title || '.' WHERE id BETWEEN {low} AND {high}",
+    ]
+    for statement in statements:
+        with app.db.engine.begin() as connection:
+            connection.exec_driver_sql(statement)
+        expected = recount(app)
+        stored = stored_counts(client, admin)
+        assert {term: stored[term] for term in categories} == {term: expected[term] for term in categories}, statement
+    assert any(recount(app)[term] for term in categories)
+
+
+def test_postgresql_counts_per_statement_and_replaces_row_triggers_at_start(make_app, make_user):
+    """An earlier version's row-level triggers (one `terms` update per link) are replaced at start-up by
+    the statement-level ones, and the counts are made again."""
+    app = make_app(plugins=["core"])
+    if app.db.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL's triggers (SQLite's are per row: each link is a cheap in-page update there)")
+    admin = make_user(app, "administrator").headers
+    category = app.client.post_json(f"{API}/categories", {"name": "Upgraded"}, headers=admin).json["id"]
+    app.client.post_json(f"{API}/posts", {"title": "Counted", "status": "publish", "categories": [category]},
+                         headers=admin, status=201)
+    with app.db.engine.begin() as connection:
+        for name, table in connection.exec_driver_sql(
+                "SELECT tgname, tgrelid::regclass::text FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'").all():
+            connection.exec_driver_sql(f'DROP TRIGGER "{name}" ON {table}')
+        # What v1 installed: a row trigger on the links (here one that counts nothing, and a wrong count).
+        connection.exec_driver_sql("CREATE OR REPLACE FUNCTION sitehost_term_count_links() RETURNS trigger AS $$ "
+                                   "BEGIN RETURN NULL; END $$ LANGUAGE plpgsql")
+        connection.exec_driver_sql("CREATE TRIGGER term_count_v1_links AFTER INSERT OR UPDATE OR DELETE ON "
+                                   "term_relationships FOR EACH ROW EXECUTE FUNCTION sitehost_term_count_links()")
+        connection.exec_driver_sql(f'UPDATE terms SET "count" = 7 WHERE id = {category}')
+    url = app.settings.database_url
+    app.close()
+    upgraded = create_app(Settings(database_url=url, only_plugins=["core"], uploads_dir=app.settings.uploads_dir))
+    try:
+        with upgraded.db.engine.connect() as connection:
+            triggers = dict(connection.exec_driver_sql(
+                "SELECT tgname, (tgtype & 1) = 1 FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'").all())
+            old_function = connection.exec_driver_sql(
+                "SELECT 1 FROM pg_proc WHERE proname = 'sitehost_term_count_links'").first()
+        assert "term_count_v1_links" not in triggers and old_function is None
+        # Per statement, but for the delete of a post (which must take its links while it reads as published).
+        assert {name for name, per_row in triggers.items() if per_row} == {"term_count_v2_delete"}
+        assert len(triggers) == 5
+        from webtest import TestApp
+
+        client = TestApp(upgraded, extra_environ={"HTTP_HOST": "school.test"})
+        assert client.get(f"{API}/categories/{category}").json["count"] == 1
+        client.post_json(f"{API}/posts", {"title": "After", "status": "publish", "categories": [category]},
+                         headers=admin, status=201)
+        assert client.get(f"{API}/categories/{category}").json["count"] == 2
     finally:
         upgraded.close()

@@ -156,7 +156,14 @@ def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
 
 
 def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
-    """The page's total: from the totals cache at `version`, else one COUNT (cached for next time)."""
+    """The page's total: from the totals cache at `version`, else one COUNT (cached for next time).
+
+    A cached total belongs to the content version the page's own statement read, so page and
+    total agree. A COUNT is a second statement: on PostgreSQL it takes its own snapshot (READ
+    COMMITTED, and a GET's autocommit reads alike), so a write committed between the two can
+    show in one and not the other, as with WordPress's separate FOUND_ROWS query; it is cached
+    under the version it read itself, so the next page agrees again.
+    """
     key = _filter_key(query)
     if cache is not None and version is not None:
         total = cache.get(key, version, now)

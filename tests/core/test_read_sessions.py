@@ -1,0 +1,151 @@
+"""Reading requests at the fewest round trips, writing GETs still in a transaction (issue 25.6).
+
+On PostgreSQL a GET's session runs its SELECTs in autocommit (no BEGIN and COMMIT around a
+page); its first statement that may write opens a real transaction, so a GET that writes
+commits or rolls back as a whole, as before. On SQLite nothing changes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from marshmallow import Schema, fields
+from sqlalchemy import event, select, text
+
+from host import Namespace, RestError, Route
+from host.testing import make_plugin
+
+from tests.core.helpers import API
+
+
+class WriteArgs(Schema):
+    title = fields.String(required=True)
+    fail = fields.Boolean(load_default=False)
+
+
+class NoArgs(Schema):
+    pass
+
+
+def in_transaction(request) -> bool:
+    """Whether the request's connection is inside a transaction now (always, on SQLite)."""
+    connection = request.session.connection()
+    if connection.dialect.name != "postgresql":
+        return True
+    return connection.connection.driver_connection.info.transaction_status != 0  # 0: idle
+
+
+def reading_writer_plugin():
+    """GET routes that write, as a plugin's might (a counter, a queue, a lazily built row)."""
+
+    def write_on_get(request):
+        before = in_transaction(request)
+        request.session.execute(text("SELECT 1")).scalar()  # a read first, as handlers do
+        after_read = in_transaction(request)
+        first = request.app.content.create(request, "post", title=request.params["title"], status="publish",
+                                           terms={"category": [1]})
+        second = request.app.content.create(request, "post", title=request.params["title"] + " too",
+                                            status="draft")
+        if request.params["fail"]:
+            raise RestError("written_then_failed", "Wrote two posts, then failed.", 409)
+        return {"ids": [first["id"], second["id"]], "before": before, "after_read": after_read,
+                "after_write": in_transaction(request)}
+
+    def lock_on_get(request):
+        posts = request.app.db.metadata.tables["posts"]
+        request.session.execute(select(posts.c.id).where(posts.c.id == 1).with_for_update()).all()
+        return {"after_lock": in_transaction(request)}
+
+    return make_plugin("readingwriter", requires=("core",),
+                       register_namespaces=lambda: [Namespace("readingwriter/v1")],
+                       register_routes=lambda: [
+                           Route("readingwriter/v1", "/write", "GET", write_on_get, args=WriteArgs),
+                           Route("readingwriter/v1", "/lock", "GET", lock_on_get, args=NoArgs)])
+
+
+def titles(client, headers) -> list[str]:
+    return sorted(post["title"]["raw"] for post in client.get(f"{API}/posts?status=any&per_page=100&context=edit",
+                                                              headers=headers).json)
+
+
+def test_a_get_that_writes_commits_its_writes_together(make_app, make_user):
+    app = make_app(plugins=["core", reading_writer_plugin()])
+    admin = make_user(app, "administrator").headers
+    count = app.client.get(f"{API}/categories/1").json["count"]
+    answer = app.client.get("/wp-json/readingwriter/v1/write?title=Lazy", headers=admin).json
+    assert titles(app.client, admin) == ["Lazy", "Lazy too"]
+    assert app.client.get(f"{API}/categories/1").json["count"] == count + 1
+    assert answer["after_write"] is True
+    if app.db.engine.dialect.name == "postgresql":
+        assert answer["before"] is False and answer["after_read"] is False  # the reads ran in autocommit
+
+
+def test_a_get_that_writes_and_fails_leaves_nothing_written(make_app, make_user):
+    app = make_app(plugins=["core", reading_writer_plugin()])
+    admin = make_user(app, "administrator").headers
+    count = app.client.get(f"{API}/categories/1").json["count"]
+    response = app.client.get("/wp-json/readingwriter/v1/write?title=Undone&fail=true", headers=admin, status=409)
+    assert response.json["code"] == "written_then_failed"
+    assert titles(app.client, admin) == []
+    assert app.client.get(f"{API}/categories/1").json["count"] == count
+
+
+def test_a_get_that_locks_rows_holds_the_lock_in_a_transaction(make_app, make_user):
+    app = make_app(plugins=["core", reading_writer_plugin()])
+    admin = make_user(app, "administrator").headers
+    app.client.post_json(f"{API}/posts", {"title": "Locked", "status": "publish"}, headers=admin, status=201)
+    assert app.client.get("/wp-json/readingwriter/v1/lock", headers=admin).json == {"after_lock": True}
+
+
+def test_a_plain_list_sends_no_transaction_on_postgresql(make_app, make_user):
+    app = make_app(plugins=["core"])
+    admin = make_user(app, "administrator").headers
+    for number in range(3):
+        app.client.post_json(f"{API}/posts", {"title": f"Listed {number}", "status": "publish"}, headers=admin,
+                             status=201)
+    app.client.get(f"{API}/posts")  # warm: the first page after writes counts its total
+    seen = []
+
+    def note(connection, _cursor, statement, *_rest):
+        if connection.dialect.name == "postgresql":
+            seen.append((statement.split(None, 1)[0], connection.connection.driver_connection.autocommit))
+
+    event.listen(app.db.engine, "before_cursor_execute", note)
+    response = app.client.get(f"{API}/posts")
+    event.remove(app.db.engine, "before_cursor_execute", note)
+    assert response.status_int == 200 and response.headers["X-WP-Total"] == "3"
+    assert [post["title"]["rendered"] for post in response.json] == ["Listed 2", "Listed 1", "Listed 0"]
+    if app.db.engine.dialect.name == "postgresql":
+        assert seen and all(autocommit for _kind, autocommit in seen), seen
+        # A write request after it is a transaction again (the pool gave the connection back as it was).
+        app.client.post_json(f"{API}/posts", {"title": "Listed 3", "status": "publish"}, headers=admin, status=201)
+        assert app.client.get(f"{API}/posts").headers["X-WP-Total"] == "4"
+
+
+def test_a_pooled_connection_that_died_while_idle_is_replaced_unseen(make_app, make_user):
+    """No ping per checkout on PostgreSQL: a connection idle past PING_AFTER_IDLE is pinged first, and
+    one the server closed meanwhile (a restart, an idle timeout) is replaced before the request uses it."""
+    from sqlalchemy import create_engine
+
+    from host import db as host_db
+
+    app = make_app(plugins=["core"])
+    if app.db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to lose")
+    admin = make_user(app, "administrator").headers
+    app.client.post_json(f"{API}/posts", {"title": "Still here", "status": "publish"}, headers=admin, status=201)
+    assert app.client.get(f"{API}/posts").status_int == 200
+    pool = app.db.engine.pool
+    idle = list(pool._pool.queue)  # the connections waiting in the pool
+    assert idle
+    for record in idle:
+        record.info[host_db._IDLE_SINCE] -= host_db.PING_AFTER_IDLE + 1
+    pids = [record.dbapi_connection.info.backend_pid for record in idle]
+    killer = create_engine(app.settings.database_url, isolation_level="AUTOCOMMIT")
+    try:
+        with killer.connect() as connection:
+            for pid in pids:
+                assert connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar()
+    finally:
+        killer.dispose()
+    response = app.client.get(f"{API}/posts")
+    assert response.status_int == 200 and [post["title"]["rendered"] for post in response.json] == ["Still here"]
