@@ -16,11 +16,13 @@ If-Modified-Since) answers 304.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
 import hashlib
 import html
 import json
+import threading
 from urllib.parse import urlsplit
 
 import icalendar
@@ -42,6 +44,7 @@ FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
 VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
 VEVENTS_KEPT = 5000
 FEEDS = StashKey[LruCache]("calendar.ical.feeds")
+BUILDING = StashKey[tuple]("calendar.ical.building")  # (guard, {feed key: (lock, threads using it)})
 FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
 FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
 FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified_utc", "date_utc", "categories")
@@ -234,12 +237,40 @@ def events_feed(request):
     query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
     key = (request.base_url, query, version, datetime.date.today())
     kept = request.app.stash.setdefault_by(FEEDS, lambda: LruCache(FEEDS_KEPT))
-    found = kept.get(key)
-    moment = time.monotonic()
-    if found is None or moment - found[1] >= FEED_SECONDS:
-        found = (build_calendar(request, list_events(request)), moment)
-        kept.put(key, found)
+
+    def fresh():
+        found = kept.get(key)
+        return found if found is not None and time.monotonic() - found[1] < FEED_SECONDS else None
+
+    found = fresh()
+    if found is None:
+        # One build per feed at a time: a thread that finds it being built waits for it instead of
+        # building a second copy alongside (each build holds some MB until it ends, and CPU).
+        with _building(request.app, key):
+            found = fresh()
+            if found is None:
+                found = (build_calendar(request, list_events(request)), time.monotonic())
+                kept.put(key, found)
     return _respond(request, found[0], "events.ics")
+
+
+@contextlib.contextmanager
+def _building(app, key):
+    """Hold the build lock of feed `key` (shared by the threads that want it, dropped after)."""
+    guard, locks = app.stash.setdefault_by(BUILDING, lambda: (threading.Lock(), {}))
+    with guard:
+        lock, users = locks.get(key, (threading.Lock(), 0))
+        locks[key] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with guard:
+            lock, users = locks[key]
+            if users == 1:
+                del locks[key]
+            else:
+                locks[key] = (lock, users - 1)
 
 
 def event_feed(request):
