@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import and_, bindparam, exists, func, or_, select
 
 from host import RestError, RestResponse, decode_item, encode_item
+from host.stash import StashKey
 
 from . import common, linked, recurrence, state, times
 from .events import blank_protected, shape_events
@@ -18,21 +19,35 @@ from .tables import tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
+EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
 
 
-def _status_clause(request, events, statuses: list[str], now):
-    """The statuses asked for; a `future` event whose publication time has come reads as published.
+def _status_clause(events, statuses: list[str], now, due: bool):
+    """The statuses asked for; with `due`, also the `future` events whose publication time has come."""
+    clause = events.c.status.in_(statuses)
+    if due:
+        return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now))
+    return clause
+
+
+def _due(request, events, statuses: list[str], now, version: int) -> bool:
+    """Whether a `future` event whose publication time has come must read as published.
 
     Such events are rare and brief (core publishes them on their next write), so the plain IN,
-    which keeps the walk on the (status, start) index, is used unless one exists right now.
+    which keeps the walk on the (status, start) index, is used unless one exists right now. The
+    earliest future publication time is read once per calendar version (every event write bumps
+    it) and for at most a minute, like the kept totals.
     """
-    clause = events.c.status.in_(statuses)
-    if "publish" in statuses and "future" not in statuses:
-        due_statement = request.app.db.prepared("calendar.due", lambda: select(events.c.post_id).where(
-            events.c.status == "future", events.c.published_utc <= bindparam("now")).limit(1))
-        if request.session.connection().execute(due_statement, {"now": now}).first() is not None:
-            return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now)), False
-    return clause, True
+    if "publish" not in statuses or "future" in statuses:
+        return False
+    moment = time.monotonic()
+    kept = request.app.stash.get(EARLIEST_FUTURE)
+    if kept is None or kept[0] != version or moment - kept[2] >= TOTAL_SECONDS:
+        statement = request.app.db.prepared("calendar.earliest_future", lambda: select(
+            func.min(events.c.published_utc)).where(events.c.status == "future"))
+        kept = (version, request.session.connection().execute(statement).scalar(), moment)
+        request.app.stash[EARLIEST_FUTURE] = kept
+    return kept[1] is not None and kept[1] <= now
 
 
 def _window_statements(app, by_venue: bool):
@@ -172,33 +187,10 @@ def listed_events(request, ids: list[int], version: int) -> list:
     return page
 
 
-def list_events(request):
-    params, app = request.params, request.app
-    if params.get("geoloc") is not None or params.get("geoloc_lat") is not None \
-            or params.get("geoloc_lng") is not None:
-        if (params.get("geoloc_lat") is None) != (params.get("geoloc_lng") is None):
-            missing = "geoloc_lng" if params.get("geoloc_lng") is None else "geoloc_lat"
-            raise common.invalid_param(missing, "geoloc_lat and geoloc_lng must be sent together.")
-        name = "geoloc" if params.get("geoloc") is not None else "geoloc_lat"
-        raise common.invalid_param(name, "Geolocation filters need the calendar's geolocation extension, "
-                                         "which is not installed on this site.")
-    if params.get("ticketed") is not None:
-        raise common.invalid_param("ticketed", "The ticketed filter needs the ticketing extension, "
-                                               "which is not installed on this site.")
-    statuses = common.statuses_for(request, EVENT, params.get("status"))
-    events = tables(app)["events"]
-    links = tables(app)["links"]
-    now = times.utcnow()
-    version, longest = state.read(request.session, app)
-    status_clause, plain_statuses = _status_clause(request, events, statuses, now)
-    where = [status_clause]
-    include = [int(event_id) for event_id in params.get("include") or []]
-    dates = window(request)
-    bounds = dates["bounds"]
-    # Only the window (start and end) and statuses: the prepared statements serve it.
-    plain = plain_statuses and set(bounds) == {"start", "end"} and not include and not any(
-        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
-                                                             "categories", "tags", "search"))
+def _clauses(events, statuses: list[str], now, due: bool, include: list[int], bounds: dict, longest: int):
+    """(where, before_dates, after_dates): the status and listing clauses, then the date clauses
+    at where[before_dates:after_dates] (expanded_page handles those apart)."""
+    where = [_status_clause(events, statuses, now, due)]
     if include:
         where.append(events.c.post_id.in_(include))
     else:
@@ -218,7 +210,39 @@ def list_events(request):
         where.append(events.c.end_utc <= bounds["ends_before"])
     if "ends_after" in bounds:
         where.append(events.c.end_utc > bounds["ends_after"])
-    after_dates = len(where)
+    return where, before_dates, len(where)
+
+
+def list_events(request):
+    params, app = request.params, request.app
+    if params.get("geoloc") is not None or params.get("geoloc_lat") is not None \
+            or params.get("geoloc_lng") is not None:
+        if (params.get("geoloc_lat") is None) != (params.get("geoloc_lng") is None):
+            missing = "geoloc_lng" if params.get("geoloc_lng") is None else "geoloc_lat"
+            raise common.invalid_param(missing, "geoloc_lat and geoloc_lng must be sent together.")
+        name = "geoloc" if params.get("geoloc") is not None else "geoloc_lat"
+        raise common.invalid_param(name, "Geolocation filters need the calendar's geolocation extension, "
+                                         "which is not installed on this site.")
+    if params.get("ticketed") is not None:
+        raise common.invalid_param("ticketed", "The ticketed filter needs the ticketing extension, "
+                                               "which is not installed on this site.")
+    statuses = common.statuses_for(request, EVENT, params.get("status"))
+    events = tables(app)["events"]
+    links = tables(app)["links"]
+    now = times.utcnow()
+    version, longest = state.read(request.session, app)
+    due = _due(request, events, statuses, now, version)
+    include = [int(event_id) for event_id in params.get("include") or []]
+    dates = window(request)
+    bounds = dates["bounds"]
+    # Only the window (start and end) and statuses: the prepared statements serve it.
+    plain = not due and set(bounds) == {"start", "end"} and not include and not any(
+        params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
+                                                             "categories", "tags", "search"))
+    repeating = recurrence.ids_at(request, version) if not include else set()
+    # The prepared walk needs no clauses: they are built only for a statement built from them.
+    where, before_dates, after_dates = ([], 0, 0) if plain and not repeating else \
+        _clauses(events, statuses, now, due, include, bounds, longest)
     if params.get("featured") is not None:
         where.append(events.c.featured.is_(bool(params["featured"])))
     if params.get("post_parent") is not None:
@@ -257,7 +281,6 @@ def list_events(request):
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
-    repeating = recurrence.ids_at(request, version) if not include else set()
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
         total, chosen = recurrence.expanded_page(request, where[:before_dates] + where[after_dates:],
                                                  where[before_dates:after_dates], bounds, repeating, size, page)
