@@ -20,6 +20,7 @@ from .tables import tables
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
 EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
+DEFAULT_WINDOW = StashKey[tuple]("calendar.default_window")  # ((zone, local date, list_months), window)
 
 
 def _status_clause(events, statuses: list[str], now, due: bool):
@@ -94,15 +95,31 @@ def _date(request, name: str, tz):
 
 
 def window(request) -> dict:
-    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url."""
+    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url.
+
+    The default window (no dates sent) depends only on the local date: it is worked out once a
+    day per zone and setting, and shared, so callers must not change what they get.
+    """
     params, tz = request.params, request.app.timezone()
-    strict = bool(params.get("strict_dates"))
+    if params.get("include"):
+        return {"bounds": {}, "texts": {}}
     given = {name for name in ("start_date", "end_date", *BOUNDS) if params.get(name)}
+    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
+    if given:
+        return _window(request, tz, given, now_local)
+    key = (tz, now_local.date(), settings_of(request.app).list_months)
+    kept = request.app.stash.get(DEFAULT_WINDOW)
+    if kept is None or kept[0] != key:
+        kept = (key, _window(request, tz, given, now_local))
+        request.app.stash[DEFAULT_WINDOW] = kept
+    return kept[1]
+
+
+def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
+    params = request.params
+    strict = bool(params.get("strict_dates"))
     bounds: dict = {}
     texts: dict = {}
-    if params.get("include"):
-        return {"bounds": bounds, "texts": texts}
-    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
     use_defaults = not (given & set(BOUNDS))
     if "start_date" in given:
         start = _date(request, "start_date", tz)
