@@ -46,6 +46,7 @@ VEVENTS_KEPT = 5000
 FEEDS = StashKey[LruCache]("calendar.ical.feeds")
 BUILDING = StashKey[tuple]("calendar.ical.building")  # (guard, {feed key: (lock, threads using it)})
 FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
+FEEDS_BYTES = 8 * 1024 * 1024  # ... and at most this much of them (2,000-event feeds are ~800 kB each)
 FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
 FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified_utc", "date_utc", "categories")
 VENUE_FIELDS = ("venue", "address", "city", "zip")
@@ -250,8 +251,18 @@ def events_feed(request):
             found = fresh()
             if found is None:
                 found = (build_calendar(request, list_events(request)), time.monotonic())
-                kept.put(key, found)
+                _keep_feed(kept, key, found)
     return _respond(request, found[0], "events.ics")
+
+
+def _keep_feed(kept: LruCache, key, found: tuple[bytes, float]) -> None:
+    """Keep a built feed, dropping the least recently used ones past FEEDS_BYTES in all."""
+    kept.put(key, found)
+    with kept.lock:
+        total = sum(len(body) for body, _moment in kept.entries.values())
+        while total > FEEDS_BYTES and len(kept.entries) > 1:
+            _key, (body, _moment) = kept.entries.popitem(last=False)
+            total -= len(body)
 
 
 @contextlib.contextmanager

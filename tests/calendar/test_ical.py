@@ -144,6 +144,24 @@ def test_concurrent_visitors_of_an_unbuilt_feed_get_one_and_the_same_feed(site):
     assert locks == {}  # every build lock is dropped once its last waiter is done
 
 
+def test_kept_anonymous_feeds_stay_within_their_byte_budget(site, monkeypatch):
+    from plugins.calendar import ical
+
+    visitor = site["visitor"]
+    first = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
+    second = visitor.get(FEED, {"start_date": "2030-06-02", "end_date": "2030-06-21"})
+    # Room for two feeds of this size, not three.
+    monkeypatch.setattr(ical, "FEEDS_BYTES", len(first.body) + len(second.body) + len(second.body) // 2)
+    third = visitor.get(FEED, {"start_date": "2030-06-03", "end_date": "2030-06-22"})
+    kept = site["app"].stash[ical.FEEDS]
+    bodies = [body for body, _moment in kept.entries.values()]
+    assert sum(map(len, bodies)) <= ical.FEEDS_BYTES and bodies[-1] == third.body
+    starts = [dict(query).get("start_date") for _base, query, _version, _day in kept.entries]
+    assert starts == ["2030-06-02", "2030-06-03"]  # the least recently used went first
+    again = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
+    assert again.body == first.body and again.headers["ETag"] == first.headers["ETag"]  # built again, the same
+
+
 def test_a_change_changes_the_etag(make_app):
     app = make_app(plugins=["core", "calendar"], site=LONDON)
     admin = client_as(app, create_test_user(app, "administrator"))
