@@ -21,6 +21,7 @@ import orjson
 
 from host.lru import LruCache
 
+from .response import exact_bytes
 from .shaping import embed_target
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class KeptEmbeds:
                 continue  # left to be built again next time
             if len(body) > MAX_ANSWER_BYTES:
                 continue
-            self._kept.put((base, href), (version_of, version, body))
+            self._kept.put((base, href), (version_of, version, exact_bytes(body)))
 
     @staticmethod
     def _version(request, version_of: Callable, versions: dict) -> Any:

@@ -23,7 +23,7 @@ from sqlalchemy.exc import DataError
 from ..plugins import ESSENTIAL
 from ..compression import negotiate
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
-from .response import FileBody, RawBody, RestError, RestResponse, forbidden
+from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden
 from .kept_embeds import KeptEmbeds
 from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
 from .validation import ParamError, sanitize_value, validate_value
@@ -831,7 +831,7 @@ def encode_item(data: dict) -> orjson.Fragment:
     `request.plain` is true: the host embeds the bytes as they are. (Requests with _fields,
     _embed or _pretty need the item as a dict and must get it as one.)
     """
-    return orjson.Fragment(encode_json(_finish_links(data, True)))
+    return orjson.Fragment(exact_bytes(encode_json(_finish_links(data, True))))
 
 
 def decode_item(value: Any) -> Any:

@@ -6,6 +6,7 @@ import math
 from urllib.parse import urlencode
 
 from host import RestError
+from host.lru import LruCache
 
 from . import times
 from .names import NAMESPACE
@@ -13,6 +14,7 @@ from .schemas import EVENTS_PER_PAGE_CAP
 
 # The totals of the calendar's lists; their routes expose them to scripts of other origins.
 TOTAL_HEADERS = ("X-CAL-Total", "X-CAL-TotalPages")
+_QUERY_TEXTS = LruCache(512)  # (pairs, page) -> query text: a pure function's results, whatever the app
 
 
 def site_url(request) -> str:
@@ -40,17 +42,15 @@ def per_page(request) -> int:
 
 def page_links(request, path: str, query: dict, page: int, total_pages: int, has_next, has_previous) -> dict:
     """rest_url, next_rest_url and previous_rest_url as §1.2 builds them (lists as CSV)."""
+    pairs = {name: (",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else value)
+             for name, value in query.items() if value is not None and value != []}
+    # As strings (what urlencode sends of them), so that the kept texts' keys never mix 1 and True.
+    pairs = tuple((name, "true" if value is True else "false" if value is False else str(value))
+                  for name, value in pairs.items())
+    base = rest_url(request, path)
+
     def url(page_number: int | None) -> str:
-        pairs = {name: (",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else value)
-                 for name, value in query.items() if value is not None and value != []}
-        pairs = {name: ("true" if value is True else "false" if value is False else value)
-                 for name, value in pairs.items()}
-        if page_number is not None and page_number > 1:
-            pairs["page"] = page_number
-        else:
-            pairs.pop("page", None)
-        text = urlencode(pairs)
-        return rest_url(request, path) + ("?" + text if text else "")
+        return base + _query_text(pairs, str(page_number) if page_number is not None and page_number > 1 else None)
 
     links = {"rest_url": url(page)}
     if page < total_pages and has_next():
@@ -58,6 +58,22 @@ def page_links(request, path: str, query: dict, page: int, total_pages: int, has
     if page > 1 and has_previous():
         links["previous_rest_url"] = url(page - 1 if page > 2 else None)
     return links
+
+
+def _query_text(pairs: tuple, page_number: str | None) -> str:
+    """`?` and the urlencoded pairs with `page` set (where it was) or dropped, or "": kept, since
+    list pages repeat their queries and urlencode costs a tenth of a cheap list's request."""
+    key = (pairs, page_number)
+    text = _QUERY_TEXTS.get(key)
+    if text is None:
+        found = dict(pairs)
+        if page_number is not None:
+            found["page"] = page_number
+        else:
+            found.pop("page", None)
+        text = "?" + urlencode(found) if found else ""
+        _QUERY_TEXTS.put(key, text)
+    return text
 
 
 def total_pages(total: int, size: int) -> int:

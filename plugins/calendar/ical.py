@@ -16,11 +16,13 @@ If-Modified-Since) answers 304.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import email.utils
 import hashlib
 import html
 import json
+import threading
 from urllib.parse import urlsplit
 
 import icalendar
@@ -42,8 +44,12 @@ FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
 VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
 VEVENTS_KEPT = 5000
 FEEDS = StashKey[LruCache]("calendar.ical.feeds")
+BUILDING = StashKey[tuple]("calendar.ical.building")  # (guard, {feed key: (lock, threads using it)})
 FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
+FEEDS_BYTES = 8 * 1024 * 1024  # ... and at most this much of them (2,000-event feeds are ~800 kB each)
 FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
+FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified_utc", "date_utc", "categories")
+VENUE_FIELDS = ("venue", "address", "city", "zip")
 LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured", "status",
                 "include", "post_parent", "strict_dates", "starts_before", "starts_after", "ends_before",
                 "ends_after", "geoloc", "geoloc_lat", "geoloc_lng", "ticketed")
@@ -179,8 +185,21 @@ def _respond(request, body: bytes, filename: str):
     return RestResponse(RawBody(body, CONTENT_TYPE), 200, headers)
 
 
+def _feed_fields(data: dict) -> dict:
+    """What a VEVENT shows of an event object. A 1,000-event feed held whole event objects
+    (~10 KB each as dicts) until its last page was read: this keeps a worker's peak far lower."""
+    slim = {name: data.get(name) for name in FEED_FIELDS}
+    venue = slim["venue"]
+    places = [place for place in (venue if isinstance(venue, list) else [venue]) if isinstance(place, dict)]
+    slim["venue"] = [{name: place.get(name) for name in VENUE_FIELDS} for place in places]
+    slim["categories"] = [{"name": term.get("name")} for term in data.get("categories") or []
+                          if isinstance(term, dict)]
+    return slim
+
+
 def list_events(request) -> list[dict]:
-    """Every event of the JSON list with the caller's filters (its pages read as the caller)."""
+    """Every event of the JSON list with the caller's filters (its pages read as the caller),
+    with only the fields a VEVENT shows (_feed_fields)."""
     filters = {name: request.params[name] for name in LIST_FILTERS
                if request.has_param(name) and request.params.get(name) not in (None, "", [])}
     if filters.get("strict_dates") is False:
@@ -195,7 +214,7 @@ def list_events(request) -> list[dict]:
             data = reply.data if isinstance(reply.data, dict) else {}
             raise RestError(data.get("code", "rest_invalid_param"), data.get("message", "Invalid parameters."),
                             reply.status, data.get("data"))
-        found.extend(reply.data["events"])
+        found.extend(_feed_fields(data) for data in reply.data["events"])
         if page >= reply.data["total_pages"]:
             break
         page += 1
@@ -219,12 +238,50 @@ def events_feed(request):
     query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
     key = (request.base_url, query, version, datetime.date.today())
     kept = request.app.stash.setdefault_by(FEEDS, lambda: LruCache(FEEDS_KEPT))
-    found = kept.get(key)
-    moment = time.monotonic()
-    if found is None or moment - found[1] >= FEED_SECONDS:
-        found = (build_calendar(request, list_events(request)), moment)
-        kept.put(key, found)
+
+    def fresh():
+        found = kept.get(key)
+        return found if found is not None and time.monotonic() - found[1] < FEED_SECONDS else None
+
+    found = fresh()
+    if found is None:
+        # One build per feed at a time: a thread that finds it being built waits for it instead of
+        # building a second copy alongside (each build holds some MB until it ends, and CPU).
+        with _building(request.app, key):
+            found = fresh()
+            if found is None:
+                found = (build_calendar(request, list_events(request)), time.monotonic())
+                _keep_feed(kept, key, found)
     return _respond(request, found[0], "events.ics")
+
+
+def _keep_feed(kept: LruCache, key, found: tuple[bytes, float]) -> None:
+    """Keep a built feed, dropping the least recently used ones past FEEDS_BYTES in all."""
+    kept.put(key, found)
+    with kept.lock:
+        total = sum(len(body) for body, _moment in kept.entries.values())
+        while total > FEEDS_BYTES and len(kept.entries) > 1:
+            _key, (body, _moment) = kept.entries.popitem(last=False)
+            total -= len(body)
+
+
+@contextlib.contextmanager
+def _building(app, key):
+    """Hold the build lock of feed `key` (shared by the threads that want it, dropped after)."""
+    guard, locks = app.stash.setdefault_by(BUILDING, lambda: (threading.Lock(), {}))
+    with guard:
+        lock, users = locks.get(key, (threading.Lock(), 0))
+        locks[key] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with guard:
+            lock, users = locks[key]
+            if users == 1:
+                del locks[key]
+            else:
+                locks[key] = (lock, users - 1)
 
 
 def event_feed(request):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import copy
 import datetime
 import time
 from dataclasses import dataclass
 
 from sqlalchemy import and_, bindparam, exists, func, or_, select
 
-from host import RestError, RestResponse, encode_item
+from host import RestError, RestResponse, decode_item, encode_item
+from host.stash import StashKey
 
 from . import common, linked, recurrence, state, times
 from .events import blank_protected, shape_events
@@ -19,21 +19,36 @@ from .tables import tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
+EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
+DEFAULT_WINDOW = StashKey[tuple]("calendar.default_window")  # ((zone, local date, list_months), window)
 
 
-def _status_clause(request, events, statuses: list[str], now):
-    """The statuses asked for; a `future` event whose publication time has come reads as published.
+def _status_clause(events, statuses: list[str], now, due: bool):
+    """The statuses asked for; with `due`, also the `future` events whose publication time has come."""
+    clause = events.c.status.in_(statuses)
+    if due:
+        return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now))
+    return clause
+
+
+def _due(request, events, statuses: list[str], now, version: int) -> bool:
+    """Whether a `future` event whose publication time has come must read as published.
 
     Such events are rare and brief (core publishes them on their next write), so the plain IN,
-    which keeps the walk on the (status, start) index, is used unless one exists right now.
+    which keeps the walk on the (status, start) index, is used unless one exists right now. The
+    earliest future publication time is read once per calendar version (every event write bumps
+    it) and for at most a minute, like the kept totals.
     """
-    clause = events.c.status.in_(statuses)
-    if "publish" in statuses and "future" not in statuses:
-        due_statement = request.app.db.prepared("calendar.due", lambda: select(events.c.post_id).where(
-            events.c.status == "future", events.c.published_utc <= bindparam("now")).limit(1))
-        if request.session.connection().execute(due_statement, {"now": now}).first() is not None:
-            return or_(clause, and_(events.c.status == "future", events.c.published_utc <= now)), False
-    return clause, True
+    if "publish" not in statuses or "future" in statuses:
+        return False
+    moment = time.monotonic()
+    kept = request.app.stash.get(EARLIEST_FUTURE)
+    if kept is None or kept[0] != version or moment - kept[2] >= TOTAL_SECONDS:
+        statement = request.app.db.prepared("calendar.earliest_future", lambda: select(
+            func.min(events.c.published_utc)).where(events.c.status == "future"))
+        kept = (version, request.session.connection().execute(statement).scalar(), moment)
+        request.app.stash[EARLIEST_FUTURE] = kept
+    return kept[1] is not None and kept[1] <= now
 
 
 def _window_statements(app, by_venue: bool):
@@ -80,15 +95,31 @@ def _date(request, name: str, tz):
 
 
 def window(request) -> dict:
-    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url."""
+    """{start, end, starts_before, ...}: naive UTC bounds, and the local texts for rest_url.
+
+    The default window (no dates sent) depends only on the local date: it is worked out once a
+    day per zone and setting, and shared, so callers must not change what they get.
+    """
     params, tz = request.params, request.app.timezone()
-    strict = bool(params.get("strict_dates"))
+    if params.get("include"):
+        return {"bounds": {}, "texts": {}}
     given = {name for name in ("start_date", "end_date", *BOUNDS) if params.get(name)}
+    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
+    if given:
+        return _window(request, tz, given, now_local)
+    key = (tz, now_local.date(), settings_of(request.app).list_months)
+    kept = request.app.stash.get(DEFAULT_WINDOW)
+    if kept is None or kept[0] != key:
+        kept = (key, _window(request, tz, given, now_local))
+        request.app.stash[DEFAULT_WINDOW] = kept
+    return kept[1]
+
+
+def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
+    params = request.params
+    strict = bool(params.get("strict_dates"))
     bounds: dict = {}
     texts: dict = {}
-    if params.get("include"):
-        return {"bounds": bounds, "texts": texts}
-    now_local = times.to_local(times.utcnow(), tz).replace(tzinfo=None)
     use_defaults = not (given & set(BOUNDS))
     if "start_date" in given:
         start = _date(request, "start_date", tz)
@@ -122,8 +153,9 @@ def window(request) -> dict:
 
 @dataclass(frozen=True)
 class _Shaped:
-    data: dict  # the event object, never blanked
-    encoded: object  # the same, encoded once (host.encode_item)
+    """A kept event object: only its encoding (2 KB, where the dict took 4 KB and more); requests
+    that need a dict (internal ones, _fields, blanking) decode it, which is cheaper than a deep copy."""
+    encoded: object  # the event object, never blanked, encoded once (host.encode_item)
     protected: bool  # has a password
     owner: dict  # what the edit_post check needs
     at: float
@@ -155,7 +187,7 @@ def listed_events(request, ids: list[int], version: int) -> list:
         ordered = [items[event_id] for event_id in missing if event_id in items]
         for item, data in zip(ordered, shape_events(request, ordered, open_all=True)):
             owner = {key: item[key] for key in ("id", "type", "status", "author", "pre_trash_status")}
-            entry = _Shaped(data, encode_item(data), bool(item["password"]), owner, moment)
+            entry = _Shaped(encode_item(data), bool(item["password"]), owner, moment)
             kept.put((request.base_url, item["id"], version), entry)
             found[item["id"]] = entry
     page = []
@@ -164,12 +196,38 @@ def listed_events(request, ids: list[int], version: int) -> list:
         if entry is None:
             continue
         if entry.protected and not request.user.can("edit_post", entry.owner):
-            data = copy.deepcopy(entry.data)
+            data = decode_item(entry.encoded)
             blank_protected(data)
             page.append(data)
         else:
-            page.append(entry.encoded if request.plain else copy.deepcopy(entry.data))
+            page.append(entry.encoded if request.plain else decode_item(entry.encoded))
     return page
+
+
+def _clauses(events, statuses: list[str], now, due: bool, include: list[int], bounds: dict, longest: int):
+    """(where, before_dates, after_dates): the status and listing clauses, then the date clauses
+    at where[before_dates:after_dates] (expanded_page handles those apart)."""
+    where = [_status_clause(events, statuses, now, due)]
+    if include:
+        where.append(events.c.post_id.in_(include))
+    else:
+        where.append(events.c.hide_from_listings.is_(False))
+    before_dates = len(where)
+    if "start" in bounds:
+        where.append(events.c.end_utc >= bounds["start"])
+        # No event lasts longer than `longest`: the walk in start order can begin there.
+        where.append(events.c.start_utc >= bounds["start"] - datetime.timedelta(seconds=longest))
+    if "end" in bounds:
+        where.append(events.c.start_utc <= bounds["end"])
+    if "starts_before" in bounds:
+        where.append(events.c.start_utc <= bounds["starts_before"])
+    if "starts_after" in bounds:
+        where.append(events.c.start_utc > bounds["starts_after"])
+    if "ends_before" in bounds:
+        where.append(events.c.end_utc <= bounds["ends_before"])
+    if "ends_after" in bounds:
+        where.append(events.c.end_utc > bounds["ends_after"])
+    return where, before_dates, len(where)
 
 
 def list_events(request):
@@ -190,35 +248,18 @@ def list_events(request):
     links = tables(app)["links"]
     now = times.utcnow()
     version, longest = state.read(request.session, app)
-    status_clause, plain_statuses = _status_clause(request, events, statuses, now)
-    where = [status_clause]
+    due = _due(request, events, statuses, now, version)
     include = [int(event_id) for event_id in params.get("include") or []]
     dates = window(request)
     bounds = dates["bounds"]
     # Only the window (start and end) and statuses: the prepared statements serve it.
-    plain = plain_statuses and set(bounds) == {"start", "end"} and not include and not any(
+    plain = not due and set(bounds) == {"start", "end"} and not include and not any(
         params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
                                                              "categories", "tags", "search"))
-    if include:
-        where.append(events.c.post_id.in_(include))
-    else:
-        where.append(events.c.hide_from_listings.is_(False))
-    before_dates = len(where)
-    if "start" in bounds:
-        where.append(events.c.end_utc >= bounds["start"])
-        # No event lasts longer than `longest`: the walk in start order can begin there.
-        where.append(events.c.start_utc >= bounds["start"] - datetime.timedelta(seconds=longest))
-    if "end" in bounds:
-        where.append(events.c.start_utc <= bounds["end"])
-    if "starts_before" in bounds:
-        where.append(events.c.start_utc <= bounds["starts_before"])
-    if "starts_after" in bounds:
-        where.append(events.c.start_utc > bounds["starts_after"])
-    if "ends_before" in bounds:
-        where.append(events.c.end_utc <= bounds["ends_before"])
-    if "ends_after" in bounds:
-        where.append(events.c.end_utc > bounds["ends_after"])
-    after_dates = len(where)
+    repeating = recurrence.ids_at(request, version) if not include else set()
+    # The prepared walk needs no clauses: they are built only for a statement built from them.
+    where, before_dates, after_dates = ([], 0, 0) if plain and not repeating else \
+        _clauses(events, statuses, now, due, include, bounds, longest)
     if params.get("featured") is not None:
         where.append(events.c.featured.is_(bool(params["featured"])))
     if params.get("post_parent") is not None:
@@ -257,7 +298,6 @@ def list_events(request):
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
-    repeating = recurrence.ids_at(request, version) if not include else set()
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
         total, chosen = recurrence.expanded_page(request, where[:before_dates] + where[after_dates:],
                                                  where[before_dates:after_dates], bounds, repeating, size, page)

@@ -19,6 +19,8 @@ import icalendar
 import recurring_ical_events
 from sqlalchemy import delete, insert, select, update
 
+from host.stash import StashKey
+
 from . import common, state, times
 from .tables import tables
 
@@ -335,19 +337,16 @@ def routes(app) -> list:
 
 # --- the JSON list (§1.2) with repeating events -------------------------------------------------
 
-IDS = "calendar.recurring_ids"
+IDS = StashKey[tuple]("calendar.recurring_ids")  # (version, ids): one key for the process, not one per call
 
 
-def ids_at(request, version: int) -> set[int]:
+def ids_at(request, version: int) -> frozenset[int]:
     """The repeating events' ids, read once per calendar version in this process."""
-    from host.stash import StashKey
-
-    key = StashKey[tuple](IDS)
-    kept = request.app.stash.get(key)
+    kept = request.app.stash.get(IDS)
     if kept is not None and kept[0] == version:
         return kept[1]
-    found = recurring_ids(request.session, request.app)
-    request.app.stash[key] = (version, found)
+    found = frozenset(recurring_ids(request.session, request.app))
+    request.app.stash[IDS] = (version, found)
     return found
 
 

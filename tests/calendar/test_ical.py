@@ -127,6 +127,41 @@ def test_uids_and_bytes_are_stable_and_unchanged_feeds_answer_304(site):
     visitor.get(FEED, JUNE, headers={"If-Modified-Since": "garbage"}, status=200)
 
 
+def test_concurrent_visitors_of_an_unbuilt_feed_get_one_and_the_same_feed(site):
+    """Threads that find an anonymous feed being built wait for that build (ical._building)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from plugins.calendar.ical import BUILDING
+
+    query = {"start_date": "2030-06-02", "end_date": "2030-06-29"}  # a feed no other test asks for
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda _: site["visitor"].get(FEED, query), range(12)))
+    assert {answer.status_int for answer in answers} == {200}
+    assert len({answer.body for answer in answers}) == 1 and len({answer.headers["ETag"] for answer in answers}) == 1
+    assert set(vevents(parse(answers[0]))) == {"Sports day, races; games", "Summer fair", "Exchange visit call",
+                                                "Choir practice", "Locked evening"}
+    _guard, locks = site["app"].stash.setdefault_by(BUILDING, lambda: (None, {}))
+    assert locks == {}  # every build lock is dropped once its last waiter is done
+
+
+def test_kept_anonymous_feeds_stay_within_their_byte_budget(site, monkeypatch):
+    from plugins.calendar import ical
+
+    visitor = site["visitor"]
+    first = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
+    second = visitor.get(FEED, {"start_date": "2030-06-02", "end_date": "2030-06-21"})
+    # Room for two feeds of this size, not three.
+    monkeypatch.setattr(ical, "FEEDS_BYTES", len(first.body) + len(second.body) + len(second.body) // 2)
+    third = visitor.get(FEED, {"start_date": "2030-06-03", "end_date": "2030-06-22"})
+    kept = site["app"].stash[ical.FEEDS]
+    bodies = [body for body, _moment in kept.entries.values()]
+    assert sum(map(len, bodies)) <= ical.FEEDS_BYTES and bodies[-1] == third.body
+    starts = [dict(query).get("start_date") for _base, query, _version, _day in kept.entries]
+    assert starts == ["2030-06-02", "2030-06-03"]  # the least recently used went first
+    again = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
+    assert again.body == first.body and again.headers["ETag"] == first.headers["ETag"]  # built again, the same
+
+
 def test_a_change_changes_the_etag(make_app):
     app = make_app(plugins=["core", "calendar"], site=LONDON)
     admin = client_as(app, create_test_user(app, "administrator"))

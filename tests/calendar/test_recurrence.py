@@ -156,6 +156,20 @@ def test_a_rule_can_change_and_be_removed(make_app):
     assert admin.get(EVENTS, window).json["total"] == 1
 
 
+def test_an_event_that_starts_repeating_after_a_list_was_read_is_expanded_in_the_next_one(make_app):
+    """The repeating events' ids are kept per calendar version: adding a rule must renew them."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Chess club", start_date="2030-10-01 15:30", end_date="2030-10-01 16:30")
+    window = {"start_date": "2030-10-01", "end_date": "2030-10-31"}
+    assert app.client.get(EVENTS, window).json["total"] == 1
+    admin.post_json(f"{EVENTS}/{event['id']}", {"recurrence": {"rule": "FREQ=WEEKLY;COUNT=3"}})
+    response = app.client.get(EVENTS, window)
+    assert response.json["total"] == 3 and response.headers["X-CAL-Total"] == "3"
+    assert [item["start_date"] for item in response.json["events"]] == [
+        "2030-10-01 15:30:00", "2030-10-08 15:30:00", "2030-10-15 15:30:00"]
+
+
 def test_an_open_ended_series_expands_only_inside_the_window(make_app):
     app = make_app(plugins=["core", "calendar"], site=LONDON)
     admin = client_as(app, create_test_user(app, "administrator"))
