@@ -17,11 +17,12 @@ from .hookspecs import hookimpl
 from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
 from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
+from .rest.response import exact_bytes
 from .rest.server import decode_item, encode_item
 from .users import ANONYMOUS, AnonymousUser
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "forbidden", "hookimpl", "load_plugin_table",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "load_plugin_table",
 ]

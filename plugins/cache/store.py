@@ -24,7 +24,7 @@ import orjson
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from host import compression
+from host import compression, exact_bytes
 
 from .tables import VERSION_ROW, tables
 from .settings import CacheConfig
@@ -371,7 +371,7 @@ class ResponseCache:
             return
         key, version = noted
         kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
-        body = bytes(body)
+        body = exact_bytes(body)  # orjson's bytes hold their whole write buffer: keep a tight copy
         gzipped = compression.gzip_bytes(body, compression.KEPT_LEVEL) if compression.compressible(kept, body) else None
         entry = Entry(version, status, kept, body, time.monotonic(), gzipped)
         if entry.size > self.config.max_bytes:
