@@ -226,7 +226,7 @@ class RestServer:
                 outcome = self.run(request)
             status, response_headers, body = self._render(request, outcome, headers)
         finally:
-            request.finish(success=False)  # the read session of the Allow and targetHints checks, if any
+            request.finish(success=False)  # closed by _render already, unless it failed
         if cacheable:
             self.hook.store_response(app=self.app, request=request, status=status, headers=response_headers, body=body)
         return status, response_headers, body
@@ -705,10 +705,13 @@ class RestServer:
 
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         if isinstance(outcome.data, RawBody):
+            request.finish(success=False)  # the Allow checks' read session, if any
             return self._render_raw(request, outcome, headers)
         prepared = outcome.data if isinstance(outcome.data, PreparedDocument) and not outcome.is_error \
             and not any(name in request.query for name in GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
+        # The read session that the Allow and targetHints checks shared closes before the answer is encoded.
+        request.finish(success=False)
         status = outcome.status
         response_headers = _answer_headers(request, outcome, headers)
         discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
