@@ -110,6 +110,8 @@ class RestRequest:
         self._joined: "RestRequest | None" = None
         self._savepoint = None
         self._shares_savepoint = False  # a bulk batch run (Route.bulk_batch) undoes its own writes
+        # A targetHints probe reads through this request's session (`read_through`) instead of its own.
+        self._reads_through: "RestRequest | None" = None
 
     # --- headers and params --------------------------------------------------------------
 
@@ -186,6 +188,8 @@ class RestRequest:
     @property
     def session(self):
         """The request's SQLAlchemy session: one transaction per request, opened on first use."""
+        if self._reads_through is not None:
+            return self._reads_through.session
         if self._joined is not None:
             session = self._joined.session
             if self._joined._committed or self._shares_savepoint:
@@ -199,6 +203,21 @@ class RestRequest:
             # A reading request's session opens a transaction only if something in it writes (Database.read_session).
             self._session = self.app.db.session(write=True) if writes else self.app.db.read_session()
         return self._session
+
+    @property
+    def reads_only(self) -> bool:
+        """Whether this request's session now only reads what is committed: its own transaction has
+        ended (`finish`) or committed early (`commit`), so reading through it takes no write lock."""
+        return self._joined is None and (self._finished or self._committed)
+
+    def read_through(self, reader: "RestRequest") -> None:
+        """Read through `reader`'s session (which `reads_only`) instead of a session of this request's own.
+
+        A permission probe after a write's commit (the Allow header, targetHints) shares the one
+        read session of its request: no pool checkout and, on SQLite, no BEGIN/ROLLBACK of its
+        own. `reader` closes that session when it finishes; this request's `finish` leaves it be.
+        """
+        self._reads_through = reader
 
     def join_transaction(self, outer: "RestRequest") -> None:
         """Run in `outer`'s transaction (batch/v1): this request's writes go into a savepoint that
@@ -251,8 +270,13 @@ class RestRequest:
         return DeferredAnswer(build)
 
     def finish(self, success: bool) -> None:
-        """Commit (or roll back) and close the session, then run the after-commit callbacks."""
+        """Commit (or roll back) and close the session, then run the after-commit callbacks.
+
+        Called again later, it closes the read session opened since (permission probes, embeds).
+        """
         self._finished = True
+        if self._reads_through is not None:
+            return
         callbacks, self._after_commit = self._after_commit, []
         if self._joined is not None:
             savepoint, self._savepoint = self._savepoint, None

@@ -219,11 +219,14 @@ class RestServer:
                 status, cached_headers, cached_body = cached
                 headers.update(cached_headers)
                 return status, headers, cached_body
-        if method == "OPTIONS":
-            outcome = self._options(request)
-        else:
-            outcome = self.run(request)
-        status, response_headers, body = self._render(request, outcome, headers)
+        try:
+            if method == "OPTIONS":
+                outcome = self._options(request)
+            else:
+                outcome = self.run(request)
+            status, response_headers, body = self._render(request, outcome, headers)
+        finally:
+            request.finish(success=False)  # closed by _render already, unless it failed
         if cacheable:
             self.hook.store_response(app=self.app, request=request, status=status, headers=response_headers, body=body)
         return status, response_headers, body
@@ -358,10 +361,9 @@ class RestServer:
         self.hook.request_finished(app=self.app, request=request, status=outcome.status)
         if _deleted_for_good(request, outcome):
             return outcome  # the item is gone: no method is allowed on it any more
-        try:
-            allowed = self.allowed_methods(request, route)
-        finally:
-            request.finish(success=False)  # permission checks may have read through a new session
+        # The permission checks read through the finished request's read session, which stays open
+        # for the answer's targetHints probes; whoever answers the request closes it (finish) at the end.
+        allowed = self.allowed_methods(request, route)
         if allowed:
             outcome.headers.setdefault("Allow", ", ".join(allowed))
         return outcome
@@ -499,6 +501,8 @@ class RestServer:
         probe.params = _path_params(probe.url_params, endpoint.args)
         if prime:
             probe.state.update(prime)
+        if request.reads_only:
+            probe.read_through(request)  # no session of its own: the request's reads see what it committed
         try:
             allowed = self.allowed_methods(probe, route)
         finally:
@@ -566,7 +570,10 @@ class RestServer:
                 outcome = error_outcome(error, outcome.route)
             except Exception as exception:
                 outcome = self._unexpected(request, exception, outcome.route)
-        return outcome.status, outcome.headers, self._shape(request, outcome, embed=False)
+        try:
+            return outcome.status, outcome.headers, self._shape(request, outcome, embed=False)
+        finally:
+            request.finish(success=False)  # the read session of the Allow and targetHints checks, if any
 
     def dispatch_internal(self, parent: RestRequest, method: str, path: str, pairs: list[tuple[str, str]],
                           body: Any = None, headers: dict[str, str] | None = None, for_embed: bool = False):
@@ -698,10 +705,13 @@ class RestServer:
 
     def _render(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         if isinstance(outcome.data, RawBody):
+            request.finish(success=False)  # the Allow checks' read session, if any
             return self._render_raw(request, outcome, headers)
         prepared = outcome.data if isinstance(outcome.data, PreparedDocument) and not outcome.is_error \
             and not any(name in request.query for name in GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
+        # The read session that the Allow and targetHints checks shared closes before the answer is encoded.
+        request.finish(success=False)
         status = outcome.status
         response_headers = _answer_headers(request, outcome, headers)
         discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'

@@ -149,3 +149,40 @@ def test_a_pooled_connection_that_died_while_idle_is_replaced_unseen(make_app, m
         killer.dispose()
     response = app.client.get(f"{API}/posts")
     assert response.status_int == 200 and [post["title"]["rendered"] for post in response.json] == ["Still here"]
+
+
+def test_a_comments_allow_and_target_hints_share_one_read_session_after_its_commit(make_app, make_user):
+    """After a create commits, its Allow header and its `self` link's targetHints probe read through
+    one read session of the request (one pool checkout, not one each), see the committed comment,
+    and leave no connection checked out."""
+    app = make_app(plugins=["core"])
+    editor = make_user(app, "editor").headers
+    post = app.client.post_json(f"{API}/posts", {"title": "Open day", "status": "publish"}, headers=editor,
+                                status=201).json
+    comments = f"{API}/comments"
+    app.client.post_json(comments, {"post": post["id"], "content": "Warm-up."}, headers=editor, status=201,
+                         extra_environ={"REMOTE_ADDR": "10.0.0.1"})
+    checkouts = []
+
+    def note(*_args):
+        checkouts.append(1)
+
+    event.listen(app.db.engine.pool, "checkout", note)
+    created = app.client.post_json(comments, {"post": post["id"], "content": "See you at ten."}, headers=editor,
+                                   status=201, extra_environ={"REMOTE_ADDR": "10.0.0.2"})
+    event.remove(app.db.engine.pool, "checkout", note)
+    count = len(checkouts)
+    assert created.headers["Allow"] == "GET, POST"
+    self_link = created.json["_links"]["self"][0]
+    assert self_link["href"] == f"http://school.test{comments}/{created.json['id']}"
+    assert self_link["targetHints"] == {"allow": ["GET", "POST", "PUT", "PATCH", "DELETE"]}
+    assert count == 3  # authentication, the write transaction, and one read session for every check after it
+    assert app.db.engine.pool.checkedout() == 0
+    visitor = app.client.post_json(comments, {"post": post["id"], "content": "Can parents come?",
+                                              "author_name": "Sam Lee", "author_email": "sam.lee@example.org"},
+                                   status=201, extra_environ={"REMOTE_ADDR": "10.0.0.3"})
+    # A visitor's comment is held for moderation: the probe, reading the committed row, allows the visitor nothing.
+    assert visitor.json["status"] == "hold"
+    assert visitor.headers["Allow"] == "POST"
+    assert visitor.json["_links"]["self"] == [{"href": f"http://school.test{comments}/{visitor.json['id']}"}]
+    assert app.db.engine.pool.checkedout() == 0
