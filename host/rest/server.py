@@ -186,7 +186,8 @@ class RestServer:
 
     def _handle(self, environ: dict, route_path: str):
         query_string = environ.get("QUERY_STRING", "")
-        headers = self.base_headers(environ)
+        base_url = self.app.rest_base_url(environ)  # worked out once: the Link header and the request share it
+        headers = self.base_headers(environ, base_url)
         if len(query_string) > MAX_QUERY_BYTES:
             error = RestError("rest_query_too_long", "The query string is too long.", 414)
             return self._finish_error(error, headers)
@@ -206,7 +207,7 @@ class RestServer:
             request_headers["content-length"] = environ["CONTENT_LENGTH"]
         request = RestRequest(
             self.app, method, route_path, pairs, request_headers, environ=environ,
-            base_url=self.app.rest_base_url(environ), remote_addr=environ.get("REMOTE_ADDR", ""),
+            base_url=base_url, remote_addr=environ.get("REMOTE_ADDR", ""),
         )
         try:
             body = self._read_body(environ)
@@ -253,11 +254,11 @@ class RestServer:
         headers.update(error.headers)
         return error.status, headers, encode_json(error.to_body())
 
-    def discovery_link(self, environ: dict) -> str:
+    def discovery_link(self, environ: dict, base_url: str | None = None) -> str:
         """`Link: <REST root/>; rel="https://api.w.org/"`, which every REST answer carries."""
-        return f'<{self.app.rest_base_url(environ)}/>; rel="https://api.w.org/"'
+        return f'<{base_url or self.app.rest_base_url(environ)}/>; rel="https://api.w.org/"'
 
-    def base_headers(self, environ: dict) -> dict[str, str]:
+    def base_headers(self, environ: dict, base_url: str | None = None) -> dict[str, str]:
         """Headers of every REST answer, errors included: discovery Link, nosniff and CORS.
 
         CORS is open as in WordPress: REST signs callers in from the Authorization header
@@ -270,7 +271,7 @@ class RestServer:
             "X-Robots-Tag": "noindex",
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "strict-origin-when-cross-origin",
-            "Link": self.discovery_link(environ),
+            "Link": self.discovery_link(environ, base_url),
             "Access-Control-Expose-Headers": EXPOSED_HEADERS,
             "Access-Control-Allow-Headers": "Authorization, Content-Type, Content-Disposition, Content-MD5",
         }
