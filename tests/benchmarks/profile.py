@@ -11,6 +11,10 @@ different seeded published post's id on every request, spread over the whole tab
 scenario's `prepare` and check on the seeded database (a plugin's scenario creates its data
 there), and the request its Lua sends (method, path, headers, body) is then profiled in process.
 
+A scenario measured on the cache (`cached`, `cached-gzip`, ...) is profiled with the cache plugin
+enabled, so the profile shows hits. `--ceiling` profiles the harness's hello-world app the same
+way (waitress's own work per request is in neither), to compare a request's calls with it.
+
 `--database postgresql://user@host/db` seeds and profiles on that PostgreSQL server instead of
 an SQLite file (in the harness's own schema, dropped afterwards). The report adds the wall and
 CPU time per request outside the profiler and, on PostgreSQL, the round trips to the server
@@ -63,7 +67,7 @@ def call(app, path: str, method: str = "GET", headers: dict | None = None, body:
         environ["CONTENT_TYPE"] = environ.pop("HTTP_CONTENT_TYPE")
     captured = {}
 
-    def start_response(status, _headers):
+    def start_response(status, _headers, _exc_info=None):
         captured["status"] = status
 
     chunks = app(environ, start_response)
@@ -165,6 +169,29 @@ class RoundTrips:
         return ", ".join(f"{kind} {count / requests:.1f}" for kind, count in sorted(self.kinds.items()))
 
 
+def profile_ceiling(options) -> int:
+    """The hello-world Bottle app of the ceiling, called in process like a sitehost request."""
+    from .ceiling import hello_app
+
+    app = hello_app()
+    status, body = call(app, "/ok", prefix="")
+    print(f"ceiling /ok: {status}, {len(body):,} bytes", file=sys.stderr)
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(options.count):
+        call(app, "/ok", prefix="")
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(options.count):
+        call(app, "/ok", prefix="")
+    profiler.disable()
+    print(f"without the profiler: {wall / options.count * 1000:.3f} ms wall, {cpu / options.count * 1000:.3f} ms CPU "
+          "per request")
+    stats = pstats.Stats(profiler)
+    stats.sort_stats(options.sort).print_stats(options.limit)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from host.app import create_app
     from host.config import load_settings
@@ -180,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", help="a harness scenario's prepared data and request (see the module docstring)")
     parser.add_argument("--batch", action="store_true",
                         help=f"POST batch/v1 with {BATCH_SIZE} post creates (the `batch` scenario) as the author each time")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="profile the harness's hello-world app (tests/benchmarks/ceiling.py) the same way, "
+                             "to compare a request's function calls with the ceiling's")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
     parser.add_argument("--limit", type=int, default=35)
     parser.add_argument("--callers", help="also print the callers of functions matching this pattern")
@@ -188,6 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.database and options.scenario:
         parser.error("--scenario runs on SQLite only")
+    if options.scenario:
+        from .run import SCENARIOS
+
+        # A cached scenario measures hits: profiling it with the cache plugin disabled would show misses.
+        options.cache = options.cache or any(item.cached for item in SCENARIOS if item.key == options.scenario)
+    if options.ceiling:
+        return profile_ceiling(options)
     url = None
     if options.database:
         if not options.database.startswith("postgresql"):
