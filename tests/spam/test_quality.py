@@ -60,12 +60,14 @@ def test_a_check_takes_under_a_millisecond_in_process(make_app):
                    for number, item in enumerate(generate(300, seed=6))]
     app.hook.check_spam(app=app, submission=dict(submissions[0], guid="warm-up"))
     medians = []
-    for _round in range(3):  # the best of three medians: the machine is shared
+    # CPU time of this process (the check runs in it, SQLite included), the best of three medians:
+    # on a shared machine the wall clock also counts the neighbours' load.
+    for _round in range(3):
         timings = []
         for number, submission in enumerate(submissions[:100]):
-            started = time.perf_counter()
+            started = time.process_time()
             app.hook.check_spam(app=app, submission=dict(submission, guid=f"r{_round}-{number}"))
-            timings.append(time.perf_counter() - started)
+            timings.append(time.process_time() - started)
         medians.append(statistics.median(timings))
         flush(app)
     dialect = app.db.engine.dialect.name
