@@ -19,7 +19,6 @@ import logging
 import os
 import threading
 import time
-import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -77,8 +76,6 @@ class Database:
         write_engine = self.engine.execution_options(sitehost_write=True) if self.is_sqlite else self.engine
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
         self._prepared: dict[str, Any] = {}
-        # fetch_tuples: statement -> (SQL, its fixed parameters), or () where Core must run it.
-        self._raw_plans = weakref.WeakKeyDictionary() if self.url.get_backend_name() == "postgresql" else None
 
     def prepared(self, name: str, build: Callable[[], Any]) -> Any:
         """A statement of a per-request path, built once per app with bind parameters.
@@ -91,28 +88,6 @@ class Database:
         if statement is None:
             statement = self._prepared.setdefault(name, build())
         return statement
-
-    def fetch_tuples(self, connection, statement, params: dict) -> list[tuple]:
-        """Every row of a plain SELECT built once and reused (`prepared`, a cached page statement),
-        as tuples; `params` may set only its named bind parameters that carry no processing.
-
-        On PostgreSQL the statement is compiled once and sent straight through psycopg on the
-        session's connection: SQLAlchemy's execution context, compiled-cache lookup and result
-        wrapping cost about three times the driver's own work for a ten-row SELECT (issue 25.6).
-        A statement whose parameters need processing, expanding IN lists or anything but a plain
-        SELECT goes through Core. On any driver error the statement runs again through Core,
-        which reports and handles it (a broken connection invalidated) as it does every other.
-        """
-        plan = self._raw_plans.get(statement) if self._raw_plans is not None else None
-        if plan is None and self._raw_plans is not None:
-            plan = self._raw_plans[statement] = _raw_plan(self.engine.dialect, statement)
-        if plan:
-            sql, defaults = plan
-            try:
-                return connection.connection.driver_connection.execute(sql, {**defaults, **params}).fetchall()
-            except Exception:  # noqa: BLE001 - Core runs it again and raises what it raises everywhere
-                pass
-        return [tuple(row) for row in connection.execute(statement, params)]
 
     def session(self, write: bool = False) -> Session:
         """A new session; `write` sessions on SQLite begin with BEGIN IMMEDIATE."""
@@ -162,18 +137,6 @@ class Database:
         self.engine.dispose()
         if self.write_lock is not None:
             self.write_lock.close()
-
-
-def _raw_plan(dialect, statement) -> tuple:
-    """(SQL text, fixed parameters) of a SELECT the driver may run as it is, or () (Database.fetch_tuples)."""
-    compiled = statement.compile(dialect=dialect)
-    sql = str(compiled)
-    if not _plain_select(sql) or compiled.positional or dialect.paramstyle != "pyformat":
-        return ()
-    if compiled.literal_execute_params or compiled.post_compile_params or compiled._bind_processors:
-        return ()
-    # The values bound into the statement; the caller's (`now`) are added at each execution.
-    return sql, compiled.construct_params(_check=False)
 
 
 def rebuild_with_autoincrement(engine: Engine, table) -> bool:

@@ -104,7 +104,7 @@ def list_page_ids(app, session, query: PostQuery, page: int = 1) -> tuple[list[i
         return None
     statement = _page_statement(app, query, page, True, ids_only=True)
     now = dates.utcnow()
-    rows = app.db.fetch_tuples(session.connection(), statement, {"now": now})
+    rows = session.connection().execute(statement, {"now": now}).all()
     version = rows[0][1] if rows else None
     return [row[0] for row in rows], _page_total(app, session, query, cache, version, now), version
 
