@@ -364,6 +364,9 @@ def _close_quietly(site) -> None:
         log.exception("closing a replaced site failed")
 
 
+_UNREAD = object()  # StoredSetWatch: the read failed, which is no change
+
+
 class StoredSetWatch:
     """The plugin set stored for the site, compared between polls: a change means "reload".
 
@@ -379,13 +382,19 @@ class StoredSetWatch:
         self.value: Any = None
 
     def start(self) -> None:
-        """Remember the value the site starts with."""
-        self.value = self._read()
+        """Remember the value the site starts with (None if it cannot be read now)."""
+        value = self._read()
+        self.value = None if value is _UNREAD else value
 
     def changed(self) -> str:
-        """REASON if the stored value differs from the last one seen (and remember it), else ""."""
+        """REASON if the stored value differs from the last one seen (and remember it), else "".
+
+        A read that fails is no change: answering None for it made a set stored for the site
+        differ twice (None, then the set again), and every worker was restarted twice because
+        the database was briefly unreachable (or refused one more connection).
+        """
         value = self._read()
-        if value == self.value:
+        if value is _UNREAD or value == self.value:
             return ""
         self.value = value
         return self.REASON
@@ -397,7 +406,7 @@ class StoredSetWatch:
             return self.read()
         except Exception as error:  # the database may be briefly unreachable: no reload for that
             log.warning("could not read the plugin set stored for the site: %s", error)
-            return None
+            return _UNREAD
 
 
 def serve_single(app, host: str, port: int, threads: int, announce: Callable[[int], None],

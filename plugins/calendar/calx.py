@@ -26,7 +26,7 @@ from .onboarding import preferences
 from .schemas import (
     EventCreateArgs, EventUpdateArgs, MAX_TERMS, OrganizerFields, OrganizerUpdateArgs, VenueFields, VenueUpdateArgs,
 )
-from .tables import tables
+from .tables import linked_to, tables
 
 NAMESPACE = "calx/v1"
 STATUSES = ("publish", "pending", "draft", "future", "private")
@@ -331,8 +331,7 @@ def list_events(request):
         where.append(events.c.post_id < 0)  # no event sells tickets here
     for kind in ("venue", "organizer"):
         if params.get(kind):
-            where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == kind,
-                                        links.c.linked_id.in_(params[kind])))
+            where.append(linked_to(events, links, kind, params[kind]))
     terms = {taxonomy: params[name] for name, taxonomy in (("categories", CATEGORY), ("tags", TAG)) if params.get(name)}
     descending = params["order"] == "DESC"
     if params["orderby"] == "event_date":

@@ -6,7 +6,7 @@ import datetime
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import and_, bindparam, exists, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 
 from host import RestError, RestResponse, decode_item, encode_item
 from host.stash import StashKey
@@ -15,7 +15,7 @@ from . import common, linked, recurrence, state, times
 from .events import blank_protected, shape_events
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .settings import settings_of
-from .tables import tables
+from .tables import linked_to, tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
@@ -59,8 +59,7 @@ def _window_statements(app, by_venue: bool):
              events.c.end_utc >= bindparam("start"), events.c.start_utc >= bindparam("walk_from"),
              events.c.start_utc <= bindparam("end")]
     if by_venue:
-        where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == "venue",
-                                    links.c.linked_id.in_(bindparam("venues", expanding=True))))
+        where.append(linked_to(events, links, "venue", bindparam("venues", expanding=True)))
     page = (select(events.c.post_id).where(*where).order_by(events.c.start_utc, events.c.post_id)
             .limit(bindparam("limit")).offset(bindparam("offset")))
     return page, select(func.count()).select_from(events).where(*where)
@@ -276,8 +275,7 @@ def list_events(request):
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
                 raise common.invalid_param(kind, f"{missing[0]} is not the id of a {kind}.")
-            where.append(exists().where(links.c.event_id == events.c.post_id, links.c.kind == kind,
-                                        links.c.linked_id.in_(wanted)))
+            where.append(linked_to(events, links, kind, wanted))
     terms = {}
     for name, taxonomy in (("categories", CATEGORY), ("tags", TAG)):
         if params.get(name):

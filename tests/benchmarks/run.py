@@ -233,7 +233,7 @@ def reset_postgres(url: str, seeded, snapshot: dict[str, tuple[str | None, int |
     engine = create_engine(url)
     try:
         with engine.begin() as connection:
-            connection.exec_driver_sql(f"DELETE FROM posts WHERE id >= {seeded.first_post + seeded.posts}")
+            _delete_added_posts(connection, seeded.first_post + seeded.posts)
             empty = [table for table, (key, _largest) in snapshot.items() if key is None]
             if empty:
                 connection.exec_driver_sql("TRUNCATE " + ", ".join(f'"{table}"' for table in empty) + " CASCADE")
@@ -244,6 +244,32 @@ def reset_postgres(url: str, seeded, snapshot: dict[str, tuple[str | None, int |
             connection.exec_driver_sql("VACUUM ANALYZE posts")
     finally:
         engine.dispose()
+
+
+def _delete_added_posts(connection, first_added: int) -> None:
+    """Delete the posts from `first_added` on, with what refers to them, in a few statements.
+
+    A plain DELETE of the posts ran, per post, core's row trigger (which deletes the post's term
+    links) and the foreign keys' cascades, each firing the statement triggers of the linked tables
+    (term counts, content version) and updating the same few rows once per post: 5,000 posts
+    took 22 s at 10,000 posts, more than 3 minutes after the 100,000-post write scenarios.
+    Here the rows that refer to them go first, one statement per table (the term counts move once,
+    by the net change), and then the posts, with triggers off when the role may do that: what
+    their triggers would do is done (links gone, content version bumped by the link delete).
+    """
+    referring = connection.exec_driver_sql(
+        "SELECT c.conrelid::regclass::text, a.attname FROM pg_constraint c "
+        "JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] "
+        "WHERE c.contype = 'f' AND c.confrelid = 'posts'::regclass AND cardinality(c.conkey) = 1 "
+        "AND c.conrelid <> 'posts'::regclass").all()
+    for table, column in referring:
+        connection.exec_driver_sql(f'DELETE FROM {table} WHERE "{column}" >= {int(first_added)}')
+    superuser = connection.exec_driver_sql("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").scalar()
+    if superuser:
+        connection.exec_driver_sql("SET LOCAL session_replication_role = replica")
+    connection.exec_driver_sql(f"DELETE FROM posts WHERE id >= {int(first_added)}")
+    if superuser:
+        connection.exec_driver_sql("SET LOCAL session_replication_role = origin")
 
 
 def fresh_copy(seeded_path: Path, target: Path) -> Path:

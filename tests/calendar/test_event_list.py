@@ -184,6 +184,28 @@ def test_filters_by_venue_organizer_terms_featured_and_search(site):
     assert_rest_error(client.get(EVENTS, {"categories": "no-such-category"}, status=400), "rest_invalid_param", 400)
 
 
+def test_an_event_at_several_of_the_venues_asked_for_is_listed_and_counted_once(make_app):
+    # The venue and organizer filters ask whether an event names any of the ids: an event that
+    # names two of them is one event, in the page and in the totals, on every path of the list.
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    hall, field = new_venue(admin, venue="Main hall"), new_venue(admin, venue="Playing fields")
+    office = new_organizer(admin, organizer="School office")
+    new_event(admin, title="Sports day", start_date="2031-06-02 09:00", end_date="2031-06-02 16:00",
+              venue=[hall["id"], field["id"]], organizer=[office["id"]])
+    new_event(admin, title="Concert", start_date="2031-06-03 19:00", end_date="2031-06-03 21:00", venue=[hall["id"]])
+    new_event(admin, title="Elsewhere", start_date="2031-06-04 19:00", end_date="2031-06-04 21:00")
+    window = {"start_date": "2031-06-01", "end_date": "2031-06-30"}
+    both = admin.get(EVENTS, {**window, "venue": f"{hall['id']},{field['id']}"})
+    assert titles(both) == ["Sports day", "Concert"]
+    assert both.json["total"] == 2 and both.headers["X-CAL-Total"] == "2"
+    assert titles(admin.get(EVENTS, {**window, "venue": field["id"]})) == ["Sports day"]
+    with_organizer = admin.get(EVENTS, {**window, "venue": f"{hall['id']},{field['id']}", "organizer": office["id"]})
+    assert titles(with_organizer) == ["Sports day"] and with_organizer.json["total"] == 1
+    assert titles(app.client.get(EVENTS, {**window, "venue": f"{field['id']},{hall['id']}", "per_page": 1,
+                                          "page": 2})) == ["Concert"]
+
+
 def test_include_ignores_dates_and_hidden_events_stay_out_of_lists(site):
     client, ids = site["app"].client, site["ids"]
     assert "Hidden staff training" not in titles(client.get(EVENTS))
