@@ -384,7 +384,8 @@ class PostsController:
         for all of them (shaping.post_hints): their encoding is kept under the key None and
         found without asking the permission checks again.
         """
-        entry = (kept or encoded_items(self.app)).get((request.base_url, post_id))
+        # `is None`, not `or`: the truth of an LruCache is its `__len__`, a Python call per item of a page.
+        entry = (kept if kept is not None else encoded_items(self.app)).get((request.base_url, post_id))
         if entry is None or entry[0] != version:
             return None
         _version, item, extra, encodings = entry

@@ -85,3 +85,17 @@ def test_an_author_counts_attachments_of_own_drafts(client, make_post, users):
     assert client.get(f"{API}/media", {"parent": draft["id"]}, headers=author).headers["X-WP-Total"] == "1"
     assert client.get(f"{API}/media", {"parent": draft["id"]}, headers=users["contributor"].headers
                       ).headers["X-WP-Total"] == "0"
+
+
+def test_the_totals_cache_keys_on_every_filter_but_not_on_the_page(client, make_post):
+    """A cached total is found again for another page or page size of the same filters, and never
+    answers a query that differs in one filter (the key is the filters' values, read at once)."""
+    for number in range(3):
+        make_post(title=f"Field trip {number}")
+    make_post(title="Concert")
+    first = client.get(f"{API}/posts", {"search": "trip", "per_page": "2"})
+    assert first.headers["X-WP-Total"] == "3" and first.headers["X-WP-TotalPages"] == "2"
+    second = client.get(f"{API}/posts", {"search": "trip", "per_page": "2", "page": "2", "order": "asc"})
+    assert second.headers["X-WP-Total"] == "3" and len(second.json) == 1
+    assert client.get(f"{API}/posts", {"search": "concert", "per_page": "2"}).headers["X-WP-Total"] == "1"
+    assert client.get(f"{API}/posts", {"per_page": "2"}).headers["X-WP-Total"] == "4"

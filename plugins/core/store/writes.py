@@ -7,6 +7,8 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, or_, select, text, update
 
+from host.stash import StashKey
+
 from .. import dates
 from ..tables import RENDERED_CONTENT, tables
 from .slugs import lock_slugs
@@ -95,16 +97,12 @@ def new_item(app, post_id: int, values: dict, terms: dict[str, list[tuple[int, s
     made, `meta` the values `set_meta` stored. Only for a top-level item (parent 0): a new
     one has no revisions, and its other columns are the table's defaults.
     """
-    posts = tables(app)["posts"]
     item_type = values["type"]
-    item: dict[str, Any] = {}
-    for column in posts.columns:
-        if column.key in values:
-            item[column.key] = values[column.key]
-        elif column.key == "id":
-            item["id"] = post_id
-        else:
-            item[column.key] = column.default.arg if column.default is not None and column.default.is_scalar else None
+    item: dict[str, Any] = dict(app.stash.setdefault_by(ROW_DEFAULTS, lambda: _row_defaults(app)))
+    item["id"] = post_id
+    for key, value in values.items():
+        if key in item:
+            item[key] = value
     item["stored_status"] = item["status"]
     item["status"] = effective_status(item["status"], item["date_gmt"], dates.utcnow())
     item.update(revision_count=0, latest_revision_id=None, parent_status=None, parent_author=None, parent_type=None)
@@ -114,6 +112,17 @@ def new_item(app, post_id: int, values: dict, terms: dict[str, list[tuple[int, s
                                          key.schema) for key in meta_keys_for(app, item_type)}
     item["_rendering"] = None  # as store.get_item: none stored yet, so the first rendering is kept
     return item
+
+
+ROW_DEFAULTS = StashKey[dict]("core.new_row_defaults")
+
+
+def _row_defaults(app) -> dict[str, Any]:
+    """Every posts column with the value a new row has when its INSERT leaves the column out, in
+    column order: built once per app (reading SQLAlchemy's Column objects cost a step per column
+    of every create)."""
+    return {column.key: column.default.arg if column.default is not None and column.default.is_scalar else None
+            for column in tables(app)["posts"].columns}
 
 
 def delete_item(app, session, post_id: int) -> None:
