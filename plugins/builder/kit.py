@@ -130,6 +130,26 @@ def load_kit(app, session) -> Kit:
     return Kit(row.id, row.title, json.loads(row.settings), json.loads(row.element_defaults), row.version)
 
 
+KEPT_KIT = StashKey[tuple]("builder.kept_kit")
+
+
+def current_kit(request) -> Kit:
+    """The active kit for a request that only reads it: kept in process with the database's commit
+    mark (host `request.commit_mark`) and served again while nothing at all was committed since,
+    so a GET of the globals reads no row; after any commit (this kit's changes included) it is
+    read again. Where there is no mark (PostgreSQL) it is read every time. Never mutate it."""
+    app = request.app
+    mark = request.commit_mark()
+    if mark is not None:
+        kept = app.stash.get(KEPT_KIT)
+        if kept is not None and kept[0] == mark:
+            return kept[1]
+    kit = load_kit(app, request.session)
+    if mark is not None:
+        app.stash[KEPT_KIT] = (mark, kit)
+    return kit
+
+
 def kit_version(app, session) -> int:
     kits = table(app, KITS)
     found = session.execute(app.db.prepared(
