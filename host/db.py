@@ -17,6 +17,7 @@ import fcntl
 import functools
 import logging
 import os
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -76,6 +77,20 @@ class Database:
         write_engine = self.engine.execution_options(sitehost_write=True) if self.is_sqlite else self.engine
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
         self._prepared: dict[str, Any] = {}
+        database = self.url.database or ""
+        self._commits = CommitWatch(os.path.abspath(database)) if self.is_sqlite and not self.url.query \
+            and database not in ("", ":memory:") and not database.startswith("file:") else None
+
+    def commit_mark(self) -> Any:
+        """A token that stays equal while nothing is committed to the database, by any connection of
+        any process; None where no such token is kept (anything but an SQLite file).
+
+        Read it BEFORE reading what you keep, and keep the two together: a later equal mark means
+        nothing was committed since, so what was read is still what the database holds. A commit
+        racing with the read only changes the next mark (one more read, never a stale answer).
+        See CommitWatch.
+        """
+        return self._commits.mark() if self._commits is not None else None
 
     def prepared(self, name: str, build: Callable[[], Any]) -> Any:
         """A statement of a per-request path, built once per app with bind parameters.
@@ -137,6 +152,65 @@ class Database:
         self.engine.dispose()
         if self.write_lock is not None:
             self.write_lock.close()
+        if self._commits is not None:
+            self._commits.close()
+
+
+class CommitWatch:
+    """`PRAGMA data_version` of an SQLite file, on one probe connection of this process's own.
+
+    The value changes whenever any other connection, in this or another process (the sqlite3
+    shell too), commits to the file; the probe never writes, so it changes exactly when
+    something was committed. About 5 microseconds under a lock, where the cheapest pooled
+    SQLAlchemy SELECT costs a few hundred. A forked process opens a probe of its own; a probe
+    opened again (after an error) starts a new generation, so no old mark can equal a new one.
+    Unusable (the file cannot be opened), `mark` answers None: callers then read the database.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._lock = threading.Lock()
+        self._connection = None
+        self._pid: int | None = None
+        self._generation = 0
+        self._closed = False
+
+    def mark(self) -> tuple[int, int] | None:
+        with self._lock:
+            if self._closed:
+                return None
+            if self._connection is None or self._pid != os.getpid():
+                if not self._open():
+                    return None
+            try:
+                return self._generation, self._connection.execute("PRAGMA data_version").fetchone()[0]
+            except sqlite3.Error:
+                log.warning("PRAGMA data_version failed on %s; reading the database instead", self.path,
+                            exc_info=True)
+                self._connection = None  # a new probe (a new generation) next time
+                return None
+
+    def _open(self) -> bool:
+        if not os.path.exists(self.path):
+            return False  # not created yet: connecting would create an empty file
+        try:
+            # A forked child leaves its parent's probe alone (closing it there could touch the parent's locks).
+            self._connection = sqlite3.connect(self.path, timeout=30, isolation_level=None,
+                                               check_same_thread=False)
+        except sqlite3.Error:
+            log.warning("cannot open %s to watch its commits", self.path, exc_info=True)
+            self._connection = None
+            return False
+        self._pid = os.getpid()
+        self._generation += 1
+        return True
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            connection, self._connection = self._connection, None
+            if connection is not None and self._pid == os.getpid():
+                connection.close()
 
 
 def rebuild_with_autoincrement(engine: Engine, table) -> bool:

@@ -12,11 +12,15 @@ from __future__ import annotations
 import base64
 import binascii
 import secrets
+import time
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from ..registry import Page
 from ..hookspecs import hookimpl
+from ..lru import LruCache
+from ..stash import StashKey
 from ..rest.response import RestError
 from . import pages, ratelimit
 from . import users as user_service
@@ -97,14 +101,48 @@ def register_authentication(app):
     return {"application-passwords": {"endpoints": {"authorization": "{site_url}" + AUTHORIZE_PATH}}}
 
 
+# A verified sign-in is kept in process while nothing at all was committed to the database since
+# it was checked (Database.commit_mark), for at most SIGN_IN_KEEP_SECONDS. See `authenticate`.
+SIGN_IN_KEEP_SECONDS = 10.0
+SIGN_IN_ENTRIES = 1024
+SIGNED_IN = StashKey[LruCache]("auth.signed_in")
+
+
+@dataclass(frozen=True)
+class _KeptSignIn:
+    mark: object
+    until: float
+    user: user_service.User
+    record: dict
+
+
 @hookimpl
 def authenticate(app, request):
-    """HTTP Basic with a login (or email) and an application password; None when no header."""
+    """HTTP Basic with a login (or email) and an application password; None when no header.
+
+    A successful sign-in is kept per (identifier, client address, keyed digest of the password),
+    with the database's commit mark read before it was checked. The next request with the same
+    credentials from the same address is signed in from it only while the mark is unchanged, i.e.
+    nothing was committed since by any process: revoking the password, changing the user and every
+    failure the rate limiter records are commits, so each takes effect at the next request as
+    before. A wrong password never matches a kept entry (only successes are kept) and goes the
+    whole way, its failure counted. Failure counts only fall with time, so a source that was
+    allowed stays allowed until something is committed. Elsewhere than on an SQLite file (no
+    commit mark) every request is checked in the database.
+    """
     credentials = basic_credentials(request.header("authorization"))
     if credentials is None:
         return None
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
+    mark = app.db.commit_mark()
+    kept_key = None
+    if mark is not None:
+        kept_key = (identifier, address, user_service.hash_application_password(
+            user_service.normalize_application_password(password)))
+        kept = app.stash.setdefault_by(SIGNED_IN, lambda: LruCache(SIGN_IN_ENTRIES)).get(kept_key)
+        if kept is not None and kept.mark == mark and kept.until > time.monotonic():
+            return _signed_in(app, request, _fresh_user(kept.user), kept.record)
     # The user with their passwords and the failure counts of this source: one prepared read on
     # a plain connection (an email address: two more). Only this address's failures can refuse
     # it (ratelimit's docstring).
@@ -127,13 +165,30 @@ def authenticate(app, request):
         # invalid_email tell an outsider which logins are real. README, Differences from WordPress.
         raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
     if recent_failures:
-        ratelimit.clear_failures(app, account, address)
+        ratelimit.clear_failures(app, account, address)  # a commit: this entry is stale at once, as it should be
+    if kept_key is not None:
+        app.stash[SIGNED_IN].put(kept_key, _KeptSignIn(mark, time.monotonic() + SIGN_IN_KEEP_SECONDS,
+                                                       _fresh_user(user), record))
+    return _signed_in(app, request, user, record)
+
+
+def _signed_in(app, request, user, record: dict):
+    """`user`, signed in with the application password `record` (its last use noted once a day)."""
     if record["last_used"] is None or user_service.utcnow() - record["last_used"] >= user_service.LAST_USED_INTERVAL:
         with app.db.session(write=True) as session, session.begin():
             user_service.record_application_password_use(app, session, record, request.remote_addr)
     user.application_password_uuid = record["uuid"]
     request.application_password = {key: value for key, value in record.items() if key != "password_hash"}
     return user
+
+
+def _fresh_user(user):
+    """A copy of a kept User for one request: its remembered answers and password uuid are per request."""
+    copied = object.__new__(type(user))
+    copied.__dict__.update(user.__dict__)
+    copied._answers = {}
+    copied.application_password_uuid = None
+    return copied
 
 
 def basic_credentials(header: str | None) -> tuple[str, str] | None:

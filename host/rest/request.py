@@ -204,6 +204,19 @@ class RestRequest:
             self._session = self.app.db.session(write=True) if writes else self.app.db.read_session()
         return self._session
 
+    def commit_mark(self) -> Any:
+        """`app.db.commit_mark()` when everything this request reads from now on is at least as new
+        as it (its session has not begun a transaction yet, so its snapshot starts later); else None.
+
+        What a reading request builds from its reads may be kept with this mark, and served again
+        while `app.db.commit_mark()` still equals it (nothing committed since). None: keep nothing by it.
+        """
+        if self._reads_through is not None or self._joined is not None:
+            return None
+        if self._session is not None and self._session.in_transaction():
+            return None
+        return self.app.db.commit_mark()
+
     @property
     def reads_only(self) -> bool:
         """Whether this request's session now only reads what is committed: its own transaction has

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import time
 from dataclasses import dataclass
 
 from marshmallow import Schema, ValidationError, fields, validate
@@ -128,6 +129,29 @@ def load_kit(app, session) -> Kit:
     if row is None:
         raise RestError("not-found", "Kit doesn't exist.", 404)
     return Kit(row.id, row.title, json.loads(row.settings), json.loads(row.element_defaults), row.version)
+
+
+KEPT_KIT = StashKey[tuple]("builder.kept_kit")
+KIT_KEEP_SECONDS = 60.0  # a bound for what no commit shows (a database file swapped under the site)
+
+
+def current_kit(request) -> Kit:
+    """The active kit for a request that only reads it: kept in process with the database's commit
+    mark (host `request.commit_mark`) and served again while nothing at all was committed since
+    (for at most KIT_KEEP_SECONDS), so a GET of the globals reads no row; after any commit (this
+    kit's changes included) it is read again. Where there is no mark (PostgreSQL) it is read
+    every time. Never mutate it."""
+    app = request.app
+    mark = request.commit_mark()
+    now = time.monotonic()
+    if mark is not None:
+        kept = app.stash.get(KEPT_KIT)
+        if kept is not None and kept[0] == mark and kept[1] > now:
+            return kept[2]
+    kit = load_kit(app, request.session)
+    if mark is not None:
+        app.stash[KEPT_KIT] = (mark, now + KIT_KEEP_SECONDS, kit)
+    return kit
 
 
 def kit_version(app, session) -> int:

@@ -43,19 +43,28 @@ def bump(app, session) -> None:
 
 
 def kept(request, name: str, key: Any, build: Callable[[], Any]) -> Any:
-    """`build()`'s answer, or the one kept for this caller and `key` while still valid."""
+    """`build()`'s answer, or the one kept for this caller and `key` while still valid.
+
+    An entry also remembers the database's commit mark (host `request.commit_mark`) of its last
+    check: while the mark is unchanged nothing was committed anywhere since, so it is served
+    without reading the two versions again.
+    """
     if not request.plain:
         return build()
-    content_version = request.app.content.version(request)
-    if content_version is None:
-        return build()
-    versions = (content_version, lms_version(request))
     answers = request.app.stash.setdefault_by(ANSWERS, lambda: LruCache(ENTRIES))
     cache_key = (name, request.user.id, key)
     now = time.monotonic()
     entry = answers.get(cache_key)
+    mark = request.commit_mark()  # before the versions are read: a commit in between changes the next mark
+    if entry is not None and mark is not None and entry[3] == mark and entry[1] > now:
+        return entry[2]
+    content_version = request.app.content.version(request)
+    if content_version is None:
+        return build()
+    versions = (content_version, lms_version(request))
     if entry is not None and entry[0] == versions and entry[1] > now:
+        answers.put(cache_key, (versions, entry[1], entry[2], mark))
         return entry[2]
     encoded = encode_item(build())
-    answers.put(cache_key, (versions, now + KEEP_SECONDS, encoded))
+    answers.put(cache_key, (versions, now + KEEP_SECONDS, encoded, mark))
     return encoded

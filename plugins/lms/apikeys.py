@@ -15,6 +15,7 @@ import datetime
 import hashlib
 import hmac
 import secrets
+import time
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, literal_column, select, update
@@ -23,6 +24,8 @@ from host import RestError
 from host.auth import basic_credentials, ratelimit
 from host.auth import users as user_service
 from host.auth.pages import client_address
+from host.lru import LruCache
+from host.stash import StashKey
 
 from .tables import API_KEYS, table
 
@@ -32,6 +35,10 @@ PERMISSIONS = ("read", "write", "read_write", "delete", "all")
 READING = frozenset({"read", "read_write", "all"})
 _DIGEST_KEY = b"sitehost-lms-api-key-v1"
 LAST_USED_INTERVAL = datetime.timedelta(hours=1)
+# Verified keys kept in process: (key, client address, digest of the secret) -> (commit mark, until, row).
+KEPT_SECONDS = 10.0
+KEPT_ENTRIES = 1024
+KEPT_SIGN_INS = StashKey[LruCache]("lms.kept_sign_ins")
 
 
 def utcnow() -> datetime.datetime:
@@ -99,10 +106,19 @@ def authenticate(app, request):
     if credentials is None or not credentials[0].startswith(KEY_PREFIX):
         return None
     key, secret = credentials
+    address = client_address(app, request.environ)
+    # A verified key is kept while nothing was committed to the database since it was checked
+    # (host Database.commit_mark): a revoked key, a changed user and every failure the lock-out
+    # records are commits, so they take effect at the next call as before (see KEPT_SIGN_INS).
+    mark = app.db.commit_mark()
+    kept_key = (key, address, hash_secret(secret)) if mark is not None else None
+    if kept_key is not None:
+        kept = app.stash.setdefault_by(KEPT_SIGN_INS, lambda: LruCache(KEPT_ENTRIES)).get(kept_key)
+        if kept is not None and kept[0] == mark and kept[1] > time.monotonic():
+            return _signed_in(app, request, kept[2])
     keys = table(app, API_KEYS)
     users = user_service.tables(app)["users"]
     account = "lms-api-key:" + key[:80].lower()
-    address = client_address(app, request.environ)
     failures = user_service.tables(app)["sign_in_failures"]
     # The key with its user's row and the sign-in failures of this key, this address and the pair,
     # in one prepared statement (this runs on every call of an outside app). It answers one row
@@ -130,18 +146,25 @@ def authenticate(app, request):
             if not matches:
                 ratelimit.record_failure(app, account, address, slow=False)
             raise refused.rest_error() from None
-    user = user_service.User(app, row) if row is not None and matches else None
-    if user is None:
+    if row is None or not matches:
         ratelimit.record_failure(app, account, address)
         raise _refused()
     if recent_failures:
-        ratelimit.clear_failures(app, account, address)
+        ratelimit.clear_failures(app, account, address)  # a commit: the entry below is stale at once
+    if kept_key is not None:
+        app.stash[KEPT_SIGN_INS].put(kept_key, (mark, time.monotonic() + KEPT_SECONDS, row))
+    return _signed_in(app, request, row)
+
+
+def _signed_in(app, request, row):
+    """The key's user for this request (the key's last use noted at most hourly)."""
     now = utcnow()
     if row.lms_last_used is None or now - row.lms_last_used >= LAST_USED_INTERVAL:
+        keys = table(app, API_KEYS)
         with app.db.session(write=True) as session, session.begin():
             session.execute(update(keys).where(keys.c.id == row.lms_key_id).values(last_used=now))
     request.state.lms_api_key = {"id": row.lms_key_id, "permission": row.lms_permission}
-    return user
+    return user_service.User(app, row)
 
 
 def api_key_of(request) -> dict | None:

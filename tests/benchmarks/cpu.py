@@ -1,9 +1,11 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--create | --batch] [--database URL]`
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--auth] [--header H] [--create | --batch] [--database URL]`
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
-published post each time, the same random sequence on both sides.
+published post each time, the same random sequence on both sides. `--auth` signs every GET in
+as the seeded author with its application password, as the builder-globals scenario does
+(`--auth --path /builder/v1/globals`); `--header 'Name: value'` adds any other header.
 
 Wall-clock throughput on a shared machine swings with the neighbours' load; the CPU time a
 process spends on one request barely does. Each side runs in a fresh process (its own tree
@@ -84,7 +86,8 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
             status, body = call(app, "/batch/v1", "POST", {"Authorization": auth}, body)
             assert status.startswith("207") and body.count(b'"status":201') == 25, (status, body[:300])
         elif not spec["create"]:
-            status, body = call(app, spec["path"].replace("{id}", str(next_id())), headers=spec["headers"])
+            headers = {**spec["headers"], "Authorization": auth} if spec.get("auth") else spec["headers"]
+            status, body = call(app, spec["path"].replace("{id}", str(next_id())), headers=headers)
         else:
             body = json.dumps(post_body(f"Timed post {next(counter)}", info["category"])).encode()
             status, body = call(app, "/core/v2/posts", "POST", {"Authorization": auth}, body)
@@ -136,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--count", type=int, default=300)
     parser.add_argument("--path", default="/core/v2/posts")
     parser.add_argument("--header", action="append", default=[], help="Name: value, sent with every request")
+    parser.add_argument("--auth", action="store_true",
+                        help="send the seeded author's application password (HTTP Basic) with every GET of --path "
+                             "(builder-globals: --auth --path /builder/v1/globals)")
     parser.add_argument("--create", action="store_true", help="time POST core/v2/posts as the seeded author")
     parser.add_argument("--batch", action="store_true",
                         help="time POST batch/v1 with 25 post creates as the seeded author (per batch)")
@@ -161,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         for pair in range(options.pairs):
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
                 spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
-                        "headers": headers, "create": options.create, "batch": options.batch,
+                        "headers": headers, "auth": options.auth, "create": options.create, "batch": options.batch,
                         "count": options.count, "database_url": urls[name],
                         "warm": max(2 if options.batch else 20, options.count // 10)}
                 if server and (options.create or options.batch):  # every write run on a fresh seed

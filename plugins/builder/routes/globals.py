@@ -11,7 +11,7 @@ from host import RestError, Route
 
 from .. import elements as tree
 from ..kit import (COLOR_KINDS, CSS_VARS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTEM_IDS, checked_typography,
-                   global_item, global_items, is_color, load_kit, save_kit)
+                   current_kit, global_item, global_items, is_color, load_kit, save_kit)
 from ..schemas import (ElementDefaultsArgs, ElementTypeArgs, GlobalColorWriteArgs, GlobalEntrySchema, GlobalIdArgs,
                        GlobalTypographyWriteArgs, SettingKeyArgs, SettingWriteArgs)
 from ..store import get_option, set_option
@@ -43,7 +43,7 @@ def _kind(request) -> str:
 
 def globals_index(request):
     """The controller index (its child routes) with the current colours and fonts, for one round trip."""
-    kit = load_kit(request.app, request.session)
+    kit = current_kit(request)
     base = f"{request.base_url}/{NAMESPACE}/globals"
     return {"namespace": NAMESPACE, "controller": "globals",
             "routes": {"colors": {"href": base + "/colors"}, "typography": {"href": base + "/typography"}},
@@ -52,11 +52,11 @@ def globals_index(request):
 
 
 def list_globals(request):
-    return global_items(load_kit(request.app, request.session), _kind(request))
+    return global_items(current_kit(request), _kind(request))
 
 
 def get_global(request):
-    found = global_items(load_kit(request.app, request.session), _kind(request)).get(request.params["id"])
+    found = global_items(current_kit(request), _kind(request)).get(request.params["id"])
     if found is None:
         raise RestError("global_not_found", "There is no global with that id.", 404)
     return found
