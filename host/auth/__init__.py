@@ -12,14 +12,12 @@ from __future__ import annotations
 import base64
 import binascii
 import secrets
-import time
-from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from ..registry import Page
 from ..hookspecs import hookimpl
-from ..lru import LruCache
+from ..kept import KeptWhileNothingCommitted
 from ..stash import StashKey
 from ..rest.response import RestError
 from . import pages, ratelimit
@@ -105,15 +103,7 @@ def register_authentication(app):
 # it was checked (Database.commit_mark), for at most SIGN_IN_KEEP_SECONDS. See `authenticate`.
 SIGN_IN_KEEP_SECONDS = 10.0
 SIGN_IN_ENTRIES = 1024
-SIGNED_IN = StashKey[LruCache]("auth.signed_in")
-
-
-@dataclass(frozen=True)
-class _KeptSignIn:
-    mark: object
-    until: float
-    user: user_service.User
-    record: dict
+SIGNED_IN = StashKey[KeptWhileNothingCommitted]("auth.signed_in")
 
 
 @hookimpl
@@ -136,13 +126,16 @@ def authenticate(app, request):
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
     mark = app.db.commit_mark()
+    signed_in = app.stash.setdefault_by(SIGNED_IN, lambda: KeptWhileNothingCommitted(SIGN_IN_KEEP_SECONDS,
+                                                                                     SIGN_IN_ENTRIES))
     kept_key = None
     if mark is not None:
         kept_key = (identifier, address, user_service.hash_application_password(
             user_service.normalize_application_password(password)))
-        kept = app.stash.setdefault_by(SIGNED_IN, lambda: LruCache(SIGN_IN_ENTRIES)).get(kept_key)
-        if kept is not None and kept.mark == mark and kept.until > time.monotonic():
-            return _signed_in(app, request, _fresh_user(kept.user), kept.record)
+        kept = signed_in.get(kept_key, mark)
+        if kept is not None:
+            kept_user, kept_record = kept
+            return _signed_in(app, request, _fresh_user(kept_user), kept_record)
     # The user with their passwords and the failure counts of this source: one prepared read on
     # a plain connection (an email address: two more). Only this address's failures can refuse
     # it (ratelimit's docstring).
@@ -167,8 +160,7 @@ def authenticate(app, request):
     if recent_failures:
         ratelimit.clear_failures(app, account, address)  # a commit: this entry is stale at once, as it should be
     if kept_key is not None:
-        app.stash[SIGNED_IN].put(kept_key, _KeptSignIn(mark, time.monotonic() + SIGN_IN_KEEP_SECONDS,
-                                                       _fresh_user(user), record))
+        signed_in.put(kept_key, mark, (_fresh_user(user), record))
     return _signed_in(app, request, user, record)
 
 

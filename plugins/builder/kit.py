@@ -11,13 +11,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import time
 from dataclasses import dataclass
 
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import insert, select, update
 
 from host import RestError
+from host.kept import KeptWhileNothingCommitted
 from host.stash import StashKey
 
 from .tables import KITS, table
@@ -131,7 +131,7 @@ def load_kit(app, session) -> Kit:
     return Kit(row.id, row.title, json.loads(row.settings), json.loads(row.element_defaults), row.version)
 
 
-KEPT_KIT = StashKey[tuple]("builder.kept_kit")
+KEPT_KIT = StashKey[KeptWhileNothingCommitted]("builder.kept_kit")
 KIT_KEEP_SECONDS = 60.0  # a bound for what no commit shows (a database file swapped under the site)
 
 
@@ -143,14 +143,11 @@ def current_kit(request) -> Kit:
     every time. Never mutate it."""
     app = request.app
     mark = request.commit_mark()
-    now = time.monotonic()
-    if mark is not None:
-        kept = app.stash.get(KEPT_KIT)
-        if kept is not None and kept[0] == mark and kept[1] > now:
-            return kept[2]
-    kit = load_kit(app, request.session)
-    if mark is not None:
-        app.stash[KEPT_KIT] = (mark, now + KIT_KEEP_SECONDS, kit)
+    kept = app.stash.setdefault_by(KEPT_KIT, lambda: KeptWhileNothingCommitted(KIT_KEEP_SECONDS, 1))
+    kit = kept.get("active", mark)
+    if kit is None:
+        kit = load_kit(app, request.session)
+        kept.put("active", mark, kit)
     return kit
 
 

@@ -15,7 +15,6 @@ import datetime
 import hashlib
 import hmac
 import secrets
-import time
 from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, literal_column, select, update
@@ -24,7 +23,7 @@ from host import RestError
 from host.auth import basic_credentials, ratelimit
 from host.auth import users as user_service
 from host.auth.pages import client_address
-from host.lru import LruCache
+from host.kept import KeptWhileNothingCommitted
 from host.stash import StashKey
 
 from .tables import API_KEYS, table
@@ -38,7 +37,7 @@ LAST_USED_INTERVAL = datetime.timedelta(hours=1)
 # Verified keys kept in process: (key, client address, digest of the secret) -> (commit mark, until, row).
 KEPT_SECONDS = 10.0
 KEPT_ENTRIES = 1024
-KEPT_SIGN_INS = StashKey[LruCache]("lms.kept_sign_ins")
+KEPT_SIGN_INS = StashKey[KeptWhileNothingCommitted]("lms.kept_sign_ins")
 
 
 def utcnow() -> datetime.datetime:
@@ -111,11 +110,13 @@ def authenticate(app, request):
     # (host Database.commit_mark): a revoked key, a changed user and every failure the lock-out
     # records are commits, so they take effect at the next call as before (see KEPT_SIGN_INS).
     mark = app.db.commit_mark()
+    kept_sign_ins = app.stash.setdefault_by(KEPT_SIGN_INS, lambda: KeptWhileNothingCommitted(KEPT_SECONDS,
+                                                                                             KEPT_ENTRIES))
     kept_key = (key, address, hash_secret(secret)) if mark is not None else None
     if kept_key is not None:
-        kept = app.stash.setdefault_by(KEPT_SIGN_INS, lambda: LruCache(KEPT_ENTRIES)).get(kept_key)
-        if kept is not None and kept[0] == mark and kept[1] > time.monotonic():
-            return _signed_in(app, request, kept[2])
+        kept = kept_sign_ins.get(kept_key, mark)
+        if kept is not None:
+            return _signed_in(app, request, kept)
     keys = table(app, API_KEYS)
     users = user_service.tables(app)["users"]
     account = "lms-api-key:" + key[:80].lower()
@@ -152,7 +153,7 @@ def authenticate(app, request):
     if recent_failures:
         ratelimit.clear_failures(app, account, address)  # a commit: the entry below is stale at once
     if kept_key is not None:
-        app.stash[KEPT_SIGN_INS].put(kept_key, (mark, time.monotonic() + KEPT_SECONDS, row))
+        kept_sign_ins.put(kept_key, mark, row)
     return _signed_in(app, request, row)
 
 

@@ -31,7 +31,7 @@ from .plugins import discovered, site_settings
 from .scenarios import SCENARIOS as CORE_SCENARIOS, Context, Unavailable
 from .seed import seed
 
-PLUGIN_SCENARIOS, PLUGIN_BUDGET = discovered()
+PLUGIN_SCENARIOS, PLUGIN_BUDGET, PLUGIN_MEASURES = discovered()
 SCENARIOS = CORE_SCENARIOS + PLUGIN_SCENARIOS
 
 FULL_SIZES = [1000, 10000, 100000]
@@ -51,7 +51,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="threads per worker, comma-separated (default: the serve default)")
     parser.add_argument("--duration", type=int, default=None, help="seconds per scenario (default 5; --quick: 2)")
     parser.add_argument("--scenarios", type=lambda text: text.split(","), default=None,
-                        help="only these scenarios (" + ",".join(s.key for s in SCENARIOS) + ")")
+                        help="only these scenarios (" + ",".join(s.key for s in SCENARIOS)
+                        + ") and in-process measures (" + ",".join(m.key for m in PLUGIN_MEASURES) + ")")
     parser.add_argument("--database", default=None,
                         help="also run every scenario on this PostgreSQL database (postgresql://user@host/db)")
     parser.add_argument("--out", type=Path, default=Path("bench-results/latest.json"),
@@ -65,7 +66,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         if not options.database.startswith("postgresql"):
             parser.error("--database takes a postgresql:// URL (SQLite is always measured)")
         options.database = "postgresql+psycopg://" + options.database.split("://", 1)[1]
-    known = {scenario.key for scenario in SCENARIOS}
+    known = {scenario.key for scenario in SCENARIOS} | {measure.key for measure in PLUGIN_MEASURES}
     if options.scenarios and set(options.scenarios) - known:
         parser.error(f"unknown scenario(s): {', '.join(sorted(set(options.scenarios) - known))}")
     return options
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         print(wrk.INSTALL_HINT, file=sys.stderr)
         return 3
     chosen = [scenario for scenario in SCENARIOS if not options.scenarios or scenario.key in options.scenarios]
+    measures = [measure for measure in PLUGIN_MEASURES if not options.scenarios or measure.key in options.scenarios]
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="sitehost-bench-"))
     results = {
@@ -100,14 +102,15 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "settings": {"posts": options.posts, "workers": options.workers, "threads": options.threads,
                      "duration_s": options.duration, "connections": wrk.CONNECTIONS, "quick": options.quick},
-        "ceiling": [], "seeding": [], "rows": [],
+        "ceiling": [], "seeding": [], "rows": [], "measures": [],
     }
     try:
-        settings = [(workers, threads) for workers in options.workers for threads in options.threads]
+        # Only in-process measures chosen (--scenarios spam-check): no ceiling, no seed, no server.
+        settings = [(workers, threads) for workers in options.workers for threads in options.threads] if chosen else []
         first_ceilings = [measure_ceiling(workdir, workers, threads, options.duration) for workers, threads in settings]
         sitehost_rows = []
         engines = ["sqlite"] + (["postgresql"] if options.database else [])
-        for posts in options.posts:
+        for posts in (options.posts if chosen else []):
             for engine in engines:
                 url = postgres_schema(options.database, fresh=True) if engine == "postgresql" else None
                 log(f"seeding {posts:,} posts ({engine})")
@@ -132,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
             ceiling = ceilings[(row["workers"], row["threads"])]
             row["ratio"] = round(row["requests_per_second"] / ceiling, 3) if "requests_per_second" in row else None
         results["rows"] = sitehost_rows
+        for measure in measures:  # in process, with no server running: the machine is as quiet as it gets
+            log(f"measuring {measure.key} in process")
+            milliseconds = measure.run(workdir)
+            log(f"  {measure.key}: {milliseconds:.3f} ms")
+            results["measures"].append({"key": measure.key, "label": measure.label, "ms": round(milliseconds, 4),
+                                        "limit_ms": measure.limit_ms})
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         if options.database:
@@ -437,6 +446,10 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 add(f"{label} drops <= {line.max_drop:.0%} from {smallest:,} to {largest:,} ({workers} worker(s))",
                     f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s "
                     f"({drop:.0%} drop)" if measurable else None, drop <= line.max_drop if measurable else None)
+    for measure in PLUGIN_MEASURES:
+        found = next((item for item in results.get("measures", []) if item["key"] == measure.key), None)
+        add(f"{measure.label} <= {measure.limit_ms:g} ms", f"{found['ms']:.3f} ms" if found else None,
+            found["ms"] <= measure.limit_ms if found else None)
     for workers in worker_counts:  # issue 25.6: PostgreSQL against SQLite in the same run
         for key, share, name in (("list", 0.70, "uncached 10-post list"), ("cached", 0.90, "cached hit")):
             lite = _find(results, reference, workers, threads, key)

@@ -57,7 +57,8 @@ _FILTER_FIELDS = tuple(item.name for item in fields(PostQuery)
                        if item.name not in ("per_page", "offset", "orderby", "order"))
 # The filters' values as one tuple, read in C (a generator of getattr calls was a Python step per field).
 _filter_values = attrgetter(*_FILTER_FIELDS)
-assert len(_FILTER_FIELDS) > 1  # attrgetter of one name answers the value itself, not a tuple
+if len(_FILTER_FIELDS) < 2:  # attrgetter of one name answers the value itself, not a tuple (and -O drops asserts)
+    raise RuntimeError("the totals key needs at least two filter fields; read them as a tuple another way")
 
 
 def _filter_key(query: PostQuery) -> str:

@@ -8,6 +8,9 @@ Each module here (``tests/benchmarks/plugins/<plugin>.py``) defines:
 - ``BUDGET``: a list of ``Budget`` lines, each a floor on one of its scenarios' throughput.
 - ``SITE`` (optional): ``[site]`` settings the measured servers need (the spam module turns
   off per-address comment flood control, since wrk sends every comment from 127.0.0.1).
+- ``MEASURES`` (optional): a list of ``Measure``: a budget that is a time in process rather than a
+  throughput (the spam check's "at most 1 ms"). Timing bounds belong here, not in the test suite,
+  where a loaded CI machine would turn them into flaky failures.
 
 A module is found by being in this folder: adding a plugin's benchmarks touches no shared file.
 """
@@ -17,6 +20,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -30,14 +35,29 @@ class Budget:
     max_drop: float | None = None
 
 
-def discovered() -> tuple[list, list[Budget]]:
-    """Every plugin module's scenarios and budget lines, in module-name order."""
-    scenarios, budget = [], []
+@dataclass(frozen=True)
+class Measure:
+    """`run(workdir)` times something in process and returns milliseconds; the line is met at most `limit_ms`.
+
+    `key` is prefixed with the plugin's name (``spam-check``) so that ``--scenarios`` can pick it.
+    """
+
+    key: str
+    label: str
+    limit_ms: float
+    run: Callable[[Path], float]
+    why: str = ""
+
+
+def discovered() -> tuple[list, list[Budget], list[Measure]]:
+    """Every plugin module's scenarios, budget lines and in-process measures, in module-name order."""
+    scenarios, budget, measures = [], [], []
     for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         scenarios.extend(getattr(module, "SCENARIOS", []))
         budget.extend(getattr(module, "BUDGET", []))
-    return scenarios, budget
+        measures.extend(getattr(module, "MEASURES", []))
+    return scenarios, budget, measures
 
 
 def site_settings() -> dict:
