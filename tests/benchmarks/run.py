@@ -421,7 +421,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 if measured else None, ratio >= share if measured else None)
         row = _find(results, reference, workers, threads, "create")
         add(f"create post as author >= 500 req/s, zero errors ({at})",
-            f"{row['requests_per_second']:,.0f} req/s, {row['errors']} errors" if row else None,
+            f"{row['requests_per_second']:,.0f} req/s, {row['errors']} errors{_share_note(row, 500)}" if row else None,
             row["requests_per_second"] >= 500 and row["errors"] == 0 if row else None)
         rss = [row["rss_mb"] for row in results["rows"] if row["posts"] == largest and row["workers"] == workers
                and row["threads"] == threads and not row.get("unavailable") and row.get("database", "sqlite") == "sqlite"]
@@ -467,7 +467,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
             if row else None, row["p99_ms"] <= 4 * row["p50_ms"] if row else None)
         row = _find(results, reference, workers, threads, "batch")
         add(f"25-create batch/v1 >= 40 batches/s, zero errors ({reference:,} posts, {workers} worker(s))",
-            f"{row['requests_per_second']:,.1f} batches/s, {row['errors']} errors" if row else None,
+            f"{row['requests_per_second']:,.1f} batches/s, {row['errors']} errors{_share_note(row, 40)}" if row else None,
             row["requests_per_second"] >= 40 and row["errors"] == 0 if row else None)
         row = _find(results, reference, workers, threads, "terms")
         add(f"categories list >= 20% of ceiling ({reference:,} posts, {workers} worker(s))",
@@ -477,6 +477,19 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
         lines.append({"line": "note", "measured": f"largest size in this run is {largest:,} posts, not 100,000",
                       "met": None})
     return lines
+
+
+# Issue 25 wrote its two absolute lines (creates, batches) on a machine whose hello-world ceiling was
+# 9,624 requests/s at 2 workers. They are judged as written; the measured column adds the share of
+# this run's ceiling and the share the absolute figure was there, since a slower machine cannot reach
+# the absolute figure whatever the code does.
+ISSUE_25_CEILING = 9624
+
+
+def _share_note(row: dict, absolute: float) -> str:
+    if row.get("ratio") is None:
+        return ""
+    return f" ({row['ratio']:.1%} of ceiling; {absolute:g}/s was {absolute / ISSUE_25_CEILING:.1%} of the issue's)"
 
 
 def render_budget(budget: list[dict]) -> str:
