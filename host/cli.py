@@ -170,13 +170,10 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         site.hook.serve_started(app=site)
         return served(site)
 
-    database_url = app.settings.resolved_database_url()
+    from .plugin_state import StoredPluginSetReader
 
-    def watch():
-        """The plugin set stored for the site: when it changes, the site reloads (host.plugin_state)."""
-        from .plugin_state import stored_plugin_set
-
-        return stored_plugin_set(database_url)
+    # The plugin set stored for the site: when it changes, the site reloads (host.plugin_state).
+    watch = StoredPluginSetReader(app.settings.resolved_database_url())
 
     if workers == 1:
         site = ReloadingSite(serving(app), lambda: serving(_create_app(ctx)), watch)

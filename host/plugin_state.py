@@ -15,6 +15,7 @@ workers when the value changes (host.serving).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from dataclasses import dataclass
 
@@ -64,17 +65,44 @@ def read_stored_disabled(connection) -> list[str] | None:
 
 
 def stored_plugin_set(url: str) -> str | None:
-    """The raw stored value (what `sitehost serve` compares between polls); a fresh connection each call."""
-    engine = create_engine(url, poolclass=NullPool)
+    """The raw stored value, read once through a connection of its own (see StoredPluginSetReader)."""
+    reader = StoredPluginSetReader(url)
     try:
-        with engine.connect() as connection:
-            table = _site_state()
-            try:
-                return connection.execute(select(table.c.value).where(table.c.key == STORED_KEY)).scalar()
-            except SQLAlchemyError:
-                return None
+        return reader()
     finally:
-        engine.dispose()
+        reader.close()
+
+
+class StoredPluginSetReader:
+    """Reads the raw stored value (what `sitehost serve` compares between polls) through one kept connection.
+
+    The server polls every second for its whole life: a new engine and connection per poll made
+    PostgreSQL start (and end) a backend process every second. The connection is checked before
+    each use (a restarted database is reconnected to; a failed read raises, which the watch
+    treats as no change). A process forked from this one (the worker pool's workers) forgets the
+    connection without closing it, since the parent still uses the same socket.
+    """
+
+    def __init__(self, url: str):
+        self.engine = create_engine(url, pool_size=1, max_overflow=0, pool_pre_ping=True)
+        table = _site_state()
+        self.query = select(table.c.value).where(table.c.key == STORED_KEY)
+        os.register_at_fork(after_in_child=self._forget_in_child)
+
+    def __call__(self) -> str | None:
+        with self.engine.connect() as connection:
+            try:
+                return connection.execute(self.query).scalar()
+            except SQLAlchemyError:
+                if connection.invalidated:
+                    raise
+                return None  # the site has no tables yet: nothing stored
+
+    def _forget_in_child(self) -> None:
+        self.engine.dispose(close=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
 
 
 def apply_stored_set(settings) -> None:
