@@ -71,11 +71,11 @@ def add_vary(headers: dict[str, str], value: str = "Accept-Encoding") -> None:
         headers["Vary"] = f"{current}, {value}"
 
 
-def negotiate(environ: dict, status: int, headers: dict[str, str], body, head: bool = False):
+def negotiate(environ: dict, status: int, headers: dict[str, str], body):
     """(headers, body) as this client gets them: gzip when it accepts it and the body is worth it.
 
     A body that arrives already gzip-encoded (a cache hit kept compressed) only gets its Vary.
-    For HEAD the headers are the GET's, without spending the compression on a body nobody reads.
+    A HEAD answer is negotiated the same way: its Content-Length is the one the GET would send.
     """
     if status in (204, 304) or not isinstance(body, (bytes, bytearray)):
         return headers, body
@@ -90,4 +90,4 @@ def negotiate(environ: dict, status: int, headers: dict[str, str], body, head: b
     if not accepts_gzip(environ.get("HTTP_ACCEPT_ENCODING")):
         return headers, body
     headers["Content-Encoding"] = "gzip"
-    return headers, body if head else gzip_bytes(bytes(body))
+    return headers, gzip_bytes(bytes(body))

@@ -171,7 +171,7 @@ class RestServer:
             except Exception:  # the site URL itself could not be worked out: answer without it
                 log.exception("no discovery link for the failed REST answer")
         if not isinstance(body, FileBody):
-            headers, body = negotiate(environ, status, headers, body, head=environ.get("REQUEST_METHOD") == "HEAD")
+            headers, body = negotiate(environ, status, headers, body)
         header_list = [(name, str(value)) for name, value in headers.items()]
         if isinstance(body, FileBody):  # a download: streamed, never held in memory
             header_list.append(("Content-Length", str(body.size)))
@@ -179,9 +179,10 @@ class RestServer:
                 body.handle.close()
                 return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [b""]
             return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, body.chunks()
+        # HEAD: the GET's headers, its Content-Length included (RFC 9110 9.3.2), and no body.
+        header_list.append(("Content-Length", str(len(body))))
         if environ.get("REQUEST_METHOD") == "HEAD":
             body = b""
-        header_list.append(("Content-Length", str(len(body))))
         return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, _body_iterable(environ, body)
 
     def _handle(self, environ: dict, route_path: str):

@@ -86,6 +86,11 @@ def test_head_carries_the_get_headers_and_no_body(site):
     assert head.status_code == 200 and head.body == b""
     assert head.headers["Content-Encoding"] == "gzip" and "accept-encoding" in vary(head)
     assert head.headers["X-WP-Total"] == get.headers["X-WP-Total"]
+    # the length the GET sends (its gzip form), not the empty body's 0
+    assert head.headers["Content-Length"] == get.headers["Content-Length"] == str(len(get.body))
+    plain_get, plain_head = raw(site, f"{API}/posts"), raw(site, f"{API}/posts", "HEAD")
+    assert "Content-Encoding" not in plain_head.headers and plain_head.body == b""
+    assert plain_head.headers["Content-Length"] == str(len(plain_get.body)) != head.headers["Content-Length"]
 
 
 def test_jsonp_answers_are_compressed_as_text(site):

@@ -62,6 +62,7 @@ def test_head_of_a_large_answer_has_no_body_and_the_connection_goes_on(served):
         connection.close()
     assert status == 200 and head_body == b"" and len(body) >= LARGE_BODY_BYTES
     assert headers["content-type"] == got["content-type"]
+    assert int(headers["content-length"]) == int(got["content-length"]) == len(body)  # the GET's, not 0
     assert after[0] == 200 and isinstance(json.loads(after[2]), list)
     assert int(after[1]["content-length"]) == len(after[2]) < LARGE_BODY_BYTES
 
