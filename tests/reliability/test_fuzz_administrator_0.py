@@ -1,0 +1,7 @@
+"""Fuzzing as an administrator, share 0 of the operations (fuzzing.py)."""
+
+from .fuzzing import fuzz_share
+
+
+def test_fuzz_administrator_share_0(tmp_path_factory):
+    fuzz_share(tmp_path_factory, __file__)

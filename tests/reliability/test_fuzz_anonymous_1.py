@@ -1,0 +1,7 @@
+"""Fuzzing as an anonymous caller, share 1 of the operations (fuzzing.py)."""
+
+from .fuzzing import fuzz_share
+
+
+def test_fuzz_anonymous_share_1(tmp_path_factory):
+    fuzz_share(tmp_path_factory, __file__)

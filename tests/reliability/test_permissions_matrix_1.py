@@ -1,0 +1,7 @@
+"""Share 1 of the write permission matrix: the write routes whose pattern hashes to 1 (matrix.py)."""
+
+from .matrix import check_matrix_share
+
+
+def test_write_permission_matrix_share_1(site, site_users):
+    check_matrix_share(site, site_users, __file__)
