@@ -9,6 +9,7 @@ base URL rather than once per request.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -385,6 +386,13 @@ def normalize_methods(methods: Any) -> tuple[str, ...]:
     return result
 
 
+# Converted args by Schema class, then by `partial`: most routes of every app a process builds
+# use the same module-level classes (a test suite builds thousands of apps, a server one per
+# worker), and converting them was a third of building an app. Classes made per app
+# (Schema.from_dict) are dropped with the app. The dicts are shared: nothing writes to them.
+_compiled_args: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def compile_args(route: Route) -> dict[str, dict[str, Any]]:
     """The route's args as JSON-Schema dicts; `route.args` must be a marshmallow Schema class."""
     if route.args is None:
@@ -392,7 +400,24 @@ def compile_args(route: Route) -> dict[str, dict[str, Any]]:
     if not (isinstance(route.args, type) and issubclass(route.args, Schema)):
         raise StartupError(f"route {route.namespace}{route.pattern!r}: args must be a marshmallow Schema class "
                            f"(subclass host.args.ContextArgs or CollectionArgs), not {type(route.args).__name__}")
-    return args_from_schema(route.args, partial=route.partial_args)
+    by_partial = _compiled_args.setdefault(route.args, {})
+    partial = bool(route.partial_args)
+    if partial not in by_partial:
+        by_partial[partial] = args_from_schema(route.args, partial=partial)
+    return by_partial[partial]
+
+
+_handler_validated: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _handler_validated_args(schema: type[Schema] | None) -> tuple[str, ...]:
+    """handler_validated_args, once per Schema class (as _compiled_args)."""
+    if schema is None:
+        return ()
+    found = _handler_validated.get(schema)
+    if found is None:
+        found = _handler_validated[schema] = handler_validated_args(schema)
+    return found
 
 
 def _require_capability(capability: str, permission: Callable | None) -> Callable:
@@ -463,7 +488,7 @@ class Registry:
             allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden, capability=route.capability,
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
-            handler_validated=handler_validated_args(route.args), cacheable=route.cacheable,
+            handler_validated=_handler_validated_args(route.args), cacheable=route.cacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,

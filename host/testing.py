@@ -33,6 +33,22 @@ import pytest
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 
 
+def pytest_configure(config):
+    """Login passwords of test sites are hashed with argon2's cheapest cost (one pass over 8 KiB).
+
+    The site's own argon2 (t=3, 64 MiB, p=4) costs 0.2 s of CPU per hash and per check, and a
+    suite makes thousands of users: `users` alone hashes five passwords. Every hash and check
+    still runs through argon2id; a hash carries its parameters, so hashes made by a real
+    `sitehost` process (the CLI, start_sitehost) verify here and the other way round.
+    """
+    from argon2 import PasswordHasher
+
+    from host.auth import users as user_service
+
+    user_service.use_password_hasher(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1,
+                                                    hash_len=16, salt_len=16))
+
+
 @dataclass
 class TestUser:
     """A user created for a test, with an application password that works right away."""

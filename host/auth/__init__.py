@@ -40,8 +40,12 @@ APP_PASSWORD_META_CAPABILITIES = {
 
 @hookimpl
 def startup(app):
-    """A wrong `[auth]` table stops the start with a ConfigError naming the setting."""
+    """A wrong `[auth]` table stops the start with a ConfigError naming the setting.
+
+    Also makes the sign-in's dummy password hash now, so no request pays for it.
+    """
     ratelimit.limits(app)
+    user_service.dummy_password_hash()
 
 
 @hookimpl

@@ -224,7 +224,7 @@ def check_sign_in(app, identifier: str, password: str, address: str):
                             {"Retry-After": str(refusal.retry_after)}) from None
     # One argon2 verification whatever happens: an unknown login, or a user without a login
     # password, costs the same time as a wrong password (issue 12.13).
-    verified = user_service.verify_login_password(stored_hash or _DUMMY_HASH, password) and bool(stored_hash)
+    verified = user_service.verify_login_password(stored_hash or user_service.dummy_password_hash(), password) and bool(stored_hash)
     if user is None or not verified:
         ratelimit.record_failure(app, account, address)
         raise SignInRefused("The username, email address or password is incorrect.")
@@ -247,9 +247,6 @@ def sign_in(context: _Context) -> bottle.HTTPResponse:
     token, _csrf = sessions.start_session(app, user.id)
     return context.redirect(context.action_url, 303, cookies=[
         sessions.cookie_header(sessions.SESSION_COOKIE, token, context.secure, int(sessions.SESSION_LIFETIME.total_seconds()))])
-
-
-_DUMMY_HASH = user_service.hash_login_password("not a real password, only spends the same time")
 
 
 def _form_action_csp(context: _Context) -> dict[str, str]:

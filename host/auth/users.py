@@ -29,7 +29,12 @@ APP_PASSWORD_ALPHABET = string.ascii_letters + string.digits
 APP_PASSWORD_LENGTH = 24
 _APP_PASSWORD_KEY = b"sitehost-application-password-v1"
 _NON_ALPHANUMERIC = re.compile(r"[^A-Za-z0-9]")
-_password_hasher = PasswordHasher()
+# argon2-cffi's defaults (RFC 9106's low-memory choice: t=3, m=64 MiB, p=4), about 0.2 s of CPU per
+# hash. host.testing swaps in a cheaper hasher for test suites (use_password_hasher); a hash
+# records its own parameters, so either hasher verifies the other's hashes.
+DEFAULT_PASSWORD_HASHER = PasswordHasher()
+_password_hasher = DEFAULT_PASSWORD_HASHER
+_dummy_hashes: dict[PasswordHasher, str] = {}  # hasher -> a hash of no one's password (dummy_password_hash)
 
 # Meta capabilities name an action on one object; plugins map them to primitive ones
 # through the `map_meta_capability` hook.
@@ -103,8 +108,33 @@ def tables(app) -> dict:
 
 # --- users -----------------------------------------------------------------------------
 
+def use_password_hasher(hasher: PasswordHasher) -> None:
+    """Hash login passwords of this process with `hasher` from now on.
+
+    For test suites only (host.testing lowers the cost to argon2's cheapest parameters, so a
+    test user costs microseconds instead of 0.2 s of CPU); sites keep DEFAULT_PASSWORD_HASHER.
+    """
+    global _password_hasher
+    _password_hasher = hasher
+
+
 def hash_login_password(password: str) -> str:
     return _password_hasher.hash(password)
+
+
+def dummy_password_hash() -> str:
+    """A hash of no one's password with the current hasher's parameters, made once per process.
+
+    Sign-in verifies a password against it when the login is unknown or has no password, so
+    every refusal costs one real argon2 check (issue 12.13). Made on first use (the auth
+    plugin's start-up asks for it, so a serving process has it before its first request),
+    not at import: importing the host stays free of a 0.2 s hash.
+    """
+    found = _dummy_hashes.get(_password_hasher)
+    if found is None:
+        found = _dummy_hashes[_password_hasher] = _password_hasher.hash(
+            "not a real password, only spends the same time")
+    return found
 
 
 def login_password_hash(app, session, user_id: int) -> str:

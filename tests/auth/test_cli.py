@@ -160,3 +160,25 @@ def test_set_password_set_role_and_delete(config):
     last = run(config, "user", "delete", "boss", "--yes")
     assert last.exit_code == 1 and "only administrator" in last.output
     assert run(config, "user", "set-role", "boss", "editor").exit_code == 1
+
+
+def test_a_real_sitehost_process_hashes_login_passwords_at_full_cost(config, tmp_path):
+    """Only test suites lower argon2's cost (host.testing): a `sitehost` process stores t=3, m=64 MiB, p=4."""
+    import os
+    import subprocess
+    import sys
+
+    from sqlalchemy import create_engine, text
+
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    subprocess.run([sys.executable, "-m", "host.cli", "--config", config, "user", "create", "jo", "--email",
+                    "jo@school.test", "--password", "a long enough password"], check=True, env=env,
+                   capture_output=True, timeout=120)
+    engine = create_engine(f"sqlite:///{tmp_path / 'site.db'}")
+    with engine.connect() as connection:
+        stored = connection.execute(text("SELECT password_hash FROM users WHERE login = 'jo'")).scalar_one()
+    engine.dispose()
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    from argon2 import PasswordHasher
+
+    assert PasswordHasher().verify(stored, "a long enough password")
