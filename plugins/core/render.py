@@ -114,13 +114,38 @@ def texturize(text: str) -> str:
 
 
 def _texturize_text(text: str) -> str:
-    text = _BARE_AMPERSAND.sub("&#038;", text)
+    # Each step runs only when its character is there (a C scan): the quote patterns, which try
+    # every position of the text, were most of a create's regular-expression time.
+    if "&" in text:
+        text = _BARE_AMPERSAND.sub("&#038;", text)
     text = text.replace("---", "&#8212;").replace(" -- ", " &#8212; ").replace("--", "&#8211;")
     text = text.replace("...", "&#8230;")
-    text = re.sub(r'(^|[\s(\[{])"', r"\1&#8220;", text)
-    text = text.replace('"', "&#8221;")
-    text = re.sub(r"(^|[\s(\[{])'", r"\1&#8216;", text)
-    return text.replace("'", "&#8217;")
+    if '"' in text:
+        text = _curly_quotes(text, '"', "&#8220;", "&#8221;")
+    if "'" in text:
+        text = _curly_quotes(text, "'", "&#8216;", "&#8217;")
+    return text
+
+
+def _curly_quotes(text: str, quote: str, opening: str, closing: str) -> str:
+    """Each `quote` as `opening` where it starts the text or follows white space or ( [ {, else `closing`.
+
+    What `re.sub(r'(^|[\s(\[{])"', ...)` then a replace of the rest made of it, without trying the
+    pattern at every position: `\s` of a str pattern is `str.isspace`, and a quote never follows
+    a matched character that the pattern consumed (none of them is a quote).
+    """
+    pieces = text.split(quote)
+    result = [pieces[0]]
+    for index in range(1, len(pieces)):
+        before = pieces[index - 1]
+        if before:
+            last = before[-1]
+            opens = last in "([{" or last.isspace()
+        else:
+            opens = index == 1  # at the start of the text; later, right after another quote
+        result.append(opening if opens else closing)
+        result.append(pieces[index])
+    return "".join(result)
 
 
 def autop(text: str) -> str:
