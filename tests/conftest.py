@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,18 @@ import pytest
 from tests.helpers import install_entry_point_plugin
 
 EXAMPLE_SOURCE = Path(__file__).parent / "example_plugin"
+
+
+def pytest_configure(config):
+    """Let the suite's processes keep compiled bytecode, even where PYTHONDONTWRITEBYTECODE is set.
+
+    Many tests start a real `sitehost` process (serve, init, the CLI, backups), and each imports
+    the whole host: with no bytecode on disk every one of them compiles every module of host/
+    and plugins/ again, seconds of CPU each. The bytecode goes to the usual __pycache__ folders
+    (ignored by git); the xdist workers and every subprocess inherit this environment.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture
