@@ -33,3 +33,10 @@ def site(make_app, example_plugin, probe_module):
 @pytest.fixture
 def site_users(site):
     return {role: create_test_user(site, role) for role in ROLES}
+
+
+@pytest.fixture(scope="module")
+def shared_site(make_module_app):
+    """Every built-in plugin, and an administrator: for checks that only read (test_undeclared_params_N.py)."""
+    app = make_module_app()
+    return app, create_test_user(app, "administrator").headers

@@ -117,7 +117,7 @@ def fuzz_every_operation(server, user=None, share: int | None = None) -> tuple[i
     return operations, examples
 
 
-def fuzz_share(tmp_path_factory, test_file: str) -> None:
+def fuzz_share(tmp_path_factory, test_file: str) -> tuple[int, int]:
     """The body of each test_fuzz_CALLER_N.py: its share of the operations, as its caller, on a server of its own."""
     caller, share = caller_and_share_of_file(test_file)
     with fuzz_server(tmp_path_factory) as server:
@@ -125,3 +125,4 @@ def fuzz_share(tmp_path_factory, test_file: str) -> None:
         operations, examples = fuzz_every_operation(server, user, share)
     assert operations >= 20 // FUZZ_SHARES and examples >= operations
     print(f"fuzz {caller} share {share}: {operations} operations, {examples} requests")
+    return operations, examples

@@ -208,7 +208,7 @@ def run_matrix(app, site_users, share: int | None = None) -> list[tuple[str, str
     return cells
 
 
-def check_matrix_share(site, site_users, test_file: str) -> None:
+def check_matrix_share(site, site_users, test_file: str) -> set[tuple[str, str]]:
     """The body of each test_permissions_matrix_N.py: the matrix over share N, and the spelled-out cells in it."""
     share = share_of_file(test_file)
     cells = run_matrix(site, site_users, share)
@@ -223,3 +223,4 @@ def check_matrix_share(site, site_users, test_file: str) -> None:
         if share_of(pattern) == share:
             assert (method, pattern) in routes
     print(f"permission matrix share {share}: {len(cells)} cells over {len(routes)} write endpoints")
+    return routes

@@ -4,4 +4,5 @@ from .fuzzing import fuzz_share
 
 
 def test_fuzz_anonymous_share_0(tmp_path_factory):
-    fuzz_share(tmp_path_factory, __file__)
+    operations, examples = fuzz_share(tmp_path_factory, __file__)
+    assert operations > 0 and examples >= operations

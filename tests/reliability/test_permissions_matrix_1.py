@@ -4,4 +4,5 @@ from .matrix import check_matrix_share
 
 
 def test_write_permission_matrix_share_1(site, site_users):
-    check_matrix_share(site, site_users, __file__)
+    routes = check_matrix_share(site, site_users, __file__)
+    assert routes and all(method in ("POST", "PUT", "PATCH", "DELETE") for method, _pattern in routes)

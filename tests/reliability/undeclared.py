@@ -46,7 +46,7 @@ def get_routes(app) -> list:
     return [compiled for compiled in list(app.registry.routes.values()) if compiled.endpoint_for("GET") is not None]
 
 
-def check_undeclared_or_junk_params(app, admin_headers, junk: str, test_file: str) -> None:
+def check_undeclared_or_junk_params(app, admin_headers, junk: str, test_file: str) -> int:
     """Every GET route of the file's share, with every common name set to `junk`: never a 500."""
     share = share_of_file(test_file)
     checked = 0
@@ -60,3 +60,4 @@ def check_undeclared_or_junk_params(app, admin_headers, junk: str, test_file: st
             assert response.status_int < 500 or deliberate, f"GET {path}?{name}={junk!r} answered {response.status}: {response.text[:300]}"
             checked += 1
     assert checked > 100  # the registry really was walked
+    return checked
