@@ -34,18 +34,13 @@ def reserve_id(app, session) -> int | None:
     if dialect == "postgresql":
         statement = app.db.prepared("core.reserve_post_id", lambda: text(
             "SELECT nextval(pg_get_serial_sequence('posts', 'id'))"))
-        return int(session.execute(statement).scalar())
-    if dialect != "sqlite":
+    elif dialect == "sqlite":
+        statement = app.db.prepared("core.reserve_post_id", lambda: text(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0), "
+            "coalesce((SELECT max(id) FROM posts), 0)) + 1"))
+    else:
         return None
-    # Straight to the driver, on the session's own connection (its write transaction: the
-    # BEGIN IMMEDIATE that holds the write lock): a constant statement with no parameters and
-    # one integer back, for which SQLAlchemy's execution machinery cost five times the query.
-    driver = session.connection().connection.driver_connection
-    return int(driver.execute(SQLITE_NEXT_POST_ID).fetchone()[0])
-
-
-SQLITE_NEXT_POST_ID = ("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0), "
-                       "coalesce((SELECT max(id) FROM posts), 0)) + 1")
+    return int(session.execute(statement).scalar())
 
 
 def reserve_ids(app, session, count: int) -> list[int] | None:
