@@ -207,6 +207,12 @@ def test_a_failed_write_changes_no_count(client, users):
     assert client.get(f"{API}/categories/{category}").json["count"] == 0
 
 
+# pg_trigger holds every schema's triggers: other test workers' throwaway schemas (which come and go
+# while this test runs) must be neither counted nor touched.
+_IN_THIS_SCHEMA = ("WHERE left(tgname, 11) = 'term_count_' AND tgrelid IN "
+                   "(SELECT oid FROM pg_class WHERE relnamespace = current_schema()::regnamespace)")
+
+
 def test_a_database_from_before_stored_counts_is_counted_once_at_start(make_app, make_user):
     app = make_app(plugins=["core"])
     admin = make_user(app, "administrator").headers
@@ -223,7 +229,7 @@ def test_a_database_from_before_stored_counts_is_counted_once_at_start(make_app,
                 connection.exec_driver_sql(f'DROP TRIGGER "{name}"')
         else:
             for name, table in connection.exec_driver_sql(
-                    "SELECT tgname, tgrelid::regclass::text FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'"):
+                    "SELECT tgname, tgrelid::regclass::text FROM pg_trigger " + _IN_THIS_SCHEMA):
                 connection.exec_driver_sql(f'DROP TRIGGER "{name}" ON {table}')
         connection.exec_driver_sql('ALTER TABLE terms DROP COLUMN "count"')
     url = app.settings.database_url
@@ -292,7 +298,7 @@ def test_postgresql_counts_per_statement_and_replaces_row_triggers_at_start(make
                          headers=admin, status=201)
     with app.db.engine.begin() as connection:
         for name, table in connection.exec_driver_sql(
-                "SELECT tgname, tgrelid::regclass::text FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'").all():
+                "SELECT tgname, tgrelid::regclass::text FROM pg_trigger " + _IN_THIS_SCHEMA).all():
             connection.exec_driver_sql(f'DROP TRIGGER "{name}" ON {table}')
         # What v1 installed: a row trigger on the links (here one that counts nothing, and a wrong count).
         connection.exec_driver_sql("CREATE OR REPLACE FUNCTION sitehost_term_count_links() RETURNS trigger AS $$ "
@@ -306,9 +312,10 @@ def test_postgresql_counts_per_statement_and_replaces_row_triggers_at_start(make
     try:
         with upgraded.db.engine.connect() as connection:
             triggers = dict(connection.exec_driver_sql(
-                "SELECT tgname, (tgtype & 1) = 1 FROM pg_trigger WHERE left(tgname, 11) = 'term_count_'").all())
+                "SELECT tgname, (tgtype & 1) = 1 FROM pg_trigger " + _IN_THIS_SCHEMA).all())
             old_function = connection.exec_driver_sql(
-                "SELECT 1 FROM pg_proc WHERE proname = 'sitehost_term_count_links'").first()
+                "SELECT 1 FROM pg_proc WHERE proname = 'sitehost_term_count_links' "
+                "AND pronamespace = current_schema()::regnamespace").first()
         assert "term_count_v1_links" not in triggers and old_function is None
         # Per statement, but for the delete of a post (which must take its links while it reads as published).
         assert {name for name, per_row in triggers.items() if per_row} == {"term_count_v2_delete"}
