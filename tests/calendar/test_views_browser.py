@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
+import time
 from zoneinfo import ZoneInfo
 
 from host.app import create_app
@@ -40,7 +42,7 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
             assert page.locator("#cal-heading").inner_text() == f"{today:%B %Y}"
             page.get_by_role("link", name="Next month").click()
             heading = page.locator("#cal-heading")
-            heading.filter(has_text=f"{following:%B %Y}").wait_for()
+            showing(heading, f"{following:%B %Y}")
             page.wait_for_url(f"{site}/events/month/{following:%Y-%m}/")
             grid = page.get_by_role("table")
             assert "Spring concert" in grid.inner_text()
@@ -51,14 +53,44 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
             assert cell.count() == 1
             grid.get_by_role("link", name="19:00 Spring concert").click()  # the event's day, at the event
             concert_day = datetime.date(following.year, following.month, 14)
-            heading.filter(has_text=f"{concert_day:%A} 14 {following:%B %Y}").wait_for()
+            showing(heading, f"{concert_day:%A} 14 {following:%B %Y}")
             assert page.evaluate("document.activeElement.className") == "cal-event"
             assert "19:00–21:00" in page.locator("article.cal-event").inner_text()
             page.go_back()
-            heading.filter(has_text=f"{following:%B %Y}").wait_for()
+            showing(heading, f"{following:%B %Y}")
+            page.go_forward()
+            showing(heading, f"{concert_day:%A} 14 {following:%B %Y}")
+            assert views == [200, 200, 200, 200]
+
+            # Two Back presses whose answers arrive in the opposite order: the month the visitor left
+            # (answered last) must not replace the one the address bar shows.
+            held = []
+            page.route("**/cal/views/v2/html", lambda route: held.append(route))
             page.go_back()
-            heading.filter(has_text=f"{today:%B %Y}").wait_for()
+            waiting_for(page, lambda: len(held) == 1)
+            page.go_back()
+            waiting_for(page, lambda: len(held) == 2)
+            held[1].continue_()
+            showing(heading, f"{today:%B %Y}")
+            with page.expect_response(lambda response: response.request == held[0].request):
+                held[0].continue_()
+            page.wait_for_timeout(500)  # time for a stale answer to be (wrongly) drawn
+            assert heading.inner_text() == f"{today:%B %Y}"
+            assert page.url == f"{site}/events/"
         finally:
             page.close()
     finally:
         stop_sitehost(process)
+
+
+def showing(heading, text: str) -> None:
+    """Wait until the heading reads exactly `text`: "December 2026" is also part of a day's heading."""
+    heading.filter(has_text=re.compile(f"^{re.escape(text)}$")).wait_for()
+
+
+def waiting_for(page, condition, seconds: float = 10) -> None:
+    """Let the page run (its events, our route handlers) until `condition()` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the page did not get there in time"
+        page.wait_for_timeout(20)
