@@ -2,7 +2,8 @@
 
 `python -m tests.benchmarks.ceiling --port 0 --threads T --workers W` uses the same
 serving code as `sitehost serve` (host.serving), so the only difference measured against
-sitehost is the work sitehost does per request.
+sitehost is the work sitehost does per request. `/bytes/N` answers N bytes, to measure what
+sending an answer of a scenario's size costs the same stack.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ def hello_app() -> bottle.Bottle:
     @app.get("/ok")
     def ok():
         return {"ok": True}
+
+    bodies: dict[int, bytes] = {}
+
+    @app.get("/bytes/<size:int>")
+    def sized(size: int):
+        """A JSON answer of `size` bytes: the ceiling for answers as large as a scenario's (a cached
+        10-post list is about 40 KB), which separates sending the bytes from making them."""
+        if size > 10_000_000:
+            bottle.abort(400, "at most 10,000,000 bytes")
+        if size not in bodies:
+            bodies[size] = b'"' + b"x" * max(size - 2, 0) + b'"'
+        bottle.response.content_type = "application/json"
+        return bodies[size]
 
     return app
 

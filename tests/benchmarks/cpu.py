@@ -1,6 +1,6 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--auth] [--header H] [--create | --batch] [--database URL]`
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--auth] [--header H] [--create | --batch] [--database URL | --callgrind]`
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
 published post each time, the same random sequence on both sides. `--auth` signs every GET in
@@ -15,6 +15,10 @@ medians are compared. The base tree is exported with `git archive` into a tempor
 The wall-clock time per request of the same runs is printed too (it includes the database's
 round trips, and the neighbours' load).
 
+`--callgrind` counts instructions instead (valgrind's callgrind, one run of each side with the
+requests and one without): a count that the neighbours' load does not move, for a verdict on a
+busy machine. It is about 50 times slower than timing.
+
 `--database postgresql://user@host/db` measures on that PostgreSQL server instead of SQLite:
 each side seeds a schema of its own there once (sitehost_cpu_base, sitehost_cpu_this), dropped
 at the end: read scenarios reuse it, write scenarios (--create, --batch) seed it afresh for every
@@ -27,6 +31,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,7 +71,9 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
         shutil.copyfile(seeded_db, database)
     # A base tree older than --database has a write_config without `url` (SQLite only there).
     config = write_config(workdir, database, cache=False, url=url) if url else write_config(workdir, database, cache=False)
-    app = create_app(load_settings(config, env={}))
+    settings = load_settings(config, env={})
+    settings.disabled = [*settings.disabled, *spec.get("disable", [])]
+    app = create_app(settings)
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))
@@ -98,19 +106,41 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
     started, wall = time.process_time(), time.perf_counter()
     for _ in range(spec["count"]):
         once()
-    print(json.dumps([(time.process_time() - started) / spec["count"] * 1000,
-                      (time.perf_counter() - wall) / spec["count"] * 1000]))
+    print(json.dumps([(time.process_time() - started) / max(spec["count"], 1) * 1000,
+                      (time.perf_counter() - wall) / max(spec["count"], 1) * 1000]))
     app.close()
 """
 
 
-def run_side(tree: Path, spec: dict) -> list[float]:
+def run_side(tree: Path, spec: dict, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(tree), "SITEHOST_NO_ENTRY_POINTS": "1"}
-    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], cwd=tree, env=env,
+    done = subprocess.run([*prefix, sys.executable, "-c", CHILD, json.dumps(spec)], cwd=tree, env=env,
                           capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{tree}: {done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])  # [CPU ms, wall ms]
+    return done
+
+
+def timed_side(tree: Path, spec: dict) -> list[float]:
+    """[CPU ms, wall ms] per request of one run."""
+    return json.loads(run_side(tree, spec).stdout.strip().splitlines()[-1])
+
+
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+
+
+def instructions_per_request(tree: Path, spec: dict) -> float:
+    """Instructions one request costs, counted by callgrind: the same process run with COUNT requests
+    after the warm-up and with none, so that imports, the app's start and the warm-up cancel out.
+    A count does not move with the machine's load, so two trees compare on a busy machine too."""
+    collected = []
+    for count in (0, spec["count"]):
+        done = run_side(tree, {**spec, "count": count}, CALLGRIND)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if not found:
+            raise SystemExit(f"{tree}: no callgrind total in {done.stderr[-2000:]}")
+        collected.append(int(found.group(1)))
+    return (collected[1] - collected[0]) / spec["count"]
 
 
 def schema_url(server_url: str, schema: str, fresh: bool) -> str:
@@ -147,7 +177,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="time POST batch/v1 with 25 post creates as the seeded author (per batch)")
     parser.add_argument("--database", default=None,
                         help="measure on this PostgreSQL database (postgresql://user@host/db) instead of SQLite")
+    parser.add_argument("--disable", type=lambda text: [name for name in text.split(",") if name], default=[],
+                        help="plugins to disable on both sides besides cache: to compare with a base that "
+                             "predates them (`--disable all-but-base` disables every plugin the base lacks)")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions per request with valgrind's callgrind instead of timing (SQLite "
+                             "only; one run per side, exact whatever the machine's load, about 50 times slower)")
     options = parser.parse_args(argv)
+    if options.callgrind:
+        if options.database:
+            parser.error("--callgrind counts this process only: SQLite (the server's work on PostgreSQL is elsewhere)")
+        if not shutil.which("valgrind"):
+            parser.error("--callgrind needs valgrind (apt-get install valgrind)")
     headers = dict(header.split(": ", 1) for header in options.header)
     server = None
     if options.database:
@@ -162,18 +203,24 @@ def main(argv: list[str] | None = None) -> int:
         archive = subprocess.run(["git", "archive", options.base], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
         sides = {"base": base_tree, "this": ROOT}
+        if options.disable == ["all-but-base"]:
+            options.disable = sorted({path.parent.name for path in (ROOT / "plugins").glob("*/__init__.py")}
+                                     - {path.parent.name for path in (base_tree / "plugins").glob("*/__init__.py")})
+            print(f"disabled on both sides: {', '.join(options.disable)}", file=sys.stderr)
+        if options.callgrind:
+            return compare_instructions(options, sides, headers, Path(folder))
         figures: dict[str, list[float]] = {"base": [], "this": []}
         walls: dict[str, list[float]] = {"base": [], "this": []}
         for pair in range(options.pairs):
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
                 spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
                         "headers": headers, "auth": options.auth, "create": options.create, "batch": options.batch,
-                        "count": options.count, "database_url": urls[name],
+                        "count": options.count, "database_url": urls[name], "disable": options.disable,
                         "warm": max(2 if options.batch else 20, options.count // 10)}
                 if server and (options.create or options.batch):  # every write run on a fresh seed
                     schema_url(server, f"sitehost_cpu_{name}", fresh=True)
                     Path(spec["seeded"] + ".json").unlink(missing_ok=True)
-                cpu, wall = run_side(sides[name], spec)
+                cpu, wall = timed_side(sides[name], spec)
                 figures[name].append(cpu)
                 walls[name].append(wall)
             print(f"pair {pair + 1}: base {figures['base'][-1]:.3f} ms, this {figures['this'][-1]:.3f} ms "
@@ -182,11 +229,31 @@ def main(argv: list[str] | None = None) -> int:
             for name in ("base", "this"):
                 schema_url(server, f"sitehost_cpu_{name}", fresh=None)
     base, this = statistics.median(figures["base"]), statistics.median(figures["this"])
-    what = "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
-        else f"GET {options.path}"
+    what = _what(options)
     print(f"{what}: CPU per request, median of {options.pairs}: {options.base} {base:.3f} ms, "
           f"this tree {this:.3f} ms ({this / base:.2f}x); wall per request {statistics.median(walls['base']):.3f} ms "
           f"and {statistics.median(walls['this']):.3f} ms on {'PostgreSQL' if server else 'SQLite'}")
+    return 0
+
+
+def _what(options) -> str:
+    return "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
+        else f"GET {options.path}"
+
+
+def compare_instructions(options, sides: dict[str, Path], headers: dict, folder: Path) -> int:
+    figures = {}
+    for name, tree in sides.items():
+        spec = {"seeded": str(folder / f"{name}.db"), "posts": options.posts, "path": options.path,
+                "headers": headers, "auth": options.auth, "create": options.create, "batch": options.batch,
+                "count": options.count, "database_url": None, "disable": options.disable,
+                "warm": max(2 if options.batch else 20, options.count // 10)}
+        run_side(tree, {**spec, "count": 0, "warm": 0})  # seeds, outside callgrind
+        figures[name] = instructions_per_request(tree, spec)
+        print(f"{name}: {figures[name] / 1e6:.3f} M instructions per request", file=sys.stderr)
+    print(f"{_what(options)}: instructions per request (callgrind, {options.count} requests after the warm-up): "
+          f"{options.base} {figures['base'] / 1e6:.3f} M, this tree {figures['this'] / 1e6:.3f} M "
+          f"({figures['this'] / figures['base']:.3f}x) on SQLite")
     return 0
 
 

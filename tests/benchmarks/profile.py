@@ -1,4 +1,4 @@
-"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch] [--database URL]`.
+"""Where one request's time goes: `python -m tests.benchmarks.profile [--posts N] [--path P | --scenario KEY] [-n COUNT] [--create | --batch] [--database URL] [--memory]`.
 
 Seeds a database like the benchmark does, builds the app in this process and calls it as
 a WSGI application COUNT times under cProfile (no sockets, no wrk), then prints the
@@ -210,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ceiling", action="store_true",
                         help="profile the harness's hello-world app (tests/benchmarks/ceiling.py) the same way, "
                              "to compare a request's function calls with the ceiling's")
+    parser.add_argument("--memory", action="store_true",
+                        help="instead of timing: the process's RSS before and after COUNT requests, and where the "
+                             "memory still held after them was allocated (tracemalloc)")
     parser.add_argument("--sort", default="tottime", help="pstats sort key (tottime, cumulative)")
     parser.add_argument("--limit", type=int, default=35)
     parser.add_argument("--callers", help="also print the callers of functions matching this pattern")
@@ -261,10 +264,13 @@ def main(argv: list[str] | None = None) -> int:
             return call(app, options.path, "POST", {"Authorization": context.authorization}, body)
 
         try:
+            first_rss = _rss_mb()
             status, body = once()
             if options.batch and body.count(b'"status":201') != BATCH_SIZE:
                 raise SystemExit(f"batch/v1: not every item was created: {body[:500]!r}")
             print(f"{'/batch/v1' if options.batch else request[1] if request else options.path}: {status}, {len(body):,} bytes", file=sys.stderr)
+            if options.memory:
+                return report_memory(once, options.count, options.limit, first_rss)
             timed = options.count
             trips = RoundTrips(app.db.engine) if url else None
             wall, cpu = time.perf_counter(), time.process_time()
@@ -295,6 +301,43 @@ def main(argv: list[str] | None = None) -> int:
     stats.sort_stats(options.sort).print_stats(options.limit)
     if options.callers:
         stats.print_callers(options.callers)
+    return 0
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def report_memory(once, count: int, limit: int, first_rss: float) -> int:
+    """RSS before and after `count` requests (after the first), and the allocation sites of what
+    the requests left held: the RSS budget line's profile (what a worker keeps, not what it churns)."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    before = _rss_mb()
+    tracemalloc.start(12)
+    start = tracemalloc.take_snapshot()
+    for _ in range(count):
+        once()
+    gc.collect()
+    end = tracemalloc.take_snapshot()
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    after = _rss_mb()
+    print(f"RSS {first_rss:.1f} MB with the app built, {before:.1f} MB after the first request, {after:.1f} MB "
+          f"after {count} more "
+          f"(traced peak during them {peak / 2**20:.1f} MB)")
+    growth = end.compare_to(start, "traceback")
+    print(f"held after the requests, by where it was allocated (top {limit}):")
+    for stat in growth[:limit]:
+        if stat.size_diff <= 0:
+            break
+        frames = [f"{frame.filename.replace(str(Path.cwd()) + '/', '')}:{frame.lineno}" for frame in stat.traceback]
+        print(f"  {stat.size_diff / 1024:9.1f} KiB in {stat.count_diff:+} blocks  " + " <- ".join(reversed(frames[-4:])))
     return 0
 
 
