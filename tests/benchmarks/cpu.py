@@ -17,7 +17,9 @@ round trips, and the neighbours' load).
 
 `--callgrind` counts instructions instead (valgrind's callgrind, one run of each side with the
 requests and one without): a count that the neighbours' load does not move, for a verdict on a
-busy machine. It is about 50 times slower than timing.
+busy machine. It is about 50 times slower than timing. Background threads (mail, the spam
+recorder) run at wall-clock pace under valgrind and so weigh far more than in a server: compare
+sides with the same plugins (`--disable`).
 
 `--database postgresql://user@host/db` measures on that PostgreSQL server instead of SQLite:
 each side seeds a schema of its own there once (sitehost_cpu_base, sitehost_cpu_this), dropped
