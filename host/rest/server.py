@@ -743,7 +743,7 @@ class RestServer:
             response_headers["Link"] = discovery
             status = 200
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
-        if status == 204 or (data is None and not outcome.is_error):
+        if status in (204, 304) or (data is None and not outcome.is_error):
             response_headers.pop("Content-Type", None)
             return status, response_headers, b""
         if prepared is not None and prepared.encoded is not None:
@@ -768,6 +768,12 @@ class RestServer:
     def _render_raw(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         """A RawBody goes out as it is, with its own content type and the usual headers."""
         response_headers = _answer_headers(request, outcome, headers)
+        if outcome.status in (204, 304):
+            # No content, so no representation metadata either (RFC 9110 15.4.5): a 304 that named a type
+            # would tell a cache to update what it holds.
+            response_headers.pop("Content-Type", None)
+            self.hook.response_headers(app=self.app, request=request, response=response_headers)
+            return outcome.status, response_headers, b""
         response_headers["Content-Type"] = outcome.data.content_type
         self.hook.response_headers(app=self.app, request=request, response=response_headers)
         if isinstance(outcome.data, FileBody):

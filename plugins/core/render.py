@@ -128,7 +128,7 @@ def _texturize_text(text: str) -> str:
 
 
 def _curly_quotes(text: str, quote: str, opening: str, closing: str) -> str:
-    """Each `quote` as `opening` where it starts the text or follows white space or ( [ {, else `closing`.
+    r"""Each `quote` as `opening` where it starts the text or follows white space or ( [ {, else `closing`.
 
     What `re.sub(r'(^|[\s(\[{])"', ...)` then a replace of the rest made of it, without trying the
     pattern at every position: `\s` of a str pattern is `str.isspace`, and a quote never follows

@@ -121,6 +121,7 @@ def test_uids_and_bytes_are_stable_and_unchanged_feeds_answer_304(site):
     etag = first.headers["ETag"]
     unchanged = visitor.get(FEED, JUNE, headers={"If-None-Match": etag}, status=304)
     assert unchanged.body == b"" and unchanged.headers["ETag"] == etag
+    assert "Content-Type" not in unchanged.headers  # a 304 carries no representation metadata
     visitor.get(FEED, JUNE, headers={"If-None-Match": '"other"'}, status=200)
     visitor.get(FEED, JUNE, headers={"If-Modified-Since": first.headers["Last-Modified"]}, status=304)
     visitor.get(FEED, JUNE, headers={"If-Modified-Since": "Mon, 01 Jan 2001 00:00:00 GMT"}, status=200)
