@@ -81,7 +81,7 @@ def recount(app) -> dict[int, int]:
 
 
 def test_stored_counts_equal_a_recount_after_500_random_writes(make_app, make_user):
-    app = make_app(plugins=["core", contentwriter := content_writer_plugin()])
+    app = make_app(plugins=["core", content_writer_plugin()])
     client = app.client
     admin = make_user(app, "administrator").headers
     rng = random.Random(2025)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import urllib.request
-import uuid
 
 from tests.benchmarks.plugins import Budget
 from tests.benchmarks.scenarios import Context, Scenario, Unavailable, expect, fetch
