@@ -215,10 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         walls: dict[str, list[float]] = {"base": [], "this": []}
         for pair in range(options.pairs):
             for name in (("base", "this") if pair % 2 == 0 else ("this", "base")):
-                spec = {"seeded": str(Path(folder) / f"{name}.db"), "posts": options.posts, "path": options.path,
-                        "headers": headers, "auth": options.auth, "create": options.create, "batch": options.batch,
-                        "count": options.count, "database_url": urls[name], "disable": options.disable,
-                        "warm": max(2 if options.batch else 20, options.count // 10)}
+                spec = _spec(options, headers, Path(folder) / f"{name}.db", urls[name])
                 if server and (options.create or options.batch):  # every write run on a fresh seed
                     schema_url(server, f"sitehost_cpu_{name}", fresh=True)
                     Path(spec["seeded"] + ".json").unlink(missing_ok=True)
@@ -238,6 +235,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _spec(options, headers: dict, seeded: Path, database_url: str | None) -> dict:
+    """What a child run measures (CHILD reads it): one side's seeded database and the requests to time."""
+    return {"seeded": str(seeded), "posts": options.posts, "path": options.path, "headers": headers,
+            "auth": options.auth, "create": options.create, "batch": options.batch, "count": options.count,
+            "database_url": database_url, "disable": options.disable,
+            "warm": max(2 if options.batch else 20, options.count // 10)}
+
+
 def _what(options) -> str:
     return "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
         else f"GET {options.path}"
@@ -246,10 +251,7 @@ def _what(options) -> str:
 def compare_instructions(options, sides: dict[str, Path], headers: dict, folder: Path) -> int:
     figures = {}
     for name, tree in sides.items():
-        spec = {"seeded": str(folder / f"{name}.db"), "posts": options.posts, "path": options.path,
-                "headers": headers, "auth": options.auth, "create": options.create, "batch": options.batch,
-                "count": options.count, "database_url": None, "disable": options.disable,
-                "warm": max(2 if options.batch else 20, options.count // 10)}
+        spec = _spec(options, headers, folder / f"{name}.db", None)
         run_side(tree, {**spec, "count": 0, "warm": 0})  # seeds, outside callgrind
         figures[name] = instructions_per_request(tree, spec)
         print(f"{name}: {figures[name] / 1e6:.3f} M instructions per request", file=sys.stderr)

@@ -305,10 +305,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    from .servers import resident_kb
+
+    return resident_kb() / 1024
 
 
 def report_memory(once, count: int, limit: int, first_rss: float) -> int:

@@ -56,15 +56,7 @@ class ServerProcess:
 
     def rss_mb(self) -> float:
         """The largest resident set of any serving process, in MB (Linux /proc; 0 elsewhere)."""
-        largest = 0
-        for pid in self.worker_pids():
-            try:
-                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                    if line.startswith("VmRSS:"):
-                        largest = max(largest, int(line.split()[1]))
-            except OSError:
-                continue
-        return round(largest / 1024, 1)
+        return round(max((resident_kb(pid) for pid in self.worker_pids()), default=0) / 1024, 1)
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
@@ -81,6 +73,17 @@ class ServerProcess:
 
     def __exit__(self, *_exc) -> None:
         self.stop()
+
+
+def resident_kb(pid: int | str = "self") -> int:
+    """A process's resident set in kB (Linux /proc; 0 where it cannot be read)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def clean_environment() -> dict[str, str]:
