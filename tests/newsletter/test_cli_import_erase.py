@@ -87,7 +87,7 @@ def test_unsubscribe_form_and_an_import_that_must_not_undo_it(make_app, tmp_path
 
 
 def test_import_sends_confirmations_only_when_asked(make_app, tmp_path):
-    from .helpers import link_in, local, queued_mails
+    from .helpers import follow, link_in, local, queued_mails
 
     site = standard_site(make_app(plugins=["newsletter"]))
     (tmp_path / "two.csv").write_text("email,fname\nann@example.org,Ann\nbob@example.org,Bob\n")
@@ -105,6 +105,6 @@ def test_import_sends_confirmations_only_when_asked(make_app, tmp_path):
     assert mail["To"] == "cat@example.org" and mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     link = link_in(mail, "/newsletter/confirm?token=")
     assert link.startswith("https://school.example/newsletter/confirm?token=")
-    assert "Subscription confirmed" in site.app.client.get(local(link)).text
+    assert "Subscription confirmed" in follow(site.app.client, local(link)).text
     cat = site.admin.get(API + "/subscribers", {"search": "cat@"}).json[0]
     assert cat["subscriptions"][0]["status"] == "confirmed" and cat["fields"] == {"FNAME": "Cat"}
