@@ -24,7 +24,8 @@ KEY_NAME = "signing"  # its row in newsletter_keys, where versions before the ho
 CONFIRM = "confirm"
 UNSUBSCRIBE = "unsubscribe"
 SALTS = {CONFIRM: "sitehost.newsletter.confirm", UNSUBSCRIBE: "sitehost.newsletter.unsubscribe"}
-MAX_TOKEN_LENGTH = 1000  # ours are ~100 characters (~800 naming 50 lists); anything longer is not worth decoding
+MAX_TOKEN_LENGTH = 1000  # ours are ~100 characters (~450 naming 50 lists); anything longer is not worth decoding
+MAX_TOKEN_LISTS = 50  # an unsubscribe link names at most a form's lists (schemas.MAX_FORM_LISTS)
 
 
 class TokenInvalid(Exception):
@@ -33,9 +34,6 @@ class TokenInvalid(Exception):
 
 class TokenExpired(Exception):
     """A token we signed, older than its use allows."""
-
-
-MAX_TOKEN_LISTS = 50  # a form names at most this many lists (schemas.MAX_FORM_LISTS)
 
 
 @dataclass(frozen=True)
