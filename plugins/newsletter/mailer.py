@@ -1,4 +1,5 @@
-"""The mails the newsletter sends (confirmation, mailing), each with its one-click unsubscribe.
+"""The mails the newsletter sends (confirmation, "already subscribed" note, unsubscribe link, mailing),
+each with its one-click unsubscribe.
 
 Every mail carries `List-Unsubscribe: <URL>` and `List-Unsubscribe-Post:
 List-Unsubscribe=One-Click` (RFC 8058): a mail client POSTs `List-Unsubscribe=One-Click` to
@@ -25,8 +26,8 @@ def confirm_url(app, site_url: str, subscriber) -> str:
     return f"{site_url}{CONFIRM_PATH}?{urlencode({'token': token})}"
 
 
-def unsubscribe_url(app, site_url: str, subscriber, list_id: int | None) -> str:
-    token = make_token(app, UNSUBSCRIBE, subscriber.id, subscriber.nonce, list_id)
+def unsubscribe_url(app, site_url: str, subscriber, list_ids: int | list[int] | None) -> str:
+    token = make_token(app, UNSUBSCRIBE, subscriber.id, subscriber.nonce, list_ids)
     return f"{site_url}{UNSUBSCRIBE_PATH}?{urlencode({'token': token})}"
 
 
@@ -55,6 +56,31 @@ def confirmation_message(app, site_url: str, subscriber, list_names: list[str]) 
             f"If you did not ask for this, ignore this email and nothing will be sent to you, "
             f"or cancel the request here:\n{unsubscribe}\n")
     return Message(to=[subscriber.email], subject=f"Please confirm your subscription to {site}", text=text,
+                   sender=settings_of(app).sender or None, headers=_headers(unsubscribe, None, site_url))
+
+
+def already_subscribed_message(app, site_url: str, subscriber, list_names: list[str]) -> Message:
+    """A sign-up that changes nothing still gets a mail: the form answers every address alike, so
+    the inbox is where a subscriber learns that they were already on these lists."""
+    site = app.settings.site.get("name", "") or "our school"
+    unsubscribe = unsubscribe_url(app, site_url, subscriber, None)
+    text = (f"{_greeting(subscriber.fields)}\n\nSomeone, hopefully you, asked to receive these newsletters from {site}:\n"
+            + "".join(f"  - {name}\n" for name in list_names)
+            + "\nThis address is already signed up for them, so nothing has changed and there is nothing to do.\n\n"
+            f"To stop receiving our newsletters, follow this link:\n{unsubscribe}\n")
+    return Message(to=[subscriber.email], subject=f"You are already subscribed to {site}", text=text,
+                   sender=settings_of(app).sender or None, headers=_headers(unsubscribe, None, site_url))
+
+
+def unsubscribe_request_message(app, site_url: str, subscriber, list_ids: list[int], list_names: list[str]) -> Message:
+    """An unsubscribe form only asks: the link in this mail, used from the subscriber's own inbox, acts."""
+    site = app.settings.site.get("name", "") or "our school"
+    unsubscribe = unsubscribe_url(app, site_url, subscriber, list_ids)
+    text = (f"{_greeting(subscriber.fields)}\n\nSomeone, hopefully you, asked to stop receiving these newsletters "
+            f"from {site}:\n" + "".join(f"  - {name}\n" for name in list_names)
+            + f"\nTo unsubscribe, follow this link and press the button:\n{unsubscribe}\n\n"
+            "If you did not ask for this, ignore this email: your subscription stays as it is.\n")
+    return Message(to=[subscriber.email], subject=f"Unsubscribe from {site}", text=text,
                    sender=settings_of(app).sender or None, headers=_headers(unsubscribe, None, site_url))
 
 

@@ -1,7 +1,13 @@
 """Every message key a sign-up form answers with: its type and our default text.
 
-The keys are the reference's (§12) plus `rate_limited`; a form stores a text for each, which
-administrators edit through `newsletter/v1/forms`. The defaults are ours, written for families.
+The keys are the reference's (§12) plus `rate_limited` and `unsubscribe_requested`; a form stores
+a text for each, which administrators edit through `newsletter/v1/forms`. The defaults are ours,
+written for families.
+
+A form's answer must not tell who is on a list, so a sign-up always answers `subscribed` and an
+unsubscribe form always `unsubscribe_requested`, whatever the address; the inbox learns the rest.
+`updated`, `already_subscribed`, `unsubscribed` and `not_subscribed` stay editable (forms stored
+with them keep their shape) but no form answers them any more.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ MESSAGE_TYPES: dict[str, str] = {
     "invalid_email": ERROR,
     "required_field_missing": ERROR,
     "rate_limited": ERROR,
+    "unsubscribe_requested": SUCCESS,
 }
 
 DEFAULT_MESSAGES: dict[str, str] = {
@@ -34,6 +41,8 @@ DEFAULT_MESSAGES: dict[str, str] = {
     "invalid_email": "Please enter a valid email address.",
     "required_field_missing": "Please fill in all the required fields.",
     "rate_limited": "Too many sign-ups came from your connection. Please try again later.",
+    "unsubscribe_requested": "Thank you. If this address is on our list, we have sent it an email: follow its link "
+                             "to unsubscribe.",
 }
 
 MAX_MESSAGE_LENGTH = 1000

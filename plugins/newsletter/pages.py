@@ -1,16 +1,20 @@
 """The pages the links in newsletter mails open: /newsletter/confirm and /newsletter/unsubscribe.
 
-Both act at once, on GET (a person following the link) and on POST (RFC 8058: a mail client
-POSTs `List-Unsubscribe=One-Click` to the List-Unsubscribe URL), and answer a short HTML page.
+Only a POST acts. Mail providers' link scanners GET every link of a mail before the person
+sees it, so a GET shows a page with one button that POSTs the link's token back (no script:
+the site's CSP allows none inline), and changes nothing. RFC 8058's one-click unsubscribe is a
+POST of `List-Unsubscribe=One-Click` to the List-Unsubscribe URL: it acts at once, as the button
+does. The signed token is the proof of the inbox, so the forms need no other CSRF token: a page
+that could post one already holds the power it grants.
 A forged or altered token answers 400, an expired one 410, each with a page saying what to do;
-a token of a subscriber that was erased answers 404.
+a token of a subscriber that was erased answers 404 (confirm) or says there is nothing to end.
+The page bodies are templates/*.html (Jinja2, autoescaped).
 """
 
 from __future__ import annotations
 
-import html
-
 import bottle
+import jinja2
 from sqlalchemy import select
 
 from . import store
@@ -19,9 +23,23 @@ from .settings import settings_of
 from .tables import LISTS, table
 from .tokens import CONFIRM, UNSUBSCRIBE, TokenExpired, TokenInvalid, read_token, same_nonce
 
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
+                               autoescape=True, undefined=jinja2.StrictUndefined)
+
 
 def _page(app, title: str, text: str, status: int = 200) -> bottle.HTTPResponse:
-    body = app.render_html_page(title, f"<p>{html.escape(text)}</p>")
+    return _respond(app, title, TEMPLATES.get_template("message.html").render(text=text), status)
+
+
+def _button_page(app, request, title: str, text: str, button: str, token: str) -> bottle.HTTPResponse:
+    """What a GET answers while there is something to do: the button that does it."""
+    action = request.path.rstrip("/").rsplit("/", 1)[-1]
+    body = TEMPLATES.get_template("button.html").render(text=text, action=action, token=token, button=button)
+    return _respond(app, title, body, 200)
+
+
+def _respond(app, title: str, body_html: str, status: int) -> bottle.HTTPResponse:
+    body = app.render_html_page(title, body_html)
     return bottle.HTTPResponse(body, status, headers={
         "Content-Type": "text/html; charset=UTF-8", "Cache-Control": "no-store", "X-Robots-Tag": "noindex"})
 
@@ -37,16 +55,18 @@ def _token_param(request) -> str:
 
 
 def _read(app, request, purpose: str, max_age: int):
-    """(token, None) or (None, the error page)."""
+    """(token text, token, None) or (None, None, the error page)."""
+    text = _token_param(request)
     try:
-        return read_token(app, purpose, _token_param(request), max_age), None
+        return text, read_token(app, purpose, text, max_age), None
     except TokenExpired:
         again = ("sign up again on our website" if purpose == CONFIRM
                  else "use the unsubscribe link of a more recent email, or write to the school office")
-        return None, _page(app, "This link has expired", f"This link is too old to use. Please {again}.", 410)
+        return None, None, _page(app, "This link has expired", f"This link is too old to use. Please {again}.", 410)
     except TokenInvalid:
-        return None, _page(app, "This link is not valid",
-                           "This link is incomplete or was changed. Please copy the whole link from the email.", 400)
+        return None, None, _page(app, "This link is not valid",
+                                 "This link is incomplete or was changed. Please copy the whole link from the email.",
+                                 400)
 
 
 def _subscriber(app, session, token):
@@ -56,17 +76,29 @@ def _subscriber(app, session, token):
     return row
 
 
+def _acts(request) -> bool:
+    """Only a POST changes anything; GET and HEAD (link scanners, previews, people) only look."""
+    return request.method == "POST"
+
+
 def confirm_page(app, request):
-    token, refusal = _read(app, request, CONFIRM, settings_of(app).confirm_max_age_seconds)
+    text, token, refusal = _read(app, request, CONFIRM, settings_of(app).confirm_max_age_seconds)
     if refusal is not None:
         return refusal
-    with app.db.session(write=True) as session, session.begin():
+    acting = _acts(request)
+    with app.db.session(write=acting) as session, session.begin():
         subscriber = _subscriber(app, session, token)
         if subscriber is None:
             return _page(app, "Subscription not found",
                          "We have no sign-up for this link any more. You can sign up again on our website.", 404)
-        confirmed = store.confirm(app, session, subscriber, client_address(app, request.environ))
         statuses = store.statuses_of(app, session, subscriber.id)
+        waiting = store.PENDING in statuses.values() or subscriber.pending_fields is not None
+        if not acting and waiting:
+            return _button_page(app, request, "Confirm your subscription",
+                                "Press the button to confirm your subscription.", "Confirm my subscription", text)
+        confirmed = store.confirm(app, session, subscriber, client_address(app, request.environ)) if acting else 0
+        if confirmed:
+            statuses = store.statuses_of(app, session, subscriber.id)
     if confirmed:
         return _page(app, "Subscription confirmed", "Thank you! Your subscription is confirmed.")
     if store.CONFIRMED in statuses.values():
@@ -74,20 +106,37 @@ def confirm_page(app, request):
     return _page(app, "Nothing to confirm", "This sign-up was cancelled. You can sign up again on our website.")
 
 
+def _list_names(app, session, list_ids) -> str:
+    """"Whole school and Year 7 parents": the lists a token names, as a page says them."""
+    if list_ids is None:
+        return ""
+    lists = table(app, LISTS)
+    names = sorted(session.execute(select(lists.c.name).where(lists.c.id.in_(list_ids))).scalars(), key=str.lower)
+    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def unsubscribe_page(app, request):
-    token, refusal = _read(app, request, UNSUBSCRIBE, settings_of(app).unsubscribe_max_age_seconds)
+    text, token, refusal = _read(app, request, UNSUBSCRIBE, settings_of(app).unsubscribe_max_age_seconds)
     if refusal is not None:
         return refusal
-    with app.db.session(write=True) as session, session.begin():
+    acting = _acts(request)
+    list_ids = None if token.list_ids is None else list(token.list_ids)
+    with app.db.session(write=acting) as session, session.begin():
         subscriber = _subscriber(app, session, token)
         if subscriber is None:
             return _page(app, "Unsubscribed", "This address is not on our lists any more.")
-        ended = store.unsubscribe(app, session, subscriber.id, None if token.list_id is None else [token.list_id])
-        name = None
-        if token.list_id is not None:
-            lists = table(app, LISTS)
-            name = session.execute(select(lists.c.name).where(lists.c.id == token.list_id)).scalar_one_or_none()
-    where = f" from {name}" if name else ""
+        name = _list_names(app, session, list_ids)
+        where = f" from {name}" if name else ""
+        if acting:
+            ended = store.unsubscribe(app, session, subscriber.id, list_ids)
+        else:
+            statuses = store.statuses_of(app, session, subscriber.id)
+            if any(status != store.UNSUBSCRIBED for list_id, status in statuses.items()
+                   if list_ids is None or list_id in list_ids):
+                return _button_page(app, request, "Unsubscribe",
+                                    f"Press the button to unsubscribe{where}. You will not receive these emails "
+                                    "any more.", "Unsubscribe", text)
+            ended = 0
     if ended:
         return _page(app, "Unsubscribed", f"You have been unsubscribed{where}. You will not receive these emails any more.")
     return _page(app, "Unsubscribed", f"You were already unsubscribed{where}. Nothing more to do.")

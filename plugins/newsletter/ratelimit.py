@@ -8,8 +8,9 @@ lock on the subject is taken before counting, so two processes never both take t
 
 - per address: `address_limit` accepted sign-ups per `address_window_seconds`; one more
   answers 429 (`rate_limited`). Addresses in `exempt_addresses` are not counted.
-- per email: `email_limit` confirmation mails per `email_window_seconds`; a sign-up beyond it
-  is accepted (its data kept) but sends no further mail, so nobody can flood a family's inbox.
+- per email: `email_limit` mails (confirmations, "already subscribed" notes, unsubscribe links)
+  per `email_window_seconds`; a request beyond it is accepted (a sign-up's data kept) but sends
+  no further mail, so nobody can flood a family's inbox.
   The email is counted under its keyed hash, never in clear.
 """
 
@@ -87,7 +88,7 @@ def check_address(app, session, address: str, message: str) -> None:
 
 
 def take_email_slot(app, session, email_key: str) -> bool:
-    """Whether one more confirmation mail may go to this address now (and count it if so)."""
+    """Whether one more mail may go to this address now (and count it if so)."""
     settings = settings_of(app)
     events, now = table(app, RATE_EVENTS), _now()
     subject = email_hash(app, email_key)

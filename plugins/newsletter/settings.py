@@ -21,8 +21,8 @@ class NewsletterSettingsSchema(Schema):
     address_window_seconds = fields.Integer(load_default=3600, validate=validate.Range(min=1, max=30 * DAY),
                                             metadata={"description": "The address window, in seconds."})
     email_limit = fields.Integer(load_default=3, validate=validate.Range(min=1, max=1000), metadata={
-        "description": "Confirmation mails sent to one email address per email window; further sign-ups "
-                       "of that address are accepted without another mail."})
+        "description": "Mails (confirmations, unsubscribe links) sent to one email address per email "
+                       "window; further requests for that address are accepted without another mail."})
     email_window_seconds = fields.Integer(load_default=3600, validate=validate.Range(min=1, max=30 * DAY),
                                           metadata={"description": "The email window, in seconds."})
     exempt_addresses = fields.List(fields.String(), load_default=lambda: ["127.0.0.1", "::1"], metadata={

@@ -6,6 +6,12 @@ it); 200 `true` on success. The outcome key and its text also travel in the head
 `X-Newsletter-Result` and `X-Newsletter-Message` (percent-encoded UTF-8), so a page can show
 the form's own words without a second request.
 
+Who is on a list is nobody's business but the subscriber's: once the address passed the checks,
+the answer is the same for every address (a sign-up form: `subscribed`; an unsubscribe form:
+`unsubscribe_requested`) and what differs goes to that address's inbox: a confirmation mail, an
+"already subscribed" note, or a link that unsubscribes. Nothing a confirmed subscriber agreed to
+changes before a click in their own inbox.
+
 Order of the checks (the first failing one answers):
 1. the form has at least one list (with list choice, one the visitor ticked): `no_lists_selected`;
 2. `_newsletter_honeypot` empty, `_newsletter_timestamp` at least 2 seconds old: `spam`;
@@ -13,8 +19,9 @@ Order of the checks (the first failing one answers):
 4. EMAIL valid by email-validator (DNS only with `check_deliverability`): `invalid_email`;
 5. the form's required merge fields present: `required_field_missing`;
 6. the per-address limit: 429 `rate_limited`;
-then the subscription is recorded as pending and a confirmation mail is queued (within the
-per-email limit), all in the request's transaction.
+then the subscription is recorded as pending and a confirmation mail is queued (an unsubscribe
+form: a mail with the unsubscribe link), within the per-email limit, all in the request's
+transaction.
 """
 
 from __future__ import annotations
@@ -172,29 +179,42 @@ def submit_form(request):
                 raise refuse("required_field_missing")
     ratelimit.check_address(app, request.session, address, messages["rate_limited"])
     if form.action == "unsubscribe":
-        key = _unsubscribe(request, email.lower(), list_ids)
+        _request_unsubscribe(request, email.lower(), list_ids, names)
+        key = "unsubscribe_requested"
     else:
-        key = _subscribe(request, form, email, fields, list_ids, address, names)
+        _subscribe(request, form, email, fields, list_ids, address, names)
+        key = "subscribed"
     return RestResponse(True, 200, {"X-Newsletter-Result": key, "X-Newsletter-Message": quote(messages[key])})
 
 
 def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], address: str,
-               names: dict[int, str]) -> str:
+               names: dict[int, str]) -> None:
     app, session = request.app, request.session
     email_key = email.lower()
     fields = {tag: value for tag, value in fields.items() if value}
     result = store.sign_up(app, session, email, email_key, fields, list_ids, f"form {form.id}: {form.title}",
                            address)
-    if result.needs_mail and ratelimit.take_email_slot(app, session, email_key):
+    if not ratelimit.take_email_slot(app, session, email_key):
+        return
+    if result.needs_mail:
         requested = sorted((names[list_id] for list_id in result.requested), key=str.lower)
         message = mailer.confirmation_message(app, app.site_url(request.environ), result.subscriber, requested)
-        app.mail.send(message, session=session)
-    return result.key
+    else:  # already on every list asked for: the answer does not say so, the mail does
+        asked = sorted((names[list_id] for list_id in list_ids), key=str.lower)
+        message = mailer.already_subscribed_message(app, app.site_url(request.environ), result.subscriber, asked)
+    app.mail.send(message, session=session)
 
 
-def _unsubscribe(request, email_key: str, list_ids: list[int]) -> str:
-    subscriber = store.find_by_email(request.app, request.session, email_key)
+def _request_unsubscribe(request, email_key: str, list_ids: list[int], names: dict[int, str]) -> None:
+    """Mail the subscriber a link that ends the form's subscriptions they still have; change nothing now."""
+    app, session = request.app, request.session
+    subscriber = store.find_by_email(app, session, email_key)
     if subscriber is None:
-        return "not_subscribed"
-    ended = store.unsubscribe(request.app, request.session, subscriber.id, list_ids)
-    return "unsubscribed" if ended else "not_subscribed"
+        return
+    statuses = store.statuses_of(app, session, subscriber.id)
+    active = [list_id for list_id in list_ids if statuses.get(list_id) in (store.PENDING, store.CONFIRMED)]
+    if not active or not ratelimit.take_email_slot(app, session, email_key):
+        return
+    message = mailer.unsubscribe_request_message(app, app.site_url(request.environ), subscriber, active,
+                                                 sorted((names[list_id] for list_id in active), key=str.lower))
+    app.mail.send(message, session=session)

@@ -112,7 +112,8 @@ def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: li
       confirmation mail is sent again, within the per-email limit);
     - a confirmed subscriber asking for more lists or sending changed fields: `updated`, the new
       lists pending and the fields kept aside until the link in the new mail is followed;
-    - a confirmed subscriber sending nothing new: `already_subscribed`, no mail.
+    - a confirmed subscriber sending nothing new: `already_subscribed`, nothing to confirm (the
+      form answers every outcome alike; the key only chooses the mail).
     A sign-up runs few statements (it is the public route under load): one read of the address,
     and writes only for what changes.
     """

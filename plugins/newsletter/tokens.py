@@ -24,7 +24,8 @@ KEY_NAME = "signing"  # its row in newsletter_keys, where versions before the ho
 CONFIRM = "confirm"
 UNSUBSCRIBE = "unsubscribe"
 SALTS = {CONFIRM: "sitehost.newsletter.confirm", UNSUBSCRIBE: "sitehost.newsletter.unsubscribe"}
-MAX_TOKEN_LENGTH = 400  # ours are ~100 characters; anything longer is not worth decoding
+MAX_TOKEN_LENGTH = 1000  # ours are ~100 characters (~450 naming 50 lists); anything longer is not worth decoding
+MAX_TOKEN_LISTS = 50  # an unsubscribe link names at most a form's lists (schemas.MAX_FORM_LISTS)
 
 
 class TokenInvalid(Exception):
@@ -39,7 +40,7 @@ class TokenExpired(Exception):
 class Token:
     subscriber_id: int
     nonce: str
-    list_id: int | None  # unsubscribe: one list; None: every list of the subscriber
+    list_ids: tuple[int, ...] | None  # unsubscribe: these lists; None: every list of the subscriber
 
 
 def site_key(app) -> bytes:
@@ -57,8 +58,22 @@ def _serializer(app, purpose: str) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(site_key(app), salt=SALTS[purpose])
 
 
-def make_token(app, purpose: str, subscriber_id: int, nonce: str, list_id: int | None = None) -> str:
-    return _serializer(app, purpose).dumps([subscriber_id, nonce, list_id])
+def make_token(app, purpose: str, subscriber_id: int, nonce: str, list_ids: int | list[int] | None = None) -> str:
+    """One list stays a bare number (the shape of every link mailed before), several a list."""
+    if isinstance(list_ids, list) and len(list_ids) == 1:
+        list_ids = list_ids[0]
+    return _serializer(app, purpose).dumps([subscriber_id, nonce, list_ids])
+
+
+def _list_ids(value) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,)
+    if (isinstance(value, list) and 0 < len(value) <= MAX_TOKEN_LISTS
+            and all(isinstance(item, int) and not isinstance(item, bool) for item in value)):
+        return tuple(value)
+    raise TokenInvalid()
 
 
 def read_token(app, purpose: str, token: str, max_age: int) -> Token:
@@ -71,10 +86,9 @@ def read_token(app, purpose: str, token: str, max_age: int) -> Token:
         raise TokenExpired() from None
     except BadSignature:
         raise TokenInvalid() from None
-    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], int) and isinstance(data[1], str)
-            and (data[2] is None or isinstance(data[2], int))):
+    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], int) and isinstance(data[1], str)):
         raise TokenInvalid()
-    return Token(data[0], data[1], data[2])
+    return Token(data[0], data[1], _list_ids(data[2]))
 
 
 def email_hash(app, email_key: str) -> str:

@@ -84,3 +84,14 @@ def local(url: str) -> str:
 def text_of(message) -> str:
     """The plain-text body with plain line ends."""
     return message.get_body(("plain",)).get_content().replace("\r\n", "\n")
+
+
+def follow(client, path: str, extra_environ: dict | None = None, status: int | str = 200):
+    """Open a mailed link as a person does: its page (a GET changes nothing), then the page's one
+    button (a POST) when it has one. Returns the last answer."""
+    environ = extra_environ or {}
+    page = client.get(path, extra_environ=environ, status=status)
+    if not page.forms:
+        return page
+    [form] = page.forms.values()
+    return form.submit(extra_environ=environ, status=status)

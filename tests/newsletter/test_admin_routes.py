@@ -57,7 +57,7 @@ def test_forms_show_every_message_with_its_type(site):
     assert form["fields"][0]["required"] is True and form["fields"][2]["required"] is False
     assert set(form["messages"]) == {"subscribed", "updated", "already_subscribed", "unsubscribed", "not_subscribed",
                                      "error", "no_lists_selected", "spam", "invalid_email", "required_field_missing",
-                                     "rate_limited"}
+                                     "rate_limited", "unsubscribe_requested"}
     assert form["message_types"]["already_subscribed"] == "notice"
     assert form["message_types"]["invalid_email"] == "error"
     assert form["message_types"]["subscribed"] == "success"

@@ -6,7 +6,7 @@ import csv
 import io
 
 from .cli_helpers import run, write_config
-from .helpers import link_in, local, queued_mails, standard_site, text_of
+from .helpers import follow, link_in, local, queued_mails, standard_site, text_of
 
 
 def _confirmed_site(make_app, **app_options):
@@ -14,7 +14,7 @@ def _confirmed_site(make_app, **app_options):
     school = str(site.lists["Whole school"])
     for email, first in (("amira@example.org", "Amira"), ("tom@example.org", "=cmd|' /C calc'!A0")):
         site.sign_up("family", **{"EMAIL": email, "FNAME": first, "_newsletter_lists[]": school})
-        site.app.client.get(local(link_in(queued_mails(site.app)[-1], "/newsletter/confirm")),
+        follow(site.app.client, local(link_in(queued_mails(site.app)[-1], "/newsletter/confirm")),
                             extra_environ={"REMOTE_ADDR": "198.51.100.8"})
     site.sign_up("family", **{"EMAIL": "pending@example.org", "FNAME": "Pat", "_newsletter_lists[]": school})
     return site

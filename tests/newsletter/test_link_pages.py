@@ -8,7 +8,7 @@ from sqlalchemy import delete, insert, select
 
 from plugins.newsletter.tables import KEYS
 
-from .helpers import link_in, local, queued_mails, standard_site
+from .helpers import follow, link_in, local, queued_mails, standard_site
 
 
 @pytest.fixture
@@ -43,12 +43,12 @@ def test_expired_links_say_so(signed_up, monkeypatch):
     assert "This link has expired" in page.text and "sign up again" in page.text
     monkeypatch.setattr(itsdangerous.timed.TimestampSigner, "get_timestamp",
                         lambda self: real(self) + 6 * 86400)
-    assert "Subscription confirmed" in site.app.client.get(confirm).text
+    assert "Subscription confirmed" in follow(site.app.client, confirm).text
 
 
 def test_one_click_unsubscribe_by_post_and_by_link(signed_up):
     site, confirm, unsubscribe = signed_up
-    site.app.client.get(confirm)
+    follow(site.app.client, confirm)
     # RFC 8058: the mail client POSTs List-Unsubscribe=One-Click to the header's URL
     page = site.app.client.post(unsubscribe, "List-Unsubscribe=One-Click",
                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
@@ -60,6 +60,42 @@ def test_one_click_unsubscribe_by_post_and_by_link(signed_up):
     # the confirmation link does not undo an unsubscription
     assert "Nothing to confirm" in site.app.client.get(confirm).text
     assert {item["status"] for item in site.subscribers()[0]["subscriptions"]} == {"unsubscribed"}
+
+
+def _statuses(site) -> set[str]:
+    return {item["status"] for item in site.subscribers()[0]["subscriptions"]}
+
+
+def _one_button(page, action: str) -> None:
+    """The page a GET shows: one form that POSTs the link's token back, no script (the site's CSP)."""
+    assert page.status_int == 200 and page.headers["Cache-Control"] == "no-store"
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"] and "<script" not in page.text
+    [form] = page.forms.values()
+    assert (form.method.upper(), form.action) == ("POST", action)
+    assert [(name, field.tag) for name, field in form.field_order] == [("token", "input"), (None, "button")]
+    assert form["token"].value == page.request.GET["token"]
+
+
+def test_a_link_scanners_get_confirms_and_unsubscribes_nothing(signed_up):
+    """Mail providers GET every link of a mail: only the button's POST (or RFC 8058's) acts."""
+    site, confirm, unsubscribe = signed_up
+    for _ in range(2):
+        page = site.app.client.get(confirm)
+        _one_button(page, "confirm")
+        assert "Confirm my subscription" in page.text
+        site.app.client.head(confirm)
+    assert _statuses(site) == {"pending"}
+    assert "Subscription confirmed" in page.forms[0].submit().text
+    assert _statuses(site) == {"confirmed"}
+
+    page = site.app.client.get(unsubscribe)
+    _one_button(page, "unsubscribe")
+    site.app.client.head(unsubscribe)
+    assert _statuses(site) == {"confirmed"}
+    assert "You have been unsubscribed" in page.forms[0].submit().text
+    assert _statuses(site) == {"unsubscribed"}
+    # once done, a GET says so instead of offering the button again
+    assert not site.app.client.get(unsubscribe).forms and "already unsubscribed" in site.app.client.get(unsubscribe)
 
 
 def test_links_of_an_erased_subscriber_lead_nowhere(signed_up):
@@ -83,7 +119,7 @@ def test_a_confirmation_after_erasure_lifts_the_suppression(make_app, tmp_path):
     (tmp_path / "one.csv").write_text("email\nparent@example.org\n")
     assert "1 erased before" in run(config, "import", str(tmp_path / "one.csv"), "--list", "Whole school").output
     site.sign_up("family", EMAIL="parent@example.org", FNAME="Sam")  # the person asks again themselves
-    site.app.client.get(local(link_in(queued_mails(site.app)[-1], "/newsletter/confirm")))
+    follow(site.app.client, local(link_in(queued_mails(site.app)[-1], "/newsletter/confirm")))
     assert {item["status"] for item in site.subscribers()[0]["subscriptions"]} == {"confirmed"}
     assert "0 erased before" in run(config, "import", str(tmp_path / "one.csv"), "--list", "Whole school").output
 
@@ -109,8 +145,8 @@ def test_links_mailed_before_the_host_kept_the_key_still_work(make_app):
         site.app, "newsletter.signing",
         lambda session, key: session.execute(insert(keys).values(name="signing", value=key)))
     upgraded = make_app(plugins=["newsletter"], database_url=site.app.settings.database_url)
-    assert "Subscription confirmed" in upgraded.client.get(confirm).text
-    assert "You have been unsubscribed" in upgraded.client.get(unsubscribe).text
+    assert "Subscription confirmed" in follow(upgraded.client, confirm).text
+    assert "You have been unsubscribed" in follow(upgraded.client, unsubscribe).text
     assert upgraded.site_secret("newsletter.signing") == old_key.encode()
     # adopted into the host's store: every later process reads it from there
     secrets_table = upgraded.host_tables["site_secrets"]
