@@ -369,7 +369,10 @@ def occurrences(app, row: dict, recurrence: dict, window_start: datetime.datetim
 
 
 def expandable(rule: str) -> bool:
-    """Whether a stored rule repeats at most daily (rules written by imports are not checked on the way in)."""
+    """Whether a stored rule repeats at most daily and is no longer than the API takes (rules written by
+    imports are not checked on the way in; dateutil tests every BY value on every day it walks)."""
+    if len(rule) > MAX_RULE_LENGTH:
+        return False
     try:
         parsed = icalendar.vRecur.from_ical(rule)
     except (ValueError, TypeError, KeyError):

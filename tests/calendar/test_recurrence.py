@@ -257,3 +257,22 @@ def test_an_endless_series_is_walked_only_to_ten_years_ahead(make_app):
         state.changed(session, app)
     assert app.client.get(EVENTS, {"start_date": "2070-01-01", "end_date": "2070-12-31"}).json["total"] == 0
     assert app.client.get(EVENTS, {"start_date": "2030-01-01", "end_date": "2030-12-31"}).json["total"] == 1
+
+
+def test_an_imported_rule_longer_than_the_api_takes_is_not_expanded(make_app):
+    """An iCalendar file's RRULE is stored as it came: thousands of BY values would be tested on every day walked."""
+    from sqlalchemy import insert
+
+    from plugins.calendar import state
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Long rule", start_date="2030-01-01 09:00", end_date="2030-01-01 10:00")
+    rule = "FREQ=DAILY;COUNT=3;BYMONTHDAY=" + ",".join([str(day) for day in range(1, 29)] * 10)
+    assert len(rule) > 500
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(insert(tables(app)["recurrence"]).values(event_id=event["id"], rule=rule, exdates="[]"))
+        state.changed(session, app)
+    window = {"start_date": "2030-01-01", "end_date": "2030-01-31", "search": "long"}
+    assert [item["start_date"] for item in app.client.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]
