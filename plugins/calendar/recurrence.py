@@ -342,22 +342,22 @@ def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> list[da
 
 
 def series_of(app, row: dict, recurrence: dict) -> list[datetime.datetime] | None:
-    """`_series_starts`, walked once per series content and day in this process."""
+    """`_series_starts` (None for a rule not to expand), walked once per series content and day in this process."""
     today = times.utcnow().date()
     key = (row["post_id"], row["start_utc"], row["end_utc"], row["timezone"], bool(row["all_day"]),
            recurrence["rule"], tuple(recurrence["exdates"]), today)
     kept = app.stash.setdefault_by(SERIES, lambda: LruCache(SERIES_KEPT))
-    starts = kept.get(key)
-    if starts is None:
-        starts = _series_starts(row, recurrence, today) or ()
-        kept.put(key, starts)
-    return starts or None
+    found = kept.get(key)
+    if found is None:  # kept in a 1-tuple: None (not expanded) is an answer too
+        found = (_series_starts(row, recurrence, today) if expandable(recurrence["rule"]) else None,)
+        kept.put(key, found)
+    return found[0]
 
 
 def occurrences(app, row: dict, recurrence: dict, window_start: datetime.datetime | None,
                 window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
     """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
-    starts = series_of(app, row, recurrence) if expandable(recurrence["rule"]) else None
+    starts = series_of(app, row, recurrence)
     duration = row["end_utc"] - row["start_utc"]
     if starts is None:  # a rule this site would refuse (an import's): its first occurrence
         start, end = row["start_utc"], row["end_utc"]
