@@ -354,18 +354,42 @@ def series_of(app, row: dict, recurrence: dict) -> list[datetime.datetime] | Non
     return found[0]
 
 
+def _earlier(moment: datetime.datetime, duration: datetime.timedelta) -> datetime.datetime:
+    try:
+        return moment - duration
+    except OverflowError:
+        return datetime.datetime.min
+
+
+def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[list, int, int]:
+    """(starts, low, high): the event's occurrences meeting a list's date `bounds` are starts[low:high].
+
+    Every bound is one on the start, since each occurrence lasts as long: a window costs two binary
+    searches of the series, whatever its rule. The window (start, end) keeps its first MAX_OCCURRENCES.
+    """
+    starts = series_of(app, row, recurrence)
+    if starts is None:  # a rule this site would refuse (an import's): its first occurrence
+        starts = [row["start_utc"]]
+    duration = row["end_utc"] - row["start_utc"]
+    low = bisect.bisect_left(starts, _earlier(bounds["start"], duration)) if "start" in bounds else 0
+    high = bisect.bisect_right(starts, bounds["end"]) if "end" in bounds else len(starts)
+    high = max(low, min(high, low + MAX_OCCURRENCES))
+    for name, shift, is_upper in (("starts_before", None, True), ("starts_after", None, False),
+                                  ("ends_before", duration, True), ("ends_after", duration, False)):
+        if name in bounds:
+            edge = bounds[name] if shift is None else _earlier(bounds[name], shift)
+            found = bisect.bisect_right(starts, edge, low, high)
+            low, high = (low, found) if is_upper else (found, high)
+    return starts, low, high
+
+
 def occurrences(app, row: dict, recurrence: dict, window_start: datetime.datetime | None,
                 window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
     """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
-    starts = series_of(app, row, recurrence)
+    bounds = {name: value for name, value in (("start", window_start), ("end", window_end)) if value is not None}
+    starts, low, high = occurrence_slice(app, row, recurrence, bounds)
     duration = row["end_utc"] - row["start_utc"]
-    if starts is None:  # a rule this site would refuse (an import's): its first occurrence
-        start, end = row["start_utc"], row["end_utc"]
-        inside = (window_start is None or end >= window_start) and (window_end is None or start <= window_end)
-        return [(start, end)] if inside else []
-    low = bisect.bisect_left(starts, window_start - duration) if window_start is not None else 0
-    high = bisect.bisect_right(starts, window_end) if window_end is not None else len(starts)
-    return [(start, start + duration) for start in starts[low:min(high, low + MAX_OCCURRENCES)]]
+    return [(start, start + duration) for start in starts[low:high]]
 
 
 def expandable(rule: str) -> bool:
@@ -464,14 +488,6 @@ def ids_at(request, version: int) -> frozenset[int]:
     return found
 
 
-def _inside(start, end, bounds: dict) -> bool:
-    return not (("start" in bounds and end < bounds["start"]) or ("end" in bounds and start > bounds["end"])
-                or ("starts_before" in bounds and start > bounds["starts_before"])
-                or ("starts_after" in bounds and start <= bounds["starts_after"])
-                or ("ends_before" in bounds and end > bounds["ends_before"])
-                or ("ends_after" in bounds and end <= bounds["ends_after"]))
-
-
 def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
                   page: int) -> tuple[int, list[tuple[int, datetime.datetime | None, datetime.datetime | None]]]:
     """(total, page) of a list window where repeating events count once per occurrence inside it.
@@ -493,12 +509,12 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
             series_where.append(events.c.start_utc <= bounds[name])
     series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]
     series = rows_of(request.session, request.app, [row["post_id"] for row in series_rows])
-    for row in series_rows:
-        for start, end in occurrences(request.app, row, series[row["post_id"]], bounds.get("start"),
-                                      bounds.get("end")):
-            if _inside(start, end, bounds):
-                entries.append((start, row["post_id"], start, end))
-                total += 1
+    for row in series_rows:  # each series counts by its slice, and offers at most the page's worth
+        starts, low, high = occurrence_slice(request.app, row, series[row["post_id"]], bounds)
+        total += high - low
+        duration = row["end_utc"] - row["start_utc"]
+        entries.extend((start, row["post_id"], start, start + duration)
+                       for start in starts[low:min(high, low + page * size)])
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     chosen = entries[(page - 1) * size:page * size]
     return total, [(event_id, start, end) for _sort, event_id, start, end in chosen]

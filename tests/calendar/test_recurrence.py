@@ -276,3 +276,18 @@ def test_an_imported_rule_longer_than_the_api_takes_is_not_expanded(make_app):
         state.changed(session, app)
     window = {"start_date": "2030-01-01", "end_date": "2030-01-31", "search": "long"}
     assert [item["start_date"] for item in app.client.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]
+
+
+def test_occurrences_meet_every_date_bound_of_the_list(site):
+    """starts_after, starts_before, ends_after and ends_before apply to each occurrence's own times."""
+    def listed(**bounds):
+        events = site["anonymous"].get(EVENTS, {**JUNE, "strict_dates": "true", **bounds}).json["events"]
+        return [event["start_date"] for event in events if event["title"] == "Choir practice"]
+
+    everything = ["2030-06-03 16:00:00", "2030-06-10 16:00:00", "2030-06-24 16:00:00"]
+    assert listed() == everything
+    assert listed(starts_after="2030-06-03 16:00") == everything[1:]
+    assert listed(starts_before="2030-06-10 16:00") == everything[:2]
+    assert listed(ends_after="2030-06-10 17:00") == everything[2:]
+    assert listed(ends_before="2030-06-10 17:00") == everything[:2]
+    assert listed(starts_after="2030-06-03 16:00", ends_before="2030-06-24 16:59") == everything[1:2]
