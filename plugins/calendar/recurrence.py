@@ -3,8 +3,14 @@
 A repeating event keeps one row in `cal_event_recurrence` (tables.py): `rule`, an RFC 5545 RRULE
 value without its name, and `exdates`, the excluded occurrence starts in UTC ISO 8601. The event's
 own start and end are its first occurrence; every occurrence lasts as long. Occurrences are
-expanded by `recurring-ical-events` from the same iCalendar VEVENT the feeds write, so time-zone
-changes (09:00 London stays 09:00 in summer and winter), EXDATE and UNTIL follow RFC 5545.
+expanded by dateutil's rrule on the event's local wall times, each then placed in its zone, so
+time-zone changes (09:00 London stays 09:00 in summer and winter), EXDATE and UNTIL follow RFC 5545.
+
+Every walk is bounded by date range and by iterations (`walk`): dateutil yields only matches, so a
+rule that never matches (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30) would walk day by day to the year
+9999 inside one call. A rule with no occurrence within HORIZON_YEARS is refused on write; a stored
+one (written before that check, or by an import) costs one bounded walk. A series is walked once
+per content and kept in the process (`series_of`), so a read costs the same whatever the rule.
 
 An occurrence is addressed by its event id and its start in UTC, written as in iCalendar's
 RECURRENCE-ID (`20300617T080000Z`): `GET cal/events/v1/events/{id}/occurrences/{start}`.
@@ -12,13 +18,15 @@ RECURRENCE-ID (`20300617T080000Z`): `GET cal/events/v1/events/{id}/occurrences/{
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import json
 
 import icalendar
-import recurring_ical_events
+from dateutil import rrule as dateutil_rrule
 from sqlalchemy import delete, insert, select, update
 
+from host.lru import LruCache
 from host.stash import StashKey
 
 from . import common, state, times
@@ -33,6 +41,11 @@ MAX_COUNT = 1000  # COUNT above this is refused
 MAX_INTERVAL = 1000
 HORIZON_YEARS = 10  # UNTIL at most this far after the first start; rules without an end repeat forever
 MAX_OCCURRENCES = 1000  # occurrences of one event expanded for one window (a daily event over 24 months: 731)
+# A series is walked from its start to HORIZON_YEARS past today (or past its start, if later), and
+# never over more than WALK_YEARS: an event that began in year 1 does not cost two thousand years.
+WALK_YEARS = 60
+SERIES = StashKey[LruCache]("calendar.series")
+SERIES_KEPT = 256  # series kept per process (a daily one over its walk is at most ~22,000 starts)
 OCCURRENCE_FORMAT = "%Y%m%dT%H%M%SZ"
 
 
@@ -130,9 +143,14 @@ def check_rule(rule: str, start_utc: datetime.datetime, all_day: bool, tz) -> st
         parsed["UNTIL"] = [until_utc.replace(tzinfo=datetime.timezone.utc)]
     try:
         normalized = parsed.to_ical().decode()
-        _calendar_of(1, start_utc, start_utc, all_day, tz, normalized, [])
+        start_local = _wall_start(start_utc, all_day, tz)
+        found = walk(normalized, start_local, start_local + datetime.timedelta(days=366 * HORIZON_YEARS), tz,
+                     first_only=True)
     except (ValueError, TypeError) as error:
         raise RecurrenceError(f"The rule cannot be used: {error}.") from None
+    if not found:
+        raise RecurrenceError(f"The rule {text} has no occurrence within {HORIZON_YEARS} years "
+                              "of the event's start.")
     return normalized
 
 
@@ -219,46 +237,167 @@ def vevent(uid: str, start_utc, end_utc, all_day: bool, tz, rule: str | None, ex
     return event
 
 
-def _calendar_of(event_id, start_utc, end_utc, all_day, tz, rule, exdates) -> icalendar.Calendar:
-    calendar = icalendar.Calendar()
-    calendar.add_component(vevent(str(event_id), start_utc, end_utc, all_day, tz, rule, exdates))
-    return calendar
+class _WalkTooLong(Exception):
+    """A bounded walk reached its last month."""
 
 
-def occurrences(row: dict, recurrence: dict, window_start: datetime.datetime | None,
-                window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
-    """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
-    tz = times.zone(row["timezone"]) if times.is_zone(row["timezone"]) else times.UTC
-    calendar = _calendar_of(row["post_id"], row["start_utc"], row["end_utc"], bool(row["all_day"]), tz,
-                            recurrence["rule"], recurrence["exdates"])
-    duration = row["end_utc"] - row["start_utc"]
-    low = (window_start or row["start_utc"]) - duration
-    high = window_end or (row["start_utc"] + datetime.timedelta(days=366 * HORIZON_YEARS))
+class _BoundedRule(dateutil_rrule.rrule):
+    """dateutil's rrule whose walk stops after `months` months, whether it found matches or not.
+
+    dateutil yields only matches, so nothing outside its generator can stop a walk that finds none.
+    The walk rebuilds its masks once per month it enters (once per period for YEARLY and MONTHLY)
+    and reads `_byeaster` each time: counting those reads bounds the walk by iterations. Only the
+    cost shows whether it still does (a bounded walk and one to the year 9999 answer alike): the
+    benchmark's calendar-events-rules line, with five never-matching rules stored, is its guard.
+    """
+
+    _reads_left: int | None = None  # unbounded while dateutil's __init__ sets the rule up
+
+    def __init__(self, months: int, **kwargs):
+        super().__init__(**kwargs)
+        self._reads_left = months + 3  # the walk's set-up and first rebuild read it too
+
+    @property
+    def _byeaster(self):
+        if self._reads_left is not None:
+            self._reads_left -= 1
+            if self._reads_left < 0:
+                raise _WalkTooLong
+        return self._byeaster_value
+
+    @_byeaster.setter
+    def _byeaster(self, value):
+        self._byeaster_value = value
+
+
+def _wall_start(start_utc: datetime.datetime, all_day: bool, tz) -> datetime.datetime:
+    """The series' DTSTART as a naive wall time in its zone (midnight for all-day events)."""
+    local = times.to_local(start_utc, tz).replace(tzinfo=None)
+    return datetime.datetime.combine(local.date(), datetime.time()) if all_day else local
+
+
+def _until_wall(recur, tz) -> datetime.datetime | None:
+    """A rule's UNTIL as a naive wall time in the event's zone (a DATE: the end of that day)."""
+    until = (recur.get("UNTIL") or [None])[0]
+    if until is None:
+        return None
+    if isinstance(until, datetime.datetime):
+        if until.tzinfo is None:
+            return until
+        return times.to_local(until.astimezone(times.UTC).replace(tzinfo=None), tz).replace(tzinfo=None)
+    return datetime.datetime.combine(until, datetime.time(23, 59, 59))
+
+
+def walk(rule: str, start_local: datetime.datetime, last_local: datetime.datetime, tz,
+         first_only: bool = False) -> list[datetime.datetime]:
+    """The rule's matches from `start_local` to `last_local` (naive wall times in `tz`), in order.
+
+    Bounded by date range (nothing past `last_local` or UNTIL) and by iterations (the months between
+    the two), so a rule that matches nothing costs at most that many months of dateutil's walk.
+    DTSTART itself is here only when the rule matches it. ValueError for a rule dateutil cannot read.
+    """
+    recur = icalendar.vRecur.from_ical(rule)
+    until = _until_wall(recur, tz)
+    if until is not None:
+        last_local = min(last_local, until)
+        del recur["UNTIL"]
+    if last_local < start_local:
+        return []
+    parsed = dateutil_rrule.rrulestr(recur.to_ical().decode(), dtstart=start_local)
+    months = (last_local.year - start_local.year) * 12 + last_local.month - start_local.month + 1
+    # The same rule, bounded (the arguments dateutil's own rrule.replace passes).
+    bounded = _BoundedRule(months, freq=parsed._freq, dtstart=start_local, interval=parsed._interval,
+                           wkst=parsed._wkst, count=parsed._count,
+                           until=last_local if parsed._count is None else None, **parsed._original_rule)
     found = []
-    if not expandable(recurrence["rule"]):  # a rule this site would refuse (an import's): its first occurrence
-        start, end = row["start_utc"], row["end_utc"]
-        inside = (window_start is None or end >= window_start) and (window_end is None or start <= window_end)
-        return [(start, end)] if inside else []
-    # after() yields occurrences lazily in order: the walk stops at the window's end or the cap.
-    for component in recurring_ical_events.of(calendar).after(low.replace(tzinfo=times.UTC)):
-        value = component["DTSTART"].dt
-        if isinstance(value, datetime.datetime):
-            start = value.astimezone(times.UTC).replace(tzinfo=None)
-        else:
-            start = times.to_utc(datetime.datetime.combine(value, datetime.time()), tz)
-        if start > high:
-            break
-        end = start + duration
-        if (window_start is None or end >= window_start) and (window_end is None or start <= window_end):
-            found.append((start, end))
-        if len(found) >= MAX_OCCURRENCES:
-            break
-    found.sort()
+    try:
+        for moment in bounded:
+            if moment > last_local:
+                break
+            found.append(moment)
+            if first_only:
+                break
+    except _WalkTooLong:
+        pass
     return found
 
 
+def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> list[datetime.datetime] | None:
+    """Every occurrence start (naive UTC, sorted) of a series over its walk; None for a rule not to expand.
+
+    RFC 5545: DTSTART is the first occurrence whether or not the rule matches it; EXDATEs are left out.
+    """
+    tz = times.zone(row["timezone"]) if times.is_zone(row["timezone"]) else times.UTC
+    start_local = _wall_start(row["start_utc"], bool(row["all_day"]), tz)
+    today_local = datetime.datetime.combine(today, datetime.time())
+    last_local = min(max(start_local, today_local) + datetime.timedelta(days=366 * HORIZON_YEARS),
+                     start_local + datetime.timedelta(days=366 * WALK_YEARS))
+    try:
+        matches = walk(recurrence["rule"], start_local, last_local, tz)
+        until = _until_wall(icalendar.vRecur.from_ical(recurrence["rule"]), tz)
+    except (ValueError, TypeError, KeyError):
+        return None
+    moments = matches if until is not None and until < start_local else [start_local, *matches]
+    excluded = set(recurrence["exdates"])
+    return sorted({times.to_utc(moment, tz) for moment in moments} - excluded)
+
+
+def series_of(app, row: dict, recurrence: dict) -> list[datetime.datetime] | None:
+    """`_series_starts` (None for a rule not to expand), walked once per series content and day in this process."""
+    today = times.utcnow().date()
+    key = (row["post_id"], row["start_utc"], row["end_utc"], row["timezone"], bool(row["all_day"]),
+           recurrence["rule"], tuple(recurrence["exdates"]), today)
+    kept = app.stash.setdefault_by(SERIES, lambda: LruCache(SERIES_KEPT))
+    found = kept.get(key)
+    if found is None:  # kept in a 1-tuple: None (not expanded) is an answer too
+        found = (_series_starts(row, recurrence, today) if expandable(recurrence["rule"]) else None,)
+        kept.put(key, found)
+    return found[0]
+
+
+def _earlier(moment: datetime.datetime, duration: datetime.timedelta) -> datetime.datetime:
+    try:
+        return moment - duration
+    except OverflowError:
+        return datetime.datetime.min
+
+
+def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[list, int, int]:
+    """(starts, low, high): the event's occurrences meeting a list's date `bounds` are starts[low:high].
+
+    Every bound is one on the start, since each occurrence lasts as long: a window costs two binary
+    searches of the series, whatever its rule. The window (start, end) keeps its first MAX_OCCURRENCES.
+    """
+    starts = series_of(app, row, recurrence)
+    if starts is None:  # a rule this site would refuse (an import's): its first occurrence
+        starts = [row["start_utc"]]
+    duration = row["end_utc"] - row["start_utc"]
+    low = bisect.bisect_left(starts, _earlier(bounds["start"], duration)) if "start" in bounds else 0
+    high = bisect.bisect_right(starts, bounds["end"]) if "end" in bounds else len(starts)
+    high = max(low, min(high, low + MAX_OCCURRENCES))
+    for name, shift, is_upper in (("starts_before", None, True), ("starts_after", None, False),
+                                  ("ends_before", duration, True), ("ends_after", duration, False)):
+        if name in bounds:
+            edge = bounds[name] if shift is None else _earlier(bounds[name], shift)
+            found = bisect.bisect_right(starts, edge, low, high)
+            low, high = (low, found) if is_upper else (found, high)
+    return starts, low, high
+
+
+def occurrences(app, row: dict, recurrence: dict, window_start: datetime.datetime | None,
+                window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
+    """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
+    bounds = {name: value for name, value in (("start", window_start), ("end", window_end)) if value is not None}
+    starts, low, high = occurrence_slice(app, row, recurrence, bounds)
+    duration = row["end_utc"] - row["start_utc"]
+    return [(start, start + duration) for start in starts[low:high]]
+
+
 def expandable(rule: str) -> bool:
-    """Whether a stored rule repeats at most daily (rules written by imports are not checked on the way in)."""
+    """Whether a stored rule repeats at most daily and is no longer than the API takes (rules written by
+    imports are not checked on the way in; dateutil tests every BY value on every day it walks)."""
+    if len(rule) > MAX_RULE_LENGTH:
+        return False
     try:
         parsed = icalendar.vRecur.from_ical(rule)
     except (ValueError, TypeError, KeyError):
@@ -311,7 +450,7 @@ def get_occurrence(request):
     row = event_rows(request, [item["id"]]).get(item["id"])
     series = rows_of(request.session, request.app, [item["id"]]).get(item["id"])
     if start is None or row is None or series is None or \
-            start not in [found for found, _end in occurrences(row, series, start, start)]:
+            start not in [found for found, _end in occurrences(request.app, row, series, start, start)]:
         raise RestError("rest-occurrence-not-found", "The event has no occurrence starting then.", 404)
     data = shape_events(request, [item], single=True, unlocked=unlocked)[0]
     return as_occurrence(request, data, start, start + (row["end_utc"] - row["start_utc"]))
@@ -350,14 +489,6 @@ def ids_at(request, version: int) -> frozenset[int]:
     return found
 
 
-def _inside(start, end, bounds: dict) -> bool:
-    return not (("start" in bounds and end < bounds["start"]) or ("end" in bounds and start > bounds["end"])
-                or ("starts_before" in bounds and start > bounds["starts_before"])
-                or ("starts_after" in bounds and start <= bounds["starts_after"])
-                or ("ends_before" in bounds and end > bounds["ends_before"])
-                or ("ends_after" in bounds and end <= bounds["ends_after"]))
-
-
 def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
                   page: int) -> tuple[int, list[tuple[int, datetime.datetime | None, datetime.datetime | None]]]:
     """(total, page) of a list window where repeating events count once per occurrence inside it.
@@ -379,11 +510,12 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
             series_where.append(events.c.start_utc <= bounds[name])
     series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]
     series = rows_of(request.session, request.app, [row["post_id"] for row in series_rows])
-    for row in series_rows:
-        for start, end in occurrences(row, series[row["post_id"]], bounds.get("start"), bounds.get("end")):
-            if _inside(start, end, bounds):
-                entries.append((start, row["post_id"], start, end))
-                total += 1
+    for row in series_rows:  # each series counts by its slice, and offers at most the page's worth
+        starts, low, high = occurrence_slice(request.app, row, series[row["post_id"]], bounds)
+        total += high - low
+        duration = row["end_utc"] - row["start_utc"]
+        entries.extend((start, row["post_id"], start, start + duration)
+                       for start in starts[low:min(high, low + page * size)])
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     chosen = entries[(page - 1) * size:page * size]
     return total, [(event_id, start, end) for _sort, event_id, start, end in chosen]

@@ -216,7 +216,7 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
         series = recurrence.rows_of(reader.session, app, [row.post_id for row in series_rows])
         for row in series_rows:
             row = dict(row._mapping)
-            for start, end in recurrence.occurrences(row, series[row["post_id"]], start_utc, end_utc):
+            for start, end in recurrence.occurrences(app, row, series[row["post_id"]], start_utc, end_utc):
                 found.append((row, start, end, recurrence.occurrence_key(start)))
         found.sort(key=lambda entry: (entry[1], entry[0]["post_id"]))
         found = found[:MAX_VIEW_EVENTS]

@@ -265,3 +265,20 @@ def test_export_then_sitehost_calendar_import_into_a_fresh_site_gives_the_same_e
     assert len(again.walk("VEVENT")) == len(parse(exported).walk("VEVENT")) == 5
     assert _comparable(again) == _comparable(parse(exported))
     assert {str(zone["TZID"]) for zone in again.walk("VTIMEZONE")} == {"Europe/London", "America/New_York"}
+
+
+def test_a_feed_of_events_years_apart_writes_a_bounded_vtimezone(make_app):
+    """Event dates run from year 1 to 9998; a zone's clock changes are written within 100 years of today only."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Founding", start_date="0002-06-01 12:00", end_date="0002-06-01 13:00")
+    new_event(admin, title="Far reunion", start_date="9997-06-01 12:00", end_date="9997-06-01 13:00")
+    response = app.client.get(FEED, {"start_date": "0002-01-01", "end_date": "9997-12-31"})
+    calendar = parse(response)
+    assert set(vevents(calendar)) == {"Founding", "Far reunion"}
+    (zone,) = calendar.walk("VTIMEZONE")
+    found = [part.get("RDATE", []) for part in zone.subcomponents]
+    changes = [moment for rdates in found for rdate in (rdates if isinstance(rdates, list) else [rdates])
+               for moment in rdate.dts]
+    assert 100 < len(changes) < 1000  # the clock changes of ~200 years (about 7 kB), not of 10,000 (about 270 kB)
+    assert len(response.body) < 50_000

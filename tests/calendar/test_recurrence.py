@@ -119,6 +119,11 @@ def test_unpublished_series_stay_hidden(site):
     ("FREQ=DAILY;COUNT=5000", "COUNT"), ("FREQ=WEEKLY;UNTIL=20600101T000000Z", "years"),
     ("FREQ=WEEKLY;UNTIL=20200101T000000Z", "before"), ("FREQ=WEEKLY;COUNT=3;UNTIL=20310101T000000Z", "both"),
     ("FREQ=DAILY;INTERVAL=99999", "INTERVAL"), ("not a rule", "FREQ"), ("BYDAY=MO", "FREQ"), ("", "RRULE"),
+    # No 30 February: the rule matches nothing, and once walked to the year 9999 on every read.
+    ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30 has no occurrence within 10 years"),
+    ("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=4,6,9,11", "no occurrence"),
+    # Its first match (10 January 2042) lies past the bound: the walk stops there, matches or not.
+    ("FREQ=YEARLY;INTERVAL=12;BYMONTH=1", "no occurrence within 10 years"),
 ])
 def test_rules_a_site_refuses_are_400_and_change_nothing(site, rule, reason):
     admin = site["admin"]
@@ -204,3 +209,85 @@ def test_all_day_exclusions_and_rules_stored_by_imports(make_app):
         state.changed(session, app)
     window = {"start_date": "2030-01-01", "end_date": "2031-12-31", "search": "pulse"}
     assert [event["start_date"] for event in admin.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]
+
+
+def test_stored_rules_that_never_match_list_their_first_occurrence_only(make_app):
+    """Rules written before the check (or by an import) are walked within bounds: DTSTART stays the one occurrence."""
+    from sqlalchemy import insert
+
+    from plugins.calendar import state
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    stored = {"FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30": "2030-01-07 09:00", "FREQ=WEEKLY;BYMONTH=4;BYMONTHDAY=31":
+              "2030-01-08 09:00", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30": "2030-01-09 09:00"}
+    ids = []
+    for rule, start in stored.items():
+        event = new_event(admin, title="Never again", start_date=start, end_date=start[:11] + "10:00")
+        ids.append(event["id"])
+        with app.db.session(write=True) as session, session.begin():
+            session.execute(insert(tables(app)["recurrence"]).values(event_id=event["id"], rule=rule, exdates="[]"))
+            state.changed(session, app)
+    window = {"start_date": "2030-01-01", "end_date": "2031-12-31", "search": "never"}
+    listed = app.client.get(EVENTS, window).json
+    assert listed["total"] == 3
+    assert [event["start_date"] for event in listed["events"]] == [
+        "2030-01-07 09:00:00", "2030-01-08 09:00:00", "2030-01-09 09:00:00"]
+    feed = app.client.get(f"{API}/events.ics", window)
+    assert feed.status_int == 200 and feed.text.count("BEGIN:VEVENT") == 3
+    assert app.client.get(f"/events/month/2030-01/").status_int == 200
+    app.client.get(f"{EVENTS}/{ids[0]}/occurrences/20300107T090000Z", status=200)
+    app.client.get(f"{EVENTS}/{ids[0]}/occurrences/20300108T090000Z", status=404)
+
+
+def test_an_endless_series_is_walked_only_to_ten_years_ahead(make_app):
+    """Reads bound a stored rule by date range too: nothing is expanded past HORIZON_YEARS from today."""
+    from sqlalchemy import insert
+
+    from plugins.calendar import state
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Reunion", start_date="2030-05-04 12:00", end_date="2030-05-04 14:00")
+    with app.db.session(write=True) as session, session.begin():  # an import's rule: its next match is in 2070
+        session.execute(insert(tables(app)["recurrence"]).values(event_id=event["id"], rule="FREQ=YEARLY;INTERVAL=40",
+                                                                 exdates="[]"))
+        state.changed(session, app)
+    assert app.client.get(EVENTS, {"start_date": "2070-01-01", "end_date": "2070-12-31"}).json["total"] == 0
+    assert app.client.get(EVENTS, {"start_date": "2030-01-01", "end_date": "2030-12-31"}).json["total"] == 1
+
+
+def test_an_imported_rule_longer_than_the_api_takes_is_not_expanded(make_app):
+    """An iCalendar file's RRULE is stored as it came: thousands of BY values would be tested on every day walked."""
+    from sqlalchemy import insert
+
+    from plugins.calendar import state
+    from plugins.calendar.tables import tables
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    event = new_event(admin, title="Long rule", start_date="2030-01-01 09:00", end_date="2030-01-01 10:00")
+    rule = "FREQ=DAILY;COUNT=3;BYMONTHDAY=" + ",".join([str(day) for day in range(1, 29)] * 10)
+    assert len(rule) > 500
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(insert(tables(app)["recurrence"]).values(event_id=event["id"], rule=rule, exdates="[]"))
+        state.changed(session, app)
+    window = {"start_date": "2030-01-01", "end_date": "2030-01-31", "search": "long"}
+    assert [item["start_date"] for item in app.client.get(EVENTS, window).json["events"]] == ["2030-01-01 09:00:00"]
+
+
+def test_occurrences_meet_every_date_bound_of_the_list(site):
+    """starts_after, starts_before, ends_after and ends_before apply to each occurrence's own times."""
+    def listed(**bounds):
+        events = site["anonymous"].get(EVENTS, {**JUNE, "strict_dates": "true", **bounds}).json["events"]
+        return [event["start_date"] for event in events if event["title"] == "Choir practice"]
+
+    everything = ["2030-06-03 16:00:00", "2030-06-10 16:00:00", "2030-06-24 16:00:00"]
+    assert listed() == everything
+    assert listed(starts_after="2030-06-03 16:00") == everything[1:]
+    assert listed(starts_before="2030-06-10 16:00") == everything[:2]
+    assert listed(ends_after="2030-06-10 17:00") == everything[2:]
+    assert listed(ends_before="2030-06-10 17:00") == everything[:2]
+    assert listed(starts_after="2030-06-03 16:00", ends_before="2030-06-24 16:59") == everything[1:2]
