@@ -91,9 +91,10 @@ def build(app, form, mail: dict[str, Any], values: dict[str, Any], files: dict[s
     recipients = [part.strip() for part in fill(mail.get("recipient"), header=True).split(",") if part.strip()]
     reply_to = None
     headers: dict[str, str] = {}
-    for line in fill(mail.get("additional_headers"), header=False).splitlines():
+    # Split the template into lines before filling it: a value with line breaks stays in its own header.
+    for line in str(mail.get("additional_headers") or "").splitlines():
         name, colon, value = line.partition(":")
-        name, value = name.strip(), " ".join(value.split())
+        name, value = name.strip(), " ".join(fill(value, header=True).split())
         if not colon or not name or not value:
             continue
         if name.lower() == "reply-to":
