@@ -224,7 +224,7 @@ def check_message(message: Message, default_sender: str, domain: str = "") -> tu
     spec = {
         "from": sender, "to": to, "reply_to": reply_to, "subject": subject,
         "date": email.utils.formatdate(localtime=False),
-        "message_id": f"<{uuid.uuid4().hex}@{domain or sender[1].rpartition('@')[2] or 'sitehost'}>",
+        "message_id": f"<{uuid.uuid4().hex}@{_message_id_domain(domain or sender[1].rpartition('@')[2])}>",
         "headers": headers, "text": message.text, "html": message.html, "attachments": files,
     }
     return sender[1], [address for _name, address in to], spec
@@ -238,6 +238,18 @@ def _check_uri_header(name: str, value: str) -> None:
         raise ValueError(f"mail header {name}: longer than one line of {MAX_HEADER_LENGTH} characters")
 
 
+def _message_id_domain(domain: str) -> str:
+    """The right-hand side of a Message-ID: ASCII (IDNA for an internationalised name), else "sitehost"."""
+    if not domain.isascii():
+        try:
+            domain = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            return "sitehost"
+    if not domain or not all(character.isalnum() or character in ".-_" for character in domain):
+        return "sitehost"
+    return domain
+
+
 def _mailbox(text: str, what: str) -> list[str]:
     """[display name, address] of one checked mailbox (parse_address without building an Address)."""
     check_header_value(what, text)
@@ -246,7 +258,21 @@ def _mailbox(text: str, what: str) -> list[str]:
     name, address, problem = _checked_address(text)
     if problem:
         raise ValueError(f"{what}: {problem}")
+    if not address.isascii():
+        address = _ascii_address(address, what)
     return [name, address]
+
+
+def _ascii_address(address: str, what: str) -> str:
+    """The address as a 7-bit header and SMTP without SMTPUTF8 carry it: an IDNA domain; ValueError if none."""
+    local, _, domain = address.rpartition("@")
+    if not local.isascii():
+        raise ValueError(f"{what}: {address!r} has a non-ASCII name before the @, which needs SMTPUTF8 "
+                         "(the outbox does not use it)")
+    try:
+        return f"{local}@{domain.encode('idna').decode('ascii')}"
+    except UnicodeError:
+        raise ValueError(f"{what}: {address!r} has a domain with no ASCII form") from None
 
 
 def render(spec: dict) -> bytes:

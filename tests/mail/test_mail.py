@@ -107,6 +107,8 @@ def test_send_inside_the_callers_transaction_commits_and_rolls_back_with_it(make
      "line breaks"),
     (Message(to=["a@school.test"], subject="Hi", text="x",
              attachments=[Attachment(f"{INJECTING_WORD}.pdf", "application/pdf", PDF)]), "line breaks"),
+    # without SMTPUTF8 a non-ASCII local part cannot be sent (the email package failed on it in the sender)
+    (Message(to=["zoë@school.test"], subject="Hi", text="x"), "SMTPUTF8"),
     # a URI header is written unencoded, so it must be ASCII
     (Message(to=["a@school.test"], subject="Hi", text="x",
              headers={"List-Unsubscribe": "<https://école.test/u>"}), "ASCII"),
@@ -135,6 +137,17 @@ def test_uri_headers_are_written_as_given_never_as_encoded_words(make_app):
     assert b"\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n" in raw
     assert b"=?" not in raw
     assert mail_header_problems(raw) == []
+
+
+def test_internationalised_domains_are_written_in_their_ascii_form(make_app):
+    app = make_app(plugins=[], site={"name": "École", "url": "https://école.example"})
+    outbox_id = app.mail.send(Message(to=["Zoë <zoe@école.example>"], subject="Bienvenue", text="x",
+                                      reply_to="office@école.example"))
+    raw = app.mail.message(outbox_id)["content"]
+    assert mail_header_problems(raw) == []
+    assert b"<zoe@xn--cole-9oa.example>" in raw and b"Reply-To: office@xn--cole-9oa.example" in raw
+    assert b"@xn--cole-9oa.example>\r\n" in raw.split(b"Message-ID: ", 1)[1][:80]
+    assert outbox_rows(app)[0]["recipients"] == '["zoe@xn--cole-9oa.example"]'
 
 
 def test_a_stopped_server_leaves_mail_queued_then_it_is_delivered_when_back(make_app, smtp_server):
