@@ -363,6 +363,46 @@ def make_user(request):
     return build
 
 
+# Headers RFC 5322 (3.6) allows at most once in a message.
+SINGLE_HEADERS = ("from", "sender", "reply-to", "to", "cc", "bcc", "subject", "date", "message-id")
+
+
+def mail_header_problems(raw: bytes) -> list[str]:
+    """What the standard library's email parser finds wrong in the header section of `raw`; [] when none.
+
+    Looks at every header: parse defects, lines over RFC 5322's 998 characters, non-ASCII, a
+    header that may appear once appearing twice (an injected line), and encoded-words in a
+    URI header (List-Unsubscribe and its kin must carry `<URI>`s that a mail client can use).
+    """
+    import email.parser
+    import email.policy
+    import re
+
+    problems: list[str] = []
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    for line in head.splitlines():
+        if len(line) > 998:
+            problems.append(f"a header line of {len(line)} characters: {line[:60]!r}...")
+        if any(byte > 126 for byte in line):
+            problems.append(f"a header line that is not ASCII: {line[:60]!r}")
+    message = email.parser.BytesParser(policy=email.policy.default).parsebytes(raw)
+    problems.extend(f"message defect: {defect!r}" for defect in message.defects)
+    names = [name.lower() for name in message.keys()]
+    for name in SINGLE_HEADERS:
+        if names.count(name) > 1:
+            problems.append(f"{name} appears {names.count(name)} times")
+    raw_message = email.parser.BytesParser(policy=email.policy.compat32).parsebytes(raw, headersonly=True)
+    for name, value in message.items():
+        problems.extend(f"{name}: {defect!r}" for defect in getattr(value, "defects", ()))
+    for name, value in raw_message.items():
+        unfolded = re.sub(r"\r?\n[ \t]", " ", str(value)).strip()
+        if name.lower() in ("list-help", "list-unsubscribe", "list-subscribe", "list-post", "list-owner",
+                            "list-archive", "archived-at"):
+            if "=?" in unfolded or not re.fullmatch(r"<[^<>\s]+>(\s*,\s*<[^<>\s]+>)*", unfolded):
+                problems.append(f"{name} is not a list of <URI>s: {unfolded!r}")
+    return problems
+
+
 class ReceivedMail:
     """What the `smtp_server` fixture yields: where it listens and what it received."""
 

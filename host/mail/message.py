@@ -3,15 +3,21 @@
 A Message is plain data; `build_email` checks it (addresses, header values, sizes) and
 turns it into the bytes of an RFC 5322 message, which is what the outbox stores. Checking
 happens when the message is sent to the outbox, so a bad address or a header value with a
-line break is refused in the caller's request (ValueError) and never reaches SMTP.
+line break is refused in the caller's request (ValueError) and never reaches SMTP, whatever
+the caller. URI headers (List-Unsubscribe and its kin) are written as given, never folded
+into RFC 2047 encoded-words, which a mail client cannot read as a URI.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
+import email.headerregistry
 import email.policy
 import email.utils
 import functools
+import quopri
+import re
 import uuid
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -29,8 +35,36 @@ MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
 # Headers the outbox sets itself: a plugin cannot override them through `headers`.
 RESERVED_HEADERS = {"from", "to", "cc", "bcc", "subject", "reply-to", "date", "message-id", "mime-version",
                     "content-type", "content-transfer-encoding", "content-disposition"}
+# Every character str.splitlines() breaks on: the email package refuses them all when it writes a
+# header, and some mail readers break lines on them, so none may be in a header value.
+LINE_BREAKS = frozenset("\r\n\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+# Headers whose value is a list of <URI>s (RFC 2369, RFC 8058's List-Unsubscribe-Post, RFC 5064):
+# an encoded-word there is no URI any more, so they are ASCII and written on one line as given.
+URI_HEADERS = {"list-help", "list-unsubscribe", "list-subscribe", "list-post", "list-owner", "list-archive",
+               "list-unsubscribe-post", "archived-at"}
+
+
+class VerbatimHeader(email.headerregistry.UnstructuredHeader):
+    """A header folded never: one line, exactly as checked (`check_message` keeps it ASCII and short)."""
+
+    @classmethod
+    def parse(cls, value, kwds):
+        super().parse(value, kwds)
+        kwds["decoded"] = value  # as given: an encoded-word in it is text, never decoded into line breaks
+
+    def fold(self, *, policy):
+        return f"{self.name}: {self}{policy.linesep}"
+
+
+def _header_registry() -> email.headerregistry.HeaderRegistry:
+    registry = email.headerregistry.HeaderRegistry()
+    for name in URI_HEADERS:
+        registry.map_to_type(name, VerbatimHeader)
+    return registry
+
+
 # 7bit: every body is quoted-printable or base64, so any SMTP server takes it (no 8BITMIME needed).
-POLICY = email.policy.SMTP.clone(cte_type="7bit")
+POLICY = email.policy.SMTP.clone(cte_type="7bit", header_factory=_header_registry())
 
 
 @dataclass
@@ -65,11 +99,45 @@ def check_header_value(name: str, value: str) -> str:
     """`value` if it may be a header value; ValueError for line breaks (header injection) or size."""
     if not isinstance(value, str):
         raise ValueError(f"mail header {name}: a string is required")
-    if "\r" in value or "\n" in value or "\x00" in value:
+    if not LINE_BREAKS.isdisjoint(value):
         raise ValueError(f"mail header {name}: line breaks are not allowed in a header value")
     if len(value) > MAX_HEADER_LENGTH:
         raise ValueError(f"mail header {name}: longer than {MAX_HEADER_LENGTH} characters")
+    if "=?" in value and _breaks_when_decoded(value):
+        raise ValueError(f"mail header {name}: line breaks are not allowed in a header value")
     return value
+
+
+# An RFC 2047 encoded-word starting at each "=?" (a lookahead: overlapping ones are found too),
+# more leniently than the email package finds them: in quotes, in a word, with a "?" in the text.
+ENCODED_WORD = re.compile(r"(?==\?([^?]*)\?([bBqQ])\?(.*?)\?=)", re.DOTALL)
+
+
+def _breaks_when_decoded(value: str) -> bool:
+    """True when an encoded-word in `value` decodes to a line break.
+
+    A Message's text is plain text, but the email package decodes "=?utf-8?q?=0D=0A?=" found in
+    a Subject, a display name or a file name and writes the decoded line break as it is: one
+    more header line. Every encoded-word is decoded alone (bytes and charset), and the value
+    as the package parses an unstructured header.
+    """
+    try:
+        decoded = [str(POLICY.header_factory("subject", value))]
+    except Exception:  # noqa: BLE001 - a value the email package cannot parse is not written either
+        return True
+    for match in ENCODED_WORD.finditer(value):
+        charset, encoding, text = match.groups()
+        try:
+            raw = base64.b64decode(text + "===") if encoding in "bB" else quopri.decodestring(
+                text.replace("_", " "), header=True)
+        except (ValueError, binascii.Error):
+            continue
+        decoded.append(raw.decode("latin-1"))
+        try:
+            decoded.append(raw.decode(charset.partition("*")[0] or "ascii", errors="replace"))
+        except LookupError:
+            pass
+    return any(not LINE_BREAKS.isdisjoint(text) for text in decoded)
 
 
 def parse_address(text: str, what: str = "address") -> Address:
@@ -137,6 +205,8 @@ def check_message(message: Message, default_sender: str, domain: str = "") -> tu
         if name.lower() in RESERVED_HEADERS:
             raise ValueError(f"mail header {name} is set by the outbox; use the Message fields")
         check_header_value(name, value)
+        if name.lower() in URI_HEADERS:
+            _check_uri_header(name, value)
     attachments = list(message.attachments or [])
     if len(attachments) > MAX_ATTACHMENTS:
         raise ValueError(f"at most {MAX_ATTACHMENTS} attachments")
@@ -159,10 +229,30 @@ def check_message(message: Message, default_sender: str, domain: str = "") -> tu
     spec = {
         "from": sender, "to": to, "reply_to": reply_to, "subject": subject,
         "date": email.utils.formatdate(localtime=False),
-        "message_id": f"<{uuid.uuid4().hex}@{domain or sender[1].rpartition('@')[2] or 'sitehost'}>",
+        "message_id": f"<{uuid.uuid4().hex}@{_message_id_domain(domain or sender[1].rpartition('@')[2])}>",
         "headers": headers, "text": message.text, "html": message.html, "attachments": files,
     }
     return sender[1], [address for _name, address in to], spec
+
+
+def _check_uri_header(name: str, value: str) -> None:
+    """A URI header is written unfolded and unencoded: printable ASCII that fits one line."""
+    if not all(32 <= ord(character) <= 126 for character in value):
+        raise ValueError(f"mail header {name}: a URI header takes printable ASCII only (percent-encode the URI)")
+    if len(name) + 2 + len(value) > MAX_HEADER_LENGTH:
+        raise ValueError(f"mail header {name}: longer than one line of {MAX_HEADER_LENGTH} characters")
+
+
+def _message_id_domain(domain: str) -> str:
+    """The right-hand side of a Message-ID: ASCII (IDNA for an internationalised name), else "sitehost"."""
+    if not domain.isascii():
+        try:
+            domain = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            return "sitehost"
+    if not domain or not all(character.isalnum() or character in ".-_" for character in domain):
+        return "sitehost"
+    return domain
 
 
 def _mailbox(text: str, what: str) -> list[str]:
@@ -173,7 +263,21 @@ def _mailbox(text: str, what: str) -> list[str]:
     name, address, problem = _checked_address(text)
     if problem:
         raise ValueError(f"{what}: {problem}")
+    if not address.isascii():
+        address = _ascii_address(address, what)
     return [name, address]
+
+
+def _ascii_address(address: str, what: str) -> str:
+    """The address as a 7-bit header and SMTP without SMTPUTF8 carry it: an IDNA domain; ValueError if none."""
+    local, _, domain = address.rpartition("@")
+    if not local.isascii():
+        raise ValueError(f"{what}: {address!r} has a non-ASCII name before the @, which needs SMTPUTF8 "
+                         "(the outbox does not use it)")
+    try:
+        return f"{local}@{domain.encode('idna').decode('ascii')}"
+    except UnicodeError:
+        raise ValueError(f"{what}: {address!r} has a domain with no ASCII form") from None
 
 
 def render(spec: dict) -> bytes:

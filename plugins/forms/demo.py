@@ -70,10 +70,14 @@ def demo_forms() -> list[tuple[str, dict]]:
         body="Pupil: [pupil-name]\nYear group: [year-group]\nFirst day: [absence-date]\nSchool days: [days]\n"
              "Reason: [reason]\n\n[details]\n\nReported by: [parent-email]\n",
         additional_headers="Reply-To: [parent-email]", attachments="[doctors-note]", exclude_blank=True)
+    # The confirmation goes to an address the visitor types (an autoreply): its subject names nothing the
+    # visitor wrote, and its body only values the form checks (a year group from the list, a date, a number),
+    # so it cannot carry anyone's text to anyone; the forms plugin also limits autoreplies per recipient.
     absence["mail_2"].update(
-        active=True, recipient="[parent-email]", subject="We received your absence report for [pupil-name]",
-        body="Thank you. The attendance office has recorded that [pupil-name] is absent from [absence-date] "
-             "for [days] school day(s).\n\n-- \n[_site_title]", additional_headers="")
+        active=True, recipient="[parent-email]", subject="We received your absence report",
+        body="Thank you. The attendance office has recorded an absence in [year-group] from [absence-date] "
+             "for [days] school day(s).\n\nIf this was not you, please tell the school office.\n\n-- \n"
+             "[_site_title]", additional_headers="")
     return [("Contact the school office", contact), ("Report an absence", absence)]
 
 

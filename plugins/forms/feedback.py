@@ -261,9 +261,11 @@ class Submission:
         mail_1 = form.properties.get("mail") or {}
         self._begin_writes()
         try:
-            message, attached = mailing.build(self.app, form, mail_1, self.values, self.uploads, self.file_data, facts)
-            self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
-            self.attached.extend(attached)
+            message, attached, visitor_given = mailing.build(self.app, form, mail_1, self.values, self.uploads,
+                                                             self.file_data, facts)
+            if self.may_autoreply(visitor_given, "mail"):
+                self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
+                self.attached.extend(attached)
         except ValueError as error:
             log.warning("forms: the mail of form %d could not be queued: %s", form.id, error)
             self.status, self.message = "mail_failed", form.message("mail_sent_ng")
@@ -272,13 +274,36 @@ class Submission:
         mail_2 = form.properties.get("mail_2") or {}
         if mail_2.get("active"):
             try:
-                message, attached = mailing.build(self.app, form, mail_2, self.values, self.uploads, self.file_data,
-                                                  facts)
-                self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
-                self.attached.extend(attached)
+                message, attached, visitor_given = mailing.build(self.app, form, mail_2, self.values, self.uploads,
+                                                                 self.file_data, facts)
+                if self.may_autoreply(visitor_given, "mail 2"):
+                    self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
+                    self.attached.extend(attached)
             except ValueError as error:  # the copy to the visitor is a courtesy: its failure is logged only
                 log.info("forms: the second mail of form %d was not queued: %s", form.id, error)
         self.status, self.message = "mail_sent", form.message("mail_sent_ok")
+
+    def may_autoreply(self, visitor_given: list[str], which: str) -> bool:
+        """True for a mail to the site's own addresses; for one to addresses the visitor typed, only after
+        the spam check passed and while each address is within its autoreplies of the day.
+
+        A mail held back is logged, never told to the visitor: the answer stays `mail_sent`, so
+        the limit cannot be probed (and the submission is kept as usual).
+        """
+        if not visitor_given:
+            return True
+        form = self.form
+        if form.setting("skip_spam_check") is True:
+            log.info("forms: %s of form %d goes to an address the visitor typed and the form skips the spam "
+                     "check: not sent", which, form.id)
+            return False
+        limit = self.config.autoreplies_per_recipient_per_day
+        for address in visitor_given:
+            if not ratelimit.take_autoreply(self.app, self.request.session, address, limit):
+                log.info("forms: %s of form %d not sent: an address the visitor typed had its %d autoreplies "
+                         "of the day", which, form.id, limit)
+                return False
+        return True
 
     # --- the record and the answer -------------------------------------------------------
 

@@ -4,6 +4,10 @@
 the value as posted, and `[_site_title]`, `[_date]` ... the facts of the site and the
 submission. Values that land in a header lose their line breaks first (header injection), and
 host.mail refuses anything still unsafe.
+
+A mail whose recipient comes from what the visitor typed (an autoreply) could carry anyone's
+text to anyone: its headers take no visitor text (those tags stay empty), and `feedback` sends
+it only after the spam check and within the per-recipient daily limit.
 """
 
 from __future__ import annotations
@@ -19,6 +23,26 @@ from . import template
 
 HEADER_FIELDS = ("subject", "sender", "recipient", "additional_headers")
 ALLOWED_EXTRA_HEADERS_PREFIX = "x-"
+# Special tags that stand for what the visitor's browser sent, not for facts of the site.
+VISITOR_SPECIALS = frozenset({"_remote_ip", "_user_agent", "_url"})
+CHOICE_TYPES = ("select", "checkbox", "radio")
+
+
+def visitor_tags(tags) -> set[str]:
+    """Mail tags whose text the visitor chooses: every field but acceptances and choices held to their list."""
+    names = set(VISITOR_SPECIALS)
+    for tag in tags:
+        if not tag.name or tag.basetype in ("submit", "acceptance") or tag.basetype in CHOICE_TYPES and tag.values:
+            continue
+        names.update((tag.name, "_raw_" + tag.name))
+    return names
+
+
+def tags_in(text: str) -> list[str]:
+    """The `[name]` tags that a mail template names."""
+    names: list[str] = []
+    template.substitute(text, lambda name: names.append(name) or "")
+    return names
 
 
 def field_values(form, values: dict[str, Any], files: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[str, str]]:
@@ -60,14 +84,19 @@ def site_values(app, form, submission: dict[str, Any]) -> dict[str, str]:
 
 
 def build(app, form, mail: dict[str, Any], values: dict[str, Any], files: dict[str, list[dict[str, Any]]],
-          file_data: dict[str, bytes], submission: dict[str, Any]) -> tuple[Message, list[str]]:
-    """The Message of one mail template, and the stored paths of the files it attaches. ValueError if unusable."""
+          file_data: dict[str, bytes], submission: dict[str, Any]) -> tuple[Message, list[str], list[str]]:
+    """The Message of one mail template, the stored paths of the files it attaches, and the recipients
+    the visitor gave (an autoreply when not empty). ValueError if unusable."""
     fields = field_values(form, values, files)
     specials = site_values(app, form, submission)
     use_html = bool(mail.get("use_html"))
+    from_visitor = visitor_tags(form.parsed.tags)
+    hidden: set[str] = set()  # tags left empty in the headers
 
     def lookup(header: bool, escape: bool):
         def find(name: str) -> str | None:
+            if header and name in hidden:
+                return ""
             if name in fields:
                 text = fields[name][0]
             elif name.startswith("_raw_") and name[5:] in fields:
@@ -88,12 +117,21 @@ def build(app, form, mail: dict[str, Any], values: dict[str, Any], files: dict[s
     if mail.get("exclude_blank"):
         body_template = "\n".join(line for line in body_template.splitlines() if not _blank_line(line, fields))
     body = fill(body_template, escape=use_html)
-    recipients = [part.strip() for part in fill(mail.get("recipient"), header=True).split(",") if part.strip()]
+    recipients: list[str] = []
+    visitor_recipients: list[str] = []
+    for part in str(mail.get("recipient") or "").split(","):  # a tag name has no comma
+        addresses = [address.strip() for address in fill(part, header=True).split(",") if address.strip()]
+        recipients.extend(addresses)
+        if from_visitor.intersection(tags_in(part)):
+            visitor_recipients.extend(addresses)
+    if visitor_recipients:
+        hidden = from_visitor  # an autoreply's subject, sender and headers carry no visitor text
     reply_to = None
     headers: dict[str, str] = {}
-    for line in fill(mail.get("additional_headers"), header=False).splitlines():
+    # Split the template into lines before filling it: a value with line breaks stays in its own header.
+    for line in str(mail.get("additional_headers") or "").splitlines():
         name, colon, value = line.partition(":")
-        name, value = name.strip(), " ".join(value.split())
+        name, value = name.strip(), " ".join(fill(value, header=True).split())
         if not colon or not name or not value:
             continue
         if name.lower() == "reply-to":
@@ -111,7 +149,7 @@ def build(app, form, mail: dict[str, Any], values: dict[str, Any], files: dict[s
         text=html_to_text(body) if use_html else body, html=body if use_html else None,
         sender=fill(mail.get("sender"), header=True) or None, reply_to=reply_to, headers=headers,
         attachments=attachments)
-    return message, attached_paths
+    return message, attached_paths, visitor_recipients
 
 
 def _blank_line(line: str, fields: dict[str, tuple[str, str]]) -> bool:

@@ -174,7 +174,24 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
         if not mail.get("active"):
             continue
         _check_mail(key, mail, names, {tag.name for tag in parsed.tags if tag.basetype == "email"}, add)
+        if f"{key}.recipient" not in errors:  # a recipient that is no address says enough
+            _check_autoreply(key, mail, parsed, add)
     return errors
+
+
+def _check_autoreply(key: str, mail: dict[str, Any], parsed: template.ParsedTemplate, add) -> None:
+    """A mail to an address the visitor types leaves visitor text out of its headers: say so where it is used."""
+    from .mailing import tags_in, visitor_tags
+
+    from_visitor = visitor_tags(parsed.tags)
+    if not from_visitor.intersection(tags_in(str(mail.get("recipient") or ""))):
+        return
+    for name in ("subject", "sender", "additional_headers"):
+        used = [tag for tag in tags_in(str(mail.get(name) or "")) if tag in from_visitor]
+        if used:
+            tags = ", ".join(f"[{tag}]" for tag in used)
+            add(f"{key}.{name}", f"This mail goes to an address the visitor types, so {tags} will be left empty "
+                "here (an autoreply carries no visitor text in its headers).")
 
 
 def _check_mail(key: str, mail: dict[str, Any], names: set[str], emails: set[str], add) -> None:

@@ -4,10 +4,15 @@ One row per (address, minute). A read refuses an address that used up its minute
 work is done; the submission's own write transaction then adds one with an upsert that answers
 the new count in the same statement (refusing, and rolling the submission back, past the limit). Rows of earlier minutes are removed now and
 then by the request that opens a new minute.
+
+Autoreplies (mail to an address the visitor typed) are counted the same way, per recipient
+and day (`take_autoreply`).
 """
 
 from __future__ import annotations
 
+import email.utils
+import hashlib
 import time
 
 from sqlalchemy import bindparam, delete, select
@@ -59,3 +64,26 @@ def count_submission(app, session, address: str, limit: int) -> None:
         session.execute(delete(table).where(table.c.window < minute - 1))
     if count > limit:
         raise _refusal()
+
+
+def recipient_key(address: str) -> str:
+    """The digest an autoreply's recipient is counted under: case and a +tag do not make another address."""
+    local, _, domain = email.utils.parseaddr(address)[1].strip().lower().rpartition("@")
+    return hashlib.sha256(f"{local.split('+', 1)[0]}@{domain}".encode("utf-8")).hexdigest()
+
+
+def take_autoreply(app, session, address: str, limit: int) -> bool:
+    """Count one autoreply to `address` in the submission's write transaction; False past `limit` a day.
+
+    Autoreplies go to whatever address a visitor types: without a limit per recipient, a form
+    is a relay that mails anyone the visitor's text from the school's server.
+    """
+    if limit <= 0:
+        return False
+    table = app.db.metadata.tables["forms_autoreply_rate"]
+    day = int(time.time() // 86400)
+    statement = app.db.prepared("forms.autoreply_upsert", lambda: _upsert(session, table))
+    count = session.execute(statement, {"address": recipient_key(address), "window": day, "count": 1}).scalar_one()
+    if count == 1:  # the first autoreply of the day to this address: tidy earlier days
+        session.execute(delete(table).where(table.c.window < day - 1))
+    return count <= limit

@@ -28,6 +28,11 @@ class FormsConfigSchema(Schema):
     verify_nonce = fields.Boolean(load_default=False, metadata={
         "description": "Rendered forms carry a per-user nonce, and a signed-in submission without a valid one is spam "
                        "(off, as in the reference)."})
+    autoreplies_per_recipient_per_day = fields.Integer(
+        load_default=3, validate=validate.Range(min=0, max=1000), metadata={
+            "description": "Mails that one address typed by a visitor (an autoreply, such as a form's mail 2 to "
+                           "`[your-email]`) may receive per day, all forms and workers together (0: no autoreply "
+                           "is sent). Counted in the database; an autoreply also needs the spam check to pass."})
     admin_email = fields.String(load_default="", metadata={
         "description": "Address `[_site_admin_email]` stands for in mail; empty: the first administrator's."})
 
@@ -40,6 +45,7 @@ class FormsConfig:
     max_field_characters: int
     max_file_bytes: int
     verify_nonce: bool
+    autoreplies_per_recipient_per_day: int
     admin_email: str
 
 

@@ -49,6 +49,14 @@ def define_tables(metadata) -> None:
         Column("window", Integer, primary_key=True),  # minutes since the epoch
         Column("count", Integer, nullable=False),
     )
+    # Autoreplies per recipient per day (a visitor-given address), shared by every worker. The
+    # address is kept as a SHA-256 digest: a limit needs no one's address in clear.
+    Table(
+        "forms_autoreply_rate", metadata,
+        Column("address", String(64), primary_key=True),
+        Column("window", Integer, primary_key=True),  # days since the epoch (UTC)
+        Column("count", Integer, nullable=False),
+    )
     Table(
         "forms_secrets", metadata,
         Column("name", String(40), primary_key=True),

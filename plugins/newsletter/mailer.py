@@ -10,7 +10,7 @@ the caller's transaction so a rolled-back sign-up sends nothing.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from host.mail import Message
 
@@ -32,11 +32,36 @@ def unsubscribe_url(app, site_url: str, subscriber, list_ids: int | list[int] | 
 
 
 def _headers(unsubscribe: str, list_id: int | None, site_url: str) -> dict[str, str]:
-    host = site_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0] or "localhost"
-    headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+    host = _ascii_host(site_url.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]) or "localhost"
+    headers = {"List-Unsubscribe": f"<{_ascii_uri(unsubscribe)}>",
+               "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
     if list_id is not None:
         headers["List-Id"] = f"<list-{list_id}.newsletter.{host}>"
     return headers
+
+
+def _ascii_host(host: str) -> str:
+    """A host name as mail headers carry it: ASCII (IDNA for an internationalised name)."""
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return quote(host, safe="")
+
+
+def _ascii_uri(url: str) -> str:
+    """A URI header takes ASCII only (no encoded-words): an IDNA host, anything else percent-encoded."""
+    if url.isascii():
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if not netloc.isascii():
+        user, at, host_port = netloc.rpartition("@")
+        host, colon, port = host_port.partition(":")
+        netloc = f"{quote(user, safe=':%')}{at}{_ascii_host(host)}{colon}{port}"
+    return urlunsplit((parts.scheme, netloc, *(quote(part, safe="/?&=%:@!$'()*+,;~") for part in
+                                               (parts.path, parts.query, parts.fragment))))
 
 
 def _greeting(fields: dict) -> str:

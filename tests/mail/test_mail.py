@@ -14,9 +14,10 @@ from host.cli import main
 from host.config import ConfigError
 from host.mail import Attachment, Message
 from host.mail.sender import MailSender
-from host.testing import start_sitehost, stop_sitehost
+from host.testing import mail_header_problems, start_sitehost, stop_sitehost
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+INJECTING_WORD = "=?utf-8?q?Hi=0D=0ABcc=3A_victim=40school.test?="  # "Hi\r\nBcc: victim@school.test"
 
 
 def outbox_rows(app):
@@ -90,12 +91,63 @@ def test_send_inside_the_callers_transaction_commits_and_rolls_back_with_it(make
              attachments=[Attachment("../x.pdf", "application/pdf", PDF)]), "filename"),
     (Message(to=["a@school.test"], subject="Hi", text="x",
              attachments=[Attachment("x.pdf", "pdf\r\nX: y", PDF)]), "line breaks"),
+    # every line break str.splitlines() knows (the email package refuses them only when it writes)
+    (Message(to=["a@school.test"], subject="Hi", text="x", headers={"X-Note": "a\u2028b"}), "line breaks"),
+    (Message(to=["a@school.test"], subject="Hi\x85Bcc: victim@school.test", text="x"), "line breaks"),
+    # encoded-words that the email package would decode into a line break, wherever they stand
+    (Message(to=["a@school.test"], subject=f"Hi {INJECTING_WORD}", text="x"), "line breaks"),
+    (Message(to=["a@school.test"], subject="Hi", text="x", headers={"X-Note": INJECTING_WORD}), "line breaks"),
+    (Message(to=[f"{INJECTING_WORD} <a@school.test>"], subject="Hi", text="x"), "line breaks"),
+    (Message(to=[f'"{INJECTING_WORD}" <a@school.test>'], subject="Hi", text="x"), "line breaks"),
+    (Message(to=["a@school.test"], subject="Hi", text="x", sender=f"{INJECTING_WORD} <s@school.test>"),
+     "line breaks"),
+    (Message(to=["a@school.test"], subject="Hi", text="x", reply_to=f"{INJECTING_WORD} <r@school.test>"),
+     "line breaks"),
+    (Message(to=["a@school.test"], subject="=?utf-8?b?SGkNCkJjYzogdmljdGltQHNjaG9vbC50ZXN0?=", text="x"),
+     "line breaks"),
+    (Message(to=["a@school.test"], subject="Hi", text="x",
+             attachments=[Attachment(f"{INJECTING_WORD}.pdf", "application/pdf", PDF)]), "line breaks"),
+    # without SMTPUTF8 a non-ASCII local part cannot be sent (the email package failed on it in the sender)
+    (Message(to=["zoë@school.test"], subject="Hi", text="x"), "SMTPUTF8"),
+    # a URI header is written unencoded, so it must be ASCII
+    (Message(to=["a@school.test"], subject="Hi", text="x",
+             headers={"List-Unsubscribe": "<https://école.test/u>"}), "ASCII"),
 ])
 def test_injection_and_bad_addresses_raise_value_error_and_queue_nothing(make_app, message, reason):
     app = make_app(plugins=[])
     with pytest.raises(ValueError, match=reason):
         app.mail.send(message)
     assert outbox_rows(app) == []
+
+
+def test_plain_text_that_looks_like_an_encoded_word_is_sent_as_it_is(make_app):
+    app = make_app(plugins=[])
+    outbox_id = app.mail.send(Message(to=["a@school.test"], subject="Is 2+2=? =?utf-8?q?caf=C3=A9?=", text="x"))
+    assert mail_header_problems(app.mail.message(outbox_id)["content"]) == []
+
+
+def test_uri_headers_are_written_as_given_never_as_encoded_words(make_app):
+    app = make_app(plugins=[])
+    url = "https://school.test/newsletter/unsubscribe?token=" + "a1b2c3" * 30  # far past 78 characters
+    outbox_id = app.mail.send(Message(to=["a@school.test"], subject="News " * 30, text="x", headers={
+        "List-Unsubscribe": f"<{url}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        "List-Archive": "<https://school.test/news/>", "X-Long": "word " * 40}))
+    raw = app.mail.message(outbox_id)["content"]
+    assert f"\r\nList-Unsubscribe: <{url}>\r\n".encode() in raw
+    assert b"\r\nList-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n" in raw
+    assert b"=?" not in raw
+    assert mail_header_problems(raw) == []
+
+
+def test_internationalised_domains_are_written_in_their_ascii_form(make_app):
+    app = make_app(plugins=[], site={"name": "École", "url": "https://école.example"})
+    outbox_id = app.mail.send(Message(to=["Zoë <zoe@école.example>"], subject="Bienvenue", text="x",
+                                      reply_to="office@école.example"))
+    raw = app.mail.message(outbox_id)["content"]
+    assert mail_header_problems(raw) == []
+    assert b"<zoe@xn--cole-9oa.example>" in raw and b"Reply-To: office@xn--cole-9oa.example" in raw
+    assert b"@xn--cole-9oa.example>\r\n" in raw.split(b"Message-ID: ", 1)[1][:80]
+    assert outbox_rows(app)[0]["recipients"] == '["zoe@xn--cole-9oa.example"]'
 
 
 def test_a_stopped_server_leaves_mail_queued_then_it_is_delivered_when_back(make_app, smtp_server):
