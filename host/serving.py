@@ -47,7 +47,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import RequestEntityTooLarge
+from waitress.utilities import BadRequest, RequestEntityTooLarge
 
 from .config import DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, ConfigError
 
@@ -186,26 +186,52 @@ class ServerLimits:
         }
 
 
+class AmbiguousFraming(BadRequest):
+    """Transfer-Encoding with Content-Length, or Transfer-Encoding in HTTP/1.0 (RFC 9112 6.1).
+
+    A proxy that trusts Content-Length and waitress (which trusts chunked) would see different
+    requests, and whatever follows the body on the connection would be answered as a request of
+    its own (request smuggling). Refused before the site sees it; the connection closes.
+    """
+
+    message = ("A request may not carry Transfer-Encoding together with Content-Length, "
+               "nor Transfer-Encoding in HTTP/1.0.")
+
+
 class _TimedRequestParser(HTTPRequestParser):
-    """Remembers when the request's first byte arrived, for the header deadline."""
+    """Remembers when the request's first byte arrived, for the header deadline; refuses ambiguous framing."""
 
     def __init__(self, adj):
         super().__init__(adj)
         self.started = time.time()
 
+    def parse_header(self, header_plus):
+        framing = {line.split(b":", 1)[0].strip().lower() for line in header_plus.split(b"\r\n")[1:]}
+        super().parse_header(header_plus)
+        if b"transfer-encoding" in framing and (b"content-length" in framing or self.version != "1.1"):
+            self.error = AmbiguousFraming(AmbiguousFraming.message)
+            self.completed = True
+            self.body_rcv, self.content_length = None, 0  # no body is read, and no other error replaces this one
+
 
 class _BodyTooLargeTask(ErrorTask):
-    """waitress's error answers, except that a too-large body answers 413 in the REST error format."""
+    """waitress's error answers, except that a too-large body (413) and ambiguous framing (400) answer
+    in the REST error format."""
 
     def execute(self):
         error = self.request.error
+        if isinstance(error, AmbiguousFraming):
+            return self._rest_error("400 Bad Request", "rest_ambiguous_framing", error.message)
         if not isinstance(error, RequestEntityTooLarge):
             return super().execute()
         limit = self.channel.server.adj.max_request_body_size - 1
-        body = json.dumps({"code": "rest_request_too_large",
-                           "message": f"The request body is larger than the limit of {limit} bytes.",
-                           "data": {"status": 413}}).encode()
-        self.status = "413 Content Too Large"
+        return self._rest_error("413 Content Too Large", "rest_request_too_large",
+                                f"The request body is larger than the limit of {limit} bytes.")
+
+    def _rest_error(self, status: str, code: str, message: str) -> None:
+        body = json.dumps({"code": code, "message": message, "data": {"status": int(status.split()[0])}}).encode()
+        self.status = status
+        self.request.headers["CONNECTION"] = "close"  # else waitress tells an HTTP/1.0 keep-alive client Keep-Alive
         self.response_headers.extend([("Content-Type", "application/json; charset=UTF-8"),
                                       ("X-Content-Type-Options", "nosniff")])
         self.set_close_on_finish()
