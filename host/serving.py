@@ -7,7 +7,8 @@ socket inherited by every worker lets whichever process wakes first take most of
 keep-alive connections, which leaves cores idle.)
 
 The parent holds no app and serves nothing: it reserves the port with a bound socket that
-never listens (so no other program takes the port while a worker restarts), starts the
+never listens (reserve_port: bound exclusively first, so a port another process holds stops
+the start, and no other program takes the port while a worker restarts), starts the
 workers, prints the banner once they all listen, restarts a worker that dies, and on
 SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
 whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
@@ -116,6 +117,30 @@ def shared_port_socket(host: str, port: int, listen: bool, backlog: int = 1024) 
         sock.bind(address)
         if listen:
             sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def reserve_port(host: str, port: int) -> socket.socket:
+    """The worker pool's claim on (host, port): bound, not listening; OSError when anything else holds the port.
+
+    It is bound WITHOUT SO_REUSEPORT, which fails while any other socket is bound to the port,
+    SO_REUSEPORT or not: another `sitehost serve` with workers would otherwise join the same
+    port group and the kernel would split visitors between two sites. Only once bound does it
+    take SO_REUSEPORT, so that this pool's own listeners (shared_port_socket) may join it, while
+    a later sitehost's exclusive bind still fails on them. (A program of the same user that sets
+    SO_REUSEPORT itself can still join; sitehost never does before this check.)
+    """
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise OSError("--workers above 1 needs SO_REUSEPORT (Linux or BSD); use --workers 1 here")
+    family, address = _address(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     except OSError:
         sock.close()
         raise
@@ -478,7 +503,7 @@ class WorkerPool:
         self.limits = limits
         self.host = host
         self.threads = threads
-        self.reservation = reservation if reservation is not None else shared_port_socket(host, port, listen=False)
+        self.reservation = reservation if reservation is not None else reserve_port(host, port)
         self.port = self.reservation.getsockname()[1]
         self.workers = [_Worker(slot) for slot in range(workers)]
         # One listening socket per slot, held by the parent: a worker accepts from its slot's
@@ -730,7 +755,7 @@ def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads:
                   reservation: socket.socket | None = None, watch: Callable[[], Any] | None = None) -> int:
     """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code.
 
-    `reservation`: the port reserved earlier with `shared_port_socket(host, port, listen=False)`.
+    `reservation`: the port reserved earlier with `reserve_port(host, port)`.
     SIGHUP, or a change of `watch()`'s value (polled every WATCH_SECONDS), reloads the workers.
     """
     pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits, reservation, watch)
