@@ -27,6 +27,13 @@ incomplete after that long is cut even while it trickles bytes (a slow-header cl
 holds a connection for nothing), at most `connection_limit` connections are open at
 once, and a body larger than `max_body_bytes` is refused with 413 from its
 Content-Length, before it is read.
+
+Idle connections give way (SitehostServer): one client address holds at most
+`connection_limit_per_address` connections (its longest idle one closes for its next; with
+none idle, the next is closed at once), and at `connection_limit` the longest idle connection
+of the address holding the most closes as soon as a newcomer waits. Otherwise one client
+holding idle sockets (reopening each as soon as it is dropped) made every other wait up to
+`channel_timeout`. A request in progress is never cut for this.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import BadRequest, RequestEntityTooLarge
 
-from .config import DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, ConfigError
+from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
+                     DEFAULT_MAX_BODY_BYTES, ConfigError)
 
 log = logging.getLogger("sitehost.serving")
 
@@ -175,12 +183,15 @@ class ServerLimits:
 
     `channel_timeout` (seconds): a connection with nothing in progress closes after this
     long without a byte, and a request header must be complete this long after its first
-    byte. `connection_limit`: open connections per server process; beyond it new ones
-    wait in the kernel's backlog. `max_body_bytes`: the largest request body.
+    byte. `connection_limit`: open connections per server process; at it the longest idle
+    one closes for a newcomer, and with none idle new ones wait in the kernel's backlog.
+    `connection_limit_per_address`: open connections of one client address (0: no cap).
+    `max_body_bytes`: the largest request body.
     """
 
     channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    connection_limit_per_address: int = DEFAULT_CONNECTION_LIMIT_PER_ADDRESS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     # `trust_proxy = true`: the X-Forwarded-* headers reach the site, which reads them itself
     # (App.site_url, the client address). Otherwise waitress drops them before the site sees them.
@@ -190,12 +201,25 @@ class ServerLimits:
     def from_settings(cls, settings) -> "ServerLimits":
         """The limits of `settings`; ConfigError naming the setting when one is not a positive integer."""
         values = {}
-        for name in ("channel_timeout", "connection_limit", "max_body_bytes"):
+        for name, least in (("channel_timeout", 1), ("connection_limit", 1), ("connection_limit_per_address", 0),
+                            ("max_body_bytes", 1)):
             value = getattr(settings, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} = {value!r}: must be a whole number of at least 1")
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"{name} = {value!r}: must be a whole number of at least {least}")
             values[name] = value
         return cls(**values, keep_proxy_headers=settings.extra.get("trust_proxy") is True)
+
+    @property
+    def per_address_cap(self) -> int:
+        """Connections one peer address may hold; 0: none.
+
+        With `trust_proxy` every connection comes from the proxy, so the peer address says
+        nothing about the client (X-Forwarded-For only arrives with a request, and idle client
+        sockets never reach us through a proxy anyway): the proxy caps per client instead
+        (README, Running behind a reverse proxy), and only the idle shedding at
+        `connection_limit` applies here.
+        """
+        return 0 if self.keep_proxy_headers else self.connection_limit_per_address
 
     def waitress_options(self) -> dict[str, Any]:
         return {
@@ -279,11 +303,82 @@ class _Channel(HTTPChannel):
     task_class = _DrainingAwareTask
 
 
+def _is_idle(channel) -> bool:
+    """Nothing in progress: no request queued or running, no answer unsent, no body being received.
+
+    A header still arriving counts as idle (a real client sends it in one go; a trickling one is
+    what the header deadline is for), as waitress's own idle timeout counts it.
+    """
+    request = channel.request
+    return (not channel.requests and not channel.total_outbufs_len
+            and (request is None or not request.headers_finished))
+
+
+def _is_closing(channel) -> bool:
+    return bool(channel.will_close or channel.close_when_flushed or not channel.connected)
+
+
 class SitehostServer(TcpWSGIServer):
-    """waitress's TCP server with a deadline for request headers (see ServerLimits)."""
+    """waitress's TCP server with a deadline for request headers and idle connections that give way (see ServerLimits)."""
 
     channel_class = _Channel
     draining = False
+    per_address_cap = 0  # make_server sets ServerLimits.per_address_cap
+
+    def readable(self):
+        """waitress stops accepting at connection_limit; we go on while an idle connection can make room."""
+        accepting = super().readable()
+        if accepting or not self.accepting:
+            return accepting
+        return any(_is_idle(channel) and not _is_closing(channel) for channel in self.active_channels.values())
+
+    def handle_accept(self):
+        # waitress's handle_accept, with room made (or refused) before the channel is built.
+        try:
+            pair = self.accept()
+            if pair is None:
+                return
+            conn, addr = pair
+            self.set_socket_options(conn)
+        except OSError:
+            if self.adj.log_socket_errors:
+                self.logger.warning("server accept() threw an exception", exc_info=True)
+            return
+        addr = self.fix_addr(addr)
+        if not self.make_room(addr[0] if isinstance(addr, tuple) else addr):
+            conn.close()  # the address holds its share of connections and none of them is idle
+            return
+        self.channel_class(self, conn, addr, self.adj, map=self._map)
+
+    def make_room(self, address) -> bool:
+        """Close idle connections so a new one from `address` fits; False if it must be refused.
+
+        Runs on the server's main thread, which alone hands requests to idle channels, so an idle
+        channel closed here has no task that could be using it.
+        """
+        open_channels = [channel for channel in self.active_channels.values() if not _is_closing(channel)]
+        held: dict = {}
+        for channel in open_channels:
+            peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
+            held.setdefault(peer, []).append(channel)
+        cap = self.per_address_cap
+        if cap and len(held.get(address, ())) >= cap:
+            own_idle = [channel for channel in held[address] if _is_idle(channel)]
+            if not own_idle:
+                return False
+            victim = min(own_idle, key=lambda channel: channel.last_activity)
+            victim.handle_close()
+            open_channels.remove(victim)
+            held[address].remove(victim)
+        # The listening socket and the wake-up pipe count against waitress's limit too.
+        if len(open_channels) + (len(self._map) - len(self.active_channels)) >= self.adj.connection_limit:
+            idle = [channel for channel in open_channels if _is_idle(channel)]
+            if idle:
+                def shed_first(channel):
+                    peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
+                    return (-len(held.get(peer, ())), channel.last_activity)
+                min(idle, key=shed_first).handle_close()
+        return True
 
     def drain(self, grace: float, on_drained: Callable[[], None]) -> None:
         """Stop accepting; finish what is in progress; close idle connections; then `on_drained()`.
@@ -350,7 +445,9 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(threads)
     sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
-    return SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
+    server = SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
+    server.per_address_cap = limits.per_address_cap
+    return server
 
 
 class ReloadingSite:
