@@ -126,14 +126,14 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
-    from .serving import ReloadingSite, ServerLimits, bind_socket, serve_single, serve_workers, shared_port_socket
+    from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
     try:
         limits = ServerLimits.from_settings(_settings(ctx))
     except ConfigError as error:
         raise click.ClickException(str(error)) from error
     try:
-        sock = bind_socket(host, port) if workers == 1 else shared_port_socket(host, port, listen=False)
+        sock = bind_socket(host, port) if workers == 1 else reserve_port(host, port)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {host}:{port}: {error.strerror or error}") from error
     try:

@@ -43,6 +43,7 @@ DEFAULT_SITE = {
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 DEFAULT_CHANNEL_TIMEOUT = 30  # seconds
 DEFAULT_CONNECTION_LIMIT = 100  # per server process
+DEFAULT_CONNECTION_LIMIT_PER_ADDRESS = 20  # per client address and server process (0: no cap)
 
 
 class ConfigError(Exception):
@@ -70,6 +71,7 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    connection_limit_per_address: int = DEFAULT_CONNECTION_LIMIT_PER_ADDRESS
     max_json_depth: int = 64
     cors_origins: list[str] = field(default_factory=list)
     trace_plugins: bool = False
@@ -89,7 +91,7 @@ class Settings:
 
 
 _SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins",
-                "channel_timeout", "connection_limit", "mail"}
+                "channel_timeout", "connection_limit", "connection_limit_per_address", "mail"}
 
 # Variables read by the test suite and CI rather than by a site (no warning when they are set).
 TOOL_VARIABLES = {"SITEHOST_TEST_DATABASE_URL", "SITEHOST_CI_POSTGRES", "SITEHOST_POSTGRES_URL",
@@ -188,8 +190,14 @@ class HostSettings(Schema):
     max_json_depth = _count(2, 512, description="Deepest nesting of a JSON body; deeper answers 400.")
     channel_timeout = _count(1, 3600, " (seconds)", "Seconds an idle connection stays open, and within which "
                              "a request's headers must arrive.")
-    connection_limit = _count(1, 100_000, description="Open connections per server process; more wait in the "
-                              "listen backlog.")
+    connection_limit = _count(1, 100_000, description="Open connections per server process; at the limit the "
+                              "longest idle one is closed for a newcomer; with none idle, more wait in the listen "
+                              "backlog.")
+    connection_limit_per_address = _count(
+        0, 100_000, description="Open connections one client address may hold per server process; beyond it its "
+        "longest idle connection is closed (or the new one, when none is idle). 0: no cap. Not applied with "
+        "`trust_proxy` (every connection comes from the proxy, which must cap per client; see Running behind a "
+        "reverse proxy).")
     cors_origins = fields.List(_text(validate=_site_url),
                                error_messages={"invalid": "allowed: a list of origins such as [\"https://app.school.test\"]"},
                                metadata={"description": "Origins CORS answers are given to; empty: any origin "

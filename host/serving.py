@@ -7,7 +7,8 @@ socket inherited by every worker lets whichever process wakes first take most of
 keep-alive connections, which leaves cores idle.)
 
 The parent holds no app and serves nothing: it reserves the port with a bound socket that
-never listens (so no other program takes the port while a worker restarts), starts the
+never listens (reserve_port: bound exclusively first, so a port another process holds stops
+the start, and no other program takes the port while a worker restarts), starts the
 workers, prints the banner once they all listen, restarts a worker that dies, and on
 SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
 whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
@@ -26,6 +27,13 @@ incomplete after that long is cut even while it trickles bytes (a slow-header cl
 holds a connection for nothing), at most `connection_limit` connections are open at
 once, and a body larger than `max_body_bytes` is refused with 413 from its
 Content-Length, before it is read.
+
+Idle connections give way (SitehostServer): one client address holds at most
+`connection_limit_per_address` connections (its longest idle one closes for its next; with
+none idle, the next is closed at once), and at `connection_limit` the longest idle connection
+of the address holding the most closes as soon as a newcomer waits. Otherwise one client
+holding idle sockets (reopening each as soon as it is dropped) made every other wait up to
+`channel_timeout`. A request in progress is never cut for this.
 """
 
 from __future__ import annotations
@@ -47,9 +55,10 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import RequestEntityTooLarge
+from waitress.utilities import BadRequest, RequestEntityTooLarge
 
-from .config import DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, ConfigError
+from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
+                     DEFAULT_MAX_BODY_BYTES, ConfigError)
 
 log = logging.getLogger("sitehost.serving")
 
@@ -122,6 +131,30 @@ def shared_port_socket(host: str, port: int, listen: bool, backlog: int = 1024) 
     return sock
 
 
+def reserve_port(host: str, port: int) -> socket.socket:
+    """The worker pool's claim on (host, port): bound, not listening; OSError when anything else holds the port.
+
+    It is bound WITHOUT SO_REUSEPORT, which fails while any other socket is bound to the port,
+    SO_REUSEPORT or not: another `sitehost serve` with workers would otherwise join the same
+    port group and the kernel would split visitors between two sites. Only once bound does it
+    take SO_REUSEPORT, so that this pool's own listeners (shared_port_socket) may join it, while
+    a later sitehost's exclusive bind still fails on them. (A program of the same user that sets
+    SO_REUSEPORT itself can still join; sitehost never does before this check.)
+    """
+    if not hasattr(socket, "SO_REUSEPORT"):
+        raise OSError("--workers above 1 needs SO_REUSEPORT (Linux or BSD); use --workers 1 here")
+    family, address = _address(host, port)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def pin_to_cpu(slot: int) -> int | None:
     """Bind this process (all its threads) to one of the CPUs it may use; the CPU, or None.
 
@@ -150,12 +183,15 @@ class ServerLimits:
 
     `channel_timeout` (seconds): a connection with nothing in progress closes after this
     long without a byte, and a request header must be complete this long after its first
-    byte. `connection_limit`: open connections per server process; beyond it new ones
-    wait in the kernel's backlog. `max_body_bytes`: the largest request body.
+    byte. `connection_limit`: open connections per server process; at it the longest idle
+    one closes for a newcomer, and with none idle new ones wait in the kernel's backlog.
+    `connection_limit_per_address`: open connections of one client address (0: no cap).
+    `max_body_bytes`: the largest request body.
     """
 
     channel_timeout: int = DEFAULT_CHANNEL_TIMEOUT
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
+    connection_limit_per_address: int = DEFAULT_CONNECTION_LIMIT_PER_ADDRESS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     # `trust_proxy = true`: the X-Forwarded-* headers reach the site, which reads them itself
     # (App.site_url, the client address). Otherwise waitress drops them before the site sees them.
@@ -165,12 +201,25 @@ class ServerLimits:
     def from_settings(cls, settings) -> "ServerLimits":
         """The limits of `settings`; ConfigError naming the setting when one is not a positive integer."""
         values = {}
-        for name in ("channel_timeout", "connection_limit", "max_body_bytes"):
+        for name, least in (("channel_timeout", 1), ("connection_limit", 1), ("connection_limit_per_address", 0),
+                            ("max_body_bytes", 1)):
             value = getattr(settings, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} = {value!r}: must be a whole number of at least 1")
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"{name} = {value!r}: must be a whole number of at least {least}")
             values[name] = value
         return cls(**values, keep_proxy_headers=settings.extra.get("trust_proxy") is True)
+
+    @property
+    def per_address_cap(self) -> int:
+        """Connections one peer address may hold; 0: none.
+
+        With `trust_proxy` every connection comes from the proxy, so the peer address says
+        nothing about the client (X-Forwarded-For only arrives with a request, and idle client
+        sockets never reach us through a proxy anyway): the proxy caps per client instead
+        (README, Running behind a reverse proxy), and only the idle shedding at
+        `connection_limit` applies here.
+        """
+        return 0 if self.keep_proxy_headers else self.connection_limit_per_address
 
     def waitress_options(self) -> dict[str, Any]:
         return {
@@ -186,26 +235,52 @@ class ServerLimits:
         }
 
 
+class AmbiguousFraming(BadRequest):
+    """Transfer-Encoding with Content-Length, or Transfer-Encoding in HTTP/1.0 (RFC 9112 6.1).
+
+    A proxy that trusts Content-Length and waitress (which trusts chunked) would see different
+    requests, and whatever follows the body on the connection would be answered as a request of
+    its own (request smuggling). Refused before the site sees it; the connection closes.
+    """
+
+    message = ("A request may not carry Transfer-Encoding together with Content-Length, "
+               "nor Transfer-Encoding in HTTP/1.0.")
+
+
 class _TimedRequestParser(HTTPRequestParser):
-    """Remembers when the request's first byte arrived, for the header deadline."""
+    """Remembers when the request's first byte arrived, for the header deadline; refuses ambiguous framing."""
 
     def __init__(self, adj):
         super().__init__(adj)
         self.started = time.time()
 
+    def parse_header(self, header_plus):
+        framing = {line.split(b":", 1)[0].strip().lower() for line in header_plus.split(b"\r\n")[1:]}
+        super().parse_header(header_plus)
+        if b"transfer-encoding" in framing and (b"content-length" in framing or self.version != "1.1"):
+            self.error = AmbiguousFraming(AmbiguousFraming.message)
+            self.completed = True
+            self.body_rcv, self.content_length = None, 0  # no body is read, and no other error replaces this one
+
 
 class _BodyTooLargeTask(ErrorTask):
-    """waitress's error answers, except that a too-large body answers 413 in the REST error format."""
+    """waitress's error answers, except that a too-large body (413) and ambiguous framing (400) answer
+    in the REST error format."""
 
     def execute(self):
         error = self.request.error
+        if isinstance(error, AmbiguousFraming):
+            return self._rest_error("400 Bad Request", "rest_ambiguous_framing", error.message)
         if not isinstance(error, RequestEntityTooLarge):
             return super().execute()
         limit = self.channel.server.adj.max_request_body_size - 1
-        body = json.dumps({"code": "rest_request_too_large",
-                           "message": f"The request body is larger than the limit of {limit} bytes.",
-                           "data": {"status": 413}}).encode()
-        self.status = "413 Content Too Large"
+        return self._rest_error("413 Content Too Large", "rest_request_too_large",
+                                f"The request body is larger than the limit of {limit} bytes.")
+
+    def _rest_error(self, status: str, code: str, message: str) -> None:
+        body = json.dumps({"code": code, "message": message, "data": {"status": int(status.split()[0])}}).encode()
+        self.status = status
+        self.request.headers["CONNECTION"] = "close"  # else waitress tells an HTTP/1.0 keep-alive client Keep-Alive
         self.response_headers.extend([("Content-Type", "application/json; charset=UTF-8"),
                                       ("X-Content-Type-Options", "nosniff")])
         self.set_close_on_finish()
@@ -228,11 +303,82 @@ class _Channel(HTTPChannel):
     task_class = _DrainingAwareTask
 
 
+def _is_idle(channel) -> bool:
+    """Nothing in progress: no request queued or running, no answer unsent, no body being received.
+
+    A header still arriving counts as idle (a real client sends it in one go; a trickling one is
+    what the header deadline is for), as waitress's own idle timeout counts it.
+    """
+    request = channel.request
+    return (not channel.requests and not channel.total_outbufs_len
+            and (request is None or not request.headers_finished))
+
+
+def _is_closing(channel) -> bool:
+    return bool(channel.will_close or channel.close_when_flushed or not channel.connected)
+
+
 class SitehostServer(TcpWSGIServer):
-    """waitress's TCP server with a deadline for request headers (see ServerLimits)."""
+    """waitress's TCP server with a deadline for request headers and idle connections that give way (see ServerLimits)."""
 
     channel_class = _Channel
     draining = False
+    per_address_cap = 0  # make_server sets ServerLimits.per_address_cap
+
+    def readable(self):
+        """waitress stops accepting at connection_limit; we go on while an idle connection can make room."""
+        accepting = super().readable()
+        if accepting or not self.accepting:
+            return accepting
+        return any(_is_idle(channel) and not _is_closing(channel) for channel in self.active_channels.values())
+
+    def handle_accept(self):
+        # waitress's handle_accept, with room made (or refused) before the channel is built.
+        try:
+            pair = self.accept()
+            if pair is None:
+                return
+            conn, addr = pair
+            self.set_socket_options(conn)
+        except OSError:
+            if self.adj.log_socket_errors:
+                self.logger.warning("server accept() threw an exception", exc_info=True)
+            return
+        addr = self.fix_addr(addr)
+        if not self.make_room(addr[0] if isinstance(addr, tuple) else addr):
+            conn.close()  # the address holds its share of connections and none of them is idle
+            return
+        self.channel_class(self, conn, addr, self.adj, map=self._map)
+
+    def make_room(self, address) -> bool:
+        """Close idle connections so a new one from `address` fits; False if it must be refused.
+
+        Runs on the server's main thread, which alone hands requests to idle channels, so an idle
+        channel closed here has no task that could be using it.
+        """
+        open_channels = [channel for channel in self.active_channels.values() if not _is_closing(channel)]
+        held: dict = {}
+        for channel in open_channels:
+            peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
+            held.setdefault(peer, []).append(channel)
+        cap = self.per_address_cap
+        if cap and len(held.get(address, ())) >= cap:
+            own_idle = [channel for channel in held[address] if _is_idle(channel)]
+            if not own_idle:
+                return False
+            victim = min(own_idle, key=lambda channel: channel.last_activity)
+            victim.handle_close()
+            open_channels.remove(victim)
+            held[address].remove(victim)
+        # The listening socket and the wake-up pipe count against waitress's limit too.
+        if len(open_channels) + (len(self._map) - len(self.active_channels)) >= self.adj.connection_limit:
+            idle = [channel for channel in open_channels if _is_idle(channel)]
+            if idle:
+                def shed_first(channel):
+                    peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
+                    return (-len(held.get(peer, ())), channel.last_activity)
+                min(idle, key=shed_first).handle_close()
+        return True
 
     def drain(self, grace: float, on_drained: Callable[[], None]) -> None:
         """Stop accepting; finish what is in progress; close idle connections; then `on_drained()`.
@@ -299,7 +445,9 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
     dispatcher = ThreadedTaskDispatcher()
     dispatcher.set_thread_count(threads)
     sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
-    return SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
+    server = SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
+    server.per_address_cap = limits.per_address_cap
+    return server
 
 
 class ReloadingSite:
@@ -452,7 +600,7 @@ class WorkerPool:
         self.limits = limits
         self.host = host
         self.threads = threads
-        self.reservation = reservation if reservation is not None else shared_port_socket(host, port, listen=False)
+        self.reservation = reservation if reservation is not None else reserve_port(host, port)
         self.port = self.reservation.getsockname()[1]
         self.workers = [_Worker(slot) for slot in range(workers)]
         # One listening socket per slot, held by the parent: a worker accepts from its slot's
@@ -704,7 +852,7 @@ def serve_workers(app_factory: Callable[[], Any], host: str, port: int, threads:
                   reservation: socket.socket | None = None, watch: Callable[[], Any] | None = None) -> int:
     """Run `workers` processes on one port until SIGINT/SIGTERM; returns the exit code.
 
-    `reservation`: the port reserved earlier with `shared_port_socket(host, port, listen=False)`.
+    `reservation`: the port reserved earlier with `reserve_port(host, port)`.
     SIGHUP, or a change of `watch()`'s value (polled every WATCH_SECONDS), reloads the workers.
     """
     pool = WorkerPool(app_factory, host, port, threads, workers, pin, limits, reservation, watch)

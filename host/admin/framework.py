@@ -321,9 +321,21 @@ def render_layout(app, request, user, csrf: str, title: str, body_html: str) -> 
 
 # --- signing in and out -------------------------------------------------------------------------
 
+# A clean same-site `next`: the admin path, then only the characters RFC 3986 allows unescaped in a path
+# and query. Nothing else may reach the Location header: a control character there (a decoded `%0d%0a`)
+# answered 500, after the POST sign-in had already started the session whose cookie it then lost.
+_CLEAN_NEXT = re.compile(r"/admin/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*")
+_DOT_SEGMENT = re.compile(r"(^|/)\.{1,2}(/|$)")
+
+
 def _safe_next(value: str, user=None) -> str:
-    """Only a path inside the admin area (never another host: `//evil`, `/\\evil`)."""
-    if value.startswith(ADMIN_PATH + "/") and not value.startswith("//") and "\\" not in value \
+    """`value` if it is a clean path inside the admin area, else the dashboard.
+
+    Never another host (`//evil`, `/\\evil`, `https://`), never a dot segment that leaves the
+    area, never a control, space or non-ASCII character (they would break the Location header).
+    """
+    path = value.partition("?")[0]
+    if _CLEAN_NEXT.fullmatch(value) and not _DOT_SEGMENT.search(path) \
             and SIGN_IN not in value and SIGN_OUT not in value:
         return value
     return ADMIN_PATH + "/"

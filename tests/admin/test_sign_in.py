@@ -108,3 +108,30 @@ def test_a_forged_csrf_token_gets_403_on_every_form_and_changes_nothing(site, pe
 def test_the_stylesheet_is_served_by_sitehost(site):
     answer = browser(site).get("/admin/style.css")
     assert answer.content_type == "text/css" and ":focus-visible" in answer.text
+
+
+UNCLEAN_NEXT = ["/admin/%0d%0aSet-Cookie:%20x=1", "/admin/%0aLocation:%20https://evil.test", "/admin/%09tab",
+                "/admin/%7f", "/admin/%c2%85", "/admin/caf%c3%a9", "/admin/a b", "/admin/../core", "/admin/./users",
+                "https://evil.test/admin/", "//evil.test/admin/", "/admin/\\evil", "/wp-json/", ""]
+
+
+def test_a_next_that_is_not_a_clean_same_site_path_goes_to_the_dashboard(site, people):
+    """A header-breaking `next` answered 500 to a signed-in user and lost the new session's cookie on POST."""
+    client = sign_in(site, people["administrator"])
+    for wanted in UNCLEAN_NEXT:
+        answer = client.get(f"/admin/sign-in?next={wanted}")
+        assert answer.status_int == 303, wanted
+        assert answer.headers["Location"] == "/admin/", wanted
+        assert "Set-Cookie" not in answer.headers, wanted
+    assert client.get("/admin/sign-in?next=/admin/users?tab=roles%26x").headers["Location"] == \
+        "/admin/users?tab=roles&x"
+
+    admin = people["administrator"]
+    fresh = browser(site)
+    form = fresh.get("/admin/sign-in?next=/admin/%0d%0aSet-Cookie:%20x=1").forms[0]
+    form["log"], form["pwd"] = admin.login, admin.password
+    answer = form.submit()
+    assert answer.status_int == 303 and answer.headers["Location"] == "/admin/"
+    assert [name for name, value in answer.headerlist if name == "Set-Cookie" and value.startswith("x=")] == []
+    assert answer.headers["Set-Cookie"].startswith("sitehost_session=")
+    assert answer.follow().status_int == 200

@@ -118,3 +118,27 @@ def test_serve_on_an_unknown_host_stops_with_one_error_line(tmp_path):
     assert result.stderr.startswith("Error: cannot serve on no-such-host.invalid:0: ")
     assert len(result.stderr.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="workers share a port through SO_REUSEPORT")
+def test_serve_on_a_port_another_sitehost_serves_stops_whatever_the_worker_counts(tmp_path):
+    """Two sitehosts with SO_REUSEPORT sockets used to share a port, the kernel splitting visitors between sites."""
+    from host.testing import start_sitehost, stop_sitehost
+
+    first_folder, second_folder = tmp_path / "first", tmp_path / "second"
+    first_folder.mkdir()
+    second_folder.mkdir()
+    config = first_folder / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{first_folder / "site.db"}"\n')
+    process, rest = start_sitehost(config, "--workers", "2", "--quiet", env=clean_env())
+    try:
+        port = int(rest.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+        for workers in ("2", "1", "3"):
+            result = serve_on(port, second_folder, "--workers", workers)
+            assert result.returncode == 1, (workers, result.stdout, result.stderr)
+            assert result.stderr == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use\n"
+            assert result.stdout == ""
+            assert list(second_folder.iterdir()) == []
+        assert process.poll() is None  # the first site goes on serving
+    finally:
+        stop_sitehost(process)

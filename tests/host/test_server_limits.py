@@ -130,6 +130,53 @@ def test_a_body_of_exactly_the_limit_reaches_the_site(limited_site):
     assert json.loads(refused.value.read())["code"] == "rest_cannot_create"
 
 
+def rest_of_stream(sock: socket.socket) -> bytes:
+    """Everything the server sends after the answer read, until it closes the connection."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+SMUGGLED = b"GET /wp-json/ HTTP/1.1\r\nHost: school.test\r\n\r\n"
+
+
+@pytest.mark.parametrize("version, framing", [
+    ("1.1", b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n"),
+    ("1.1", b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"),
+    ("1.0", b"Transfer-Encoding: chunked\r\n"),  # RFC 9112 6.1: faulty framing in HTTP/1.0, Content-Length or not
+    ("1.0", b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n"),
+])
+def test_a_request_framed_by_both_content_length_and_transfer_encoding_is_refused_and_the_connection_closed(
+        limited_site, version, framing):
+    """A proxy that trusts Content-Length and a server that trusts chunked see different requests (smuggling)."""
+    with socket.create_connection(limited_site["address"], timeout=GIVE_UP_SECONDS) as sock:
+        sock.sendall(f"POST /wp-json/core/v2/posts HTTP/{version}\r\nHost: school.test\r\n".encode()
+                     + b"Content-Type: application/json\r\nConnection: keep-alive\r\n" + framing
+                     + b"\r\n0\r\n\r\n" + SMUGGLED)
+        status, headers, body = read_response(sock)
+        assert status == 400
+        assert headers["Connection"] == "close"
+        assert headers["Content-Type"] == "application/json; charset=UTF-8"
+        assert json.loads(body) == {
+            "code": "rest_ambiguous_framing",
+            "message": "A request may not carry Transfer-Encoding together with Content-Length, "
+                       "nor Transfer-Encoding in HTTP/1.0.",
+            "data": {"status": 400}}
+        assert rest_of_stream(sock) == b""  # the smuggled request is never answered
+
+
+def test_a_chunked_request_alone_still_reaches_the_site_and_keeps_its_connection(limited_site):
+    with socket.create_connection(limited_site["address"], timeout=GIVE_UP_SECONDS) as sock:
+        sock.sendall(b"POST /wp-json/core/v2/posts HTTP/1.1\r\nHost: school.test\r\n"
+                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"2\r\n{}\r\n0\r\n\r\n" + SMUGGLED)
+        status, _headers, body = read_response(sock)
+        assert (status, json.loads(body)["code"]) == (401, "rest_cannot_create")
+        status, _headers, body = read_response(sock)  # a pipelined request on a sound connection is answered
+        assert status == 200 and "core/v2" in json.loads(body)["namespaces"]
+
+
 @pytest.mark.parametrize("line, message", [
     ("channel_timeout = 0", "channel_timeout = 0 is not valid; allowed: a whole number from 1 to 3,600 (seconds)"),
     ('connection_limit = "many"', "connection_limit = 'many' is not valid; allowed: a whole number from 1 to 100,000"),
