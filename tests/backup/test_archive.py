@@ -20,8 +20,8 @@ from plugins.backup.create import sitehost_version
 from plugins.backup.restore import RestoreRefused
 from plugins.backup.service import backup_site, restore_site
 
-from .helpers import (ARCHIVED, GRADES, archive_plugin, engine_under_test, flip_byte, gradebook_plugin,
-                      member_offset, new_database, open_site, raw_rows, site_settings, table_counts, write_grades)
+from .helpers import (ARCHIVED, GRADES, archive_plugin, craft_archive, engine_under_test, flip_byte,
+                      gradebook_plugin, member_offset, new_database, open_site, raw_rows, site_settings, table_counts, write_grades)
 
 UPLOADS = {"2025/06/sports-day.jpg": bytes(range(256)) * 400, "2025/06/notes/minutes.pdf": b"%PDF-1.4 minutes",
            "logo.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 5000}
@@ -173,6 +173,35 @@ def test_a_file_that_is_not_an_archive_is_refused(site, tmp_path):
     _assert_refused(site[0], other, tmp_path, "no end marker")
     with pytest.raises(ArchiveError, match="does not exist"):
         verify_archive(tmp_path / "missing.tar")
+
+
+def test_verify_refuses_an_upload_path_that_restore_refuses(site, tmp_path):
+    """Every checksum of the crafted archive matches: verify said OK, and restore then refused it."""
+    outside = ["../../x", "/tmp/x", "2025/../../x", "a\\..\\x", "./x", "a//x"]
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {**{path: b"#!/bin/sh\n" for path in outside},
+                                                                 "fine.txt": b"ok"})
+    message = _assert_refused(site[0], crafted, tmp_path,
+                              *(f"upload {path!r}: a path outside the uploads folder" for path in outside))
+    assert "fine.txt" not in message
+
+
+def test_verify_refuses_uploads_that_cannot_all_be_unpacked(site, tmp_path):
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {"2025": b"a file", "2025/photo.jpg": b"and a folder"})
+    _assert_refused(site[0], crafted, tmp_path, "upload '2025': both a file and the folder of another upload")
+
+
+def test_verify_refuses_a_manifest_entry_of_the_wrong_shape(site, tmp_path):
+    """A crafted manifest (its checksum in the end marker matching) with an upload path that is not text."""
+    import io
+
+    from plugins.backup.archive import ArchiveWriter, read_manifest
+
+    manifest = read_manifest(site[1])
+    manifest.update(tables=[], uploads={"count": 1, "bytes": 0, "files": [{"path": ["x"], "size": 0, "sha256": ""}]})
+    writer = ArchiveWriter(tmp_path / "crafted.tar", created=0)
+    writer._tar.addfile(writer._info("uploads/x", 0), io.BytesIO(b""))
+    writer.finish(manifest)
+    _assert_refused(site[0], tmp_path / "crafted.tar", tmp_path, "upload entry 0 lacks a path, size or sha256")
 
 
 def test_restore_gives_back_every_row_and_column_type(site, tmp_path):

@@ -16,7 +16,8 @@ from sqlalchemy import insert
 from host.cli import main
 from plugins.backup.archive import read_manifest, table_member
 
-from .helpers import engine_under_test, flip_byte, member_offset, new_database, open_site, site_settings, table_counts
+from .helpers import (craft_archive, engine_under_test, flip_byte, member_offset, new_database, open_site,
+                      site_settings, table_counts)
 
 
 def invoke(config: Path, *args):
@@ -89,6 +90,27 @@ def test_create_to_a_named_file_and_verify_a_damaged_copy(source, tmp_path):
                      "--uploads", str(tmp_path / "new-uploads"))
     assert refused.exit_code == 1 and "nothing was restored" in refused.stderr and "table terms" in refused.stderr
     assert not (tmp_path / "new.db").exists() or table_counts(f"sqlite:///{tmp_path}/new.db") == {}
+
+
+def test_verify_refuses_what_restore_refuses(source, tmp_path):
+    """Archives whose checksums all match, but that restore refuses: verify answers the same, not OK."""
+    _folder, config, _url = source
+    escaping = craft_archive(tmp_path / "escaping.tar", None, {"../../x": b"#!/bin/sh\n", "/etc/cron.d/x": b"* * *"})
+    verified = invoke(config, "backup", "verify", str(escaping))
+    assert verified.exit_code == 1, verified.output
+    assert "is damaged" in verified.stderr and "OK" not in verified.stdout
+    assert "upload '../../x': a path outside the uploads folder" in verified.stderr
+    assert "upload '/etc/cron.d/x': a path outside the uploads folder" in verified.stderr
+    restored = invoke(config, "backup", "restore", str(escaping), "--into", f"sqlite:///{tmp_path}/new.db",
+                      "--uploads", str(tmp_path / "new-uploads"))
+    assert restored.exit_code == 1 and "nothing was restored" in restored.stderr
+    assert "upload '../../x': a path outside the uploads folder" in restored.stderr
+    foreign = craft_archive(tmp_path / "foreign.tar", None, {}, tables={"gradebook_entries": ["id", "student"]})
+    verified = invoke(config, "backup", "verify", str(foreign))
+    assert verified.exit_code == 1 and "cannot be restored here" in verified.stderr
+    assert "table gradebook_entries (plugin unknown) is in the backup, but no plugin installed here defines it" \
+        in verified.stderr
+    assert not (tmp_path / "new-uploads").exists() and not (tmp_path.parent / "x").exists()
 
 
 def test_restore_into_an_empty_database_then_refuse_a_second_time(source, tmp_path):
