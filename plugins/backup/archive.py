@@ -15,7 +15,8 @@ the data alone: a backup of a restored site has the same ones); each upload's is
 The end marker's `sha256` covers every byte before it, tar headers and padding included, so
 that no flipped byte goes unnoticed; `manifest` names damage to the manifest itself. An
 archive is written as `<name>.partial` and renamed once complete, so a backup that is
-interrupted never looks finished.
+interrupted never looks finished. Archives hold every table, password hashes and site secrets
+among them: they are created 0600 (owner only), never readable by other local users.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
+
+from host import PRIVATE_FILE
 
 FORMAT = "sitehost-backup"
 FORMAT_VERSION = 1
@@ -118,7 +121,7 @@ class ArchiveWriter:
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + PARTIAL)
         self.created = int(created)
-        self._file = open(self.partial, "xb")
+        self._file = os.fdopen(os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "wb")
         self._hashing = _HashingWriter(self._file)
         self._tar = tarfile.open(fileobj=self._hashing, mode="w", format=tarfile.PAX_FORMAT)
 

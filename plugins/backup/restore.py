@@ -32,6 +32,8 @@ from sqlalchemy import create_engine, event, func, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from host import prepare_sqlite_file
+
 from .archive import CHUNK, ArchiveError, ArchiveReader, Progress, Verified, safe_upload_path, verify_archive
 from .catalog import Catalog
 from .codec import RowDecoder
@@ -62,7 +64,7 @@ def target_engine(url: str):
         database = parsed.database or ""
         if database in ("", ":memory:"):
             raise RestoreRefused("cannot restore into an in-memory SQLite database: name a file")
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        prepare_sqlite_file(Path(database))  # 0600 before a row of password hashes is written into it
         engine = create_engine(parsed, poolclass=NullPool, connect_args={"timeout": 30})
 
         @event.listens_for(engine, "connect")

@@ -206,6 +206,20 @@ def craft_archive(path: Path, like: Path | None, uploads: dict[str, bytes],
     return writer.finish(manifest)
 
 
+@contextlib.contextmanager
+def usual_umask():
+    """022, the common default, under which files used to be written 0644 (readable by every local user)."""
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
 def flip_byte(path: Path, offset: int) -> None:
     with open(path, "r+b") as handle:
         handle.seek(offset)
