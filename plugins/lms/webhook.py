@@ -2,7 +2,8 @@
 
 Every event is verified before anything is read from it: Stripe's with the `stripe` package's
 own check (signature over the timestamp and raw body, constant-time comparison, timestamp
-tolerance), plus the future side of the tolerance the package leaves open, any other method's with an HMAC-SHA256 of the raw body under its secret from
+tolerance into the past) and ours of the tolerance into the future, which the package leaves
+open; any other method's with an HMAC-SHA256 of the raw body under its secret from
 `[plugins.lms] webhook_secrets`, compared in constant time. A bad or missing signature gets
 400 and writes nothing. Each verified event is recorded once by (provider, event id): a replay
 changes nothing and answers 200. A completed checkout enrols the buyer, a full refund cancels
