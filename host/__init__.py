@@ -9,10 +9,13 @@ roles and application passwords; core's users routes use it like any plugin woul
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
 The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.stash`,
 `app.plugin_config(name)` and `app.site_secret(name)` (a random key made once per site, host.site_secrets).
+A plugin that writes the site's data outside the database (a backup) makes its folders with
+`make_private_folder` (0700) and an SQLite file with `prepare_sqlite_file` (0600), as the host does.
 """
 
 from .config import load_plugin_table
 from .content import ContentDeleted, ContentSaved
+from .db import PRIVATE_FILE, make_private_folder, prepare_sqlite_file
 from .hookspecs import hookimpl
 from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
                        PostType, Route, StartupError, Status, Taxonomy)
@@ -25,4 +28,5 @@ __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "load_plugin_table",
+    "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
 ]

@@ -40,6 +40,7 @@ WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 PING_AFTER_IDLE = 10.0  # s a pooled PostgreSQL connection may sit idle before its checkout pings the server
 AUTOCOMMIT_READS = "sitehost_autocommit_reads"  # execution option of Database.read_session's connections
+PRIVATE_FILE, PRIVATE_FOLDER = 0o600, 0o700  # the database holds password hashes and the site secrets
 
 
 class Database:
@@ -51,8 +52,10 @@ class Database:
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         if self.is_sqlite:
             database = self.url.database
-            if database and database != ":memory:":
+            if database and database.startswith("file:"):  # an SQLite URI: SQLite reads its options
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
+            elif database and database != ":memory:":
+                prepare_sqlite_file(Path(database))
             self.engine = create_engine(
                 self.url, echo=echo,
                 connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
@@ -287,6 +290,49 @@ def _index_text(markup):
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def make_private_folder(path: Path) -> None:
+    """Create `path` and each missing parent 0700. Folders that exist are left as they are: one may
+    be the operator's working folder, whose mode is theirs to choose."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=PRIVATE_FOLDER)
+        except FileExistsError:  # another process made it meanwhile
+            pass
+
+
+def prepare_sqlite_file(path: Path) -> None:
+    """Make the database file 0600 (its folder 0700 when we create it) before SQLite opens it.
+
+    It holds password hashes and the site secrets, and SQLite creates a missing file with the
+    umask's mode (0644: readable by every local user). Creating it first, empty (a valid empty
+    database), leaves no moment when another user could open it; SQLite then gives its -wal and
+    -shm files the database file's mode. A file of ours from before (0644) is tightened, with its
+    -wal and -shm, and the change logged once.
+    """
+    make_private_folder(path.parent)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+        return
+    except FileExistsError:
+        pass
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            status = file.stat()
+            if status.st_mode & 0o077 and status.st_uid == os.geteuid():
+                os.chmod(file, status.st_mode & 0o700)
+                log.warning("%s could be read by other local users (mode %o); it is now owner-only (%o)",
+                            file, status.st_mode & 0o777, status.st_mode & 0o700)
+        except FileNotFoundError:
+            continue
+        except PermissionError:  # not ours to change: the operator's choice
+            log.warning("%s can be read by other local users and cannot be made owner-only", file)
+
+
 def missing_site(url: str) -> str | None:
     """Why there is no site at `url` (one line for the operator), or None when there is one.
 
@@ -466,7 +512,8 @@ class ProcessWriteLock:
         """This process's own open files: a forked worker must not share its parent's (a flock
         belongs to the open file, so processes sharing one would not exclude each other)."""
         if self._files is None or self._files_pid != os.getpid():
-            self._files = (open(self.path, "a+b"), open(str(self.path) + "-gate", "a+b"))  # noqa: SIM115
+            self._files = tuple(os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE), "a+b")
+                                for path in (self.path, str(self.path) + "-gate"))  # owner-only: nobody else may flock them
             self._files_pid = os.getpid()
         return self._files
 

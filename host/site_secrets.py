@@ -5,7 +5,8 @@ every host on one PostgreSQL database) agrees on, that survives restarts, and th
 operator has to configure. `app.site_secret("newsletter.signing")` is that key: on the first
 read of a name in a site it is made with `secrets.token_urlsafe` and stored in the host table
 `site_secrets`; later reads, in any process, get the same value. It is kept in memory per app
-after the first read, as it never changes.
+after the first read, as it never changes. On SQLite they are as private as the database file,
+which host.db creates 0600 (owner only).
 
 Two processes starting together may both find no row: each inserts its candidate only if the
 name is still absent (INSERT ... ON CONFLICT DO NOTHING, on SQLite and PostgreSQL) and then

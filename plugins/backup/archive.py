@@ -15,7 +15,8 @@ the data alone: a backup of a restored site has the same ones); each upload's is
 The end marker's `sha256` covers every byte before it, tar headers and padding included, so
 that no flipped byte goes unnoticed; `manifest` names damage to the manifest itself. An
 archive is written as `<name>.partial` and renamed once complete, so a backup that is
-interrupted never looks finished.
+interrupted never looks finished. Archives hold every table, password hashes and site secrets
+among them: they are created 0600 (owner only), never readable by other local users.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
+
+from host import PRIVATE_FILE
 
 FORMAT = "sitehost-backup"
 FORMAT_VERSION = 1
@@ -118,7 +121,7 @@ class ArchiveWriter:
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + PARTIAL)
         self.created = int(created)
-        self._file = open(self.partial, "xb")
+        self._file = os.fdopen(os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "wb")
         self._hashing = _HashingWriter(self._file)
         self._tar = tarfile.open(fileobj=self._hashing, mode="w", format=tarfile.PAX_FORMAT)
 
@@ -341,6 +344,9 @@ def verify_archive(path: Path, progress: Progress | None = None) -> Verified:
         manifest = parse_manifest(manifest_bytes, path.name)
     except ArchiveError as error:
         raise ArchiveError(problems + error.problems) from None
+    unsafe = manifest_problems(manifest)
+    if unsafe:
+        raise ArchiveError(problems + unsafe)
     result = Verified(manifest=manifest, bytes=body_size)
     for table in manifest["tables"]:
         name = table_member(table["name"])
@@ -429,11 +435,42 @@ class _Limited(io.RawIOBase):
             pass
 
 
+def manifest_problems(manifest: dict) -> list[str]:
+    """What no restore may act on in a manifest whose checksums all match: an entry of the wrong
+    shape, an upload path that leaves the uploads folder (absolute, `..`), a path listed twice, or
+    one that is both a file and the folder of another. verify_archive applies it, so `sitehost
+    backup verify` refuses exactly what a restore would refuse when unpacking the uploads."""
+    problems = []
+    for index, table in enumerate(manifest["tables"]):
+        if not (isinstance(table, dict) and isinstance(table.get("name"), str) and table["name"]
+                and isinstance(table.get("rows"), int) and isinstance(table.get("sha256"), str)
+                and isinstance(table.get("columns"), list) and all(isinstance(name, str) for name in table["columns"])):
+            problems.append(f"{MANIFEST}: table entry {index} lacks a name, rows, sha256 or columns")
+    files = manifest["uploads"].get("files", [])
+    if not isinstance(files, list):
+        return problems + [f"{MANIFEST}: its uploads' files are not a list"]
+    paths: set[str] = set()
+    for index, entry in enumerate(files):
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str) and isinstance(entry.get("size"), int)
+                and isinstance(entry.get("sha256"), str)):
+            problems.append(f"{MANIFEST}: upload entry {index} lacks a path, size or sha256")
+        elif safe_upload_path(entry["path"]) is None:
+            problems.append(f"upload {entry['path']!r}: a path outside the uploads folder")
+        elif entry["path"] in paths:
+            problems.append(f"upload {entry['path']!r}: listed twice")
+        else:
+            paths.add(entry["path"])
+    folders = {parent.as_posix() for path in paths for parent in PurePosixPath(path).parents}
+    problems += [f"upload {path!r}: both a file and the folder of another upload" for path in sorted(paths & folders)]
+    return problems
+
+
 def safe_upload_path(relative: str) -> PurePosixPath | None:
-    """The relative path of an upload member, or None when it would leave the uploads folder."""
+    """The relative path of an upload member, or None when it would leave the uploads folder, or is not
+    written as a backup writes it (`./x` and `a//b` would name the same file as `x` and `a/b`)."""
     path = PurePosixPath(relative)
     if not relative or path.is_absolute() or any(part in ("", ".", "..") for part in path.parts) \
-            or "\\" in relative or "\x00" in relative:
+            or path.as_posix() != relative or "\\" in relative or "\x00" in relative:
         return None
     return path
 

@@ -148,23 +148,31 @@ def register(cli: click.Group) -> None:
 
     @backup.command("verify")
     @click.argument("archive", type=click.Path(path_type=Path))
-    def verify_command(archive):
-        """Check every table and file of ARCHIVE against its manifest's SHA-256 checksums.
+    @click.pass_context
+    def verify_command(ctx, archive):
+        """Check ARCHIVE as a restore checks it: every table and file against its manifest's SHA-256
+        checksums, every upload path inside the uploads folder, every table defined by a plugin
+        installed here.
 
         \b
         Example:
           sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
         """
-        from .archive import ArchiveError, verify_archive
+        from .archive import ArchiveError
         from .progress import StageAdapter
+        from .restore import RestoreRefused, check_archive
+        from .service import catalog_for
 
         started = time.monotonic()
+        catalog = catalog_for(command_settings(ctx))
         try:
             with ConsoleReporter() as reporter:
                 reporter.stage("verify", archive.stat().st_size if archive.is_file() else 0, "bytes")
-                verified = verify_archive(archive, StageAdapter(reporter))
+                verified = check_archive(archive, catalog, StageAdapter(reporter))
         except ArchiveError as error:
             raise click.ClickException(f"{archive} is damaged: {error}") from error
+        except RestoreRefused as error:
+            raise click.ClickException(f"{archive} cannot be restored here: {error}") from error
         manifest = verified.manifest
         rows = sum(table["rows"] for table in manifest["tables"])
         click.echo(f"{archive}: OK, {verified.checked_tables} tables ({rows:,} rows) and {verified.checked_files} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import importlib.metadata
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -12,12 +13,15 @@ from pathlib import Path
 
 from sqlalchemy import text
 
+from host import PRIVATE_FILE, make_private_folder
+
 from .archive import ArchiveWriter, FORMAT, FORMAT_VERSION, SUFFIX
 from .catalog import Catalog, build_catalog
 from .codec import RowEncoder
 from .progress import SILENT, Reporter, StageAdapter
 from .snapshot import Snapshot, open_snapshot
 
+log = logging.getLogger("sitehost.backup")
 PREFIX = "sitehost-backup-"
 MAX_NAME = 120
 
@@ -106,7 +110,8 @@ def create_backup(app, directory: Path, reporter: Reporter = SILENT, name: str |
     """Write a complete archive of the site into `directory`; returns its path and manifest."""
     started = datetime.datetime.now(datetime.timezone.utc)
     clock = datetime.datetime.now().timestamp()
-    directory.mkdir(parents=True, exist_ok=True)
+    make_private_folder(directory)
+    make_archives_private(directory)
     catalog = build_catalog(app)
     path = directory / (name or new_archive_name(started))
     writer = ArchiveWriter(path, started.timestamp())
@@ -159,6 +164,18 @@ def create_backup(app, directory: Path, reporter: Reporter = SILENT, name: str |
         writer.abandon()
         raise
     return BackupResult(path=path, manifest=manifest, seconds=datetime.datetime.now().timestamp() - clock)
+
+
+def make_archives_private(directory: Path) -> None:
+    """Archives written before they were made 0600 (0644: any local user could read the password
+    hashes in them) become owner-only at the next backup. The folder itself is left as it is: it
+    may be one the operator chose and shares (`[plugins.backup] directory`)."""
+    for path in list_archives(directory):
+        mode = path.stat().st_mode & 0o777
+        if mode & ~PRIVATE_FILE:
+            os.chmod(path, PRIVATE_FILE)
+            log.warning("backup %s could be read by other local users (mode %o); it is now %o", path, mode,
+                        PRIVATE_FILE)
 
 
 def list_archives(directory: Path) -> list[Path]:

@@ -1,7 +1,9 @@
 """Restoring an archive into an SQLite or PostgreSQL database (the way to move between them).
 
 In order:
-1. the archive is verified completely (archive.verify_archive): a damaged archive changes nothing;
+1. the archive is verified completely (check_archive: every byte, a manifest with no upload path
+   outside the uploads folder, and tables this installation's plugins define): a damaged or
+   unfitting archive changes nothing. `sitehost backup verify` runs the same check_archive;
 2. the target is checked: every table of the site must be empty there (or absent), and the
    uploads folder empty or already holding exactly the archive's files, unless `force`;
 3. one transaction creates the missing tables, empties the site's tables (with `force`),
@@ -30,7 +32,9 @@ from sqlalchemy import create_engine, event, func, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from .archive import CHUNK, ArchiveError, ArchiveReader, safe_upload_path, verify_archive
+from host import prepare_sqlite_file
+
+from .archive import CHUNK, ArchiveError, ArchiveReader, Progress, Verified, safe_upload_path, verify_archive
 from .catalog import Catalog
 from .codec import RowDecoder
 from .progress import SILENT, Reporter, StageAdapter
@@ -60,7 +64,7 @@ def target_engine(url: str):
         database = parsed.database or ""
         if database in ("", ":memory:"):
             raise RestoreRefused("cannot restore into an in-memory SQLite database: name a file")
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        prepare_sqlite_file(Path(database))  # 0600 before a row of password hashes is written into it
         engine = create_engine(parsed, poolclass=NullPool, connect_args={"timeout": 30})
 
         @event.listens_for(engine, "connect")
@@ -90,6 +94,18 @@ def _check_fits(manifest: dict, catalog: Catalog) -> list[str]:
             problems.append(f"table {table['name']}: the backup has columns {', '.join(missing)} that this "
                             f"version of plugin {table.get('plugin', '?')} does not have")
     return problems
+
+
+def check_archive(archive: Path, catalog: Catalog, progress: Progress | None = None) -> Verified:
+    """Every check a restore applies to the archive itself, before it touches the target: its bytes and
+    manifest (archive.verify_archive) and that this installation's plugins define each of its tables
+    and columns. Restore and `sitehost backup verify` both call it, so a verified archive is one that
+    restores (into an empty target). Raises ArchiveError or RestoreRefused."""
+    verified = verify_archive(archive, progress)
+    problems = _check_fits(verified.manifest, catalog)
+    if problems:
+        raise RestoreRefused("; ".join(problems))
+    return verified
 
 
 def _non_empty_tables(engine, catalog: Catalog) -> list[str]:
@@ -134,7 +150,7 @@ def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, report
     reporter.stage("uploads", sum(entry["size"] for entry in files), "bytes")
     for entry in files:
         relative = safe_upload_path(entry["path"])
-        if relative is None:
+        if relative is None:  # check_archive refused it already; kept so no later caller can skip it
             shutil.rmtree(staging, ignore_errors=True)
             raise ArchiveError([f"upload {entry['path']!r}: a path outside the uploads folder"])
         target = staging.joinpath(*relative.parts)
@@ -220,10 +236,7 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
     """
     archive = Path(archive)
     reporter.stage("verify", archive.stat().st_size, "bytes")
-    manifest = verify_archive(archive, StageAdapter(reporter)).manifest
-    problems = _check_fits(manifest, catalog)
-    if problems:
-        raise RestoreRefused("; ".join(problems))
+    manifest = check_archive(archive, catalog, StageAdapter(reporter)).manifest
     files = manifest["uploads"].get("files", [])
     engine = target_engine(target_url)
     result = RestoreResult(manifest=manifest)

@@ -6,6 +6,8 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
+from host import make_private_folder
+
 from .catalog import Catalog, build_catalog
 from .create import BackupResult, apply_retention, create_backup
 from .progress import SILENT, Reporter
@@ -24,7 +26,7 @@ def backup_site(app, to: Path | None = None, reporter: Reporter = SILENT) -> tup
         return create_backup(app, to.resolve(), reporter), []
     if to.exists():
         raise FileExistsError(f"{to} exists already: name a new file or a folder")
-    to.parent.mkdir(parents=True, exist_ok=True)
+    make_private_folder(to.parent)
     return create_backup(app, to.parent.resolve(), reporter, name=to.name), []
 
 

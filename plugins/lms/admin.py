@@ -1,4 +1,5 @@
-"""lms/v1 administration: API keys (issue, list, revoke) and the enrolments the webhook made.
+"""lms/v1 administration: API keys (issue, list, revoke), the enrolments the webhook made and the
+payment events it recorded (refused payments among them).
 
 These are sitehost's own routes (the original managed keys from its admin screens), so they
 follow the REST conventions of core/v2 (201 on create, X-WP-Total on lists, the error shape)
@@ -16,8 +17,9 @@ from host.auth import users as user_service
 from . import apikeys
 from .apikeys import api_key_of
 from .enrolments import enrolment_record
-from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, CatalogueArgs, EnrolmentListArgs
-from .tables import ENROLMENTS, table
+from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, CatalogueArgs, EnrolmentListArgs, \
+    PaymentEventListArgs
+from .tables import ENROLMENTS, EVENTS, table
 
 
 def not_with_api_key(request) -> bool:
@@ -63,6 +65,26 @@ def list_enrolments(request):
                                    params["page"])
 
 
+def list_payment_events(request):
+    """Every verified payment event as recorded, newest first: what an operator checks when a buyer
+    says they paid (a refused payment enrolled no one and is to be refunded or enrolled by hand)."""
+    params = request.params
+    events = table(request.app, EVENTS)
+    conditions = [column == params[name] for name, column in (("outcome", events.c.outcome),
+                                                              ("course", events.c.course_id)) if params.get(name)]
+    total = request.session.execute(select(func.count()).select_from(events).where(*conditions)).scalar_one()
+    rows = request.session.execute(select(events).where(*conditions).order_by(events.c.id.desc())
+                                   .limit(params["per_page"]).offset((params["page"] - 1) * params["per_page"])).all()
+    return RestResponse.collection(request, [payment_event_record(row) for row in rows], total, params["per_page"],
+                                   params["page"])
+
+
+def payment_event_record(row) -> dict:
+    return {"id": row.id, "provider": row.provider, "event_id": row.event_id, "type": row.type,
+            "outcome": row.outcome, "course_id": row.course_id, "user_id": row.user_id, "amount": row.amount,
+            "currency": row.currency, "reference": row.reference, "received": row.received.isoformat()}
+
+
 def import_catalogue(request):
     """POST lms/v1/catalogue: what `sitehost lms import` does, for a catalogue sent as the JSON body."""
     from .importer import ImportError_, import_catalogue as run_import, read_catalogue
@@ -90,4 +112,6 @@ def routes(namespace: str) -> list[Route]:
         Route(namespace, "/catalogue", "POST", import_catalogue, args=CatalogueArgs, **admin),
         Route(namespace, "/enrolments", "GET", list_enrolments, args=EnrolmentListArgs, title="lms-enrolments",
               **admin),
+        Route(namespace, "/payment-events", "GET", list_payment_events, args=PaymentEventListArgs,
+              title="lms-payment-events", **admin),
     ]

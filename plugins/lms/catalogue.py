@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from decimal import Decimal
 from typing import Any, Iterable
 
 from sqlalchemy import bindparam, func, select
@@ -168,6 +169,13 @@ def price_text(item: dict) -> str:
         return ""
     price = float(item["meta"].get(PRICE) or 0)
     return str(int(price)) if price.is_integer() else f"{price:.2f}".rstrip("0")
+
+
+def course_price(item: dict) -> Decimal:
+    """What the course costs, in whole units of `[plugins.lms] currency` (0 for a free course)."""
+    if item["meta"].get("lms_price_type") != "paid":
+        return Decimal(0)
+    return Decimal(str(item["meta"].get(PRICE) or 0))
 
 
 def may_see_private_fields(request, user_id: int) -> bool:

@@ -134,3 +134,17 @@ class EnrolmentListArgs(Schema):
         "description": "Current page of the collection."})
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
         "description": "Maximum number of items to be returned in result set."})
+
+
+PAYMENT_OUTCOMES = ["enrolled", "refunded", "ignored", "unmatched", "refused"]
+
+
+class PaymentEventListArgs(Schema):
+    outcome = fields.String(validate=validate.OneOf(PAYMENT_OUTCOMES), metadata={
+        "description": "Only events with this outcome (refused: the amount or currency was not the course's price)."})
+    course = fields.Integer(validate=validate.Range(min=1, max=2**63 - 1), metadata={
+        "description": "Only this course's events."})
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={
+        "description": "Current page of the collection."})
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
+        "description": "Maximum number of items to be returned in result set."})

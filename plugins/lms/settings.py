@@ -6,12 +6,18 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from marshmallow import Schema, fields, validate
+from babel.numbers import get_currency_precision, is_currency
+from marshmallow import Schema, ValidationError, fields, validate
 
 from host import StartupError, load_plugin_table
 from host.stash import StashKey
 
 METHOD_PATTERN = r"^[a-z0-9_-]{1,40}$"
+
+
+def _known_currency(code: str) -> None:
+    if not is_currency(code):
+        raise ValidationError(f"{code!r} is not an ISO 4217 currency code (upper case, such as GBP or EUR).")
 
 
 class LmsConfigSchema(Schema):
@@ -26,7 +32,11 @@ class LmsConfigSchema(Schema):
         "description": "Other payment methods: {method: secret}; their events are signed with an "
                        "HMAC-SHA256 of the raw body, hex, in X-Webhook-Signature."})
     webhook_tolerance = fields.Integer(load_default=300, validate=validate.Range(min=1, max=86400), metadata={
-        "description": "Seconds a signed Stripe event stays acceptable (replays of older signatures are refused)."})
+        "description": "Seconds a signed Stripe event's timestamp may be from the server's clock, either way "
+                       "(older replays and future-dated signatures are refused)."})
+    currency = fields.String(load_default="GBP", validate=_known_currency, metadata={
+        "description": "ISO 4217 code of course prices (lms_price); a payment in another currency, or of "
+                       "another amount, enrols no one and is recorded as refused."})
     max_webhook_bytes = fields.Integer(load_default=262144, validate=validate.Range(min=1024, max=4194304), metadata={
         "description": "Largest webhook body accepted, in bytes."})
 
@@ -38,6 +48,12 @@ class LmsSettings:
     webhook_secrets: Mapping[str, str]
     webhook_tolerance: int
     max_webhook_bytes: int
+    currency: str
+
+    @property
+    def currency_digits(self) -> int:
+        """Decimal places of the currency's smallest unit (GBP 2, JPY 0): payments count in that unit."""
+        return get_currency_precision(self.currency)
 
 
 SETTINGS = StashKey[LmsSettings]("lms.settings")

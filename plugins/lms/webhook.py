@@ -2,11 +2,18 @@
 
 Every event is verified before anything is read from it: Stripe's with the `stripe` package's
 own check (signature over the timestamp and raw body, constant-time comparison, timestamp
-tolerance), any other method's with an HMAC-SHA256 of the raw body under its secret from
+tolerance into the past) and ours of the tolerance into the future, which the package leaves
+open; any other method's with an HMAC-SHA256 of the raw body under its secret from
 `[plugins.lms] webhook_secrets`, compared in constant time. A bad or missing signature gets
 400 and writes nothing. Each verified event is recorded once by (provider, event id): a replay
 changes nothing and answers 200. A completed checkout enrols the buyer, a full refund cancels
 that enrolment, and any other event type is recorded as ignored and logged.
+
+A payment enrols only when its amount and currency are the course's price (`lms_price` in
+`[plugins.lms] currency`). Any other payment is recorded as `refused`, logged as a warning and
+listed at lms/v1/payment-events; it answers 200 (code `lms_payment_refused`) rather than an
+error: the provider delivered a genuine event, and an error status would only make it retry
+the same refused event for days (Stripe retries for three).
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ import hmac
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
+from decimal import Decimal
 
 import stripe
 from sqlalchemy import select
@@ -26,7 +35,7 @@ from host import RestError, Route
 from host.auth import users as user_service
 
 from .apikeys import utcnow
-from .catalogue import as_id, find_course
+from .catalogue import as_id, course_price, find_course
 from .enrolments import enrol, revoke
 from .schemas import NoArgs
 from .settings import settings_of
@@ -84,11 +93,18 @@ def receive(request):
 def _stripe_event(request, body: bytes, settings) -> Payment:
     if not settings.stripe_webhook_secret:
         raise _refuse("lms_webhook_not_configured", "Stripe payments are not configured on this site.")
+    header = request.header("stripe-signature")
     try:
-        stripe.Webhook.construct_event(body, request.header("stripe-signature"), settings.stripe_webhook_secret,
+        stripe.Webhook.construct_event(body, header, settings.stripe_webhook_secret,
                                        tolerance=settings.webhook_tolerance)
     except (stripe.SignatureVerificationError, ValueError, UnicodeDecodeError):
         raise _refuse("lms_webhook_invalid_signature", "The event's signature does not verify.") from None
+    signed_at = _stripe_timestamp(header)
+    if signed_at > time.time() + settings.webhook_tolerance:
+        # The package bounds only the past: a signature dated ahead would stay valid until then.
+        log.warning("Stripe event refused: its signature is dated %d s ahead of this server's clock",
+                    signed_at - int(time.time()))
+        raise _refuse("lms_webhook_invalid_signature", "The event's signature does not verify.")
     event = _json_object(body)
     obj = ((event.get("data") or {}).get("object") or {}) if isinstance(event.get("data"), dict) else {}
     if not isinstance(obj, dict):
@@ -111,6 +127,13 @@ def _stripe_event(request, body: bytes, settings) -> Payment:
         payment.amount = obj.get("amount_refunded") if isinstance(obj.get("amount_refunded"), int) else None
         payment.currency = _text(obj.get("currency"))[:10]
     return payment
+
+
+def _stripe_timestamp(header: str) -> int:
+    """The `t=` of a Stripe-Signature header the `stripe` package has just verified, read as the
+    package reads it (its first `t` item; the package keeps its parser private)."""
+    items = [item.split("=", 2) for item in header.split(",")]
+    return int([item[1] for item in items if item[0] == "t"][0])
 
 
 def _hmac_event(request, method: str, body: bytes, settings) -> Payment:
@@ -163,10 +186,15 @@ def _record(request, provider: str, payment: Payment) -> dict:
     outcome, course_id = "ignored", payment.course_id or 0
     if payment.action == "enrol":
         course = find_course(request, payment.course_id)
+        mismatch = _price_mismatch(request.app, course, payment) if course is not None else ""
         if course is None or user_id is None:
             outcome = "unmatched"
             log.warning("payment event %s (%s) names no known course or buyer: course %s, user %s",
                         payment.event_id, provider, payment.course_id, user_id)
+        elif mismatch:
+            outcome = "refused"
+            log.warning("payment event %s (%s) refused, no enrolment: %s (course %s, user %s)",
+                        payment.event_id, provider, mismatch, course["id"], user_id)
         else:
             enrol(request, course["id"], user_id, provider, payment.event_id)
             outcome = "enrolled"
@@ -183,6 +211,27 @@ def _record(request, provider: str, payment: Payment) -> dict:
     except IntegrityError:  # the same event delivered twice at once: the other delivery recorded it
         raise RestError("lms_webhook_in_progress", "This event is being processed; retry later.", 409) from None
     return _answer(payment, outcome, replayed=False)
+
+
+def _price_mismatch(app, course: dict, payment: Payment) -> str:
+    """Why the payment does not buy the course ("" when its amount and currency are the course's price).
+
+    Amounts arrive in the currency's smallest unit (pence); the price is stored in whole units
+    (60 or 12.5), so both are compared as exact decimals. A discount code lowers what is paid, so
+    such a payment is refused too: the operator sees it and enrols by hand.
+    """
+    settings = settings_of(app)
+    price, currency = course_price(course), settings.currency
+    paid_currency = payment.currency.upper()
+    if paid_currency != currency:
+        return f"paid in {paid_currency or 'no currency'}, the course is priced in {currency}"
+    if payment.amount is None:
+        return "the event names no amount"
+    digits = settings.currency_digits
+    paid = Decimal(payment.amount).scaleb(-digits)
+    if paid != price:
+        return f"paid {paid:.{digits}f} {currency}, the course costs {price:.{digits}f} {currency}"
+    return ""
 
 
 def _buyer(request, payment: Payment) -> int | None:
@@ -216,7 +265,11 @@ def _refund(request, provider: str, payment: Payment, user_id: int | None) -> tu
 
 def _answer(payment: Payment, outcome: str, replayed: bool) -> dict:
     message = "Event already processed" if replayed else "Event processed"
-    return {"code": "success", "message": message,
+    code = "success"
+    if outcome == "refused":  # still 200: see the module's docstring
+        code = "lms_payment_refused"
+        message += ": payment refused, its amount or currency is not the course's price"
+    return {"code": code, "message": message,
             "data": {"event_id": payment.event_id, "type": payment.type, "outcome": outcome, "replayed": replayed}}
 
 

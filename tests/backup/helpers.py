@@ -172,6 +172,54 @@ def member_offset(archive: Path, name: str) -> tuple[int, int]:
         return member.offset_data, member.size
 
 
+def craft_archive(path: Path, like: Path | None, uploads: dict[str, bytes],
+                  tables: dict[str, list[str]] | None = None) -> Path:
+    """A well-formed archive (every checksum right, an end marker) holding what an attacker chose:
+    `uploads` {path as listed: bytes} and `tables` {name: columns}, each table one row of nulls.
+    The rest of its manifest is copied from the real archive `like`, or made up when None."""
+    import hashlib
+    import tempfile
+
+    from plugins.backup.archive import FORMAT, FORMAT_VERSION, ArchiveWriter, read_manifest
+
+    manifest = read_manifest(like) if like is not None else {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "site": {"name": "Crafted", "url": ""},
+        "sitehost_version": "0.1.0", "plugins": {}, "disabled_plugins": {}, "schema_version": "0" * 16,
+        "created": "2026-01-01T00:00:00+00:00", "snapshot": {"engine": "sqlite", "method": "crafted", "taken_at": ""},
+        "absent_tables": [], "warnings": []}
+    writer = ArchiveWriter(path, created=0)
+    listed = []
+    for name, columns in (tables or {}).items():
+        line = ("[" + ",".join(["null"] * len(columns)) + "]\n").encode()
+        result = writer.add_table(name, [line])
+        listed.append({"name": name, "plugin": "unknown", "columns": columns, "primary_key": [],
+                       "rows": result.rows, "sha256": result.sha256, "sequence": None})
+    files = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for number, (relative, data) in enumerate(uploads.items()):
+            source = Path(scratch) / str(number)
+            source.write_bytes(data)
+            files.append(writer.add_file(relative, source))
+    assert all(entry["sha256"] == hashlib.sha256(data).hexdigest() for entry, data in zip(files, uploads.values()))
+    manifest.update(tables=listed, uploads={"count": len(files), "bytes": sum(len(data) for data in uploads.values()),
+                                            "files": files})
+    return writer.finish(manifest)
+
+
+@contextlib.contextmanager
+def usual_umask():
+    """022, the common default, under which files used to be written 0644 (readable by every local user)."""
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
 def flip_byte(path: Path, offset: int) -> None:
     with open(path, "r+b") as handle:
         handle.seek(offset)

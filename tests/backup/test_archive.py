@@ -11,6 +11,7 @@ import hashlib
 import json
 import shutil
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +21,8 @@ from plugins.backup.create import sitehost_version
 from plugins.backup.restore import RestoreRefused
 from plugins.backup.service import backup_site, restore_site
 
-from .helpers import (ARCHIVED, GRADES, archive_plugin, engine_under_test, flip_byte, gradebook_plugin,
-                      member_offset, new_database, open_site, raw_rows, site_settings, table_counts, write_grades)
+from .helpers import (ARCHIVED, GRADES, archive_plugin, craft_archive, engine_under_test, flip_byte,
+                      gradebook_plugin, member_offset, mode, usual_umask, new_database, open_site, raw_rows, site_settings, table_counts, write_grades)
 
 UPLOADS = {"2025/06/sports-day.jpg": bytes(range(256)) * 400, "2025/06/notes/minutes.pdf": b"%PDF-1.4 minutes",
            "logo.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 5000}
@@ -51,7 +52,8 @@ def site(tmp_path_factory):
                              headers=admin.headers, status=201)
         deleted = app.client.get("/wp-json/core/v2/posts?status=draft&search=Deleted", headers=admin.headers).json
         app.client.delete(f"/wp-json/core/v2/posts/{deleted[0]['id']}?force=true", headers=admin.headers, status=200)
-        result, _removed = backup_site(app)
+        with usual_umask():
+            result, _removed = backup_site(app)
         app.close()
         yield settings, result.path, url, admin
 
@@ -62,6 +64,13 @@ def damaged(site, tmp_path):
     copy = tmp_path / site[1].name
     shutil.copyfile(site[1], copy)
     return copy
+
+
+def test_archives_and_their_folder_are_owner_only(site):
+    """An archive holds password hashes and site secrets: no other local user may read it."""
+    archive = site[1]
+    assert mode(archive) == 0o600
+    assert mode(archive.parent) == 0o700  # the backups folder, made by the first backup
 
 
 def test_manifest_says_what_the_archive_holds(site):
@@ -175,11 +184,44 @@ def test_a_file_that_is_not_an_archive_is_refused(site, tmp_path):
         verify_archive(tmp_path / "missing.tar")
 
 
-def test_restore_gives_back_every_row_and_column_type(site, tmp_path):
+def test_verify_refuses_an_upload_path_that_restore_refuses(site, tmp_path):
+    """Every checksum of the crafted archive matches: verify said OK, and restore then refused it."""
+    outside = ["../../x", "/tmp/x", "2025/../../x", "a\\..\\x", "./x", "a//x"]
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {**{path: b"#!/bin/sh\n" for path in outside},
+                                                                 "fine.txt": b"ok"})
+    message = _assert_refused(site[0], crafted, tmp_path,
+                              *(f"upload {path!r}: a path outside the uploads folder" for path in outside))
+    assert "fine.txt" not in message
+
+
+def test_verify_refuses_uploads_that_cannot_all_be_unpacked(site, tmp_path):
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {"2025": b"a file", "2025/photo.jpg": b"and a folder"})
+    _assert_refused(site[0], crafted, tmp_path, "upload '2025': both a file and the folder of another upload")
+
+
+def test_verify_refuses_a_manifest_entry_of_the_wrong_shape(site, tmp_path):
+    """A crafted manifest (its checksum in the end marker matching) with an upload path that is not text."""
+    import io
+
+    from plugins.backup.archive import ArchiveWriter, read_manifest
+
+    manifest = read_manifest(site[1])
+    manifest.update(tables=[], uploads={"count": 1, "bytes": 0, "files": [{"path": ["x"], "size": 0, "sha256": ""}]})
+    writer = ArchiveWriter(tmp_path / "crafted.tar", created=0)
+    writer._tar.addfile(writer._info("uploads/x", 0), io.BytesIO(b""))
+    writer.finish(manifest)
+    _assert_refused(site[0], tmp_path / "crafted.tar", tmp_path, "upload entry 0 lacks a path, size or sha256")
+
+
+def test_restore_gives_back_every_row_and_column_type(site, tmp_path, caplog):
     settings, archive, source, _admin = site
     uploads = tmp_path / "uploads"
     with new_database(tmp_path, engine_under_test()) as target:
-        result = restore_site(settings, archive, target, uploads)
+        with usual_umask(), caplog.at_level("WARNING"):
+            result = restore_site(settings, archive, target, uploads)
+        if engine_under_test() == "sqlite":  # the restored file is owner-only from its first byte
+            assert mode(Path(target.removeprefix("sqlite:///"))) == 0o600
+            assert "could be read by other local users" not in caplog.text
         assert result.tables == len(result.manifest["tables"]) and result.files == len(UPLOADS)
         assert raw_rows(target, GRADES) == raw_rows(source, GRADES)  # SQL NULL and JSON null kept apart
         assert raw_rows(target, ARCHIVED) == [(1, "Prize giving 2019"), (2, "Prize giving 2020")]

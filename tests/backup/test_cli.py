@@ -16,7 +16,8 @@ from sqlalchemy import insert
 from host.cli import main
 from plugins.backup.archive import read_manifest, table_member
 
-from .helpers import engine_under_test, flip_byte, member_offset, new_database, open_site, site_settings, table_counts
+from .helpers import (craft_archive, engine_under_test, flip_byte, member_offset, mode, new_database, open_site,
+                      site_settings, table_counts, usual_umask)
 
 
 def invoke(config: Path, *args):
@@ -59,11 +60,19 @@ def source(tmp_path_factory):
 
 def test_create_list_and_verify(source):
     folder, config, _url = source
-    created = invoke(config, "backup", "create")
+    (folder / "backups").mkdir(mode=0o755)
+    older = folder / "backups" / "sitehost-backup-20200101T000000000Z-0a0b0c.tar"  # written 0644 before
+    older.write_bytes(b"an archive of 2020")
+    older.chmod(0o644)
+    with usual_umask():
+        created = invoke(config, "backup", "create")
+    assert mode(older) == 0o600  # tightened by the next backup
+    older.unlink()
     assert created.exit_code == 0, created.output
     assert "backup written: " in created.stdout
     archive = Path(created.stdout.split("backup written: ", 1)[1].split()[0])
     assert archive.parent == folder / "backups"
+    assert mode(archive) == 0o600 and mode(archive.parent) == 0o755  # an existing folder keeps its mode
     assert "1 uploads" in created.stdout and "rows;" in created.stdout
     listed = invoke(config, "backup", "list")
     assert listed.exit_code == 0 and archive.name in listed.stdout and "1 uploads" in listed.stdout
@@ -75,9 +84,10 @@ def test_create_list_and_verify(source):
 def test_create_to_a_named_file_and_verify_a_damaged_copy(source, tmp_path):
     _folder, config, _url = source
     target = tmp_path / "copies" / "before-upgrade.tar"
-    created = invoke(config, "backup", "create", "--to", str(target))
+    with usual_umask():
+        created = invoke(config, "backup", "create", "--to", str(target))
     assert created.exit_code == 0, created.output
-    assert target.is_file()
+    assert target.is_file() and mode(target) == 0o600 and mode(target.parent) == 0o700
     again = invoke(config, "backup", "create", "--to", str(target))
     assert again.exit_code == 1 and "exists already" in again.stderr
     offset, size = member_offset(target, table_member("terms"))
@@ -89,6 +99,27 @@ def test_create_to_a_named_file_and_verify_a_damaged_copy(source, tmp_path):
                      "--uploads", str(tmp_path / "new-uploads"))
     assert refused.exit_code == 1 and "nothing was restored" in refused.stderr and "table terms" in refused.stderr
     assert not (tmp_path / "new.db").exists() or table_counts(f"sqlite:///{tmp_path}/new.db") == {}
+
+
+def test_verify_refuses_what_restore_refuses(source, tmp_path):
+    """Archives whose checksums all match, but that restore refuses: verify answers the same, not OK."""
+    _folder, config, _url = source
+    escaping = craft_archive(tmp_path / "escaping.tar", None, {"../../x": b"#!/bin/sh\n", "/etc/cron.d/x": b"* * *"})
+    verified = invoke(config, "backup", "verify", str(escaping))
+    assert verified.exit_code == 1, verified.output
+    assert "is damaged" in verified.stderr and "OK" not in verified.stdout
+    assert "upload '../../x': a path outside the uploads folder" in verified.stderr
+    assert "upload '/etc/cron.d/x': a path outside the uploads folder" in verified.stderr
+    restored = invoke(config, "backup", "restore", str(escaping), "--into", f"sqlite:///{tmp_path}/new.db",
+                      "--uploads", str(tmp_path / "new-uploads"))
+    assert restored.exit_code == 1 and "nothing was restored" in restored.stderr
+    assert "upload '../../x': a path outside the uploads folder" in restored.stderr
+    foreign = craft_archive(tmp_path / "foreign.tar", None, {}, tables={"gradebook_entries": ["id", "student"]})
+    verified = invoke(config, "backup", "verify", str(foreign))
+    assert verified.exit_code == 1 and "cannot be restored here" in verified.stderr
+    assert "table gradebook_entries (plugin unknown) is in the backup, but no plugin installed here defines it" \
+        in verified.stderr
+    assert not (tmp_path / "new-uploads").exists() and not (tmp_path.parent / "x").exists()
 
 
 def test_restore_into_an_empty_database_then_refuse_a_second_time(source, tmp_path):

@@ -11,6 +11,7 @@ import time
 import pytest
 import stripe
 
+from host.config import ConfigError
 from host.testing import assert_rest_error, create_test_user
 
 API = "/wp-json/lms/v1"
@@ -31,13 +32,14 @@ def shop(make_app):
 
 
 def checkout_event(event_id: str, course_id, *, user_id=None, reference="pi_123", email="", client_reference=None,
-                   payment_status="paid", event_type="checkout.session.completed") -> str:
+                   payment_status="paid", event_type="checkout.session.completed", amount=4500,
+                   currency="gbp") -> str:
     metadata = {"course_id": str(course_id)}
     if user_id is not None:
         metadata["user_id"] = str(user_id)
     return json.dumps({"id": event_id, "object": "event", "type": event_type, "data": {"object": {
-        "id": "cs_test_1", "object": "checkout.session", "payment_status": payment_status, "amount_total": 4500,
-        "currency": "gbp", "payment_intent": reference, "metadata": metadata, "customer_email": email or None,
+        "id": "cs_test_1", "object": "checkout.session", "payment_status": payment_status, "amount_total": amount,
+        "currency": currency, "payment_intent": reference, "metadata": metadata, "customer_email": email or None,
         "client_reference_id": client_reference}}})
 
 
@@ -94,6 +96,85 @@ def test_forged_stale_and_unsigned_events_are_refused_and_change_nothing(shop):
     assert enrolments(shop) == []
     # after all that, the genuine event still enrols: the refusals recorded nothing
     assert send_stripe(shop, payload).json["data"]["outcome"] == "enrolled"
+
+
+def test_a_signature_dated_ahead_is_refused(shop):
+    """The tolerance bounds the future too: a signature dated an hour ahead would stay valid for an hour."""
+    payload = checkout_event("evt_future", shop.course, user_id=shop.parent.id)
+    ahead = int(time.time()) + 3600
+    assert_rest_error(send_stripe(shop, payload, timestamp=ahead, status=400), "lms_webhook_invalid_signature", 400)
+    assert enrolments(shop) == []
+    # a clock a minute fast is within the tolerance (300 s), as a minute slow is
+    assert send_stripe(shop, payload, timestamp=int(time.time()) + 60).json["data"]["outcome"] == "enrolled"
+
+
+def payment_events(app, **query):
+    return app.client.get(f"{API}/payment-events", query, headers=app.admin.headers, status=200)
+
+
+def test_a_payment_that_is_not_the_course_price_enrols_no_one_and_is_listed(shop, caplog):
+    """£0.01 for a £45 course, or £45 in dollars: refused, logged, stored, listed for the operator,
+    and answered 200 so that the provider does not retry a refusal for days."""
+    with caplog.at_level("WARNING", logger="sitehost.lms.webhook"):
+        cheap = send_stripe(shop, checkout_event("evt_cheap", shop.course, user_id=shop.parent.id, amount=1)).json
+    assert cheap["code"] == "lms_payment_refused" and cheap["data"]["outcome"] == "refused"
+    assert "evt_cheap" in caplog.text and "paid 0.01 GBP, the course costs 45.00 GBP" in caplog.text
+    dollars = send_stripe(shop, checkout_event("evt_usd", shop.course, user_id=shop.parent.id, currency="usd",
+                                               reference="pi_usd")).json
+    assert dollars["data"]["outcome"] == "refused"
+    no_amount = checkout_event("evt_none", shop.course, user_id=shop.parent.id, amount=None, reference="pi_none")
+    assert send_stripe(shop, no_amount).json["data"]["outcome"] == "refused"
+    replay = send_stripe(shop, checkout_event("evt_cheap", shop.course, user_id=shop.parent.id, amount=1)).json
+    assert replay["data"] == {"event_id": "evt_cheap", "type": "checkout.session.completed", "outcome": "refused",
+                              "replayed": True}
+    assert enrolments(shop) == []
+    refused = payment_events(shop, outcome="refused")
+    assert refused.headers["X-WP-Total"] == "3"
+    assert [(row["event_id"], row["course_id"], row["user_id"], row["amount"], row["currency"])
+            for row in refused.json] == [("evt_none", shop.course, shop.parent.id, None, "gbp"),
+                                         ("evt_usd", shop.course, shop.parent.id, 4500, "usd"),
+                                         ("evt_cheap", shop.course, shop.parent.id, 1, "gbp")]
+    # the full price in pounds (any letter case) enrols, and the operator's list shows it beside the refusals
+    paid = checkout_event("evt_paid_in_full", shop.course, user_id=shop.parent.id, currency="GBP", reference="pi_ok")
+    assert send_stripe(shop, paid).json["data"]["outcome"] == "enrolled"
+    assert [row["outcome"] for row in payment_events(shop).json] == ["enrolled", "refused", "refused", "refused"]
+    assert payment_events(shop, course=shop.course + 1000).json == []
+    assert_rest_error(shop.client.get(f"{API}/payment-events?outcome=lost", headers=shop.admin.headers, status=400),
+                      "rest_invalid_param", 400)
+
+
+def test_other_methods_and_fractional_prices_are_checked_too(shop):
+    course = shop.client.post_json("/wp-json/core/v2/courses", {
+        "title": "Pottery", "status": "publish", "meta": {"lms_price_type": "paid", "lms_price": 12.5}},
+        headers=shop.admin.headers, status=201).json["id"]
+    url = f"{API}/ecommerce-webhook/school-pay"
+
+    def pay(event_id, amount, currency="GBP"):
+        body = json.dumps({"id": event_id, "type": "payment.completed", "data": {
+            "course_id": course, "user_id": shop.parent.id, "amount": amount, "currency": currency,
+            "reference": event_id}}).encode()
+        return shop.client.post(url, body, headers={"X-Webhook-Signature": sign(body)}, status=200).json
+
+    assert pay("sp-short", 1249)["data"]["outcome"] == "refused"
+    assert pay("sp-euro", 1250, "EUR")["data"]["outcome"] == "refused"
+    assert enrolments(shop) == []
+    assert pay("sp-exact", 1250)["data"]["outcome"] == "enrolled"
+
+
+def test_the_course_currency_is_a_setting(make_app):
+    euro = make_app(plugins=["core", "lms"], config={"lms": {"stripe_webhook_secret": STRIPE_SECRET,
+                                                             "currency": "EUR"}})
+    admin = create_test_user(euro, "administrator")
+    buyer = create_test_user(euro, "subscriber")
+    course = euro.client.post_json("/wp-json/core/v2/courses", {
+        "title": "Cookery", "status": "publish", "meta": {"lms_price_type": "paid", "lms_price": 30}},
+        headers=admin.headers, status=201).json["id"]
+    assert send_stripe(euro, checkout_event("evt_gbp", course, user_id=buyer.id, amount=3000)).json["data"][
+        "outcome"] == "refused"
+    assert send_stripe(euro, checkout_event("evt_eur", course, user_id=buyer.id, amount=3000, currency="eur",
+                                            reference="pi_eur")).json["data"]["outcome"] == "enrolled"
+    with pytest.raises(ConfigError, match=r"currency = .POUNDS. is not valid; .* not an ISO 4217 currency code"):
+        make_app(plugins=["core", "lms"], config={"lms": {"currency": "POUNDS"}})
 
 
 def test_a_refund_revokes_and_unknown_events_are_logged(shop, caplog):
@@ -157,3 +238,7 @@ def test_enrolments_are_for_administrators_only(shop, issue_key):
                       "rest_forbidden", 403)
     admin_key = issue_key(shop, shop.admin, "all")
     assert_rest_error(shop.client.get(f"{API}/enrolments", headers=admin_key, status=403), "rest_forbidden", 403)
+    assert_rest_error(shop.client.get(f"{API}/payment-events", status=401), "rest_forbidden", 401)
+    assert_rest_error(shop.client.get(f"{API}/payment-events", headers=shop.parent.headers, status=403),
+                      "rest_forbidden", 403)
+    assert_rest_error(shop.client.get(f"{API}/payment-events", headers=admin_key, status=403), "rest_forbidden", 403)
