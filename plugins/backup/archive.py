@@ -21,6 +21,7 @@ among them: they are created 0600 (owner only), never readable by other local us
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import hashlib
 import io
@@ -49,6 +50,8 @@ PARTIAL = ".partial"
 CHUNK = 1024 * 1024
 GZIP_LEVEL = 1  # JSON lines shrink ~5x even at level 1; higher levels cost far more time than they save
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024
+# Longer than any path a file system takes (Linux: 4096 bytes), so no real upload is refused.
+MAX_UPLOAD_PATH = 4096
 BATCH_ROWS = 1000
 QUEUED = 8  # batches waiting for the packing thread (bounds memory)
 
@@ -460,14 +463,29 @@ def manifest_problems(manifest: dict) -> list[str]:
             problems.append(f"upload {entry['path']!r}: listed twice")
         else:
             paths.add(entry["path"])
-    folders = {parent.as_posix() for path in paths for parent in PurePosixPath(path).parents}
-    problems += [f"upload {path!r}: both a file and the folder of another upload" for path in sorted(paths & folders)]
+    problems += [f"upload {path!r}: both a file and the folder of another upload" for path in _folders_of_others(paths)]
     return problems
+
+
+def _folders_of_others(paths: set[str]) -> list[str]:
+    """The paths that another path lies under. Sorted, every path under `p` follows `p + "/"` at once,
+    so one binary search per path finds them: the cost grows with the manifest's size, not with the
+    square of a path's depth (a crafted manifest may hold one very deep path)."""
+    ordered = sorted(paths)
+    found = []
+    for path in ordered:
+        folder = path + "/"
+        index = bisect.bisect_left(ordered, folder)
+        if index < len(ordered) and ordered[index].startswith(folder):
+            found.append(path)
+    return found
 
 
 def safe_upload_path(relative: str) -> PurePosixPath | None:
     """The relative path of an upload member, or None when it would leave the uploads folder, or is not
     written as a backup writes it (`./x` and `a//b` would name the same file as `x` and `a/b`)."""
+    if len(relative) > MAX_UPLOAD_PATH:
+        return None
     path = PurePosixPath(relative)
     if not relative or path.is_absolute() or any(part in ("", ".", "..") for part in path.parts) \
             or path.as_posix() != relative or "\\" in relative or "\x00" in relative:

@@ -195,8 +195,18 @@ def test_verify_refuses_an_upload_path_that_restore_refuses(site, tmp_path):
 
 
 def test_verify_refuses_uploads_that_cannot_all_be_unpacked(site, tmp_path):
-    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {"2025": b"a file", "2025/photo.jpg": b"and a folder"})
-    _assert_refused(site[0], crafted, tmp_path, "upload '2025': both a file and the folder of another upload")
+    """`2025-old` sorts between `2025` and `2025/...`: the check must still see `2025` as a folder."""
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {"2025": b"a file", "2025-old/a.jpg": b"fine",
+                                                                 "2025/06/photo.jpg": b"and a folder"})
+    message = _assert_refused(site[0], crafted, tmp_path, "upload '2025': both a file and the folder of another upload")
+    assert "2025-old" not in message
+
+
+def test_verify_refuses_an_upload_path_longer_than_a_file_system_takes(site, tmp_path):
+    """A crafted manifest may hold one very deep path; it is refused by its length, never walked folder by folder."""
+    deep = "/".join(["a"] * 3000)
+    crafted = craft_archive(tmp_path / "crafted.tar", site[1], {deep: b"x", "fine.txt": b"ok"})
+    _assert_refused(site[0], crafted, tmp_path, f"upload {deep!r}: a path outside the uploads folder")
 
 
 def test_verify_refuses_a_manifest_entry_of_the_wrong_shape(site, tmp_path):
