@@ -178,6 +178,24 @@ _DROPPED_WITH_CONTENT = frozenset({"script", "style"})
 _CONTROL_CHARACTERS = dict.fromkeys([*range(32), 127])
 
 
+def _without_markup(value: str) -> str:
+    """`value` without tags (script and style with their content), a `<` that starts no tag as `&lt;`."""
+    if "<" not in value:
+        return value
+    kept, hidden = [], ""
+    for index, part in enumerate(split_markup(value)):
+        if index % 2 == 0:
+            if not hidden:
+                kept.append(part)
+            continue
+        name = tag_name(part)
+        if hidden:
+            hidden = "" if part.startswith("</") and name == hidden else hidden
+        elif name in _DROPPED_WITH_CONTENT and not part.startswith("</"):
+            hidden = name
+    return "".join(kept).replace("<", "&lt;")
+
+
 def sanitize_text_field(value: str) -> str:
     """One line of plain text from what an outsider typed, as the reference's sanitize_text_field.
 
@@ -185,22 +203,20 @@ def sanitize_text_field(value: str) -> str:
     no client can later read markup in it, control characters go and white space collapses.
     Names and other one-line fields written by visitors are shown by other people's pages.
     """
-    if "<" in value:
-        kept, hidden = [], ""
-        for index, part in enumerate(split_markup(value)):
-            if index % 2 == 0:
-                if not hidden:
-                    kept.append(part)
-                continue
-            name = tag_name(part)
-            if hidden:
-                hidden = "" if part.startswith("</") and name == hidden else hidden
-            elif name in _DROPPED_WITH_CONTENT and not part.startswith("</"):
-                hidden = name
-        value = "".join(kept).replace("<", "&lt;")
+    value = _without_markup(value)
     if value.isprintable() and "  " not in value and value == value.strip():
         return value  # most names: nothing to do
     return " ".join(value.split()).translate(_CONTROL_CHARACTERS)
+
+
+def sanitize_textarea_field(value: str) -> str:
+    """Plain text of several lines (a review, a message), as the reference's sanitize_textarea_field:
+    as sanitize_text_field, but line breaks stay."""
+    value = _without_markup(value)
+    if value.isprintable() and value == value.strip():
+        return value
+    lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(" ".join(line.split()).translate(_CONTROL_CHARACTERS) for line in lines).strip()
 
 
 # What the reference's esc_url_raw keeps of a URL (any non-ASCII character too).
