@@ -224,6 +224,16 @@ _URL_PUNCTUATION = frozenset("-~+_.?#=!&;,/:%@$|*'()[]")
 _URL_SCHEME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
 
 
+def _without_encoded_breaks(url: str) -> str:
+    """`url` without %0d / %0a, also those that removing one would form ("%0%0aa"), in one pass."""
+    kept: list[str] = []
+    for character in url:
+        kept.append(character)
+        if len(kept) >= 3 and kept[-3] == "%" and kept[-2] == "0" and kept[-1] in "aAdD":
+            del kept[-3:]
+    return "".join(kept)
+
+
 def sanitize_url(value: str, schemes: frozenset[str] | tuple[str, ...] = ("http", "https")) -> str:
     """`value` as a URL safe to link to, or "" when its scheme is not in `schemes`.
 
@@ -237,11 +247,11 @@ def sanitize_url(value: str, schemes: frozenset[str] | tuple[str, ...] = ("http"
                   or character in _URL_PUNCTUATION or not character.isascii() and character.isprintable())
     if not url:
         return ""
-    if not url.lower().startswith("mailto:"):
-        for encoded_break in ("%0d", "%0a", "%0D", "%0A"):
-            while encoded_break in url:
-                url = url.replace(encoded_break, "")
+    if not url.lower().startswith("mailto:") and "%0" in url:
+        url = _without_encoded_breaks(url)
     url = url.replace(";//", "://")
+    if not url:
+        return ""
     scheme, colon, _ = url.partition(":")
     if not colon:
         return url if url[0] in "/#?" else "http://" + url
