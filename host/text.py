@@ -171,3 +171,93 @@ def _join_words(text: str) -> str:
     # punctuation dropped: two C passes instead of a Python loop over every word (an excerpt
     # reads the whole rendered content, so this ran once per word of every post rendered).
     return _SPACE_BEFORE_CLOSING.sub("", " ".join(text.split()))
+
+
+# Elements whose content goes with their tags when text is cleaned (the reference's wp_strip_all_tags).
+_DROPPED_WITH_CONTENT = frozenset({"script", "style"})
+_CONTROL_CHARACTERS = dict.fromkeys([*range(32), 127])
+
+
+def _without_markup(value: str) -> str:
+    """`value` without tags (script and style with their content), a `<` that starts no tag as `&lt;`."""
+    if "<" not in value:
+        return value
+    kept, hidden = [], ""
+    for index, part in enumerate(split_markup(value)):
+        if index % 2 == 0:
+            if not hidden:
+                kept.append(part)
+            continue
+        name = tag_name(part)
+        if hidden:
+            hidden = "" if part.startswith("</") and name == hidden else hidden
+        elif name in _DROPPED_WITH_CONTENT and not part.startswith("</"):
+            hidden = name
+    return "".join(kept).replace("<", "&lt;")
+
+
+def sanitize_text_field(value: str) -> str:
+    """One line of plain text from what an outsider typed, as the reference's sanitize_text_field.
+
+    Tags go (script and style with their content), a `<` that starts no tag becomes `&lt;` so that
+    no client can later read markup in it, control characters go and white space collapses.
+    Names and other one-line fields written by visitors are shown by other people's pages.
+    """
+    value = _without_markup(value)
+    if value.isprintable() and "  " not in value and value == value.strip():
+        return value  # most names: nothing to do
+    return " ".join(value.split()).translate(_CONTROL_CHARACTERS)
+
+
+def sanitize_textarea_field(value: str) -> str:
+    """Plain text of several lines (a review, a message), as the reference's sanitize_textarea_field:
+    as sanitize_text_field, but line breaks stay."""
+    value = _without_markup(value)
+    if value.isprintable() and value == value.strip():
+        return value
+    lines = value.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return "\n".join(" ".join(line.split()).translate(_CONTROL_CHARACTERS) for line in lines).strip()
+
+
+# What the reference's esc_url_raw keeps of a URL (any non-ASCII character too).
+_URL_PUNCTUATION = frozenset("-~+_.?#=!&;,/:%@$|*'()[]")
+_URL_SCHEME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
+
+
+def _without_encoded_breaks(url: str) -> str:
+    """`url` without %0d / %0a, also those that removing one would form ("%0%0aa"), in one pass."""
+    kept: list[str] = []
+    for character in url:
+        kept.append(character)
+        if len(kept) >= 3 and kept[-3] == "%" and kept[-2] == "0" and kept[-1] in "aAdD":
+            del kept[-3:]
+    return "".join(kept)
+
+
+def sanitize_url(value: str, schemes: frozenset[str] | tuple[str, ...] = ("http", "https")) -> str:
+    """`value` as a URL safe to link to, or "" when its scheme is not in `schemes`.
+
+    As the reference's esc_url_raw with an allowed-protocols list: tags go, spaces become %20,
+    characters a URL cannot hold go (so `java\\tscript:` cannot hide its scheme), a value without
+    a scheme gets `http://` unless it is relative (`/`, `#`, `?`), and any other scheme
+    (`javascript:`, `data:`, `vbscript:`) gives "".
+    """
+    url = strip_tags(value).strip().replace(" ", "%20")
+    url = "".join(character for character in url if character.isascii() and character.isalnum()
+                  or character in _URL_PUNCTUATION or not character.isascii() and character.isprintable())
+    if not url:
+        return ""
+    if not url.lower().startswith("mailto:") and "%0" in url:
+        url = _without_encoded_breaks(url)
+    url = url.replace(";//", "://")
+    if not url:
+        return ""
+    scheme, colon, _ = url.partition(":")
+    if not colon:
+        return url if url[0] in "/#?" else "http://" + url
+    if any(character in scheme for character in "/?#"):
+        return url  # a colon in a relative path or query, not a scheme
+    scheme = scheme.lower()
+    if scheme and set(scheme) <= _URL_SCHEME_CHARACTERS and scheme in schemes:
+        return url
+    return ""

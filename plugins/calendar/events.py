@@ -9,6 +9,7 @@ import re
 from sqlalchemy import delete, insert, select, update
 
 from host import RestError
+from host.text import sanitize_text_field, sanitize_url
 
 from . import common, linked, state, times
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE, VENUE_META, ORGANIZER_META
@@ -19,6 +20,11 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 # --- reading ----------------------------------------------------------------------------------
+
+
+def plain(value):
+    """A custom field's name or value without markup (other people's pages show them); others as they are."""
+    return sanitize_text_field(value) if isinstance(value, str) else value
 
 def rows_of(request, ids: list[int]) -> dict[int, dict]:
     events = tables(request.app)["events"]
@@ -119,7 +125,7 @@ def event_object(request, item, row, links, venues, organizers, terms, images, s
         "utc_end_date": times.text(row["end_utc"]), "utc_end_date_details": times.details(row["end_utc"]),
         "timezone": row["timezone"], "timezone_abbr": start_local.tzname() or "",
         "cost": display_cost(request, row), "cost_details": cost_details(request, row),
-        "website": row["website"] or common.permalink(request, item),
+        "website": (row["website"] and sanitize_url(row["website"])) or common.permalink(request, item),
         "show_map": bool(row["show_map"]), "show_map_link": bool(row["show_map_link"]),
         "hide_from_listings": bool(row["hide_from_listings"]), "sticky": bool(row["sticky"]),
         "featured": bool(row["featured"]),
@@ -128,7 +134,8 @@ def event_object(request, item, row, links, venues, organizers, terms, images, s
         "tags": [terms[TAG][term_id] for term_id, _slug in item["terms"].get(TAG, []) if term_id in terms[TAG]],
         "venue": venue_objects[0] if len(venue_objects) == 1 else venue_objects,
         "organizer": organizer_objects,
-        "custom_fields": {name: field for name, field in custom.items() if field.get("value") not in ("", None)},
+        "custom_fields": {plain(name): {**field, "label": plain(field.get("label")), "value": plain(field.get("value"))}
+                          for name, field in custom.items() if field.get("value") not in ("", None)},
     }
     if not open_to_caller:
         blank_protected(data)
@@ -247,14 +254,15 @@ def event_values(request, params: dict, current: dict | None) -> dict:
             values[flag] = bool(params[flag])
     if sent("cost"):
         cost = params.get("cost")
-        values["cost"] = "" if cost is None else (f"{cost:g}" if isinstance(cost, float) else str(cost))[:255]
+        values["cost"] = "" if cost is None else sanitize_text_field(
+            (f"{cost:g}" if isinstance(cost, float) else str(cost))[:255])
     if sent("website"):
         website = params.get("website") or ""
         if website and not website.lower().startswith(("http://", "https://")):
             raise common.invalid_param("website", "The website must be an http or https URL.")
-        values["website"] = website
+        values["website"] = sanitize_url(website) if website else ""
     if sent("custom_fields") and params.get("custom_fields") is not None:
-        values["custom_fields"] = json.dumps({name: {"label": name, "value": value}
+        values["custom_fields"] = json.dumps({plain(name): {"label": plain(name), "value": plain(value)}
                                               for name, value in params["custom_fields"].items()})
     return values
 

@@ -11,6 +11,8 @@ import json
 
 from sqlalchemy import select
 
+from host.text import sanitize_text_field, sanitize_url
+
 from . import common
 from .names import CATEGORY, ORGANIZER_META, TAXONOMY_BASES, VENUE_META
 from .tables import tables
@@ -24,6 +26,14 @@ def _clean(text: str) -> str:
     return (text or "").strip()
 
 
+def meta_text(meta: dict, key: str) -> str:
+    """A venue's or organizer's one-line field as served: also rows stored before writes were cleaned."""
+    value = meta.get(key) or ""
+    if not isinstance(value, str) or not value:
+        return value
+    return sanitize_url(value) if key == "website" else sanitize_text_field(value)
+
+
 # --- venues and organizers -------------------------------------------------------------------
 
 def venue_object(request, item: dict, image: object = False, single: bool = False) -> dict:
@@ -34,7 +44,7 @@ def venue_object(request, item: dict, image: object = False, single: bool = Fals
             "description": _clean(item["content"]), "excerpt": _clean(item["excerpt"]), "slug": item["slug"],
             "image": image}
     for key in VENUE_META:
-        data[key] = meta.get(key) or ""
+        data[key] = meta_text(meta, key)
     if meta.get("geo_lat") is not None and meta.get("geo_lng") is not None:
         data["geo_lat"], data["geo_lng"] = meta["geo_lat"], meta["geo_lng"]
     data = {name: value for name, value in data.items() if value not in ("", None, False, [], {})}
@@ -53,7 +63,7 @@ def organizer_object(request, item: dict, image: object = False, single: bool = 
             "description": _clean(item["content"]), "excerpt": _clean(item["excerpt"]), "slug": item["slug"],
             "image": image}
     for key in ORGANIZER_META:
-        data[key] = meta.get(key) or ""
+        data[key] = meta_text(meta, key)
     data = {name: value for name, value in data.items() if value not in ("", None, False, [], {})}
     data.update(global_ids(request, item))
     if single:
@@ -69,16 +79,16 @@ def global_ids(request, item: dict, lineage: list | None = None) -> dict:
 
 def place_json_ld(request, item: dict) -> dict:
     meta = item["meta"]
-    address = {"@type": "PostalAddress", "streetAddress": meta.get("address") or "",
-               "addressLocality": meta.get("city") or "",
-               "addressRegion": meta.get("stateprovince") or meta.get("state") or meta.get("province") or "",
-               "postalCode": meta.get("zip") or "", "addressCountry": meta.get("country") or ""}
+    address = {"@type": "PostalAddress", "streetAddress": meta_text(meta, "address"),
+               "addressLocality": meta_text(meta, "city"),
+               "addressRegion": meta_text(meta, "stateprovince") or meta_text(meta, "state") or meta_text(meta, "province"),
+               "postalCode": meta_text(meta, "zip"), "addressCountry": meta_text(meta, "country")}
     data = {"@type": "Place", "name": _clean(item["title"]), "url": common.permalink(request, item),
             "address": {name: value for name, value in address.items() if value}}
     if meta.get("phone"):
-        data["telephone"] = meta["phone"]
+        data["telephone"] = meta_text(meta, "phone")
     if meta.get("website"):
-        data["sameAs"] = meta["website"]
+        data["sameAs"] = meta_text(meta, "website")
     if meta.get("geo_lat") is not None and meta.get("geo_lng") is not None:
         data["geo"] = {"@type": "GeoCoordinates", "latitude": meta["geo_lat"], "longitude": meta["geo_lng"]}
     return {"@context": "http://schema.org", **data}
@@ -87,11 +97,11 @@ def place_json_ld(request, item: dict) -> dict:
 def organizer_json_ld(request, item: dict) -> dict:
     meta = item["meta"]
     data = {"@context": "http://schema.org", "@type": "Person", "name": _clean(item["title"]),
-            "url": meta.get("website") or common.permalink(request, item)}
+            "url": meta_text(meta, "website") or common.permalink(request, item)}
     if meta.get("phone"):
-        data["telephone"] = meta["phone"]
+        data["telephone"] = meta_text(meta, "phone")
     if meta.get("email"):
-        data["email"] = meta["email"]
+        data["email"] = meta_text(meta, "email")
     return data
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import exists, func, select
 
 from host import RestError, RestResponse
+from host.text import sanitize_text_field, sanitize_url
 
 from . import common, linked, times
 from .names import ORGANIZER, ORGANIZER_META, VENUE, VENUE_META
@@ -143,7 +144,8 @@ def _fields(request, kind: str, values: dict, current: dict | None) -> tuple[dic
                 raise common.invalid_param("website", "The website must be an http or https URL.")
             if key == "email" and text and ("@" not in text or " " in text or len(text) > 254):
                 raise common.invalid_param("email", "The email address is not valid.")
-            meta[key] = text
+            # One line of text each (phone, address, ...): shown on other people's pages, so no markup.
+            meta[key] = sanitize_url(text) if key == "website" else sanitize_text_field(text)
     if kind == "venue":
         for flag in FLAGS:
             if sent(flag) and values.get(flag) is not None:

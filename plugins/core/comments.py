@@ -28,6 +28,7 @@ from host.args import (
     CollectionArgs, ContextArgs, RenderedText, date_time, force_field, id_list, orderby_field,
 )
 from host.auth import users as user_service
+from host.text import sanitize_text_field, sanitize_url
 
 from . import comment_store as cs
 from . import dates, store
@@ -45,6 +46,7 @@ READ_STATUSES = {"approve": ("approved",), "approved": ("approved",), "hold": ("
 WRITE_STATUSES = {"approved": "approved", "approve": "approved", "1": "approved", "hold": "hold", "0": "hold",
                   "spam": "spam", "trash": "trash"}
 AVATAR_SIZES = (24, 48, 96)
+AUTHOR_URL_SCHEMES = ("http", "https")  # an author's web site; javascript:, data: and the rest give ""
 
 
 def _meta(description: str, context=("view", "edit", "embed"), **extra) -> dict:
@@ -189,8 +191,10 @@ def prepare_comment(request, comment: dict, post: dict | None, context: str, has
     tz = request.app.timezone()
     data: dict[str, Any] = {
         "id": comment["id"], "post": comment["post"], "parent": comment["parent"], "author": comment["author"],
-        "author_name": comment["author_name"], "author_email": comment["author_email"],
-        "author_url": comment["author_url"], "author_ip": comment["author_ip"],
+        # Cleaned again on the way out: rows stored before names and URLs were cleaned on write.
+        "author_name": sanitize_text_field(comment["author_name"]), "author_email": comment["author_email"],
+        "author_url": sanitize_url(comment["author_url"], AUTHOR_URL_SCHEMES) if comment["author_url"] else "",
+        "author_ip": comment["author_ip"],
         "author_user_agent": comment["author_user_agent"],
         "date": dates.fmt(dates.utc_to_local(comment["date_gmt"], tz)), "date_gmt": dates.fmt(comment["date_gmt"]),
         "content": {"rendered": render(comment["content"]), "raw": comment["content"]},
@@ -442,9 +446,19 @@ def _author_fields(request, values: dict) -> None:
                       author_url=found.url or "")
     for name in ("author_name", "author_email", "author_url"):
         if params.get(name) is not None and request.has_param(name):
-            values[name] = " ".join(str(params[name]).split()) if name == "author_name" else str(params[name]).strip()
+            values[name] = str(params[name]).strip()
+    _clean_author(values)
     if values.get("author_email") and not valid_email(values["author_email"]):
         raise invalid_param("author_email", "Invalid email address.")
+
+
+def _clean_author(values: dict) -> None:
+    """No markup in the author's name and only an http(s) author URL, as the reference keeps them:
+    other people's pages show both (the name as text, the URL as a link)."""
+    if values.get("author_name"):
+        values["author_name"] = sanitize_text_field(values["author_name"])
+    if values.get("author_url"):
+        values["author_url"] = sanitize_url(values["author_url"], AUTHOR_URL_SCHEMES)
 
 
 def _date_fields(request, values: dict) -> None:
@@ -601,6 +615,7 @@ def create_comment(request):
                                                                        "author_url")):
         values.update(author=user.id, author_name=user.display_name, author_email=user.email or "",
                       author_url=getattr(user, "url", "") or "")
+        _clean_author(values)
     if site_settings(request).get("require_name_email", True) and not (values["author_name"]
                                                                        and values["author_email"]):
         raise RestError("rest_comment_author_data_required",

@@ -9,10 +9,23 @@ from sqlalchemy import func, insert, select
 
 from host.content import ContentDeleted, ContentSaved
 
-from . import dates, store
+from . import dates, render, store
 from .tables import tables
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
+FILTERED = ("title", "content", "excerpt")  # markup filtered for writers without unfiltered_html
+
+
+def _filtered(request, name: str, value: Any) -> Any:
+    """The value as core/v2's own writes keep it: a writer without `unfiltered_html` (a contributor
+    or author adding an event, a venue ...) gets the same filtering of title, content and excerpt as
+    when writing a post, whichever plugin stores it; callers without a user (commands) are trusted."""
+    user = getattr(request, "user", None)
+    if not isinstance(value, str) or not value or user is None or user.can("unfiltered_html"):
+        return value
+    return render.sanitize_title(value) if name == "title" else render.sanitize_html(value)
+
+
 UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
                        "password", "featured_media", "date_gmt", "terms"})
 
@@ -156,6 +169,8 @@ class CoreContentService:
         self._post_type(post_type)
         self._writable_status(post_type, status)
         meta = self._checked_meta(post_type, meta or {})
+        title, content, excerpt = (_filtered(request, name, value) for name, value in
+                                   (("title", title), ("content", content), ("excerpt", excerpt)))
         session, app = request.session, self.app
         local, utc = self._now()
         published_utc = utc if date_gmt is None else date_gmt
@@ -193,7 +208,8 @@ class CoreContentService:
         if "status" in fields:
             self._writable_status(post_type, fields["status"])
         local, utc = self._now()
-        values = {name: value for name, value in fields.items()}
+        values = {name: _filtered(request, name, value) if name in FILTERED else value
+                  for name, value in fields.items()}
         if values.get("date_gmt") is not None:
             values["date"] = dates.utc_to_local(values["date_gmt"], app.timezone())
         elif "date_gmt" in values:

@@ -15,6 +15,8 @@ from typing import Any, Callable
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 from sqlalchemy import delete, select, update
 
+from host.text import sanitize_textarea_field
+
 from .model import (ANNOUNCEMENT, CATEGORY, COURSE, DISABLE_QA, LESSON, LESSON_VIDEO, LEVELS, PRICE, PRICE_TYPES, QUIZ,
                     QUIZ_OPTIONS, TAG, TOPIC, VIDEO_SOURCES)
 from .tables import ANSWERS, QUESTIONS, table
@@ -297,7 +299,8 @@ def sync_ratings(context, course_id: int, ratings: list[dict], find_user: Callab
         user_id = find_user(entry["user"])
         if user_id is None:
             continue
-        values = {"rating": entry["rating"], "review": entry["review"], "status": entry["status"]}
+        # A learner's words, shown on the public course page: plain text, as the reference keeps reviews.
+        values = {"rating": entry["rating"], "review": sanitize_textarea_field(entry["review"]), "status": entry["status"]}
         row = current.get(user_id)
         if row is None:
             session.execute(table_ratings.insert().values(course_id=course_id, user_id=user_id, created=utcnow(),

@@ -11,6 +11,7 @@ from sqlalchemy import bindparam, select
 
 from host import RestError, Route, forbidden
 from host.auth import users as user_service
+from host.text import sanitize_textarea_field
 
 from . import admin, webhook
 from .answers import kept
@@ -343,7 +344,7 @@ def course_rating(request):
     summary["reviews"] = [{
         "comment_ID": str(row.id), "comment_post_ID": str(row.course_id), "user_id": str(row.user_id),
         "display_name": authors.get(row.user_id, {}).get("display_name", ""), "comment_date": wp_date(row.created),
-        "comment_content": row.review, "comment_approved": row.status, "rating": str(row.rating)} for row in rows]
+        "comment_content": sanitize_textarea_field(row.review), "comment_approved": row.status, "rating": str(row.rating)} for row in rows]
     return envelope("success", "Course rating retrieved successfully", summary)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from sqlalchemy import delete, func, insert, select, update
 
 from host import RestError, RestResponse
+from host.text import sanitize_text_field
 
 from . import store
 from .messages import MESSAGE_TYPES, messages_of
@@ -256,8 +257,16 @@ def _subscriptions_of(request, subscriber_ids: list[int]) -> dict[int, list[dict
     return found
 
 
+def _plain_fields(fields: dict | None) -> dict | None:
+    """Merge fields without markup, also those stored before sign-ups were cleaned (or imported)."""
+    if fields is None:
+        return None
+    return {tag: sanitize_text_field(value) if isinstance(value, str) else value for tag, value in fields.items()}
+
+
 def _subscriber_data(request, row, subscriptions) -> dict:
-    return {"id": row.id, "email": row.email, "fields": row.fields or {}, "pending_fields": row.pending_fields,
+    return {"id": row.id, "email": row.email, "fields": _plain_fields(row.fields) or {},
+            "pending_fields": _plain_fields(row.pending_fields),
             "created": _iso(row.created), "subscriptions": subscriptions.get(row.id, []),
             "_links": _links(request, "subscribers", row.id)}
 

@@ -35,6 +35,7 @@ from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import bindparam, select
 
 from host import RestError, RestResponse
+from host.text import sanitize_text_field
 
 from . import mailer, ratelimit, store
 from .messages import messages_of
@@ -151,7 +152,9 @@ def submit_form(request):
     elapsed = _elapsed(values.get(TIMESTAMP))
     if (honeypot not in (None, "")) or elapsed is None or elapsed < MIN_SECONDS:
         raise refuse("spam")
-    fields = {field["tag"]: _text(values.get(field["tag"])) for field in form.fields or [] if field["tag"] != "EMAIL"}
+    # Merge fields are one-line text (names mostly) that admin screens and mails show: no markup.
+    fields = {field["tag"]: sanitize_text_field(_text(values.get(field["tag"]))) for field in form.fields or []
+              if field["tag"] != "EMAIL"}
     raw_email = _text(values.get("EMAIL"))
     verdict = _ask_spam_judges(app, {
         "type": "signup",

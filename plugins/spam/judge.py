@@ -5,7 +5,8 @@ spam above `spam_threshold`, and with strictness on, spam above `discard_thresho
 discarded. Hard evidence (a disallowed word, a filled honeypot, text already judged spam, the
 service's "discard") or several rules agreeing reach that; the classifier alone is capped
 below it, so a wrong guess of the model always lands in the spam folder where a moderator can
-rescue it.
+rescue it. The sender's past verdicts (by address and IP) may only lower the score of a clean
+submission or raise that of a spam one: addresses are shared, so they never decide alone.
 """
 
 from __future__ import annotations
@@ -163,12 +164,18 @@ def judge(app, submission: dict[str, Any]) -> dict[str, Any]:
         evidence["repeated_content"] = 2.0
     reputation = 1.5 * min(past.sender_spam, 3) - 1.5 * min(past.sender_confirmed_ham, 3) \
         - 0.3 * min(past.sender_ham - past.sender_confirmed_ham, 3)
-    if reputation:
+    if reputation < 0:
         evidence["reputation"] = reputation
     learnt = max(-CLASSIFIER_CAP, min(CLASSIFIER_CAP, model.log_odds(names)))
     if learnt:
         evidence["classifier"] = learnt
     total = sum(evidence.values())
+    # A bad reputation strengthens a spam verdict the submission earned on its own, never makes
+    # one: parents share a school's or a home's address, so one spam from it must not turn the
+    # next sender's clean message into spam.
+    if reputation > 0 and total > math.log(config.spam_threshold / (1.0 - config.spam_threshold)):
+        evidence["reputation"] = reputation
+        total += reputation
     source, service_discard, events = "local", False, []
     if config.service_url and stored["key"]:
         total, source, service_discard, events = _ask_service(app, config, stored["key"], sub, total, evidence)

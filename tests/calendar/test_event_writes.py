@@ -146,3 +146,42 @@ def test_events_written_through_core_v2_join_the_list(make_app):
                                                            "date": "2025-09-01T10:00:00"}).json
     listed = app.client.get(EVENTS, {"start_date": "2025-09-01", "end_date": "2025-09-01"}).json["events"]
     assert [(event["id"], event["start_date"]) for event in listed] == [(made["id"], "2025-09-01 10:00:00")]
+
+
+def test_a_contributors_event_venue_and_organizer_are_kept_without_script(make_app):
+    """Writers without unfiltered_html get core's filtering of titles and texts through the content
+    service, and one-line fields (phone, cost, custom fields) no markup at all, as core/v2 posts and
+    comments do; one-line fields stored before that are cleaned when served."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    contributor = client_as(app, create_test_user(app, "contributor"))
+    event = new_event(contributor, title="<img src=x onerror=alert(1)>Trip",
+                      description="<script>alert(1)</script><p onclick=\"alert(2)\">Bring a coat.</p>",
+                      excerpt="<svg onload=alert(3)>Away", start_date="2030-05-13 08:30", end_date="2030-05-13 10:30",
+                      cost="<b onmouseover=alert(4)>5</b>", website="https://trip.example/\"><script>",
+                      venue={"venue": "<img src=x onerror=alert(5)>Hall", "phone": "<b>0123</b>",
+                             "city": "<script>alert(6)</script>Leeds"},
+                      organizer=[{"organizer": "<svg onload=alert(7)>Office"}],
+                      custom_fields={"<i>Kit</i>": "<img src=x onerror=alert(8)>Coat"})
+    served = contributor.get(f"{API}/events/{event['id']}").json
+    for shown in (event, served):
+        assert (shown["title"], shown["description"], shown["excerpt"]) == ("Trip", "<p>Bring a coat.</p>", "Away")
+        assert (shown["cost"], shown["website"]) == ("£5", "https://trip.example/")
+        assert (shown["venue"]["venue"], shown["venue"]["phone"], shown["venue"]["city"]) == ("Hall", "0123", "Leeds")
+        assert shown["organizer"][0]["organizer"] == "Office"
+        assert shown["custom_fields"] == {"Kit": {"label": "Kit", "value": "Coat"}}
+    # a venue's phone and an event's custom field stored before writes were cleaned are served cleaned
+    import json
+
+    from sqlalchemy import update
+
+    meta, calendar_events = app.db.metadata.tables["post_meta"], app.db.metadata.tables["cal_events"]
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(update(meta).where(meta.c.post_id == event["venue"]["id"], meta.c.key == "phone")
+                        .values(value=json.dumps("<img src=x onerror=alert(9)>0123")))
+        session.execute(update(calendar_events).where(calendar_events.c.post_id == event["id"]).values(
+            custom_fields=json.dumps({"Kit": {"label": "<b>Kit</b>", "value": "<svg onload=alert(10)>Coat"}}),
+            website="javascript:alert(11)"))
+    served = contributor.get(f"{API}/events/{event['id']}").json
+    assert served["venue"]["phone"] == "0123" and served["custom_fields"] == {"Kit": {"label": "Kit", "value": "Coat"}}
+    assert served["website"] == served["url"]  # no website of its own: the event's page
+    assert contributor.get(f"{API}/venues/{event['venue']['id']}").json["phone"] == "0123"

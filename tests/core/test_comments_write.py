@@ -305,3 +305,35 @@ def test_moderation_settings(make_app):
     assert nameless["author_name"] == "" and nameless["status"] == "hold"
     assert app.client.post_json(COMMENTS, {"post": post["id"], "content": "Staff note"},
                                 headers=editor).json["status"] == "approved"  # moderators are never held
+
+
+def test_a_visitors_name_and_url_are_served_without_markup_or_script_urls(school):
+    """The reference strips both: an http(s) author URL only, no markup in the name; rows stored
+    before that rule are cleaned on the way out too."""
+    app, people, post = school
+    editor = people["editor"].headers
+    comment = app.client.post_json(COMMENTS, {
+        "post": post["id"], "content": "Lovely photos!", "author_email": "x@example.org",
+        "author_name": "<img src=x onerror=alert(1)>Sam <b>Parent</b> <script>alert(2)</script>",
+        "author_url": " JaVa\tScRiPt:alert(document.domain)"}, status=201).json
+    assert comment["author_name"] == "Sam Parent" and comment["author_url"] == ""
+    app.client.post_json(f"{COMMENTS}/{comment['id']}", {"status": "approve"}, headers=editor, status=200)
+    public = app.client.get(COMMENTS, {"post": post["id"]}).json
+    assert [(item["author_name"], item["author_url"]) for item in public] == [("Sam Parent", "")]
+    # a moderator's edit is cleaned the same way; a site address without a scheme gets http://
+    edited = app.client.post_json(f"{COMMENTS}/{comment['id']}", {
+        "author_name": "a <b", "author_url": "data:text/html,<script>alert(1)</script>"}, headers=editor).json
+    assert (edited["author_name"], edited["author_url"]) == ("a &lt;b", "")
+    edited = app.client.post_json(f"{COMMENTS}/{comment['id']}", {"author_url": "parent.example.org/blog"},
+                                  headers=editor).json
+    assert edited["author_url"] == "http://parent.example.org/blog"
+    # a row stored before the rule (written straight into the table) is served cleaned
+    from sqlalchemy import update
+
+    comments = app.db.metadata.tables["comments"]
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(update(comments).where(comments.c.id == comment["id"]).values(
+            author_name="<img src=x onerror=alert(1)>", author_url="javascript:alert(document.domain)"))
+    for served in (app.client.get(f"{COMMENTS}/{comment['id']}").json, app.client.get(COMMENTS).json[0],
+                   app.client.get(f"{COMMENTS}/{comment['id']}", {"context": "edit"}, headers=editor).json):
+        assert (served["author_name"], served["author_url"]) == ("", "")

@@ -211,3 +211,30 @@ def test_the_catalogue_route_imports_with_ratings(make_app):
                                            status=400), "lms_invalid_catalogue", 400)
     assert_rest_error(app.client.post_json(f"{API}/catalogue", catalogue, headers=parent.headers, status=403),
                       "rest_forbidden", 403)
+
+
+def test_reviews_are_served_as_plain_text(make_app):
+    """A learner's review is shown on the public course page: no markup, on import and when served
+    (a row stored before is cleaned on the way out)."""
+    app = make_app(plugins=["core", "lms"])
+    admin = create_test_user(app, "administrator")
+    parent = create_test_user(app, "subscriber", login="parent.one")
+    catalogue = {"courses": [dict(CATALOGUE["courses"][1], ratings=[
+        {"user": "parent.one", "rating": 5, "review": "<img src=x onerror=alert(1)>Clear <b>and</b> calm.\nThanks"}])]}
+    app.client.post_json(f"{API}/catalogue", catalogue, headers=admin.headers, status=200)
+    course = app.client.get(f"{API}/courses", headers=parent.headers).json["data"]["posts"][0]
+
+    def reviews():
+        return [review["comment_content"] for review in app.client.get(
+            f"{API}/course-rating/{course['ID']}", headers=parent.headers).json["data"]["reviews"]]
+
+    assert reviews() == ["Clear and calm.\nThanks"]
+    from sqlalchemy import update
+
+    from plugins.lms.answers import bump
+
+    ratings = app.db.metadata.tables["lms_ratings"]
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(update(ratings).values(review="<script>alert(2)</script><svg onload=alert(3)>Good"))
+        bump(app, session)  # kept answers are dropped on every write, as the import's own writes do
+    assert reviews() == ["Good"]

@@ -48,3 +48,29 @@ def test_a_newsletter_sign_up_with_a_disallowed_word_is_refused_as_spam(make_app
     assert sign_up("Priya", "priya@riverside-school.org.uk", 200, "198.51.100.20").json is True
     emails = [row["email"] for row in admin.get("/wp-json/newsletter/v1/subscribers").json]
     assert emails == ["priya@riverside-school.org.uk"]
+
+
+def test_a_clean_entry_from_the_address_of_a_spam_one_is_still_sent(make_app):
+    """Parents share a school's or a home's address: one spam from it must not make the next sender's
+    clean message spam (reputation may count against an address, never on its own)."""
+    app = make_app(plugins=["core", "forms", "spam"])
+    editor = create_test_user(app, "editor")
+    form = app.client.post_json("/wp-json/forms/v1/contact-forms", {
+        "title": "Enquiry", "form": "[text* your-name] [email* your-email] [textarea your-message] [submit]",
+        "mail": {"recipient": "office@school.test", "sender": "Riverside <noreply@school.test>",
+                 "subject": "Enquiry", "body": "[your-message]"}}, headers=editor.headers, status=200).json
+
+    def send(message, name, email):
+        fields = [("_forms", str(form["id"])), ("_forms_version", "1.0.0"), ("_forms_locale", "en_US"),
+                  ("_forms_unit_tag", f"forms-f{form['id']}-p0-o1"), ("_forms_container_post", "0"),
+                  ("your-name", name), ("your-email", email), ("your-message", message)]
+        return app.client.post(f"/wp-json/forms/v1/contact-forms/{form['id']}/feedback", fields, headers=BROWSER,
+                               content_type="multipart/form-data", extra_environ={"REMOTE_ADDR": "203.0.113.40"}).json
+
+    repeated = "Please send me the dates of the summer term again"
+    verdicts = [send(repeated, "Sam Parent", "sam@riverside-school.org.uk")["status"] for _ in range(3)]
+    assert verdicts == ["mail_sent", "mail_sent", "spam"]  # the third identical message is spam (correct)
+    for number in range(3):
+        reply = send(f"Is there a bus to the match on Friday? Question {number} from another family", f"Parent {number}",
+                     f"parent{number}@example.org")
+        assert reply["status"] == "mail_sent", reply
