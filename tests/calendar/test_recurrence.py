@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from host.testing import assert_rest_error, client_as, create_test_user
@@ -291,3 +293,16 @@ def test_occurrences_meet_every_date_bound_of_the_list(site):
     assert listed(ends_after="2030-06-10 17:00") == everything[2:]
     assert listed(ends_before="2030-06-10 17:00") == everything[:2]
     assert listed(starts_after="2030-06-03 16:00", ends_before="2030-06-24 16:59") == everything[1:2]
+
+
+def test_the_walks_iteration_bound_still_stops_a_rule_that_never_matches():
+    """The bound counts a private step of dateutil's rrule iterator (`_BoundedRule`): if a dateutil
+    release stopped taking that step, walks would silently be bounded by date range only. A rule
+    with no 30 February must stop after the months it was given, not reach the year 9999."""
+    from dateutil import rrule
+
+    from plugins.calendar.recurrence import _BoundedRule, _WalkTooLong
+
+    bounded = _BoundedRule(24, freq=rrule.DAILY, dtstart=datetime.datetime(2026, 1, 1), bymonth=(2,), bymonthday=(30,))
+    with pytest.raises(_WalkTooLong):
+        next(iter(bounded))
