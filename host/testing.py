@@ -31,6 +31,7 @@ from typing import Any, Callable
 import pytest
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
+TEST_SITE_ADDRESS = "http://school.test"  # the site address test sites record (their clients' Host)
 
 
 def pytest_configure(config):
@@ -292,6 +293,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
             if record is not None and record.source != "explicit":
                 raise ValueError(f"make_app: the plugin name {name!r} is taken by the {record.source} plugin "
                                  f"{name!r}; give your test plugin another name")
+        # The address the client below reaches the site at, as `sitehost serve` records the one it listens on.
+        app.record_site_address(TEST_SITE_ADDRESS)
         app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
         return app
 
