@@ -15,7 +15,9 @@ host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_header
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
-dropped afterwards. Users of each role come with working application passwords.
+dropped afterwards. Users of each role come with working application passwords. Every site
+records `TEST_SITE_ADDRESS` (http://school.test, the Host its client sends) as its site address,
+as `sitehost serve` records the address it listens on: guids and mailed links start with it.
 """
 
 from __future__ import annotations
