@@ -9,13 +9,14 @@ from __future__ import annotations
 import datetime
 import html
 import logging
+import time
 from typing import Any, Callable
 from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import bottle
 from marshmallow import Schema, fields
-from sqlalchemy import MetaData, insert, select
+from sqlalchemy import MetaData, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -36,6 +37,15 @@ from .stash import Stash
 from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
+
+# The site address (App.site_address): `sitehost serve`'s default listen address until one is recorded,
+# and the site_state keys of the recorded address, an operator's choice, and the first guid's address
+# that older versions recorded.
+DEFAULT_SITE_ADDRESS = "http://127.0.0.1:8080"
+RECORDED_ADDRESS_KEY = "site_address"
+CHOSEN_ADDRESS_KEY = "site_address.chosen"
+LEGACY_GUID_ADDRESS_KEY = "guid_site_url"
+SITE_ADDRESS_SECONDS = 2.0  # how long a process keeps the address it read before reading it again
 
 # Registration runs in two phases over the plugins in order: first what describes content
 # (tables, namespaces, statuses, types, meta, capabilities, schemas) for every plugin, then
@@ -100,7 +110,7 @@ class App:
         self.rest = RestServer(self)
         self.bottle = self._build_bottle()
         self._closed = False
-        self._guid_site_url = ""  # read once from site_state (guid_site_url)
+        self._site_address: tuple[str, float] | None = None  # (address, when read): see site_address
 
     # --- plugins -------------------------------------------------------------------------
 
@@ -330,31 +340,74 @@ class App:
                 host = f"{host}:{port}"
         return f"{scheme}://{host}"
 
-    def guid_site_url(self, session, request_site_url: str, record: bool = True) -> str:
-        """The site URL that new guids start with; it never follows a request's Host header.
+    def site_address(self, session: Session | None = None) -> str:
+        """The site's own address: the base of everything stored, mailed or used as an identifier.
 
-        A guid is kept for ever, so a Host header an outsider sends must not become part of it.
-        The configured `[site] url` wins; without one, the first request that needs a guid
-        records its site URL (`request_site_url`) in `site_state` once, and every later guid
-        uses that record. `record=False` (demo content written before any request) reads
-        without recording.
+        Guids, links in mails, iCalendar UIDs and global ids are kept by others for ever, so they
+        never follow a request's Host header (an outsider chooses it). In order: the address an
+        operator chose in the settings (`core/v2/settings` `url`), `[site] url`, the address
+        recorded at the site's first start (`record_site_address`), `sitehost serve`'s default
+        listen address. Read from the database at most every few seconds per process, so every
+        process follows a change made in another one.
         """
-        configured = self.settings.site.get("url")
-        if configured:
-            return configured.rstrip("/")
-        if self._guid_site_url:
-            return self._guid_site_url
+        now = time.monotonic()
+        kept = self._site_address
+        if kept is not None and now - kept[1] < SITE_ADDRESS_SECONDS:
+            return kept[0]
+        if session is None:
+            with self.db.session() as own_session:
+                stored = self._stored_addresses(own_session)
+        else:
+            stored = self._stored_addresses(session)
+        address = (stored.get(CHOSEN_ADDRESS_KEY) or self.settings.site.get("url") or stored.get(RECORDED_ADDRESS_KEY)
+                   or DEFAULT_SITE_ADDRESS).rstrip("/")
+        self._site_address = (address, now)
+        return address
+
+    def choose_site_address(self, session: Session, address: str | None) -> None:
+        """An operator's choice of the site address (None: back to `[site] url` or the recorded one).
+
+        The caller checks that `address` is an absolute http(s) URL; it is written in the
+        caller's transaction, and this process forgets the address it kept at once.
+        """
         site_state = self.host_tables["site_state"]
-        recorded = session.execute(select(site_state.c.value).where(site_state.c.key == "guid_site_url")).scalar()
-        if recorded is None:
-            if not record:
-                return request_site_url
-            recorded = request_site_url
-            session.execute(insert_if_absent(session, site_state).values(key="guid_site_url", value=recorded))
-            # Not remembered in memory yet: the caller's transaction may still roll back.
-            return session.execute(select(site_state.c.value).where(site_state.c.key == "guid_site_url")).scalar_one()
-        self._guid_site_url = recorded
-        return recorded
+        session.execute(delete(site_state).where(site_state.c.key == CHOSEN_ADDRESS_KEY))
+        if address is not None:
+            session.execute(insert(site_state).values(key=CHOSEN_ADDRESS_KEY, value=address))
+        self._site_address = None
+
+    def chosen_site_address(self, session: Session) -> str | None:
+        """The site address as an operator wrote it (trailing slash and all), or None when none was chosen."""
+        return self._stored_addresses(session).get(CHOSEN_ADDRESS_KEY)
+
+    def record_site_address(self, listening: str = DEFAULT_SITE_ADDRESS) -> str | None:
+        """First start: record `[site] url`, else `listening` (where `sitehost serve` listens), once.
+
+        A site recorded before (or one that recorded its first guid's address in older versions)
+        keeps its address. Returns a warning line when the site's address is only the recorded
+        one (no `[site] url`, no operator's choice), saying how to set it; None otherwise.
+        """
+        site_state = self.host_tables["site_state"]
+        configured = (self.settings.site.get("url") or "").rstrip("/")
+        with self.db.session(write=True) as session, session.begin():
+            stored = self._stored_addresses(session)
+            if RECORDED_ADDRESS_KEY not in stored:
+                recorded = configured or stored.get(LEGACY_GUID_ADDRESS_KEY) or listening.rstrip("/")
+                session.execute(insert_if_absent(session, site_state).values(key=RECORDED_ADDRESS_KEY,
+                                                                             value=recorded))
+                stored = self._stored_addresses(session)
+        self._site_address = None
+        if configured or stored.get(CHOSEN_ADDRESS_KEY):
+            return None
+        return (f"warning: [site] url is empty, so the site's address (links in mails, guids, calendar UIDs) is "
+                f"{stored[RECORDED_ADDRESS_KEY]}, recorded at its first start; set `url` in the [site] table of "
+                f"sitehost.toml, or the Site address (URL) on the admin Settings page (core/v2/settings `url`)")
+
+    def _stored_addresses(self, session: Session) -> dict[str, str]:
+        site_state = self.host_tables["site_state"]
+        rows = session.execute(select(site_state.c.key, site_state.c.value).where(site_state.c.key.in_(
+            (CHOSEN_ADDRESS_KEY, RECORDED_ADDRESS_KEY, LEGACY_GUID_ADDRESS_KEY))))
+        return {key: value for key, value in rows if value}
 
     def page_user(self, environ: dict):
         """Who sends a request to a page (not a REST route), for pages that serve some callers only.

@@ -140,6 +140,10 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         app = _create_app(ctx)
         for line in app.install_site(demo=True):
             click.echo(line)
+        # The site's address for mails, guids and UIDs: recorded at the first start, never a request's Host.
+        warning = app.record_site_address(f"http://{_url_host(host)}:{sock.getsockname()[1]}")
+        if warning:
+            log.warning(warning)
     except BaseException:
         sock.close()
         raise

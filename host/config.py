@@ -153,8 +153,9 @@ class SiteSettings(Schema):
 
     name = _text("Site title (root index `name`, HTML views, oEmbed).")
     description = _text("Tagline (root index `description`).")
-    url = _text("Public URL of the site; empty: taken from each request's Host header. Also the base of "
-                "every `guid`.", validate=_site_url)
+    url = _text("Public URL of the site: the base of guids, links in mails and calendar UIDs; empty: the "
+                "address `sitehost serve` listened on at its first start (answers' own links follow the request).",
+                validate=_site_url)
     home = _text("Home URL when it differs from `url`; empty: same as `url`.", validate=_site_url)
     timezone_string = _text("IANA time zone of local dates (`date`, `after`, `before`).", validate=_time_zone)
     page_for_posts = _count(0, 2**31 - 1, description="Id of the page that lists posts (0: none).")

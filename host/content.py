@@ -112,7 +112,7 @@ def service_request(app: Any, session: Any, user: Any) -> Any:
     """
     from .rest.request import RestRequest
 
-    request = RestRequest(app, "POST", "/", [], {}, base_url=app.site_url() + app.settings.rest_prefix)
+    request = RestRequest(app, "POST", "/", [], {}, base_url=app.site_address(session) + app.settings.rest_prefix)
     request.user = user
     request._session = session
     return request

@@ -15,7 +15,9 @@ host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_header
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
-dropped afterwards. Users of each role come with working application passwords.
+dropped afterwards. Users of each role come with working application passwords. Every site
+records `TEST_SITE_ADDRESS` (http://school.test, the Host its client sends) as its site address,
+as `sitehost serve` records the address it listens on: guids and mailed links start with it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any, Callable
 import pytest
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
+TEST_SITE_ADDRESS = "http://school.test"  # the site address test sites record (their clients' Host)
 
 
 def pytest_configure(config):
@@ -292,6 +295,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
             if record is not None and record.source != "explicit":
                 raise ValueError(f"make_app: the plugin name {name!r} is taken by the {record.source} plugin "
                                  f"{name!r}; give your test plugin another name")
+        # The address the client below reaches the site at, as `sitehost serve` records the one it listens on.
+        app.record_site_address(TEST_SITE_ADDRESS)
         app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
         return app
 

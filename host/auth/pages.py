@@ -296,7 +296,7 @@ def approve(context: _Context) -> bottle.HTTPResponse:
     if params["success_url"]:
         raw = user_service.normalize_application_password(password)
         return context.redirect(add_query_args(params["success_url"], [
-            ("site_url", app.site_url(context.environ)), ("user_login", context.user.login), ("password", raw)]))
+            ("site_url", app.site_address()), ("user_login", context.user.login), ("password", raw)]))
     body = (f"<p>Your new password for <strong>{html.escape(name)}</strong> is:</p>"
             f"<p><kbd class=\"new-application-password\">{html.escape(password)}</kbd></p>"
             "<p>Save it in a safe place now: it will not be shown again.</p>")

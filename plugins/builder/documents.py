@@ -177,7 +177,7 @@ def events_reader(app):
         from host.rest.request import RestRequest
 
         request = RestRequest(app, "GET", "/cal/events/v1/events", [("per_page", str(count))], {}, internal=True,
-                              base_url=app.rest_base_url())
+                              base_url=app.site_address() + app.settings.rest_prefix)
         try:
             status, _headers, data = app.rest.run_and_shape(request)
         finally:

@@ -159,7 +159,7 @@ class ErrDomainsSchema(Schema):
 def err_domains(request):
     """The service reports that `alias` of this site's domain fails; kept for the status route."""
     payload = load_payload(ErrDomainsSchema(), request.params)
-    site_host = (urlsplit(_site_url(request)).hostname or "").lower()
+    site_host = (urlsplit(request.app.site_address(request.session)).hostname or "").lower()  # not the Host header
     if payload["main_domain"].lower() != site_host:
         raise RestError("cache_not_alias_of_site", "Not an alias request for this site: main_domain is not "
                         "this site's domain.", 400, {"main_domain": payload["main_domain"]})

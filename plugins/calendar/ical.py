@@ -89,7 +89,8 @@ def _within_reach(day: datetime.date) -> datetime.date:
 
 def build_calendar(request, events: list[dict]) -> bytes:
     """The VCALENDAR of `events` (event objects of cal/events/v1): one VEVENT each, a VTIMEZONE per zone."""
-    host = urlsplit(request.base_url).hostname or "localhost"
+    # UIDs identify events in subscribers' calendars: the site address's host, never the request's.
+    host = urlsplit(request.app.site_address(request.session)).hostname or "localhost"
     ids = list(dict.fromkeys(data["id"] for data in events))
     rows = rows_of(request, ids)
     series = recurrence.rows_of(request.session, request.app, ids)

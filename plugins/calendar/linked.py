@@ -72,7 +72,8 @@ def organizer_object(request, item: dict, image: object = False, single: bool = 
 
 
 def global_ids(request, item: dict, lineage: list | None = None) -> dict:
-    host = common.site_url(request).split("://", 1)[-1]
+    """Ids other sites keep when they import the item: on the site address, never the request's Host."""
+    host = request.app.site_address(request.session).split("://", 1)[-1]
     own = f"{host}?id={item['id']}"
     return {"global_id": own, "global_id_lineage": [own] + [entry for entry in (lineage or []) if entry != own]}
 

@@ -73,7 +73,7 @@ def write_demo_content(app, session) -> None:
     t = tables(app)
     admin = _first_administrator(app, session) or _teacher(app, session)
     teacher = _teacher(app, session)
-    site = app.guid_site_url(session, "http://localhost", record=False)
+    site = app.site_address(session)
     tz = app.timezone()
     now = dates.utcnow()
     term_ids: dict[str, int] = {}

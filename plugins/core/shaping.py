@@ -32,8 +32,8 @@ def site_url(request) -> str:
 
 
 def guid_base(request) -> str:
-    """The site URL a new guid starts with: configured or recorded once, never this request's Host."""
-    return request.app.guid_site_url(request.session, site_url(request))
+    """The site URL a new guid starts with: the site's address (a guid is kept for ever), never this request's Host."""
+    return request.app.site_address(request.session)
 
 
 def permalink(request, item: dict, site: str | None = None) -> str:

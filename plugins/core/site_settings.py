@@ -4,6 +4,8 @@ Defaults come from `[site]` in sitehost.toml (title, description, url, timezone,
 and WordPress's own defaults; a value written through the API is kept in the
 `site_settings` table and wins over the default from then on, in every process. Writing
 null forgets the written value, so the default shows again (as WordPress deletes the option).
+`url` is the host's site address (`app.site_address`, the base of guids, links in mails and
+calendar UIDs): it is read and chosen through the host, which keeps it, not in `site_settings`.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def defaults(request) -> dict:
     site = request.app.settings.site
     return {
         "title": site.get("name", ""), "description": site.get("description", ""),
-        "url": site.get("url") or request.app.site_url(request.environ),
+        "url": request.app.chosen_site_address(request.session) or request.app.site_address(request.session),
         "email": "", "timezone": site.get("timezone_string") or "UTC", "date_format": "F j, Y",
         "time_format": "g:i a", "start_of_week": 1, "language": "en_US", "use_smilies": True,
         "default_category": 1, "default_post_format": "0", "posts_per_page": 10,
@@ -83,7 +85,8 @@ def can_manage(request):
 
 def _current(request) -> dict:
     table = tables(request.app)["site_settings"]
-    written = {key: json.loads(value) for key, value in request.session.execute(select(table.c.key, table.c.value))}
+    written = {key: json.loads(value) for key, value in request.session.execute(select(table.c.key, table.c.value))
+               if key != "url"}  # the site address is the host's (a `url` row of older versions is ignored)
     return {key: written.get(key, default) for key, default in defaults(request).items()}
 
 
@@ -98,6 +101,8 @@ def update_settings(request):
         raise _invalid("timezone", "rest_invalid_param", "timezone is not a known time zone.")
     if "url" in sent and sent["url"] is not None and not is_site_url(sent["url"]):
         raise _invalid("url", "rest_invalid_url", "url is not a URL (http:// or https://, then a host name).")
+    if "url" in sent:
+        request.app.choose_site_address(request.session, sent.pop("url"))
     for key, value in sent.items():
         request.session.execute(delete(table).where(table.c.key == key))
         if value is not None:

@@ -255,7 +255,7 @@ class Submission:
         if "_serial_number" in templates:
             self.submission_id = self._store()  # the mail names the submission's number: store it first
         facts = {"id": getattr(self, "submission_id", ""), "ip": self.address, "user_agent": self.user_agent,
-                 "container_post": self.container_post, "site_url": self.app.site_url(self.request.environ),
+                 "container_post": self.container_post, "site_url": self.app.site_address(self.request.session),
                  "admin_email": admin_email(self.request, self.reader) if "_site_admin_email" in templates else "",
                  "url": self.request.header("referer") or ""}
         mail_1 = form.properties.get("mail") or {}

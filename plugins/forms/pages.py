@@ -67,7 +67,9 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
                 out.append('<p class="forms-missing">[contact-form 404 "Not Found"]</p>')
             else:
                 counter += 1
-                out.append(render.render_form(app, form, app.rest_base_url(), int(item.get("id") or 0), counter))
+                # Renderings are stored: the form posts to the site address, not to a request's host.
+                out.append(render.render_form(app, form, app.site_address() + app.settings.rest_prefix,
+                                              int(item.get("id") or 0), counter))
             position = end + 1
     finally:
         reader.finish(success=True)

@@ -22,7 +22,8 @@ MAX_IMPORT_BYTES = 50_000_000
 
 
 def _site_url(app, given: str | None) -> str:
-    url = (given or app.settings.site.get("url") or "").rstrip("/")
+    """The base of the mails' links: --site-url when given, else the site's address."""
+    url = (given or app.site_address()).rstrip("/")
     if not url.startswith(("http://", "https://")):
         raise click.ClickException("links in mails need the site's address: set `url` in [site] of sitehost.toml "
                                    "or pass --site-url https://www.school.example")
@@ -75,7 +76,7 @@ def export_command(ctx: click.Context, list_name: str, output_format: str, outpu
 @click.argument("csv_file", metavar="FILE.csv", type=click.Path(exists=True, dir_okay=False))
 @click.option("--list", "list_name", required=True, help="The list (name or id) to add the addresses to.")
 @click.option("--send-confirmations", is_flag=True, help="Queue a confirmation mail to each address added.")
-@click.option("--site-url", default=None, help="The site's address for the links in mails (default: [site] url).")
+@click.option("--site-url", default=None, help="The site's address for the links in mails (default: the site's address).")
 @click.pass_context
 def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confirmations: bool,
                    site_url: str | None) -> None:
@@ -116,7 +117,7 @@ def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confi
 @click.option("--subject", required=True, help="Subject line of the mailing.")
 @click.option("--body-file", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Plain-text body (UTF-8); an unsubscribe link is added at the end.")
-@click.option("--site-url", default=None, help="The site's address for the links in mails (default: [site] url).")
+@click.option("--site-url", default=None, help="The site's address for the links in mails (default: the site's address).")
 @click.option("--deliver", is_flag=True, help="Also run one delivery pass now instead of leaving it to the server.")
 @click.pass_context
 def send_command(ctx: click.Context, list_name: str, subject: str, body_file: str, site_url: str | None,

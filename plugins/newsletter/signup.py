@@ -163,7 +163,7 @@ def submit_form(request):
         "content": "\n".join(f"{tag}: {value}" for tag, value in fields.items() if value and tag not in ("FNAME", "LNAME")),
         "ip": address,
         "user_agent": request.header("user-agent", "") or "",
-        "guid": f"{request.base_url}/newsletter/v1/forms/{form.id}",
+        "guid": f"{app.site_address(request.session)}{app.settings.rest_prefix}/newsletter/v1/forms/{form.id}",
         "honeypot": "" if honeypot is None else _text(honeypot) or str(honeypot)[:MAX_VALUE_LENGTH],
         "elapsed_seconds": round(elapsed, 3),
     })
@@ -201,10 +201,11 @@ def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], add
         return
     if result.needs_mail:
         requested = sorted((names[list_id] for list_id in result.requested), key=str.lower)
-        message = mailer.confirmation_message(app, app.site_url(request.environ), result.subscriber, requested)
+        # Links with live tokens: on the site's address, never the Host header the sign-up came with.
+        message = mailer.confirmation_message(app, app.site_address(session), result.subscriber, requested)
     else:  # already on every list asked for: the answer does not say so, the mail does
         asked = sorted((names[list_id] for list_id in list_ids), key=str.lower)
-        message = mailer.already_subscribed_message(app, app.site_url(request.environ), result.subscriber, asked)
+        message = mailer.already_subscribed_message(app, app.site_address(session), result.subscriber, asked)
     app.mail.send(message, session=session)
 
 
@@ -218,6 +219,6 @@ def _request_unsubscribe(request, email_key: str, list_ids: list[int], names: di
     active = [list_id for list_id in list_ids if statuses.get(list_id) in (store.PENDING, store.CONFIRMED)]
     if not active or not ratelimit.take_email_slot(app, session, email_key):
         return
-    message = mailer.unsubscribe_request_message(app, app.site_url(request.environ), subscriber, active,
+    message = mailer.unsubscribe_request_message(app, app.site_address(session), subscriber, active,
                                                  sorted((names[list_id] for list_id in active), key=str.lower))
     app.mail.send(message, session=session)

@@ -202,7 +202,7 @@ def _reads(app, session, email_hash: str, ip_hash: str, content_hash: str):
 
 
 def _ask_service(app, config, key: str, sub: dict, total: float, evidence: dict) -> tuple[float, str, bool, list]:
-    home = app.settings.site.get("home") or app.settings.site.get("url") or ""
+    home = app.settings.site.get("home") or app.site_address()
     try:
         reply = remote.comment_check(config.service_url, key, home, sub, config.service_timeout)
     except remote.ServiceError as error:

@@ -50,8 +50,8 @@ def key_matches(request):
 # --- key -------------------------------------------------------------------------------------
 
 def home_url(request) -> str:
-    site = request.app.settings.site
-    return site.get("home") or site.get("url") or request.app.site_url(request.environ)
+    """The site's home as spam services know it: `[site] home`, else the site's address (never a Host header)."""
+    return request.app.settings.site.get("home") or request.app.site_address(request.session)
 
 
 def get_key(request):

@@ -3,7 +3,7 @@ validation errors beside the fields, and refusals (forged CSRF, non-administrato
 
 from __future__ import annotations
 
-from host.testing import create_test_user
+from host.testing import TEST_SITE_ADDRESS, create_test_user
 
 from .helpers import csrf_of, form_with, sign_in
 
@@ -82,6 +82,18 @@ def test_a_valid_change_is_saved_through_the_route_and_shown(site, people):
     assert saved["use_smilies"] is True and saved["posts_per_page"] == 10 and saved["title"] == "Riverside Primary"
     unchanged = form_with(answer, "save").submit()
     assert "Nothing to save" in unchanged.text and rest_settings(site, people) == saved
+
+
+def test_the_site_address_changed_here_is_the_base_of_new_guids(site, people):
+    client = sign_in(site, people["administrator"])
+    page = client.get("/admin/settings")
+    assert control(page, "url")["value"] == TEST_SITE_ADDRESS
+    answer = form_with(page, "save", url="https://www.riverside.example").submit()
+    assert answer.status_int == 200 and "Site address (URL)" in answer.html.select_one(".notice[role=status]").text
+    assert rest_settings(site, people)["url"] == "https://www.riverside.example"
+    post = site.client.post_json("/wp-json/core/v2/posts", {"title": "After the move"},
+                                 headers={**people["editor"].headers, "Host": "evil.example"}).json
+    assert post["guid"]["raw"] == f"https://www.riverside.example/?p={post['id']}"
 
 
 def test_a_bad_timezone_is_shown_beside_its_field_with_the_values_kept_and_nothing_saved(site, people):

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from webtest import TestApp
 
-from host.testing import assert_rest_error
+from host.testing import TEST_SITE_ADDRESS, assert_rest_error
 
 from .helpers import assert_no_hash, basic
 
@@ -178,3 +178,11 @@ def test_sign_in_costs_one_password_hash_check_whoever_signs_in(site, people, mo
         assert verified == [1], login
     assert len({answer.status_int for answer in answers}) == 1
     assert all("The username, email address or password is incorrect." in answer.text for answer in answers)
+
+
+def test_the_site_url_an_application_is_sent_is_the_site_address_not_the_host_header(site, people):
+    client = TestApp(site, extra_environ={"HTTP_HOST": "evil.example", "REMOTE_ADDR": "192.0.2.7"})
+    query = f"app_name=Planner&app_id={APP_ID}&success_url=https%3A%2F%2Fplanner.example%2Fdone"
+    approve_page = sign_in(client, query, people["editor"].login, people["editor"].password).follow()
+    redirect = approve_page.forms[0].submit("action", value="approve")
+    assert parse_qs(urlsplit(redirect.headers["Location"]).query)["site_url"] == [TEST_SITE_ADDRESS]

@@ -282,3 +282,15 @@ def test_a_feed_of_events_years_apart_writes_a_bounded_vtimezone(make_app):
                for moment in rdate.dts]
     assert 100 < len(changes) < 1000  # the clock changes of ~200 years (about 7 kB), not of 10,000 (about 270 kB)
     assert len(response.body) < 50_000
+
+
+def test_uids_and_global_ids_do_not_follow_the_host_header(site):
+    """A subscriber who reaches the site by two names must not get every event twice."""
+    sports = site["events"]["sports"]["id"]
+    uids = set()
+    for host in ("school.test", "127.0.0.1", "localhost:8080", "evil.example"):
+        visitor = TestApp(site["app"], extra_environ={"HTTP_HOST": host})
+        uids.add(str(vevents(parse(visitor.get(FEED, JUNE)))["Sports day, races; games"]["UID"]))
+        uids.add(str(vevents(parse(visitor.get(f"{API}/events/{sports}.ics")))["Sports day, races; games"]["UID"]))
+        assert visitor.get(f"{API}/events/{sports}").json["global_id"] == f"school.test?id={sports}"
+    assert uids == {f"event-{sports}@school.test"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from host.testing import assert_rest_error, make_plugin
+from host.testing import TEST_SITE_ADDRESS, assert_rest_error, make_plugin
 
 from .helpers import BASE, BROWSER, VALID, create_form, site, submit
 
@@ -481,3 +481,13 @@ def test_files_dir_inside_the_public_uploads_stops_the_plugin(make_app, tmp_path
                    config={"forms": {"files_dir": str(tmp_path / "uploads" / "forms")}})
     record = app.plugin("forms")
     assert not record.loaded and "inside the public uploads folder" in record.error
+
+
+def test_the_mailed_site_url_is_the_site_address_not_the_host_header(make_app, smtp_server):
+    app = site(make_app, mail=smtp_server.mail_settings())
+    form = create_form(app, mail={"active": True, "recipient": "office@school.test", "sender": "noreply@school.test",
+                                  "subject": "Enquiry", "body": "Sent from [_site_title] ([_site_url])."})
+    assert submit(app, form["id"], VALID, headers={"Host": "attacker.example"}).json["status"] == "mail_sent"
+    assert app.mail.deliver_pending() == 1
+    text = smtp_server.wait_for(1)[0].get_content()
+    assert f"({TEST_SITE_ADDRESS})" in text and "attacker.example" not in text

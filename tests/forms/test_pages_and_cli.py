@@ -13,6 +13,7 @@ import uuid
 from click.testing import CliRunner
 
 from host.cli import main
+from host.testing import TEST_SITE_ADDRESS
 from host.testing import start_sitehost, stop_sitehost
 
 from .helpers import BASE, BROWSER, VALID, create_form, site, submit
@@ -72,6 +73,8 @@ def test_the_shortcode_renders_the_form_inside_a_published_page(make_app):
     assert fields["_forms_unit_tag"] == f"forms-f{form['id']}-p{page.json['id']}-o1"
     assert fields["_forms_container_post"] == str(page.json["id"])
     assert "Write to us." in html
+    # the rendering is stored: its form posts to the site address (it was http://localhost before)
+    assert f'action="{TEST_SITE_ADDRESS}/wp-json/forms/v1/contact-forms/{form["id"]}/feedback"' in html
 
 
 def test_demo_content_has_a_contact_form_and_an_absence_report(make_app, smtp_server):

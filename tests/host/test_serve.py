@@ -12,9 +12,10 @@ import pytest
 from host.testing import start_sitehost, stop_sitehost
 
 
-def start_server(config: Path, env: dict | None = None, extra_args=()):
+def start_server(config: Path, env: dict | None = None, extra_args=(), global_args=()):
     """Start `sitehost serve --port 0` and return (process, base_url) once it listens."""
-    return start_sitehost(config, "--threads", "2", *extra_args, env={**os.environ, **(env or {})})
+    return start_sitehost(config, "--threads", "2", *extra_args, env={**os.environ, **(env or {})},
+                          global_args=global_args)
 
 
 @pytest.fixture
@@ -24,8 +25,9 @@ def served_site(tmp_path, example_plugin):
     config.write_text(f'database_url = "sqlite:///{database}"\n[site]\nname = "Served School"\n')
     pythonpath = os.pathsep.join([str(example_plugin["site_packages"]), str(example_plugin["source"]),
                                   os.environ.get("PYTHONPATH", "")])
-    process, base_url = start_server(config, env={"PYTHONPATH": pythonpath})
-    yield {"process": process, "rest": base_url, "database": database}
+    log = tmp_path / "serve.log"
+    process, base_url = start_server(config, env={"PYTHONPATH": pythonpath}, global_args=("--log-file", str(log)))
+    yield {"process": process, "rest": base_url, "database": database, "log": log}
     stop_sitehost(process)
 
 
@@ -49,6 +51,16 @@ def test_serve_answers_over_a_real_socket_and_creates_the_database(served_site):
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert {"example_notes", "users", "site_state"} <= tables
+
+
+def test_the_first_start_records_the_listen_address_as_the_site_address_and_says_how_to_set_it(served_site):
+    site_address = served_site["rest"].rsplit("/wp-json", 1)[0]  # http://127.0.0.1:PORT
+    fetch(served_site["rest"] + "/", headers={"Host": "attacker.example"})
+    with sqlite3.connect(served_site["database"]) as connection:
+        recorded = dict(connection.execute("SELECT key, value FROM site_state WHERE key LIKE 'site_address%'"))
+    assert recorded == {"site_address": site_address}
+    warning = next(line for line in served_site["log"].read_text().splitlines() if "[site] url is empty" in line)
+    assert site_address in warning and "sitehost.toml" in warning and "Settings" in warning
 
 
 def test_serve_routes_errors_and_json_over_the_socket(served_site):

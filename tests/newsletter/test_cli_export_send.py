@@ -75,8 +75,9 @@ def test_send_refuses_what_it_cannot_send(make_app, tmp_path):
     body = tmp_path / "body.txt"
     body.write_text("Hello\n")
     config = write_config(site.app, tmp_path, site_url="")
-    result = run(config, "send", "Whole school", "--subject", "S", "--body-file", str(body))
-    assert result.exit_code == 1 and "set `url` in [site] of sitehost.toml or pass --site-url" in result.output
+    result = run(config, "send", "Whole school", "--site-url", "school.example", "--subject", "S", "--body-file",
+                 str(body))
+    assert result.exit_code == 1 and "pass --site-url https://www.school.example" in result.output
     assert "1 mail(s)" not in result.output
     (tmp_path / "empty.txt").write_text("  \n")
     for args, message in [(["--subject", "S", "--body-file", str(tmp_path / "empty.txt")], "is empty"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host.testing import assert_collection
+from host.testing import TEST_SITE_ADDRESS, assert_collection
 
 from .cli_helpers import run, write_config
 from .helpers import API, standard_site
@@ -95,7 +95,7 @@ def test_import_sends_confirmations_only_when_asked(make_app, tmp_path):
     assert "2 added as pending" in quiet.output and queued_mails(site.app) == []
     (tmp_path / "three.csv").write_text("email,fname\nann@example.org,Ann\ncat@example.org,Cat\n")
     no_url = run(write_config(site.app, tmp_path, site_url=""), "import", str(tmp_path / "three.csv"),
-                 "--list", "Whole school", "--send-confirmations")
+                 "--list", "Whole school", "--send-confirmations", "--site-url", "school.example")
     assert no_url.exit_code == 1 and "links in mails need the site's address" in no_url.output
     assert_collection(site.admin.get(API + "/subscribers"), total=2)  # nothing imported either
     loud = run(write_config(site.app, tmp_path), "import", str(tmp_path / "three.csv"), "--list", "Whole school",
@@ -108,3 +108,9 @@ def test_import_sends_confirmations_only_when_asked(make_app, tmp_path):
     assert "Subscription confirmed" in follow(site.app.client, local(link)).text
     cat = site.admin.get(API + "/subscribers", {"search": "cat@"}).json[0]
     assert cat["subscriptions"][0]["status"] == "confirmed" and cat["fields"] == {"FNAME": "Cat"}
+    # without [site] url or --site-url, the links are on the address the site keeps
+    (tmp_path / "four.csv").write_text("email,fname\ndan@example.org,Dan\n")
+    run(write_config(site.app, tmp_path, site_url=""), "import", str(tmp_path / "four.csv"), "--list", "Whole school",
+        "--send-confirmations")
+    assert link_in(queued_mails(site.app)[-1], "/newsletter/confirm?token=").startswith(
+        f"{TEST_SITE_ADDRESS}/newsletter/confirm?token=")
