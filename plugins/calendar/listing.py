@@ -18,6 +18,10 @@ from .settings import settings_of
 from .tables import linked_to, tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
+# start_date and end_date bound each event on its own side, as the real calendar's repository does
+# (filter_by_starts_on_or_after, filter_by_ends_on_or_before); events already under way are
+# listed with ends_after instead. recurrence.occurrence_slice reads these keys too.
+STARTS_FROM, ENDS_BY = "starts_on_or_after", "ends_on_or_before"
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
 EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
 DEFAULT_WINDOW = StashKey[tuple]("calendar.default_window")  # ((zone, local date, list_months), window)
@@ -56,8 +60,8 @@ def _window_statements(app, by_venue: bool):
     built once per app, since building them costs more than running them."""
     events, links = tables(app)["events"], tables(app)["links"]
     where = [events.c.status.in_(bindparam("statuses", expanding=True)), events.c.hide_from_listings.is_(False),
-             events.c.end_utc >= bindparam("start"), events.c.start_utc >= bindparam("walk_from"),
-             events.c.start_utc <= bindparam("end")]
+             events.c.start_utc >= bindparam("start"), events.c.end_utc <= bindparam("end"),
+             events.c.start_utc <= bindparam("end")]  # implied by the end: keeps the walk on the start index
     if by_venue:
         where.append(linked_to(events, links, "venue", bindparam("venues", expanding=True)))
     page = (select(events.c.post_id).where(*where).order_by(events.c.start_utc, events.c.post_id)
@@ -124,7 +128,9 @@ def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
         start = _date(request, "start_date", tz)
         start = start if strict else times.start_of_day(start)
     elif use_defaults:
-        start = times.start_of_day(now_local)  # §14: events that end on or after today 00:00, local
+        # Events that start on or after yesterday 00:00, local (the real calendar's default start,
+        # "yesterday 23:59", taken to the beginning of its day as whole days are by default).
+        start = times.start_of_day(now_local - datetime.timedelta(days=1))
     else:
         start = None
     if "end_date" in given:
@@ -137,15 +143,15 @@ def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
     else:
         end = None
     if start is not None:
-        bounds["start"], texts["start_date"] = times.to_utc(start, tz), times.text(start)
+        bounds[STARTS_FROM], texts["start_date"] = times.to_utc(start, tz), times.text(start)
     if end is not None:
-        bounds["end"], texts["end_date"] = times.to_utc(end, tz), times.text(end)
+        bounds[ENDS_BY], texts["end_date"] = times.to_utc(end, tz), times.text(end)
     for name in BOUNDS:
         if name in given:
             value = _date(request, name, tz)
             value = value if strict else times.end_of_day(value)
             bounds[name], texts[name] = times.to_utc(value, tz), times.text(value)
-    if "start" in bounds and "end" in bounds and bounds["end"] < bounds["start"]:
+    if STARTS_FROM in bounds and ENDS_BY in bounds and bounds[ENDS_BY] < bounds[STARTS_FROM]:
         raise common.invalid_param("end_date", "The end date must not be before the start date.")
     return {"bounds": bounds, "texts": texts}
 
@@ -203,7 +209,7 @@ def listed_events(request, ids: list[int], version: int) -> list:
     return page
 
 
-def _clauses(events, statuses: list[str], now, due: bool, include: list[int], bounds: dict, longest: int):
+def _clauses(events, statuses: list[str], now, due: bool, include: list[int], bounds: dict):
     """(where, before_dates, after_dates): the status and listing clauses, then the date clauses
     at where[before_dates:after_dates] (expanded_page handles those apart)."""
     where = [_status_clause(events, statuses, now, due)]
@@ -212,12 +218,11 @@ def _clauses(events, statuses: list[str], now, due: bool, include: list[int], bo
     else:
         where.append(events.c.hide_from_listings.is_(False))
     before_dates = len(where)
-    if "start" in bounds:
-        where.append(events.c.end_utc >= bounds["start"])
-        # No event lasts longer than `longest`: the walk in start order can begin there.
-        where.append(events.c.start_utc >= bounds["start"] - datetime.timedelta(seconds=longest))
-    if "end" in bounds:
-        where.append(events.c.start_utc <= bounds["end"])
+    if STARTS_FROM in bounds:
+        where.append(events.c.start_utc >= bounds[STARTS_FROM])
+    if ENDS_BY in bounds:
+        where.append(events.c.end_utc <= bounds[ENDS_BY])
+        where.append(events.c.start_utc <= bounds[ENDS_BY])  # implied: keeps the walk on the start index
     if "starts_before" in bounds:
         where.append(events.c.start_utc <= bounds["starts_before"])
     if "starts_after" in bounds:
@@ -252,13 +257,13 @@ def list_events(request):
     dates = window(request)
     bounds = dates["bounds"]
     # Only the window (start and end) and statuses: the prepared statements serve it.
-    plain = not due and set(bounds) == {"start", "end"} and not include and not any(
+    plain = not due and set(bounds) == {STARTS_FROM, ENDS_BY} and not include and not any(
         params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
                                                              "categories", "tags", "search"))
     repeating = recurrence.ids_at(request, version) if not include else set()
     # The prepared walk needs no clauses: they are built only for a statement built from them.
     where, before_dates, after_dates = ([], 0, 0) if plain and not repeating else \
-        _clauses(events, statuses, now, due, include, bounds, longest)
+        _clauses(events, statuses, now, due, include, bounds)
     if params.get("featured") is not None:
         where.append(events.c.featured.is_(bool(params["featured"])))
     if params.get("post_parent") is not None:
@@ -289,8 +294,7 @@ def list_events(request):
         venues = list(dict.fromkeys(params.get("venue") or []))
         name = "calendar.window_at_venues" if venues else "calendar.window"
         prepared = app.db.prepared(name, lambda: _window_statements(app, bool(venues)))
-        values = {"statuses": list(statuses), "start": bounds["start"], "end": bounds["end"],
-                  "walk_from": bounds["start"] - datetime.timedelta(seconds=longest)}
+        values = {"statuses": list(statuses), "start": bounds[STARTS_FROM], "end": bounds[ENDS_BY]}
         if venues:
             values["venues"] = venues
     key = None if params.get("search") or terms else (

@@ -367,6 +367,8 @@ def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[li
 
     Every bound is one on the start, since each occurrence lasts as long: a window costs two binary
     searches of the series, whatever its rule. The window (start, end) keeps its first MAX_OCCURRENCES.
+    `start`/`end` select occurrences overlapping them (the views); the JSON list's own window is
+    `starts_on_or_after`/`ends_on_or_before`, each bounding one side of an occurrence.
     """
     starts = series_of(app, row, recurrence)
     if starts is None:  # a rule this site would refuse (an import's): its first occurrence
@@ -374,6 +376,10 @@ def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[li
     duration = row["end_utc"] - row["start_utc"]
     low = bisect.bisect_left(starts, _earlier(bounds["start"], duration)) if "start" in bounds else 0
     high = bisect.bisect_right(starts, bounds["end"]) if "end" in bounds else len(starts)
+    if "starts_on_or_after" in bounds:  # the JSON list's start_date and end_date (listing.py)
+        low = max(low, bisect.bisect_left(starts, bounds["starts_on_or_after"]))
+    if "ends_on_or_before" in bounds:
+        high = min(high, bisect.bisect_right(starts, _earlier(bounds["ends_on_or_before"], duration)))
     high = max(low, min(high, low + MAX_OCCURRENCES))
     for name, shift, is_upper in (("starts_before", None, True), ("starts_after", None, False),
                                   ("ends_before", duration, True), ("ends_after", duration, False)):
@@ -505,7 +511,7 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
         select(events.c.start_utc, events.c.post_id).where(and_(*single))
         .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
     series_where = [*filters, events.c.post_id.in_(repeating)]
-    for name in ("end", "starts_before"):
+    for name in ("end", "ends_on_or_before", "starts_before"):
         if name in bounds:
             series_where.append(events.c.start_utc <= bounds[name])
     series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]

@@ -51,8 +51,8 @@ class PageArgs(Schema):
 # --- events ---------------------------------------------------------------------------------
 
 class EventListArgs(PageArgs):
-    start_date = _date("Events that end on or after this date (default: today, in the site's time zone).")
-    end_date = _date("Events that start on or before this date (default: 24 months from now).")
+    start_date = _date("Events that start on or after this date (default: yesterday, in the site's time zone).")
+    end_date = _date("Events that end on or before this date (default: 24 months from now).")
     search = _text("Events that contain this text.", MAX_SEARCH_LENGTH)
     categories = fields.List(fields.String(validate=validate.Length(min=1, max=200)),
                              validate=validate.Length(max=MAX_TERMS),

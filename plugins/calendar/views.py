@@ -1,7 +1,7 @@
 """Calendar views a visitor browses: the month grid, the list and the day, as HTML.
 
 The same markup serves two ways: as plain pages (`/events/`, the month of today;
-`/events/month/YYYY-MM/`, `/events/list/` with `?page=N`, `/events/day/YYYY-MM-DD/`) and as
+`/events/month/YYYY-MM/` (`/events/month/`: the current month), `/events/list/` with `?page=N`, `/events/day/YYYY-MM-DD/`) and as
 `{html}` from `cal/views/v2/html`, which re-renders the view a front-end URL (`u`) names, so a
 page can swap views without a reload (assets/calendar.js does, when scripts run). Navigation
 links are plain view URLs either way.
@@ -53,6 +53,7 @@ MONTH_PATH = re.compile(r"^/events/month/(\d{4})-(\d{2})/?$")
 DAY_PATH = re.compile(r"^/events/day/(\d{4})-(\d{2})-(\d{2})/?$")
 LIST_PATH = re.compile(r"^/events/list/?$")
 HOME_PATH = re.compile(r"^/events/?$")
+THIS_MONTH_PATH = re.compile(r"^/events/month/?$")  # the month view without a month: the current one
 
 
 class ViewUrlError(ValueError):
@@ -144,7 +145,7 @@ def parse_view_url(reader, path: str, query: dict, view: str | None = None) -> V
     if prefix and path.startswith(prefix + "/"):
         path = path[len(prefix):]
     search = (query.get("search") or "")[:200]
-    if HOME_PATH.match(path):
+    if HOME_PATH.match(path) or THIS_MONTH_PATH.match(path):
         found = ViewRequest("month", today(reader).replace(day=1), search=search)
     elif match := MONTH_PATH.match(path):
         found = ViewRequest("month", _date(*match.groups()), search=search)
@@ -500,6 +501,8 @@ def pages():
             Page("/events/", methods, view_page, name="calendar-events"),
             Page("/events/list", methods, view_page, name="calendar-list-bare"),
             Page("/events/list/", methods, view_page, name="calendar-list"),
+            Page("/events/month/", methods, view_page, name="calendar-this-month"),
+            Page("/events/month", methods, view_page, name="calendar-this-month-bare"),
             Page("/events/month/<month>/", methods, view_page, name="calendar-month"),
             Page("/events/month/<month>", methods, view_page, name="calendar-month-bare"),
             Page("/events/day/<day>/", methods, view_page, name="calendar-day"),

@@ -65,7 +65,7 @@ def site(make_module_app):
             "office": office, "sport": sport, "trips": trips, "year7": year7, "today": today}
 
 
-def test_default_window_is_today_onwards_for_24_months_in_the_site_zone(site):
+def test_default_window_is_events_starting_yesterday_onwards_for_24_months_in_the_site_zone(site):
     response = site["app"].client.get(EVENTS)
     assert response.status_int == 200
     assert list(response.json) == ["events", "rest_url", "total", "total_pages"]
@@ -74,7 +74,8 @@ def test_default_window_is_today_onwards_for_24_months_in_the_site_zone(site):
     assert response.headers["X-CAL-Total"] == "2" and response.headers["X-CAL-TotalPages"] == "1"
     rest_url = response.json["rest_url"]
     assert rest_url.startswith("http://school.test/wp-json/cal/events/v1/events?per_page=10&start_date=")
-    assert f"start_date={site['today']}+00%3A00%3A00" in rest_url
+    yesterday = site["today"] - datetime.timedelta(days=1)
+    assert f"start_date={yesterday}+00%3A00%3A00" in rest_url
     assert "end_date=" in rest_url and "page=" not in rest_url.replace("per_page", "")
 
 
@@ -136,17 +137,43 @@ def test_all_day_events_cover_whole_local_days(site):
 
 def test_inclusive_and_strict_dates(site):
     client = site["app"].client
-    # Inclusive: start_date moves to 00:00 and end_date to 23:59:59 of their days; events overlapping count.
-    assert titles(client.get(EVENTS, {"start_date": "2030-05-14 12:00", "end_date": "2030-05-14 12:00"})) == [
+    # Inclusive: start_date moves to 00:00 and end_date to 23:59:59 of their days; an event is listed
+    # when it starts on or after start_date and ends on or before end_date (the trip: 13 to 15 May).
+    assert titles(client.get(EVENTS, {"start_date": "2030-05-13 12:00", "end_date": "2030-05-15 12:00"})) == [
         "Year 7 lakes trip"]
-    strict = client.get(EVENTS, {"start_date": "2030-05-15 17:00", "end_date": "2030-05-20", "strict_dates": "true"})
+    assert titles(client.get(EVENTS, {"start_date": "2030-05-14", "end_date": "2030-05-20"})) == []
+    assert titles(client.get(EVENTS, {"start_date": "2030-05-10", "end_date": "2030-05-14"})) == []
+    strict = client.get(EVENTS, {"start_date": "2030-05-13 08:31", "end_date": "2030-05-20", "strict_dates": "true"})
     assert titles(strict) == []
     assert "strict_dates=true" in strict.json["rest_url"]
-    assert titles(client.get(EVENTS, {"start_date": "2030-05-15 15:00", "end_date": "2030-05-20",
+    assert titles(client.get(EVENTS, {"start_date": "2030-05-13 08:30", "end_date": "2030-05-15 15:59",
+                                      "strict_dates": "true"})) == []
+    assert titles(client.get(EVENTS, {"start_date": "2030-05-13 08:30", "end_date": "2030-05-15 16:00",
                                       "strict_dates": "true"})) == ["Year 7 lakes trip"]
     assert_rest_error(client.get(EVENTS, {"start_date": "2030-05-20", "end_date": "2030-05-10"}, status=400),
                       "rest_invalid_param", 400)
     assert_rest_error(client.get(EVENTS, {"start_date": "the day after never"}, status=400), "rest_invalid_param", 400)
+
+
+def test_the_default_list_has_yesterdays_events_and_ends_after_lists_those_under_way(make_app):
+    """start_date means "starts on or after" (default yesterday 00:00): an exhibition that opened three
+    days ago is not in the default list, yesterday's concert is; ends_after lists what is under way."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    client = client_as(app, create_test_user(app, "administrator"))
+    today, day = local_today(), datetime.timedelta(days=1)
+    new_event(client, title="Art exhibition", start_date=f"{today - 3 * day} 09:00", end_date=f"{today + 2 * day} 17:00")
+    new_event(client, title="Yesterday's concert", start_date=f"{today - day} 19:00", end_date=f"{today - day} 21:00")
+    new_event(client, title="Last week's fair", start_date=f"{today - 7 * day} 10:00", end_date=f"{today - 7 * day} 12:00")
+    new_event(client, title="Sports day", start_date=f"{today + day} 09:00", end_date=f"{today + day} 15:00")
+    assert titles(app.client.get(EVENTS)) == ["Yesterday's concert", "Sports day"]
+    assert titles(app.client.get(EVENTS, {"start_date": str(today - 3 * day)})) == [
+        "Art exhibition", "Yesterday's concert", "Sports day"]
+    # An end_date before an event's end leaves it out, though the event starts inside the window.
+    assert titles(app.client.get(EVENTS, {"start_date": str(today - 3 * day), "end_date": str(today)})) == [
+        "Yesterday's concert"]
+    now = app.client.get(EVENTS, {"ends_after": "now", "strict_dates": "true"})
+    assert titles(now) == ["Art exhibition", "Sports day"]
+    assert "start_date=" not in now.json["rest_url"] and "ends_after=" in now.json["rest_url"]
 
 
 def test_starts_and_ends_bounds_drop_the_default_window(site):

@@ -294,3 +294,20 @@ def test_uids_and_global_ids_do_not_follow_the_host_header(site):
         uids.add(str(vevents(parse(visitor.get(f"{API}/events/{sports}.ics")))["Sports day, races; games"]["UID"]))
         assert visitor.get(f"{API}/events/{sports}").json["global_id"] == f"school.test?id={sports}"
     assert uids == {f"event-{sports}@school.test"}
+
+
+def test_discovery_advertises_the_feed_as_a_path_clients_can_request(site):
+    """node-wpapi makes a handler of each route's literal parts and checks a value against the part
+    taken as a pattern (`new RegExp(part, "i")`): `events\\.ics` could never be requested."""
+    import re
+
+    visitor = site["visitor"]
+    routes = visitor.get("/wp-json/cal/events/v1").json["routes"]
+    assert "/cal/events/v1/events.ics" in routes
+    for route in (route for route in routes if "(" not in route):  # the routes without parameters
+        for part in route.split("/"):
+            assert re.search(part, part, re.IGNORECASE), f"{route}: {part!r} does not match itself"
+    feed = visitor.get(routes["/cal/events/v1/events.ics"]["_links"]["self"][0]["href"].replace("http://school.test", ""))
+    assert feed.status_int == 200 and feed.content_type == "text/calendar"
+    assert "/cal/events/v1/events.ics" in visitor.get("/wp-json/").json["routes"]
+    assert_rest_error(visitor.get(f"{API}/events-ics", status=404), "rest_no_route", 404)

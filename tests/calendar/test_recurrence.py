@@ -306,3 +306,15 @@ def test_the_walks_iteration_bound_still_stops_a_rule_that_never_matches():
     bounded = _BoundedRule(24, freq=rrule.DAILY, dtstart=datetime.datetime(2026, 1, 1), bymonth=(2,), bymonthday=(30,))
     with pytest.raises(_WalkTooLong):
         next(iter(bounded))
+
+
+def test_start_date_and_end_date_bound_each_occurrence_on_its_own_side(site):
+    """An occurrence is listed when it starts on or after start_date and ends on or before end_date."""
+    def listed(**window):
+        events = site["anonymous"].get(EVENTS, {"strict_dates": "true", **window}).json["events"]
+        return [event["start_date"] for event in events if event["title"] == "Choir practice"]
+
+    assert listed(start_date="2030-06-10 16:00", end_date="2030-06-24 17:00") == [
+        "2030-06-10 16:00:00", "2030-06-24 16:00:00"]
+    assert listed(start_date="2030-06-10 16:01", end_date="2030-06-24 17:00") == ["2030-06-24 16:00:00"]
+    assert listed(start_date="2030-06-10 16:00", end_date="2030-06-24 16:59") == ["2030-06-10 16:00:00"]

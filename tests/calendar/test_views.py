@@ -79,10 +79,17 @@ def test_signed_in_staff_get_the_same_public_view(site):
 
 def test_events_defaults_to_this_month(site):
     today = local_today()
-    for path in ("/events/", "/events"):
+    for path in ("/events/", "/events", "/events/month/", "/events/month"):
         text = site["anonymous"].get(path).text
         assert f"<h2 id=\"cal-heading\" tabindex=\"-1\">{today:%B %Y}</h2>" in text
         assert 'aria-current="date"' in text
+
+
+def test_the_rest_view_of_the_month_path_without_a_month_is_this_month(site):
+    visitor = site["anonymous"]
+    tokens = tokens_of(visitor.get("/events/").text)
+    answer = visitor.get(HTML, {"u": f"{SITE}/events/month/", **tokens}).json
+    assert f"{local_today():%B %Y}</h2>" in answer["html"]
 
 
 def test_the_list_view_lists_upcoming_occurrences_by_month(site):

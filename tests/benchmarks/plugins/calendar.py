@@ -3,7 +3,7 @@
 `prepare` creates venues, organizers, a category and one event over REST (so the write path and
 the check run against real routes), then bulk-loads as many events as the run's size (1,000,
 10,000, 100,000) into the served database: REST would need hours for 100,000. The events are
-spread over four years around today, so about half fall in the list's default window (today to
+spread over four years around today, so about half fall in the list's default window (yesterday to
 24 months ahead); every venue hosts a twentieth of them. The month view's scenario adds 200 events
 in one month 30 months ahead (past the list's default window), and the feed's exports the four
 years of fixtures as iCalendar (1,000 events at the 1,000 size).
