@@ -87,6 +87,12 @@ class Route:
     (host/rest/kept_embeds.py). It must change with every write its answers are built from.
     `expose_headers` names response headers of its own (`X-CAL-Total`) that scripts on other
     origins may read: its answers list them in Access-Control-Expose-Headers after the host's.
+    `anonymous_refusal` is the status a refused anonymous caller gets: 401 by the house rule, 403
+    where the real plugin refuses everyone with an explicit 403. The host uses it for refusals it
+    makes itself (a False verdict, a missing `capability`); a permission callback that raises its
+    own error must answer the same, and the permission matrix expects it.
+    `show_schema=False` keeps `schema` out of OPTIONS and help context (the real route registers
+    none) while the OpenAPI document still describes answers with it.
     """
 
     namespace: str
@@ -109,6 +115,8 @@ class Route:
     answer_version: Callable | None = None
     expose_headers: tuple[str, ...] = ()
     bulk_batch: Callable | None = None
+    anonymous_refusal: int = 401
+    show_schema: bool = True
 
 
 @dataclass(frozen=True)
@@ -327,6 +335,7 @@ class Endpoint:
     answer_version: Callable | None = None  # Route.answer_version
     expose_headers: tuple[str, ...] = ()  # Route.expose_headers
     bulk_batch: Callable | None = None  # Route.bulk_batch
+    anonymous_refusal: int = 401  # Route.anonymous_refusal
 
 
 class _SegmentIndex:
@@ -367,6 +376,7 @@ class CompiledRoute:
     schema: Any = None
     title: str = ""
     has_variables: bool = False
+    show_schema: bool = True  # Route.show_schema of the route that gave `schema`
 
     def endpoint_for(self, method: str) -> Endpoint | None:
         for endpoint in self.endpoints:
@@ -492,6 +502,7 @@ class Registry:
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,
+            anonymous_refusal=route.anonymous_refusal,
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:
@@ -500,7 +511,7 @@ class Registry:
                                           and set(existing.methods) & set(endpoint.methods))]
         if compiled is None:
             compiled = CompiledRoute(full, route.namespace, regex, [], route.schema, route.title,
-                                     has_variables="(?P<" in full)
+                                     has_variables="(?P<" in full, show_schema=route.show_schema)
             self.routes[full] = compiled
             if route.namespace and not host_route:
                 self._routes_by_namespace.setdefault(route.namespace, []).append(compiled)
@@ -511,6 +522,7 @@ class Registry:
         if route.schema is not None and compiled.schema is None:
             compiled.schema = route.schema
             compiled.title = route.title
+            compiled.show_schema = route.show_schema
 
     # --- queries -------------------------------------------------------------------------
 
@@ -600,7 +612,7 @@ class Registry:
             entry["args"] = endpoint.args if endpoint.args else []
             described.append(entry)
         descriptor: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": described}
-        if help_context and route.schema is not None:
+        if help_context and route.schema is not None and route.show_schema:
             descriptor["schema"] = item_schema(route.schema, route.title or route.path.rsplit("/", 1)[-1])
         if not route.has_variables:
             descriptor["_links"] = {"self": [{"href": base_url + route.path}]}

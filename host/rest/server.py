@@ -473,7 +473,10 @@ class RestServer:
             return
         if isinstance(verdict, RestError):
             raise verdict
-        raise forbidden(request.user)
+        refusal = forbidden(request.user)
+        if not request.user.is_authenticated:
+            refusal.status = endpoint.anonymous_refusal
+        raise refusal
 
     def allowed_methods(self, request: RestRequest, route) -> list[str]:
         """Methods of `route` the caller may use, for the Allow header."""

@@ -132,7 +132,8 @@ def shape(properties: dict[str, Any], parsed: template.ParsedTemplate | None = N
 
 
 def merge(current: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
-    """`current` with what a write sent (partial: only the properties sent change)."""
+    """`current` with what a write sent (partial: only the properties sent change; `messages` is
+    replaced whole by the keys sent)."""
     merged = {key: (dict(value) if isinstance(value, dict) else value) for key, value in current.items()}
     for key in PROPERTY_KEYS:
         if key not in sent or sent[key] is None:
@@ -145,9 +146,9 @@ def merge(current: dict[str, Any], sent: dict[str, Any]) -> dict[str, Any]:
                 mail["active"] = True  # sending `mail` turns it on, as the reference does (unless it says otherwise)
             merged[key] = mail
         elif key == "messages":
-            messages = dict(merged.get("messages") or {})
-            messages.update({name: text for name, text in value.items() if name in DEFAULT_MESSAGES})
-            merged["messages"] = messages
+            # Sent messages replace the stored map, as the real plugin stores them: the answer shows
+            # only those, and a key left out falls back to its default when used (Form.message).
+            merged["messages"] = {name: text for name, text in value.items() if name in DEFAULT_MESSAGES}
         elif key == "form" and isinstance(value, dict):
             merged["form"] = value.get("content", merged.get("form", ""))
         elif key == "additional_settings" and isinstance(value, dict):

@@ -1,7 +1,9 @@
 """forms/v1: form management, the public schema and refill helpers, and the submissions list.
 
-Every refusal is `forms_forbidden` (401 for an anonymous caller, 403 for a signed-in one, the
-house rule every route follows); a missing form is 404 `forms_not_found` on every route.
+Every refusal is 403 `forms_forbidden`, anonymous callers included, as the real plugin answers
+(its routes declare `anonymous_refusal=403`); a missing form is 404 `forms_not_found` on every
+route. Only the schema route publishes a `schema` in OPTIONS: the real plugin registers none for
+the others, so theirs stay in the OpenAPI document only (`show_schema=False`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from host import RestError, RestResponse, Route, forbidden
+from host import RestError, RestResponse, Route
 
 from . import properties as props
 from . import render, rules, store, template
@@ -25,6 +27,7 @@ from .settings import settings_of
 NAMESPACE = "forms/v1"
 ITEM = r"/contact-forms/(?P<id>[\d]+)"
 DEFAULT_LOCALE = "en_US"
+REFUSAL = 403  # the real plugin's explicit status for every refusal, signed in or not
 
 
 # --- permissions --------------------------------------------------------------------------
@@ -32,7 +35,7 @@ DEFAULT_LOCALE = "en_US"
 def _needs(capability: str, message: str):
     def check(request) -> bool:
         if not request.user.can(capability):
-            raise forbidden(request.user, "forms_forbidden", message)
+            raise RestError("forms_forbidden", message, REFUSAL)
         return True
     check.__name__ = f"can_{capability}"
     return check
@@ -188,19 +191,23 @@ def submission_data(row, states: dict[int, dict[str, Any]]) -> dict[str, Any]:
 
 
 def routes() -> list[Route]:
+    guarded = {"anonymous_refusal": REFUSAL}
+    shown_only_in_openapi = {"show_schema": False}
     return [
         Route(NAMESPACE, "/contact-forms", "GET", list_forms, args=FormListArgs, permission=can_read_forms,
-              schema=FormSummarySchema, title="contact-form"),
-        Route(NAMESPACE, "/contact-forms", "POST", create_form, args=FormWriteArgs, permission=can_create_form),
+              schema=FormSummarySchema, title="contact-form", **guarded, **shown_only_in_openapi),
+        Route(NAMESPACE, "/contact-forms", "POST", create_form, args=FormWriteArgs, permission=can_create_form,
+              **guarded),
         Route(NAMESPACE, ITEM, "GET", get_form, args=FormIdArgs, permission=can_edit_form, schema=FormSchema,
-              title="contact-form"),
-        Route(NAMESPACE, ITEM, ("POST", "PUT", "PATCH"), update_form, args=FormUpdateArgs, permission=can_edit_form),
-        Route(NAMESPACE, ITEM, "DELETE", delete_form, args=FormIdArgs, permission=can_delete_form),
+              title="contact-form", **guarded, **shown_only_in_openapi),
+        Route(NAMESPACE, ITEM, ("POST", "PUT", "PATCH"), update_form, args=FormUpdateArgs, permission=can_edit_form,
+              **guarded),
+        Route(NAMESPACE, ITEM, "DELETE", delete_form, args=FormIdArgs, permission=can_delete_form, **guarded),
         Route(NAMESPACE, ITEM + "/feedback", "POST", feedback, args=FormIdArgs, schema=FeedbackResultSchema,
-              title="contact-form-feedback"),
+              title="contact-form-feedback", **shown_only_in_openapi),
         Route(NAMESPACE, ITEM + "/feedback/schema", "GET", feedback_schema, args=FormIdArgs,
               schema=FeedbackSchemaSchema, title="contact-form-schema"),
         Route(NAMESPACE, ITEM + "/refill", "GET", refill, args=FormIdArgs, title="contact-form-refill"),
         Route(NAMESPACE, "/submissions", "GET", list_submissions, args=SubmissionListArgs,
-              permission=can_read_submissions, title="form-submission"),
+              permission=can_read_submissions, title="form-submission", **guarded),
     ]

@@ -421,7 +421,7 @@ def test_administrators_list_submissions_with_their_mail(make_app):
     for role, status in (("editor", 403), ("subscriber", 403)):
         assert_rest_error(app.client.get(path, headers=app.users[role].headers, expect_errors=True),
                           "forms_forbidden", status)
-    assert_rest_error(app.client.get(path, expect_errors=True), "forms_forbidden", 401)
+    assert_rest_error(app.client.get(path, expect_errors=True), "forms_forbidden", 403)  # anonymous too
 
 
 def test_a_disabled_plugin_keeps_its_data(make_app):

@@ -6,7 +6,7 @@ import pytest
 
 from host.testing import assert_in_root_index, assert_rest_error
 
-from .helpers import BASE, SIMPLE_FORM, create_form, site
+from .helpers import BASE, SIMPLE_FORM, VALID, create_form, site, submit
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_item_has_the_reference_get_shape(shared):
             "invalid_required"} <= set(properties["messages"])
 
 
-@pytest.mark.parametrize("role, status", [("anonymous", 401), ("subscriber", 403), ("contributor", 200),
+@pytest.mark.parametrize("role, status", [("anonymous", 403), ("subscriber", 403), ("contributor", 200),
                                           ("author", 200), ("editor", 200), ("administrator", 200)])
 def test_list_needs_edit_posts_and_refusals_are_forms_forbidden(shared, role, status):
     headers = shared.users[role].headers if role != "anonymous" else {}
@@ -96,7 +96,7 @@ def test_list_needs_edit_posts_and_refusals_are_forms_forbidden(shared, role, st
         assert_rest_error(response, "forms_forbidden", status)
 
 
-@pytest.mark.parametrize("role, status", [("anonymous", 401), ("subscriber", 403), ("contributor", 403),
+@pytest.mark.parametrize("role, status", [("anonymous", 403), ("subscriber", 403), ("contributor", 403),
                                           ("author", 403)])
 def test_reading_creating_editing_and_deleting_need_an_editor(shared, role, status):
     headers = shared.users[role].headers if role != "anonymous" else {}
@@ -173,12 +173,44 @@ def test_update_is_partial_and_sending_mail_turns_it_on(make_app):
     assert body["properties"]["mail"]["recipient"] == "office@school.test"
     assert body["properties"]["form"]["content"] == SIMPLE_FORM
     assert body["title"] == "Enquiry" and body["config_errors"] == []
-    body = app.client.patch_json(path, {"title": "Renamed", "messages": {"spam": "No thanks."}}, headers=headers).json
+    app.client.patch_json(path, {"title": "Renamed"}, headers=headers)
     stored = app.client.get(path, headers=headers).json
-    assert stored["title"] == "Renamed" and stored["properties"]["messages"]["spam"] == "No thanks."
-    assert stored["properties"]["messages"]["mail_sent_ok"]  # the other messages stay
+    assert stored["title"] == "Renamed" and len(stored["properties"]["messages"]) == 23  # messages not sent stay
     app.client.put_json(path, {"form": "[text* a] [submit]", "context": "dry-run"}, headers=headers)
     assert app.client.get(path, headers=headers).json["properties"]["form"]["content"] == SIMPLE_FORM
+
+
+def test_sent_messages_replace_the_stored_map_and_the_answer_shows_only_them(make_app):
+    """The real plugin stores just the messages sent (unknown keys dropped) and answers that map;
+    a key it no longer holds is shown to visitors in its default wording."""
+    app = site(make_app)
+    form = create_form(app)
+    path, headers = f"{BASE}/{form['id']}", app.users["editor"].headers
+    body = app.client.patch_json(path, {"messages": {"spam": "No thanks.", "colour": "x"}}, headers=headers).json
+    assert body["properties"]["messages"] == {"spam": "No thanks."}
+    assert app.client.get(path, headers=headers).json["properties"]["messages"] == {"spam": "No thanks."}
+    assert submit(app, form["id"], VALID, headers={"User-Agent": "x"}).json["message"] == "No thanks."
+    invalid = submit(app, form["id"], {**VALID, "your-email": "not-an-address"}).json
+    assert invalid["status"] == "validation_failed"
+    assert invalid["message"] == "Some fields need your attention. Please check them and send again."
+    created = create_form(app, messages={"mail_sent_ok": "Got it."})
+    assert created["properties"]["messages"] == {"mail_sent_ok": "Got it."}
+    dry = app.client.post_json(path, {"messages": {}, "context": "dry-run"}, headers=headers).json
+    assert dry["properties"]["messages"] == {}
+    assert app.client.get(path, headers=headers).json["properties"]["messages"] == {"spam": "No thanks."}
+
+
+def test_options_shows_a_schema_only_on_the_schema_route(shared):
+    """The real plugin registers a `schema` for feedback/schema alone; OPTIONS elsewhere has none."""
+    form_id = shared.forms[0]["id"]
+    headers = shared.users["editor"].headers
+    for suffix in ("", f"/{form_id}", f"/{form_id}/feedback", f"/{form_id}/refill"):
+        body = shared.client.options(BASE + suffix, headers=headers).json
+        assert "schema" not in body and body["endpoints"], suffix
+    body = shared.client.options(f"{BASE}/{form_id}/feedback/schema", headers=headers).json
+    assert set(body["schema"]["properties"]) == {"version", "locale", "rules"}
+    openapi = shared.client.get("/openapi.json").json  # the shapes still describe the answers there
+    assert any("contact-form" in name.lower() for name in openapi["components"]["schemas"])
 
 
 def test_delete_answers_deleted_true_and_the_form_is_gone(make_app):

@@ -272,6 +272,45 @@ def test_permission_denied_is_401_anonymous_and_403_signed_in(example_app):
                                                    headers=subscriber.headers, status=403), "rest_forbidden", 403)
 
 
+def test_a_route_may_refuse_anonymous_callers_with_403_and_keep_its_schema_out_of_options(make_app):
+    """`anonymous_refusal=403` for plugins whose real refusals are an explicit 403 (the host's own
+    refusals follow it: a False verdict, a missing capability); `show_schema=False` for real routes
+    that register no schema, whose shape still documents the answers in /openapi.json."""
+    import types
+
+    from marshmallow import Schema, fields
+
+    from host import Namespace, PluginInfo, Route, hookimpl
+
+    class ThingSchema(Schema):
+        ok = fields.Boolean()
+
+    plugin = types.ModuleType("plugin_strict")
+    plugin.PLUGIN = PluginInfo("strict")
+    plugin.register_namespaces = hookimpl(lambda: [Namespace("strict/v1")])
+    plugin.register_routes = hookimpl(lambda: [
+        Route("strict/v1", "/thing", "GET", lambda request: {"ok": True}, schema=ThingSchema, title="thing",
+              show_schema=False, capability="edit_posts", anonymous_refusal=403),
+        Route("strict/v1", "/thing", "POST", lambda request: {"ok": True}, anonymous_refusal=403,
+              permission=lambda request: request.user.can("edit_posts")),
+        Route("strict/v1", "/house", "POST", lambda request: {"ok": True}, capability="edit_posts"),
+    ])
+    app = make_app(plugins=[plugin])
+    assert_rest_error(app.client.get("/wp-json/strict/v1/thing", status=403), "rest_forbidden", 403)
+    assert_rest_error(app.client.post("/wp-json/strict/v1/thing", status=403), "rest_forbidden", 403)
+    assert_rest_error(app.client.post("/wp-json/strict/v1/house", status=401), "rest_forbidden", 401)
+    subscriber = create_test_user(app, "subscriber")
+    assert_rest_error(app.client.get("/wp-json/strict/v1/thing", headers=subscriber.headers, status=403),
+                      "rest_forbidden", 403)
+    editor = create_test_user(app, "editor")
+    assert app.client.get("/wp-json/strict/v1/thing", headers=editor.headers).json == {"ok": True}
+    options = app.client.options("/wp-json/strict/v1/thing").json
+    assert "schema" not in options and options["endpoints"]
+    assert "schema" not in app.client.get("/wp-json/strict/v1?context=help").json["routes"]["/strict/v1/thing"]
+    operation = app.client.get("/openapi.json").json["paths"]["/wp-json/strict/v1/thing"]["get"]
+    assert "$ref" in json.dumps(operation["responses"]["200"])
+
+
 def test_validation_runs_before_permission(example_app):
     response = example_app.client.post_json("/wp-json/example/v1/notes", {"title": ""}, status=400)
     assert_rest_error(response, "rest_invalid_param", 400)
