@@ -790,17 +790,17 @@ EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link"
 
 
 def _answer_headers(request: RestRequest, outcome: _Outcome, headers: dict[str, str]) -> dict[str, str]:
-    """The base headers, the handler's, the endpoint's exposed headers, and the discovery link after any Link."""
+    """The base headers, then the handler's, then the endpoint's exposed headers.
+
+    An answer's own `Link` (a page's prev/next, an item's alternate) replaces the discovery link of
+    the base headers, as WordPress's second `header('Link: ...')` replaces its first; answers without
+    one (errors, single-page lists) keep the discovery link.
+    """
     response_headers = dict(headers)
     response_headers.update(outcome.headers)
     endpoint = request.endpoint
     if endpoint is not None and endpoint.expose_headers:
         response_headers["Access-Control-Expose-Headers"] = ", ".join((EXPOSED_HEADERS, *endpoint.expose_headers))
-    discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-    if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
-        response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-    else:
-        response_headers["Link"] = discovery
     return response_headers
 
 

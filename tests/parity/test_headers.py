@@ -37,16 +37,20 @@ def test_every_rest_answer_carries_the_discovery_link(client, method, path, head
     assert response.headers["Content-Type"].startswith("application/json")
 
 
-def test_own_links_are_kept_beside_the_discovery_link(client, make_post):
+def test_own_links_replace_the_discovery_link(client, make_post):
+    """As WordPress's second `Link` header replaces its first: lists carry prev/next only, items alternate."""
     for _ in range(3):
         make_post()
     page = client.get(f"{API}/posts?per_page=1&page=2")
     rels = page.headers["Link"]
-    assert 'rel="prev"' in rels and 'rel="next"' in rels and rels.endswith(DISCOVERY)
+    assert 'rel="prev"' in rels and 'rel="next"' in rels and "api.w.org" not in rels
     post = make_post()
     single = client.get(f"{API}/posts/{post['id']}")
-    assert single.headers["Link"] == (f'<http://school.test/?p={post["id"]}>; rel="alternate"; type=text/html, '
-                                      + DISCOVERY)
+    assert single.headers["Link"] == f'<http://school.test/?p={post["id"]}>; rel="alternate"; type=text/html'
+    cached = client.get(f"{API}/posts/{post['id']}")  # the response cache keeps the same header
+    assert cached.headers["Link"] == single.headers["Link"]
+    wrapped = client.get(f"{API}/posts/{post['id']}?_envelope")  # the envelope answers with the discovery link
+    assert wrapped.headers["Link"] == DISCOVERY and "alternate" in wrapped.json["headers"]["Link"]
 
 
 # --- Allow --------------------------------------------------------------------------------------
