@@ -226,6 +226,7 @@ class RestServer:
             try:
                 user = self.hook.authenticate(app=self.app, request=request)
             except RestError as error:
+                headers.update(self._anonymous_allow(request))
                 return self._finish_error(error, headers)
             if user is not None:
                 request.user = user
@@ -250,6 +251,20 @@ class RestServer:
         if cacheable:
             self.hook.store_response(app=self.app, request=request, status=status, headers=response_headers, body=body)
         return status, response_headers, body
+
+    def _anonymous_allow(self, request: RestRequest) -> dict[str, str]:
+        """`Allow` of a refused sign-in: WordPress still dispatches it to its route, as nobody, so the
+        answer lists what an anonymous caller may do there (GET on users/me)."""
+        matched = self.registry.match(request.path, request.method)
+        if matched is None:
+            return {}
+        request.route, request.endpoint, request.url_params = matched
+        request.params = _path_params(request.url_params, request.endpoint.args)
+        try:
+            allowed = self.allowed_methods(request, request.route)
+        finally:
+            request.finish(success=False)  # the read session of the permission checks, if any
+        return {"Allow": ", ".join(allowed)} if allowed else {}
 
     def _finish_error(self, error: RestError, headers: dict[str, str]):
         headers.update(error.headers)

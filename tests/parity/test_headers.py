@@ -152,3 +152,14 @@ def test_a_cross_origin_page_cannot_use_a_signed_in_browser_session(app, users, 
     assert_rest_error(create, "rest_cannot_create", 401)
     listed = browser.get(f"{API}/posts?status=draft", headers=origin, status=400)
     assert listed.json["data"]["details"]["status"]["data"]["status"] == 401  # treated as anonymous
+
+
+def test_a_status_refused_anonymously_still_allows_get(client, users):
+    """WordPress refuses the status while sanitizing, apart from the permission check: Allow lists GET."""
+    refused = client.get(f"{API}/posts?status=draft", status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)
+    assert refused.headers["Allow"] == "GET"
+    subscriber = client.get(f"{API}/posts?status=draft", headers=users["subscriber"].headers, status=400)
+    assert subscriber.headers["Allow"] == "GET"
+    edit_context = client.get(f"{API}/posts?context=edit", status=401)  # a refused permission: nothing allowed
+    assert "Allow" not in edit_context.headers
