@@ -20,7 +20,8 @@ from . import dates, item_schemas, render, revisions, store
 from .permissions import type_caps
 from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
-from .shaping import can_read, core_url, guid_base, permalink, post_hints, prepare_post, public_status
+from .shaping import (can_read, core_url, deleted_answer, guid_base, permalink, post_hints, prepare_post,
+                      public_status)
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")
@@ -846,7 +847,7 @@ class PostsController:
             previous = self.prepare(request, item, "edit")
             store.delete_item(self.app, session, item["id"])
             self.announce_deleted(request, item, True)
-            return {"deleted": True, "previous": previous}
+            return deleted_answer(previous)
         if item["stored_status"] == "trash":
             raise RestError("rest_already_trashed", "The post has already been deleted.", 410)
         slug = item["slug"] + "__trashed" if item["slug"] else ""

@@ -22,6 +22,7 @@ from host.auth.roles import ROLES
 from host.text import strip_tags
 
 from . import store
+from .shaping import deleted_answer
 from .settings import settings_of
 
 NAMESPACE = "core/v2"
@@ -511,7 +512,7 @@ def delete_user(request):
     except user_service.UserError as error:
         raise RestError("rest_user_invalid_reassign", "This user has authored content. Set 'reassign' to the ID of "
                         "the user who takes it over.", 400) from error
-    return {"deleted": True, "previous": previous}
+    return deleted_answer(previous)
 
 
 def delete_me(request):
@@ -624,7 +625,7 @@ def delete_app_password(request):
     record = _record_or_404(request, target.id, request.url_params["uuid"])
     previous = prepare_record(request, target.id, record, "edit")
     user_service.delete_application_password(request.app, request.session, target.id, record["uuid"])
-    return {"deleted": True, "previous": previous}
+    return deleted_answer(previous)
 
 
 # --- the route table --------------------------------------------------------------------
