@@ -713,7 +713,8 @@ class RestServer:
             items = [dict(item) if isinstance(item, dict) else item for item in items]
             self._embed_page(request, items, wanted or None, encoded=tree is None and "_pretty" not in request.query)
             data = items if isinstance(data, list) else items[0]
-        if keep_links and isinstance(data, (dict, list)):
+        # An OPTIONS answer is the route's descriptor: WordPress links it to itself without targetHints.
+        if keep_links and isinstance(data, (dict, list)) and request.method != "OPTIONS":
             data = self._with_target_hints(request, data)
         if tree is not None:
             data = filter_fields(data, tree)

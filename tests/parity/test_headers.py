@@ -163,3 +163,10 @@ def test_a_status_refused_anonymously_still_allows_get(client, users):
     assert subscriber.headers["Allow"] == "GET"
     edit_context = client.get(f"{API}/posts?context=edit", status=401)  # a refused permission: nothing allowed
     assert "Allow" not in edit_context.headers
+
+
+def test_options_links_the_route_to_itself_without_target_hints(client, users):
+    """WordPress's OPTIONS descriptor carries `_links.self` as a bare href; the caller's methods are in Allow."""
+    answer = client.options(f"{API}/posts", headers=users["administrator"].headers)
+    assert answer.json["_links"]["self"] == [{"href": f"http://school.test{API}/posts"}]
+    assert answer.headers["Allow"] == "GET, POST"
