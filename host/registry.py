@@ -18,6 +18,7 @@ from marshmallow import Schema
 from .args import handler_validated_args
 from .lru import LruCache
 from .rest.schemas import args_from_schema, item_schema
+from .rest.validation import GUARD_MAX_LENGTH
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # Discovery and OpenAPI documents kept per (kind, base URL, context): a site answers on one or
@@ -336,6 +337,14 @@ class Endpoint:
     expose_headers: tuple[str, ...] = ()  # Route.expose_headers
     bulk_batch: Callable | None = None  # Route.bulk_batch
     anonymous_refusal: int = 401  # Route.anonymous_refusal
+    described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
+
+    def described_args(self) -> dict[str, dict[str, Any]]:
+        """`args` without the host's unadvertised guards (GUARD_MAX_LENGTH), as discovery and OPTIONS show them."""
+        if self.described is None:
+            self.described = {name: {key: value for key, value in arg.items() if key != GUARD_MAX_LENGTH}
+                              if GUARD_MAX_LENGTH in arg else arg for name, arg in self.args.items()}
+        return self.described
 
 
 class _SegmentIndex:
@@ -609,7 +618,7 @@ class Registry:
             entry: dict[str, Any] = {"methods": list(endpoint.methods)}
             if endpoint.allow_batch:
                 entry["allow_batch"] = {"v1": True}
-            entry["args"] = endpoint.args if endpoint.args else []
+            entry["args"] = endpoint.described_args() if endpoint.args else []
             described.append(entry)
         descriptor: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": described}
         if help_context and route.schema is not None and route.show_schema:
