@@ -94,6 +94,8 @@ class Route:
     own error must answer the same, and the permission matrix expects it.
     `show_schema=False` keeps `schema` out of OPTIONS and help context (the real route registers
     none) while the OpenAPI document still describes answers with it.
+    `schema_links(base_url) -> list` gives the Link Description Objects that `schema` shows as
+    its `links` (WordPress's action links of posts), with the REST root's URL.
     """
 
     namespace: str
@@ -118,6 +120,7 @@ class Route:
     bulk_batch: Callable | None = None
     anonymous_refusal: int = 401
     show_schema: bool = True
+    schema_links: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -386,6 +389,7 @@ class CompiledRoute:
     title: str = ""
     has_variables: bool = False
     show_schema: bool = True  # Route.show_schema of the route that gave `schema`
+    schema_links: Callable | None = None  # Route.schema_links
 
     def endpoint_for(self, method: str) -> Endpoint | None:
         for endpoint in self.endpoints:
@@ -532,6 +536,8 @@ class Registry:
             compiled.schema = route.schema
             compiled.title = route.title
             compiled.show_schema = route.show_schema
+        if route.schema_links is not None and compiled.schema_links is None:
+            compiled.schema_links = route.schema_links
 
     # --- queries -------------------------------------------------------------------------
 
@@ -623,6 +629,8 @@ class Registry:
         descriptor: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": described}
         if help_context and route.schema is not None and route.show_schema:
             descriptor["schema"] = item_schema(route.schema, route.title or route.path.rsplit("/", 1)[-1])
+            if route.schema_links is not None:
+                descriptor["schema"]["links"] = route.schema_links(base_url)
         if not route.has_variables:
             descriptor["_links"] = {"self": [{"href": base_url + route.path}]}
         return descriptor

@@ -170,3 +170,19 @@ def test_options_links_the_route_to_itself_without_target_hints(client, users):
     answer = client.options(f"{API}/posts", headers=users["administrator"].headers)
     assert answer.json["_links"]["self"] == [{"href": f"http://school.test{API}/posts"}]
     assert answer.headers["Allow"] == "GET, POST"
+
+
+def test_options_schema_of_posts_has_wordpress_action_links(client):
+    """WordPress's posts schema lists its action links (Link Description Objects) under `links`."""
+    for path in (f"{API}/posts", f"{API}/posts/1"):
+        links = client.options(path).json["schema"]["links"]
+        assert [link["rel"] for link in links] == [
+            "https://api.w.org/action-publish", "https://api.w.org/action-unfiltered-html",
+            "https://api.w.org/action-sticky", "https://api.w.org/action-assign-author",
+            "https://api.w.org/action-assign-categories", "https://api.w.org/action-create-categories",
+            "https://api.w.org/action-assign-tags", "https://api.w.org/action-create-tags"], path
+        assert all(link["href"] == f"http://school.test{API}/posts/{{id}}" for link in links)
+        assert links[0]["targetSchema"] == {"type": "object", "properties": {
+            "status": {"type": "string", "enum": ["publish", "future"]}}}
+    page_rels = [link["rel"] for link in client.options(f"{API}/pages").json["schema"]["links"]]
+    assert "https://api.w.org/action-sticky" not in page_rels and "https://api.w.org/action-publish" in page_rels
