@@ -176,7 +176,8 @@ class PagedArgs(ContextArgs):
 
 
 # A search longer than this is refused (400): SQLite refuses LIKE patterns past 50,000 bytes
-# (a 500 before), and no reader types 1,000 characters into a search box.
+# (a 500 before), and no reader types 1,000 characters into a search box. WordPress publishes
+# `search` without a maxLength, so the limit is a guard that discovery does not show.
 MAX_SEARCH_LENGTH = 1000
 
 
@@ -188,8 +189,8 @@ class CollectionArgs(PagedArgs):
     handler implements: a collection that only pages subclasses PagedArgs.
     """
 
-    search = fields.String(validate=validate.Length(max=MAX_SEARCH_LENGTH),
-                           metadata={"description": "Limit results to those matching a string."})
+    search = fields.String(metadata={"description": "Limit results to those matching a string.",
+                                     "guardMaxLength": MAX_SEARCH_LENGTH})
     exclude = id_list("Ensure result set excludes specific IDs.")
     include = id_list("Limit result set to specific IDs.")
     offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})

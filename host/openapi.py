@@ -308,7 +308,7 @@ class _Builder:
 
     def _operation(self, route, endpoint, method: str, path: str, groups: dict[str, str],
                    item_ref: dict[str, str] | None) -> dict[str, Any]:
-        args = endpoint.args or {}
+        args = endpoint.described_args() if endpoint.args else {}
         parameters = [_path_parameter(name, regex, args.get(name)) for name, regex in groups.items()]
         other_args = {name: arg for name, arg in args.items() if name not in groups}
         operation: dict[str, Any] = {

@@ -18,6 +18,7 @@ from marshmallow import Schema
 from .args import handler_validated_args
 from .lru import LruCache
 from .rest.schemas import args_from_schema, item_schema
+from .rest.validation import GUARD_MAX_LENGTH
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # Discovery and OpenAPI documents kept per (kind, base URL, context): a site answers on one or
@@ -93,6 +94,8 @@ class Route:
     own error must answer the same, and the permission matrix expects it.
     `show_schema=False` keeps `schema` out of OPTIONS and help context (the real route registers
     none) while the OpenAPI document still describes answers with it.
+    `schema_links(base_url) -> list` gives the Link Description Objects that `schema` shows as
+    its `links` (WordPress's action links of posts), with the REST root's URL.
     """
 
     namespace: str
@@ -117,6 +120,7 @@ class Route:
     bulk_batch: Callable | None = None
     anonymous_refusal: int = 401
     show_schema: bool = True
+    schema_links: Callable | None = None
 
 
 @dataclass(frozen=True)
@@ -336,6 +340,14 @@ class Endpoint:
     expose_headers: tuple[str, ...] = ()  # Route.expose_headers
     bulk_batch: Callable | None = None  # Route.bulk_batch
     anonymous_refusal: int = 401  # Route.anonymous_refusal
+    described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
+
+    def described_args(self) -> dict[str, dict[str, Any]]:
+        """`args` without the host's unadvertised guards (GUARD_MAX_LENGTH), as discovery and OPTIONS show them."""
+        if self.described is None:
+            self.described = {name: {key: value for key, value in arg.items() if key != GUARD_MAX_LENGTH}
+                              if GUARD_MAX_LENGTH in arg else arg for name, arg in self.args.items()}
+        return self.described
 
 
 class _SegmentIndex:
@@ -377,6 +389,7 @@ class CompiledRoute:
     title: str = ""
     has_variables: bool = False
     show_schema: bool = True  # Route.show_schema of the route that gave `schema`
+    schema_links: Callable | None = None  # Route.schema_links
 
     def endpoint_for(self, method: str) -> Endpoint | None:
         for endpoint in self.endpoints:
@@ -523,6 +536,8 @@ class Registry:
             compiled.schema = route.schema
             compiled.title = route.title
             compiled.show_schema = route.show_schema
+        if route.schema_links is not None and compiled.schema_links is None:
+            compiled.schema_links = route.schema_links
 
     # --- queries -------------------------------------------------------------------------
 
@@ -609,11 +624,13 @@ class Registry:
             entry: dict[str, Any] = {"methods": list(endpoint.methods)}
             if endpoint.allow_batch:
                 entry["allow_batch"] = {"v1": True}
-            entry["args"] = endpoint.args if endpoint.args else []
+            entry["args"] = endpoint.described_args() if endpoint.args else []
             described.append(entry)
         descriptor: dict[str, Any] = {"namespace": route.namespace, "methods": methods, "endpoints": described}
         if help_context and route.schema is not None and route.show_schema:
             descriptor["schema"] = item_schema(route.schema, route.title or route.path.rsplit("/", 1)[-1])
+            if route.schema_links is not None:
+                descriptor["schema"]["links"] = route.schema_links(base_url)
         if not route.has_variables:
             descriptor["_links"] = {"self": [{"href": base_url + route.path}]}
         return descriptor

@@ -226,6 +226,7 @@ class RestServer:
             try:
                 user = self.hook.authenticate(app=self.app, request=request)
             except RestError as error:
+                headers.update(self._anonymous_allow(request))
                 return self._finish_error(error, headers)
             if user is not None:
                 request.user = user
@@ -250,6 +251,20 @@ class RestServer:
         if cacheable:
             self.hook.store_response(app=self.app, request=request, status=status, headers=response_headers, body=body)
         return status, response_headers, body
+
+    def _anonymous_allow(self, request: RestRequest) -> dict[str, str]:
+        """`Allow` of a refused sign-in: WordPress still dispatches it to its route, as nobody, so the
+        answer lists what an anonymous caller may do there (GET on users/me)."""
+        matched = self.registry.match(request.path, request.method)
+        if matched is None:
+            return {}
+        request.route, request.endpoint, request.url_params = matched
+        request.params = _path_params(request.url_params, request.endpoint.args)
+        try:
+            allowed = self.allowed_methods(request, request.route)
+        finally:
+            request.finish(success=False)  # the read session of the permission checks, if any
+        return {"Allow": ", ".join(allowed)} if allowed else {}
 
     def _finish_error(self, error: RestError, headers: dict[str, str]):
         headers.update(error.headers)
@@ -698,7 +713,8 @@ class RestServer:
             items = [dict(item) if isinstance(item, dict) else item for item in items]
             self._embed_page(request, items, wanted or None, encoded=tree is None and "_pretty" not in request.query)
             data = items if isinstance(data, list) else items[0]
-        if keep_links and isinstance(data, (dict, list)):
+        # An OPTIONS answer is the route's descriptor: WordPress links it to itself without targetHints.
+        if keep_links and isinstance(data, (dict, list)) and request.method != "OPTIONS":
             data = self._with_target_hints(request, data)
         if tree is not None:
             data = filter_fields(data, tree)
@@ -790,17 +806,17 @@ EXPOSED_HEADERS = "X-WP-Total, X-WP-TotalPages, Link"
 
 
 def _answer_headers(request: RestRequest, outcome: _Outcome, headers: dict[str, str]) -> dict[str, str]:
-    """The base headers, the handler's, the endpoint's exposed headers, and the discovery link after any Link."""
+    """The base headers, then the handler's, then the endpoint's exposed headers.
+
+    An answer's own `Link` (a page's prev/next, an item's alternate) replaces the discovery link of
+    the base headers, as WordPress's second `header('Link: ...')` replaces its first; answers without
+    one (errors, single-page lists) keep the discovery link.
+    """
     response_headers = dict(headers)
     response_headers.update(outcome.headers)
     endpoint = request.endpoint
     if endpoint is not None and endpoint.expose_headers:
         response_headers["Access-Control-Expose-Headers"] = ", ".join((EXPOSED_HEADERS, *endpoint.expose_headers))
-    discovery = f'<{request.base_url}/>; rel="https://api.w.org/"'
-    if "Link" in outcome.headers:  # pagination or alternate links, and the discovery link beside them
-        response_headers["Link"] = f"{outcome.headers['Link']}, {discovery}"
-    else:
-        response_headers["Link"] = discovery
     return response_headers
 
 

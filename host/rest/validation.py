@@ -251,12 +251,18 @@ def looks_like_email(value: str) -> bool:
     return "." in domain[1:-1]
 
 
+# A length limit the host enforces without advertising it: discovery shows only JSON-Schema keywords
+# (schemas.ARG_KEYWORDS), so an arg keeps WordPress's published shape while the guard still holds.
+GUARD_MAX_LENGTH = "guardMaxLength"
+
+
 def _validate_string(value: str, schema: dict, param: str) -> None:
     if "minLength" in schema and len(value) < schema["minLength"]:
         count = schema["minLength"]
         raise ParamError("rest_too_short", f"{param} must be at least {count} {'character' if count == 1 else 'characters'} long.")
-    if "maxLength" in schema and len(value) > schema["maxLength"]:
-        count = schema["maxLength"]
+    limit = schema.get("maxLength", schema.get(GUARD_MAX_LENGTH))
+    if limit is not None and len(value) > limit:
+        count = limit
         raise ParamError("rest_too_long", f"{param} must be at most {count} {'character' if count == 1 else 'characters'} long.")
     if "pattern" in schema and not linear.pattern(schema["pattern"]).search(value):
         raise ParamError("rest_invalid_pattern", f"{param} does not match pattern {schema['pattern']}.")

@@ -32,7 +32,7 @@ from host.text import sanitize_text_field, sanitize_url
 
 from . import comment_store as cs
 from . import dates, store
-from .shaping import core_url, permalink, rest_base
+from .shaping import core_url, deleted_answer, permalink, rest_base
 from .tables import tables
 
 NAMESPACE = "core/v2"
@@ -725,7 +725,7 @@ def delete_comment(request):
         previous = prepare_comment(request, comment, post, "edit", children)
         cs.delete_comment(app, request.session, comment)
         cs.fire_deleted(request, comment, True, request.user.id)
-        return {"deleted": True, "previous": previous}
+        return deleted_answer(previous)
     if comment["status"] == "trash":
         raise RestError("rest_already_trashed", "The comment has already been trashed.", 410)
     trashed = cs.update_comment(app, request.session, comment["id"], cs.status_values(comment, "trash"))

@@ -29,7 +29,7 @@ from . import dates, item_schemas, render, store
 from .posts import NAMESPACE, PostsController
 from .schemas import MediaReadArgs, PostDeleteArgs, PostIdArgs, collection_args, media_write_args, with_id
 from .shaping import (
-    class_list, core_url, generated_slug, guid_base, local_and_gmt, permalink, post_links, readable_by_anyone,
+    class_list, core_url, deleted_answer, generated_slug, guid_base, local_and_gmt, permalink, post_links, readable_by_anyone,
     site_url, user_can_read,
 )
 from .settings import settings_of
@@ -552,4 +552,4 @@ class MediaController(PostsController):
                 path.unlink()
         request.after_commit(remove_file)
         self.announce_deleted(request, item, True)
-        return {"deleted": True, "previous": previous}
+        return deleted_answer(previous)

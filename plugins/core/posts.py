@@ -20,7 +20,8 @@ from . import dates, item_schemas, render, revisions, store
 from .permissions import type_caps
 from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
-from .shaping import can_read, core_url, guid_base, permalink, post_hints, prepare_post, public_status
+from .shaping import (can_read, core_url, deleted_answer, guid_base, permalink, post_hints, prepare_post,
+                      public_status)
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")
@@ -85,18 +86,50 @@ class PostsController:
         shape = item_schemas.post_schema(self.type, self.kind, tuple(self.app.registry.status_names(self.type)))
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
-                  permission=self.check_list, allow_batch=True, title=schema_title, schema=shape),
+                  permission=self.check_list, allow_batch=True, title=schema_title, schema=shape,
+                  schema_links=self.schema_links),
             Route(NAMESPACE, base, "POST", self.create_item, args=write,
                   permission=self.check_create, allow_batch=True,
                   bulk_batch=self.create_many if self.type in ("post", "page") else None),
             Route(NAMESPACE, item, "GET", self.get_item, args=PostReadArgs,
                   permission=self.check_read, allow_batch=True, title=schema_title, schema=shape,
-                  embed_batch=self.embed_items),
+                  embed_batch=self.embed_items, schema_links=self.schema_links),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write), partial_args=True,
                   permission=self.check_update, allow_batch=True),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,
                   permission=self.check_delete, allow_batch=True),
         ]
+
+    def schema_links(self, base_url: str) -> list[dict]:
+        """The schema's Link Description Objects, as WordPress's posts controller describes its action links."""
+        href = f"{base_url}/{NAMESPACE}/{self.base}/{{id}}"
+
+        def action(rel: str, title: str, properties: dict) -> dict:
+            return {"rel": f"https://api.w.org/{rel}", "title": title, "href": href,
+                    "targetSchema": {"type": "object", "properties": properties}}
+
+        links = []
+        if self.kind != "attachment":
+            links.append(action("action-publish", "The current user can publish this post.",
+                                {"status": {"type": "string", "enum": ["publish", "future"]}}))
+        links.append(action("action-unfiltered-html", "The current user can post unfiltered HTML markup and JavaScript.",
+                            {"content": {"raw": {"type": "string"}}}))
+        if self.type == "post":
+            links.append(action("action-sticky", "The current user can sticky this post.",
+                                {"sticky": {"type": "boolean"}}))
+        post_type = self.app.registry.post_types.get(self.type)
+        if post_type is not None and "author" in post_type[0].supports:
+            links.append(action("action-assign-author", "The current user can change the author on this post.",
+                                {"author": {"type": "integer"}}))
+        for name, (taxonomy, _owner) in self.app.registry.taxonomies.items():
+            if self.type not in taxonomy.object_types or not taxonomy.rest_base:
+                continue
+            terms = {taxonomy.rest_base: {"type": "array", "items": {"type": "integer"}}}
+            links.append(action(f"action-assign-{taxonomy.rest_base}",
+                                f"The current user can assign terms in the {name} taxonomy.", terms))
+            links.append(action(f"action-create-{taxonomy.rest_base}",
+                                f"The current user can create terms in the {name} taxonomy.", terms))
+        return links
 
     # --- loading --------------------------------------------------------------------------
 
@@ -151,6 +184,9 @@ class PostsController:
             if status == "private" and user.can(self.caps["read_private"]):
                 continue
             inner = 403 if user.is_authenticated else 401
+            # WordPress refuses a status while sanitizing the arg, before and apart from the permission
+            # check, which passed: the answer's Allow still lists GET for this caller.
+            request.permitted = True
             raise RestError("rest_invalid_param", "Invalid parameter(s): status", 400, {
                 "params": {"status": "Status is forbidden."},
                 "details": {"status": {"code": "rest_forbidden_status", "message": "Status is forbidden.",
@@ -843,7 +879,7 @@ class PostsController:
             previous = self.prepare(request, item, "edit")
             store.delete_item(self.app, session, item["id"])
             self.announce_deleted(request, item, True)
-            return {"deleted": True, "previous": previous}
+            return deleted_answer(previous)
         if item["stored_status"] == "trash":
             raise RestError("rest_already_trashed", "The post has already been deleted.", 410)
         slug = item["slug"] + "__trashed" if item["slug"] else ""

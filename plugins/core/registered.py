@@ -42,6 +42,9 @@ TYPE_SCHEMA = _schema("TypeItem", {
     "rest_namespace": prop("string", "REST route's namespace for the post type.", ALL, readonly=True),
     "visibility": prop("object", "The visibility settings for the post type.", EDIT, readonly=True),
     "icon": prop(["string", "null"], "The icon for the post type.", ALL, readonly=True),
+    "template": prop(["array"], "The block template associated with the post type.", ALL, readonly=True),
+    "template_lock": prop(["string", "boolean"], "The template_lock associated with the post type, or false if none.",
+                          ALL, readonly=True, enum=["all", "insert", "contentOnly", False]),
 })
 
 STATUS_SCHEMA = _schema("StatusItem", {
@@ -116,6 +119,8 @@ def _type_data(request, post_type, context: str) -> dict:
         "rest_namespace": NAMESPACE,
         "viewable": post_type.public,
         "visibility": {"show_in_nav_menus": post_type.public, "show_ui": True},
+        "template": [],  # no type here declares a block template or a lock: WordPress's defaults
+        "template_lock": False,
         "_links": {"collection": [{"href": core_url(request, "types")}],
                    "wp:items": [{"href": core_url(request, post_type.rest_base)}],
                    "curies": [{"name": "wp", "href": "https://api.w.org/{rel}", "templated": True}]},

@@ -18,7 +18,7 @@ from .schemas import (
     AutosaveCollectionArgs, AutosaveParentArgs, AutosaveReadArgs, RevisionCollectionArgs, RevisionDeleteArgs,
     RevisionReadArgs, with_id, write_args,
 )
-from .shaping import core_url, local_and_gmt, permalink, rest_base
+from .shaping import core_url, deleted_answer, local_and_gmt, permalink, rest_base
 
 NAMESPACE = "core/v2"
 COMPARED = ("title", "content", "excerpt")
@@ -100,8 +100,9 @@ def prepare_revision(request, revision: dict, parent: dict, context: str, autosa
         data["guid"] = {"rendered": data["guid"]["rendered"]}
         for name in ("title", "content", "excerpt"):
             data[name] = {"rendered": data[name]["rendered"]}
-    base = rest_base(request.app, parent["type"])
-    data["_links"] = {"parent": [{"href": core_url(request, f"{base}/{revision['parent']}")}]}
+    if revision["parent"]:  # an author's autosave of their own draft is the post itself: parent 0, no link
+        base = rest_base(request.app, parent["type"])
+        data["_links"] = {"parent": [{"href": core_url(request, f"{base}/{revision['parent']}")}]}
     return data
 
 
@@ -266,7 +267,7 @@ class RevisionsController:
                             "Revisions do not support trashing. Set 'force' to true to delete.", 501)
         previous = prepare_revision(request, revision, parent, "edit")
         store.delete_item(self.app, request.session, revision["id"])
-        return {"deleted": True, "previous": previous}
+        return deleted_answer(previous)
 
     def _autosaves(self, session, parent_id: int) -> list[dict]:
         return [item for item in store.revisions_of(self.app, session, parent_id)

@@ -28,8 +28,8 @@ class SearchArgs(PagedArgs):
     context = fields.String(load_default="view", validate=validate.OneOf(["view", "embed"]),  # as WordPress: no edit
                             metadata={"description": "Scope under which the request is made; determines fields present "
                                                      "in response."})
-    search = fields.String(validate=validate.Length(max=MAX_SEARCH_LENGTH),
-                           metadata={"description": "Limit results to those matching a string."})
+    search = fields.String(metadata={"description": "Limit results to those matching a string.",
+                                     "guardMaxLength": MAX_SEARCH_LENGTH})
     type = fields.String(load_default="post", validate=validate.OneOf(["post", "term", "post-format"]),
                          metadata={"description": "Limit results to items of an object type."})
     subtype = string_list("Limit results to items of one or more object subtypes.", default="any")

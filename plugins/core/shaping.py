@@ -286,3 +286,9 @@ def action_links(request, item: dict, self_url: str) -> dict:
         if user.can("edit_posts"):
             links[f"https://api.w.org/action-assign-{name}"] = entry
     return links
+
+
+def deleted_answer(previous: dict) -> dict:
+    """A permanent delete's answer: `previous` is the item's data without its links, as WordPress
+    answers with the prepared response's `get_data()` (the item is gone: its links lead nowhere)."""
+    return {"deleted": True, "previous": {key: value for key, value in previous.items() if key != "_links"}}

@@ -15,7 +15,7 @@ from .schemas import (
     HierarchicalTermCollectionArgs, HierarchicalTermUpdateArgs, HierarchicalTermWriteArgs, TermCollectionArgs,
     TermDeleteArgs, TermReadArgs, TermUpdateArgs, TermWriteArgs,
 )
-from .shaping import can_read, core_url, site_url
+from .shaping import can_read, core_url, deleted_answer, site_url
 
 NAMESPACE = "core/v2"
 DEFAULT_CATEGORY = 1
@@ -397,7 +397,7 @@ class TermsController:
             if orphans:
                 session.execute(insert(relationships), [{"post_id": post_id, "term_id": DEFAULT_CATEGORY}
                                                         for post_id in orphans])
-        return {"deleted": True, "previous": previous}
+        return deleted_answer(previous)
 
 
 def _params_key(params: dict) -> str:

@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, force_field, orderby_field, string_list
 
@@ -22,6 +22,7 @@ from host.auth.roles import ROLES
 from host.text import strip_tags
 
 from . import store
+from .shaping import deleted_answer
 from .settings import settings_of
 
 NAMESPACE = "core/v2"
@@ -73,6 +74,13 @@ class UserCollectionArgs(CollectionArgs):
     capabilities = string_list("Limit result set to users matching at least one specific capability provided. "
                                "Accepts csv list or single capability.")
     who = enum_field(["authors"], "Limit result set to users who are considered authors.")
+    search_columns = fields.List(fields.String(validate=validate.OneOf(["email", "name", "id", "username", "slug"])),
+                                 load_default=list, metadata={"description": "Array of column names to be searched.",
+                                                              "default": []})
+
+
+# search_columns names, as WordPress's users route takes them, and the user columns they search.
+SEARCH_COLUMN_NAMES = {"id": "id", "username": "login", "slug": "slug", "email": "email", "name": "display_name"}
 
 
 class UserIdArgs(Schema):
@@ -338,6 +346,9 @@ def list_users(request):
     offset = params["offset"] if params.get("offset") else (page - 1) * per_page
     search_columns = ("id", "login", "url", "email", "slug", "display_name") if may_list else \
         ("id", "login", "slug", "display_name")
+    if params.get("search_columns"):  # only the asked columns the caller may search (email needs list_users)
+        asked = {SEARCH_COLUMN_NAMES[name] for name in params["search_columns"]}
+        search_columns = tuple(column for column in search_columns if column in asked) or search_columns
     published = params.get("has_published_posts")
     if published is True:
         published_types = rest_post_types(request.app)
@@ -511,7 +522,7 @@ def delete_user(request):
     except user_service.UserError as error:
         raise RestError("rest_user_invalid_reassign", "This user has authored content. Set 'reassign' to the ID of "
                         "the user who takes it over.", 400) from error
-    return {"deleted": True, "previous": previous}
+    return deleted_answer(previous)
 
 
 def delete_me(request):
@@ -624,7 +635,7 @@ def delete_app_password(request):
     record = _record_or_404(request, target.id, request.url_params["uuid"])
     previous = prepare_record(request, target.id, record, "edit")
     user_service.delete_application_password(request.app, request.session, target.id, record["uuid"])
-    return {"deleted": True, "previous": previous}
+    return deleted_answer(previous)
 
 
 # --- the route table --------------------------------------------------------------------
@@ -658,15 +669,16 @@ def routes(app):
     UserSchema = user_write_args(app)  # noqa: N806 (the route table below reads as before)
     UserCollectionArgs = user_collection_args(app)  # noqa: N806
     common = {"schema": UserSchema, "title": "user"}
+    batchable = {**common, "allow_batch": True}  # users and users/<id>, as WordPress; not users/me
     record = {"schema": ApplicationPasswordSchema, "title": "application-password"}
     return [
-        Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **common),
-        Route(NAMESPACE, users, "POST", create_user, args=UserSchema, permission=can_create_user, **common),
+        Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **batchable),
+        Route(NAMESPACE, users, "POST", create_user, args=UserSchema, permission=can_create_user, **batchable),
         Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user,
-              embed_batch=embed_users, answer_version=store.answer_version, **common),
+              embed_batch=embed_users, answer_version=store.answer_version, **batchable),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,
-              permission=can_update_user, **common),
-        Route(NAMESPACE, item, "DELETE", delete_user, args=UserItemDeleteArgs, permission=can_delete_user, **common),
+              permission=can_update_user, **batchable),
+        Route(NAMESPACE, item, "DELETE", delete_user, args=UserItemDeleteArgs, permission=can_delete_user, **batchable),
         Route(NAMESPACE, "/users/me", "GET", get_me, args=ContextArgs, **common),
         Route(NAMESPACE, "/users/me", ("POST", "PUT", "PATCH"), update_me, args=UserSchema, partial_args=True,
               permission=_me_permission(can_update_user), **common),

@@ -138,3 +138,13 @@ def test_no_hash_in_discovery_or_user_routes(site, people):
     for path in ("/wp-json/", f"{USERS}?context=edit", f"{USERS}/me?context=edit", passwords_url("me"),
                  f"{passwords_url('me')}/introspect", f"{USERS}?_embed=1"):
         assert_no_hash(site.client.get(path, headers=admin))
+
+
+def test_a_refused_sign_in_answers_with_the_anonymous_allow_of_its_route(site, people):
+    """WordPress dispatches the request as nobody after the sign-in failed: users/me lists GET."""
+    author = people["author"]
+    refused = site.client.get(f"{USERS}/me", headers=basic(author.login, "wrong"), status=401)
+    assert_rest_error(refused, "incorrect_password", 401)
+    assert refused.headers["Allow"] == "GET"
+    unrouted = site.client.get("/wp-json/nowhere", headers=basic(author.login, "wrong"), status=401)
+    assert "Allow" not in unrouted.headers

@@ -205,3 +205,24 @@ def test_a_given_slug_is_reduced_to_url_safe_characters(client, users):
         headers=users["administrator"].headers, status=201)
     assert response.json["slug"] == "mr-n-code-teacher"
     assert response.json["link"] == "http://school.test/author/mr-n-code-teacher/"
+
+
+def test_users_routes_are_batchable_and_take_search_columns(site, people):
+    """As WordPress: users and users/<id> declare allow_batch (users/me does not); search_columns narrows a search."""
+    admin = people["administrator"].headers
+    routes = site.client.get("/wp-json/core/v2").json["routes"]
+    for path in ("/core/v2/users", "/core/v2/users/(?P<id>[\\d]+)"):
+        assert all(endpoint.get("allow_batch") == {"v1": True} for endpoint in routes[path]["endpoints"]), path
+    assert all("allow_batch" not in endpoint for endpoint in routes["/core/v2/users/me"]["endpoints"])
+    column_arg = routes["/core/v2/users"]["endpoints"][0]["args"]["search_columns"]
+    assert column_arg["type"] == "array" and column_arg["default"] == []
+    assert column_arg["items"]["enum"] == ["email", "name", "id", "username", "slug"]
+    batch = site.client.post_json("/wp-json/batch/v1", {"requests": [{"path": "/core/v2/users", "body": {
+        "username": "columnist", "email": "ink@paper.test", "password": "pw-123456", "name": "Quill"}}]},
+        headers=admin, status=207)
+    assert batch.json["responses"][0]["status"] == 201
+    by_email = site.client.get(USERS, {"search": "paper", "search_columns": "email"}, headers=admin).json
+    assert [user["slug"] for user in by_email] == ["columnist"]
+    assert site.client.get(USERS, {"search": "paper", "search_columns": "name"}, headers=admin).json == []
+    refused = site.client.get(USERS, {"search": "x", "search_columns": "password"}, headers=admin, status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)

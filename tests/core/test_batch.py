@@ -129,3 +129,21 @@ def test_a_25_create_batch_answers_as_25_single_creates(make_app, make_user):
     assert batch_site.client.get(f"{API}/categories/1").json["count"] == \
         single_site.client.get(f"{API}/categories/1").json["count"]
     assert batch_site.client.get(f"{API}/posts", {"search": "stage"}).headers["X-WP-Total"] == "24"
+
+
+def test_items_refused_before_running_carry_the_allow_of_their_route(client, users):
+    """As WordPress answers them through their matched route: headers an object with `Allow`, `[]` without a route."""
+    editor = users["editor"].headers
+    response = client.post_json("/wp-json/batch/v1", {"requests": [
+        {"path": "/core/v2/posts", "body": {"title": "Bad", "status": "shouting"}},
+        {"path": "/core/v2/media", "body": {}},
+        {"path": "/core/v2/nowhere", "body": {}},
+    ]}, headers=editor, status=207)
+    invalid, not_batchable, unrouted = response.json["responses"]
+    assert (invalid["status"], invalid["headers"]) == (400, {"Allow": "GET, POST"})
+    assert not_batchable["body"]["code"] == "rest_batch_not_allowed"
+    assert not_batchable["headers"] == {"Allow": "GET, POST"}
+    assert (unrouted["status"], unrouted["headers"]) == (404, [])
+    validating = client.post_json("/wp-json/batch/v1", {"validation": "require-all-validate", "requests": [
+        {"path": "/core/v2/posts", "body": {"title": "Bad", "status": "shouting"}}]}, headers=editor, status=207)
+    assert validating.json["responses"][0]["headers"] == []  # WordPress's bare error response there

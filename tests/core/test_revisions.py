@@ -75,6 +75,7 @@ def test_autosave_of_own_draft_edits_the_draft(client, users):
     response = client.post_json(f"{API}/posts/{draft['id']}/autosaves", {"title": "Draft v2", "content": "More"},
                                 headers=author, status=200)
     assert response.json["id"] == draft["id"] and response.json["parent"] == 0
+    assert "_links" not in response.json  # WordPress links a revision to its parent only: here there is none
     post = client.get(f"{API}/posts/{draft['id']}?context=edit", headers=author).json
     assert post["title"]["raw"] == "Draft v2" and post["_links"]["version-history"][0]["count"] == 0
 
@@ -85,6 +86,7 @@ def test_autosave_of_a_published_post_is_one_revision_per_user(client, users, ma
     first = client.post_json(f"{API}/posts/{post['id']}/autosaves", {"title": "Live (edit)", "content": "New body"},
                              headers=admin, status=200).json
     assert first["slug"] == f"{post['id']}-autosave-v1" and first["parent"] == post["id"] and "preview_link" in first
+    assert first["_links"]["parent"] == [{"href": f"http://school.test{API}/posts/{post['id']}"}]
     again = client.post_json(f"{API}/posts/{post['id']}/autosaves", {"title": "Live (edit 2)", "content": "New"},
                              headers=admin).json
     assert again["id"] == first["id"] and again["title"]["raw"] == "Live (edit 2)"
@@ -129,3 +131,22 @@ def test_page_revisions_and_force_delete_removes_them(client, users, make_post, 
     posts = app.db.metadata.tables["posts"]
     with app.db.session() as session:
         assert session.execute(posts.select().where(posts.c.type == "revision")).first() is None
+
+
+def test_permanent_deletes_answer_previous_without_links(client, users, make_post):
+    """WordPress answers `previous` with the prepared item's data only: no `_links` to a gone item."""
+    admin = users["administrator"].headers
+    post = make_post()
+    comment = client.post_json(f"{API}/comments", {"post": post["id"], "content": "Hi"}, headers=admin).json
+    assert "_links" in comment
+    gone_comment = client.delete(f"{API}/comments/{comment['id']}?force=true", headers=admin).json
+    category = client.post_json(f"{API}/categories", {"name": "Short-lived"}, headers=admin).json
+    gone_term = client.delete(f"{API}/categories/{category['id']}?force=true", headers=admin).json
+    user = client.post_json(f"{API}/users", {"username": "brief", "email": "brief@school.test", "password": "pw-123456"},
+                            headers=admin).json
+    gone_user = client.delete(f"{API}/users/{user['id']}?force=true&reassign=false", headers=admin).json
+    gone_post = client.delete(f"{API}/posts/{post['id']}?force=true", headers=admin).json
+    for answer, item_id in ((gone_comment, comment["id"]), (gone_term, category["id"]), (gone_user, user["id"]),
+                            (gone_post, post["id"])):
+        assert answer["deleted"] is True and answer["previous"]["id"] == item_id
+        assert "_links" not in answer["previous"], answer

@@ -39,7 +39,7 @@ def test_type_contexts_and_errors(site):
     edit = site.client.get(f"{API}/types/post", {"context": "edit"}, headers=editor).json
     assert edit["capabilities"]["edit_posts"] == "edit_posts" and edit["supports"]["editor"] is True
     embed = site.client.get(f"{API}/types/post", {"context": "embed"}).json
-    assert set(embed) == {"name", "slug", "rest_base", "rest_namespace", "icon", "_links"}
+    assert set(embed) == {"name", "slug", "rest_base", "rest_namespace", "icon", "template", "template_lock", "_links"}
     assert_rest_error(site.client.get(f"{API}/types/post", {"context": "edit"}, status=401), "rest_forbidden_context", 401)
     assert_rest_error(site.client.get(f"{API}/types/post", {"context": "edit"}, headers=site.roles["subscriber"].headers,
                                       status=403), "rest_forbidden_context", 403)
@@ -89,3 +89,14 @@ def test_the_root_index_and_options_advertise_them(site):
                                  headers=site.roles["editor"].headers).json
     about = post["_links"]["about"][0]["href"]
     assert site.client.get(about.replace("http://school.test", "")).json["slug"] == "post"
+
+
+def test_types_carry_template_and_template_lock_and_a_null_icon(site):
+    """WordPress's types answer `template` ([] without one), `template_lock` (false) and `icon` null, in every context."""
+    admin = site.roles["administrator"].headers
+    for query, headers in (("", {}), ("?context=edit", admin), ("?context=embed", {})):
+        post = site.client.get(f"{API}/types/post{query}", headers=headers).json
+        assert (post["template"], post["template_lock"], post["icon"]) == ([], False, None), query
+    schema = site.client.options(f"{API}/types/post").json["schema"]["properties"]
+    assert schema["template_lock"]["enum"] == ["all", "insert", "contentOnly", False]
+    assert schema["template"]["type"] == ["array"] and schema["icon"]["type"] == ["string", "null"]

@@ -143,3 +143,15 @@ def test_every_registered_pattern_compiles_with_re2(make_app, example_plugin):
     assert {"^(a+)+$", ".*\\S.*"} <= {pattern for _, pattern in found}  # the registry really was walked
     for path, pattern in found:
         linear.pattern(pattern)  # raises re2.error for a pattern RE2 cannot run
+
+
+def test_the_search_limit_is_a_guard_discovery_does_not_show(client):
+    """WordPress publishes `search` without maxLength: OPTIONS and the index show its shape, the limit still holds."""
+    for path in (f"{API}/posts", f"{API}/search", f"{API}/users"):
+        search = client.options(path).json["endpoints"][0]["args"]["search"]
+        assert search == {"description": "Limit results to those matching a string.", "type": "string",
+                          "required": False}, path
+    index = client.get(API).json["routes"]["/core/v2/posts"]["endpoints"][0]["args"]["search"]
+    assert "maxLength" not in index and "guardMaxLength" not in index
+    refused = client.get(f"{API}/search", {"search": "x" * 1001}, status=400)
+    assert refused.json["data"]["details"]["search"]["code"] == "rest_too_long"

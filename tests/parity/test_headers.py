@@ -37,16 +37,20 @@ def test_every_rest_answer_carries_the_discovery_link(client, method, path, head
     assert response.headers["Content-Type"].startswith("application/json")
 
 
-def test_own_links_are_kept_beside_the_discovery_link(client, make_post):
+def test_own_links_replace_the_discovery_link(client, make_post):
+    """As WordPress's second `Link` header replaces its first: lists carry prev/next only, items alternate."""
     for _ in range(3):
         make_post()
     page = client.get(f"{API}/posts?per_page=1&page=2")
     rels = page.headers["Link"]
-    assert 'rel="prev"' in rels and 'rel="next"' in rels and rels.endswith(DISCOVERY)
+    assert 'rel="prev"' in rels and 'rel="next"' in rels and "api.w.org" not in rels
     post = make_post()
     single = client.get(f"{API}/posts/{post['id']}")
-    assert single.headers["Link"] == (f'<http://school.test/?p={post["id"]}>; rel="alternate"; type=text/html, '
-                                      + DISCOVERY)
+    assert single.headers["Link"] == f'<http://school.test/?p={post["id"]}>; rel="alternate"; type=text/html'
+    cached = client.get(f"{API}/posts/{post['id']}")  # the response cache keeps the same header
+    assert cached.headers["Link"] == single.headers["Link"]
+    wrapped = client.get(f"{API}/posts/{post['id']}?_envelope")  # the envelope answers with the discovery link
+    assert wrapped.headers["Link"] == DISCOVERY and "alternate" in wrapped.json["headers"]["Link"]
 
 
 # --- Allow --------------------------------------------------------------------------------------
@@ -148,3 +152,37 @@ def test_a_cross_origin_page_cannot_use_a_signed_in_browser_session(app, users, 
     assert_rest_error(create, "rest_cannot_create", 401)
     listed = browser.get(f"{API}/posts?status=draft", headers=origin, status=400)
     assert listed.json["data"]["details"]["status"]["data"]["status"] == 401  # treated as anonymous
+
+
+def test_a_status_refused_anonymously_still_allows_get(client, users):
+    """WordPress refuses the status while sanitizing, apart from the permission check: Allow lists GET."""
+    refused = client.get(f"{API}/posts?status=draft", status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)
+    assert refused.headers["Allow"] == "GET"
+    subscriber = client.get(f"{API}/posts?status=draft", headers=users["subscriber"].headers, status=400)
+    assert subscriber.headers["Allow"] == "GET"
+    edit_context = client.get(f"{API}/posts?context=edit", status=401)  # a refused permission: nothing allowed
+    assert "Allow" not in edit_context.headers
+
+
+def test_options_links_the_route_to_itself_without_target_hints(client, users):
+    """WordPress's OPTIONS descriptor carries `_links.self` as a bare href; the caller's methods are in Allow."""
+    answer = client.options(f"{API}/posts", headers=users["administrator"].headers)
+    assert answer.json["_links"]["self"] == [{"href": f"http://school.test{API}/posts"}]
+    assert answer.headers["Allow"] == "GET, POST"
+
+
+def test_options_schema_of_posts_has_wordpress_action_links(client):
+    """WordPress's posts schema lists its action links (Link Description Objects) under `links`."""
+    for path in (f"{API}/posts", f"{API}/posts/1"):
+        links = client.options(path).json["schema"]["links"]
+        assert [link["rel"] for link in links] == [
+            "https://api.w.org/action-publish", "https://api.w.org/action-unfiltered-html",
+            "https://api.w.org/action-sticky", "https://api.w.org/action-assign-author",
+            "https://api.w.org/action-assign-categories", "https://api.w.org/action-create-categories",
+            "https://api.w.org/action-assign-tags", "https://api.w.org/action-create-tags"], path
+        assert all(link["href"] == f"http://school.test{API}/posts/{{id}}" for link in links)
+        assert links[0]["targetSchema"] == {"type": "object", "properties": {
+            "status": {"type": "string", "enum": ["publish", "future"]}}}
+    page_rels = [link["rel"] for link in client.options(f"{API}/pages").json["schema"]["links"]]
+    assert "https://api.w.org/action-sticky" not in page_rels and "https://api.w.org/action-publish" in page_rels
