@@ -29,6 +29,8 @@ from typing import Any, Sequence
 
 from marshmallow import Schema, fields, validate
 
+from .rest.validation import GUARD_MAX_LENGTH
+
 CONTEXTS = ("view", "embed", "edit")
 CONTEXT_DESCRIPTION = "Scope under which the request is made; determines fields present in response."
 
@@ -181,6 +183,12 @@ class PagedArgs(ContextArgs):
 MAX_SEARCH_LENGTH = 1000
 
 
+def search_field() -> fields.Field:
+    """`search` as WordPress publishes it (no maxLength), refused past MAX_SEARCH_LENGTH all the same."""
+    return fields.String(metadata={"description": "Limit results to those matching a string.",
+                                   GUARD_MAX_LENGTH: MAX_SEARCH_LENGTH})
+
+
 class CollectionArgs(PagedArgs):
     """Args every collection understands: paging, search, include/exclude and order.
 
@@ -189,8 +197,7 @@ class CollectionArgs(PagedArgs):
     handler implements: a collection that only pages subclasses PagedArgs.
     """
 
-    search = fields.String(metadata={"description": "Limit results to those matching a string.",
-                                     "guardMaxLength": MAX_SEARCH_LENGTH})
+    search = search_field()
     exclude = id_list("Ensure result set excludes specific IDs.")
     include = id_list("Limit result set to specific IDs.")
     offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})
@@ -200,5 +207,6 @@ class CollectionArgs(PagedArgs):
 
 __all__ = [
     "CONTEXTS", "CollectionArgs", "ContextArgs", "JsonSchemaField", "PagedArgs", "RenderedText", "TermFilter", "context_field",
-    "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "string_list",
+    "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "search_field",
+    "string_list",
 ]

@@ -63,8 +63,8 @@ class Route:
     """One REST endpoint: a pattern in a namespace, its methods and its handler.
 
     `pattern` is relative to the namespace (`/posts/(?P<id>[\\d]+)`; "" for the namespace
-    itself) and uses Python named groups. `args` is a marshmallow Schema class, usually a
-    subclass of host.args.ContextArgs or CollectionArgs.
+    itself) and uses Python named groups; a dot inside a word (`/events.ics`) is a literal dot.
+    `args` is a marshmallow Schema class, usually a subclass of host.args.ContextArgs or CollectionArgs.
     `partial_args` strips defaults and `required` (update endpoints). `permission` is a
     callable(request) returning True, False or raising RestError; None means public.
     `schema` is the resource shape shown in help context and OPTIONS. `capability` names a
@@ -350,6 +350,12 @@ class Endpoint:
         return self.described
 
 
+# A dot between a letter or digit and a letter (`/events.ics`) is a literal dot: patterns are shown
+# to clients as written (discovery), and a discovery client such as node-wpapi requests the
+# literal parts it reads, so they are written unescaped and the registry escapes them here.
+_WORD_DOT = re.compile(r"(?<=[A-Za-z0-9])\.(?=[A-Za-z])")
+
+
 class _SegmentIndex:
     """A namespace's routes grouped by the first literal segment after the namespace.
 
@@ -501,7 +507,7 @@ class Registry:
         full = ("/" + route.namespace if route.namespace else "") + pattern
         full = full or "/"
         try:
-            regex = re.compile("^" + full + "$", re.IGNORECASE)
+            regex = re.compile("^" + _WORD_DOT.sub(r"\\.", full) + "$", re.IGNORECASE)
         except re.error as error:
             raise StartupError(f"route {full!r} of {plugin!r} does not compile: {error}") from error
         args = compile_args(route)

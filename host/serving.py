@@ -115,20 +115,7 @@ def _address(host: str, port: int) -> tuple[int, tuple]:
 
 def shared_port_socket(host: str, port: int, listen: bool, backlog: int = 1024) -> socket.socket:
     """A TCP socket bound with SO_REUSEPORT to (host, port); listening when `listen`."""
-    if not hasattr(socket, "SO_REUSEPORT"):
-        raise OSError("--workers above 1 needs SO_REUSEPORT (Linux or BSD); use --workers 1 here")
-    family, address = _address(host, port)
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind(address)
-        if listen:
-            sock.listen(backlog)
-    except OSError:
-        sock.close()
-        raise
-    return sock
+    return _port_socket(host, port, exclusive_bind=False, listen=listen, backlog=backlog)
 
 
 def reserve_port(host: str, port: int) -> socket.socket:
@@ -141,14 +128,24 @@ def reserve_port(host: str, port: int) -> socket.socket:
     a later sitehost's exclusive bind still fails on them. (A program of the same user that sets
     SO_REUSEPORT itself can still join; sitehost never does before this check.)
     """
+    return _port_socket(host, port, exclusive_bind=True, listen=False)
+
+
+def _port_socket(host: str, port: int, exclusive_bind: bool, listen: bool, backlog: int = 1024) -> socket.socket:
+    """A TCP socket on (host, port) with SO_REUSEPORT, taken before binding or (exclusive_bind) after it."""
     if not hasattr(socket, "SO_REUSEPORT"):
         raise OSError("--workers above 1 needs SO_REUSEPORT (Linux or BSD); use --workers 1 here")
     family, address = _address(host, port)
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if not exclusive_bind:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if exclusive_bind:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if listen:
+            sock.listen(backlog)
     except OSError:
         sock.close()
         raise

@@ -57,7 +57,7 @@ def handle_batch(request: RestRequest) -> RestResponse:
     responses = []
     for item, outcome in zip(items, outcomes):
         if isinstance(outcome, RestError):
-            responses.append(_envelope(outcome.status, outcome.to_body(), _refused_headers(server, item)))
+            responses.append(_envelope(outcome.status, outcome.to_body(), server.refused_allow(item)))
             continue
         status, headers, data = server.shape_outcome(item, outcome)
         responses.append(_envelope(status, data, headers))
@@ -118,22 +118,6 @@ def _prevalidate(server, item: RestRequest) -> RestError | None:
     except RestError as error:
         return error
     return None
-
-
-def _refused_headers(server, item: RestRequest) -> dict[str, str]:
-    """An item refused before it ran still matched a route: WordPress answers it through that route,
-    so its envelope carries the `Allow` of the caller there, like any answer of the route."""
-    from .server import _path_params
-
-    if item.route is None:
-        return {}
-    if not item.params:  # the Allow checks read the path's values (`id`), as for a request that ran
-        item.params = _path_params(item.url_params, item.endpoint.args)
-    try:
-        allowed = server.allowed_methods(item, item.route)
-    finally:
-        item.finish(success=False)  # the read session of the permission checks, if any
-    return {"Allow": ", ".join(allowed)} if allowed else {}
 
 
 def _envelope(status: int, body: Any, headers: dict[str, str]) -> dict[str, Any]:

@@ -260,6 +260,15 @@ class RestServer:
             return {}
         request.route, request.endpoint, request.url_params = matched
         request.params = _path_params(request.url_params, request.endpoint.args)
+        return self.refused_allow(request)
+
+    def refused_allow(self, request: RestRequest) -> dict[str, str]:
+        """`Allow` of a refused request that matched a route (a refused sign-in, a batch item refused
+        before it ran): WordPress answers it through that route, so it lists the caller's methods there."""
+        if request.route is None:
+            return {}
+        if not request.params:  # the Allow checks read the path's values (`id`), as for a request that ran
+            request.params = _path_params(request.url_params, request.endpoint.args)
         try:
             allowed = self.allowed_methods(request, request.route)
         finally:

@@ -26,6 +26,7 @@ def plain(value):
     """A custom field's name or value without markup (other people's pages show them); others as they are."""
     return sanitize_text_field(value) if isinstance(value, str) else value
 
+
 def rows_of(request, ids: list[int]) -> dict[int, dict]:
     events = tables(request.app)["events"]
     if not ids:

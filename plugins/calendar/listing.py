@@ -18,10 +18,9 @@ from .settings import settings_of
 from .tables import linked_to, tables
 
 BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
-# start_date and end_date bound each event on its own side, as the real calendar's repository does
-# (filter_by_starts_on_or_after, filter_by_ends_on_or_before); events already under way are
-# listed with ends_after instead. recurrence.occurrence_slice reads these keys too.
-STARTS_FROM, ENDS_BY = "starts_on_or_after", "ends_on_or_before"
+# start_date and end_date bound each event on its own side (recurrence.STARTS_FROM, ENDS_BY: the
+# keys occurrence_slice reads too); events already under way are listed with ends_after instead.
+STARTS_FROM, ENDS_BY = recurrence.STARTS_FROM, recurrence.ENDS_BY
 TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
 EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
 DEFAULT_WINDOW = StashKey[tuple]("calendar.default_window")  # ((zone, local date, list_months), window)

@@ -47,6 +47,9 @@ WALK_YEARS = 60
 SERIES = StashKey[LruCache]("calendar.series")
 SERIES_KEPT = 256  # series kept per process (a daily one over its walk is at most ~22,000 starts)
 OCCURRENCE_FORMAT = "%Y%m%dT%H%M%SZ"
+# The JSON list's start_date and end_date bounds (listing.window): each bounds one side of an
+# occurrence, as the real calendar's repository does (filter_by_starts_on_or_after, ...ends_on_or_before).
+STARTS_FROM, ENDS_BY = "starts_on_or_after", "ends_on_or_before"
 
 
 class RecurrenceError(ValueError):
@@ -376,10 +379,10 @@ def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[li
     duration = row["end_utc"] - row["start_utc"]
     low = bisect.bisect_left(starts, _earlier(bounds["start"], duration)) if "start" in bounds else 0
     high = bisect.bisect_right(starts, bounds["end"]) if "end" in bounds else len(starts)
-    if "starts_on_or_after" in bounds:  # the JSON list's start_date and end_date (listing.py)
-        low = max(low, bisect.bisect_left(starts, bounds["starts_on_or_after"]))
-    if "ends_on_or_before" in bounds:
-        high = min(high, bisect.bisect_right(starts, _earlier(bounds["ends_on_or_before"], duration)))
+    if STARTS_FROM in bounds:  # the JSON list's start_date and end_date (listing.py)
+        low = max(low, bisect.bisect_left(starts, bounds[STARTS_FROM]))
+    if ENDS_BY in bounds:
+        high = min(high, bisect.bisect_right(starts, _earlier(bounds[ENDS_BY], duration)))
     high = max(low, min(high, low + MAX_OCCURRENCES))
     for name, shift, is_upper in (("starts_before", None, True), ("starts_after", None, False),
                                   ("ends_before", duration, True), ("ends_after", duration, False)):
@@ -511,7 +514,7 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
         select(events.c.start_utc, events.c.post_id).where(and_(*single))
         .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
     series_where = [*filters, events.c.post_id.in_(repeating)]
-    for name in ("end", "ends_on_or_before", "starts_before"):
+    for name in ("end", ENDS_BY, "starts_before"):
         if name in bounds:
             series_where.append(events.c.start_utc <= bounds[name])
     series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]

@@ -13,7 +13,7 @@ from marshmallow import fields, validate
 from sqlalchemy import and_, func, not_, or_, select
 
 from host import RestError, RestResponse, Route
-from host.args import MAX_SEARCH_LENGTH, PagedArgs, id_list, string_list
+from host.args import PagedArgs, id_list, search_field, string_list
 
 from . import dates, store
 from .render import plain_text
@@ -28,8 +28,7 @@ class SearchArgs(PagedArgs):
     context = fields.String(load_default="view", validate=validate.OneOf(["view", "embed"]),  # as WordPress: no edit
                             metadata={"description": "Scope under which the request is made; determines fields present "
                                                      "in response."})
-    search = fields.String(metadata={"description": "Limit results to those matching a string.",
-                                     "guardMaxLength": MAX_SEARCH_LENGTH})
+    search = search_field()
     type = fields.String(load_default="post", validate=validate.OneOf(["post", "term", "post-format"]),
                          metadata={"description": "Limit results to items of an object type."})
     subtype = string_list("Limit results to items of one or more object subtypes.", default="any")

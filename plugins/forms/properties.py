@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import template
+from .mailing import tags_in, visitor_tags
 
 DEFAULT_FORM = """<label> Your name
     [text* your-name autocomplete:name] </label>
@@ -182,8 +183,6 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
 
 def _check_autoreply(key: str, mail: dict[str, Any], parsed: template.ParsedTemplate, add) -> None:
     """A mail to an address the visitor types leaves visitor text out of its headers: say so where it is used."""
-    from .mailing import tags_in, visitor_tags
-
     from_visitor = visitor_tags(parsed.tags)
     if not from_visitor.intersection(tags_in(str(mail.get("recipient") or ""))):
         return
