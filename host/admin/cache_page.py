@@ -1,4 +1,6 @@
-"""Cache: status, hit rate and purge, through the cache plugin's REST routes (never its modules)."""
+"""Cache: status, hit rate and purge, through the cache plugin's REST routes (never its modules).
+
+The body is templates/admin/cache.html."""
 
 from __future__ import annotations
 
@@ -31,18 +33,8 @@ def cache_page(page: AdminRequest):
     cache = answer.data.get("cache", {})
     hits, misses = int(cache.get("hits", 0)), int(cache.get("misses", 0))
     rate = f"{hits / (hits + misses):.0%}" if hits + misses else "no cacheable reads yet"
-    body = ("<section aria-labelledby=\"status-heading\"><h2 id=\"status-heading\">Status</h2><dl class=\"facts\">"
-            f"<dt>Cache</dt><dd>{'on' if cache.get('enabled') else 'off'}</dd>"
-            f"<dt>Hit rate</dt><dd>{escape(rate)} <span class=\"muted\">({hits:,} hits, {misses:,} misses in "
-            "the server process that answered this page)</span></dd>"
-            f"<dt>Answers kept</dt><dd>{int(cache.get('entries', 0)):,} of {int(cache.get('max_entries', 0)):,}</dd>"
-            f"<dt>Bytes kept</dt><dd>{int(cache.get('bytes', 0)):,} of {int(cache.get('max_bytes', 0)):,}</dd>"
-            f"<dt>Kept for</dt><dd>{int(cache.get('ttl_seconds', 0))} s at most</dd>"
-            f"<dt>Cached paths</dt><dd>{', '.join(f'<code>{escape(path)}</code>' for path in cache.get('paths', []))}</dd>"
-            "</dl></section>")
-    purge = page.form_html("purge", "", "Purge the cache", danger=True)
-    if not page.has_namespace("abilities/v1"):
-        purge = "<p class=\"muted\">Purging needs the abilities plugin, which is disabled.</p>"
-    return AdminAnswer(body + "<section aria-labelledby=\"purge-heading\"><h2 id=\"purge-heading\">Purge</h2>"
-                       "<p>Makes every cached answer stale in every server process.</p>" + purge + "</section>",
-                       status)
+    numbers = {key: int(cache.get(key, 0)) for key in ("entries", "max_entries", "bytes", "max_bytes", "ttl_seconds")}
+    shown = {**numbers, "enabled": bool(cache.get("enabled")), "paths": [str(path) for path in cache.get("paths", [])]}
+    body = page.render("admin/cache.html", cache=shown, hits=hits, misses=misses, rate=rate,
+                       can_purge=page.has_namespace("abilities/v1"))
+    return AdminAnswer(body, status)

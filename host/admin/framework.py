@@ -22,9 +22,11 @@ from typing import Any
 from urllib.parse import quote
 
 import bottle
+from markupsafe import Markup
 
 from ..auth import sessions
 from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in, client_address
+from . import templating
 from .style import STYLESHEET
 
 ADMIN_PATH = "/admin"
@@ -109,6 +111,15 @@ class AdminRequest:
 
     def has_namespace(self, namespace: str) -> bool:
         return namespace in self.app.registry.namespaces
+
+    # --- templates -------------------------------------------------------------------------
+
+    def render(self, template: str, **context: Any) -> Markup:
+        """The page body from a Jinja2 template in the handler's own package `templates/` folder.
+
+        `page` (this request) is always in the context, for `admin/macros.html`'s forms and fields.
+        """
+        return templating.render(templating.package_of(self.page.handler), template, {"page": self, **context})
 
     # --- HTML helpers --------------------------------------------------------------------
 
