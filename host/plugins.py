@@ -77,19 +77,31 @@ def declared_version(module_path: str) -> str:
     """The version in a built-in plugin's `PLUGIN = PluginInfo(version=...)`, read without importing it.
 
     A disabled plugin is never imported (it may be disabled because it is broken), yet
-    `plugins list` should show its real version, not "0" (issue 13.11).
+    `plugins list` should show its real version, not "0".
     """
-    spec = importlib.util.find_spec(module_path)
-    if spec is None or not spec.origin:
-        return "0"
+    return str(declared_info(module_path).get("version", "0"))
+
+
+def declared_info(module_path: str) -> dict[str, Any]:
+    """The literal keywords of a plugin module's `PLUGIN = PluginInfo(...)`, read from its source."""
+    try:
+        spec = importlib.util.find_spec(module_path)
+    except (ImportError, ValueError):
+        return {}
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return {}
     tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "PLUGIN" for target in node.targets) \
                 and isinstance(node.value, ast.Call):
+            declared = {}
             for keyword in node.value.keywords:
-                if keyword.arg == "version" and isinstance(keyword.value, ast.Constant):
-                    return str(keyword.value.value)
-    return "0"
+                try:
+                    declared[keyword.arg] = ast.literal_eval(keyword.value)
+                except ValueError:  # not a literal (a name, a call): leave it out
+                    continue
+            return declared
+    return {}
 
 
 def discover(settings) -> list[PluginRecord]:
@@ -141,6 +153,23 @@ def _import(record: PluginRecord) -> ModuleType:
     if isinstance(target, importlib.metadata.EntryPoint):
         return target.load()
     return target
+
+
+def describe_unloaded(record: PluginRecord) -> None:
+    """Fill a disabled plugin's description and requirements from its `PLUGIN = PluginInfo(...)`.
+
+    A disabled plugin is never imported (it may be disabled because it is broken), so they are read
+    from its source, as its version is; an operator deciding whether to enable it needs them.
+    """
+    if record.loaded or record.description:
+        return
+    module_path = record.module if isinstance(record.module, str) else getattr(record.module, "module", "")
+    if not isinstance(module_path, str) or not module_path:
+        return
+    declared = declared_info(module_path)
+    record.description = str(declared.get("description", ""))
+    requires = declared.get("requires", ())
+    record.requires = tuple(str(name) for name in requires) if isinstance(requires, (list, tuple)) else ()
 
 
 def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRecord]]:

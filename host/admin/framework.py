@@ -198,11 +198,18 @@ def hidden(name: str, value: str) -> str:
 
 
 def table(headers: list[str], rows: list[list[str]], caption: str = "") -> str:
-    """A table whose cells are HTML already escaped by the caller."""
+    """A table whose cells are HTML already escaped by the caller.
+
+    Each cell carries its column's label (`data-label`): on a phone the table stacks its cells
+    and shows each label before its value, since the header row is hidden there.
+    """
     head = "".join(f"<th scope=\"col\">{escape(name)}</th>" for name in headers)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    labels = [escape(name) for name in headers]
+    body = "".join("<tr>" + "".join(f"<td data-label=\"{labels[index] if index < len(labels) else ''}\">{cell}</td>"
+                                    for index, cell in enumerate(row)) + "</tr>" for row in rows)
     caption_html = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return f"<div class=\"table-wrap\"><table>{caption_html}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    return (f"<div class=\"table-wrap\"><table class=\"stack\">{caption_html}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table></div>")
 
 
 # --- the dispatcher ---------------------------------------------------------------------------

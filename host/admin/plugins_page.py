@@ -7,6 +7,7 @@ and `sitehost serve` reloads its workers when it changes.
 
 from __future__ import annotations
 
+from ..plugins import describe_unloaded
 from ..plugin_state import PluginChangeRefused, change_plugin, read_stored_disabled
 from .framework import AdminAnswer, AdminRequest, escape, hidden, table
 
@@ -38,6 +39,7 @@ def plugin_table(page: AdminRequest) -> str:
     wanted_disabled = set(app.settings.disabled if stored is None else stored)
     rows = []
     for record in app.plugin_records:
+        describe_unloaded(record)
         wanted_enabled = record.name not in wanted_disabled
         state = record.state
         pending = wanted_enabled != record.enabled
@@ -60,4 +62,4 @@ def plugin_table(page: AdminRequest) -> str:
         ])
     return ("<p>The admin area, sign-in and outgoing mail are part of the host and are always on.</p>"
             + table(["Plugin", "Version", "Source", "State", "Namespaces", "Load error", "Change"], rows)
-            .replace("<table>", "<table class=\"stack\">", 1))
+            )

@@ -29,6 +29,9 @@ LABELS = {  # WordPress's names for the settings on its General and Reading scre
     "site_icon": "Site icon (media ID)",
 }
 INPUT_KINDS = {"email": "email", "uri": "url"}
+# Kept by the REST route for clients that send them, but nothing here acts on them: sitehost draws no
+# emoticons and sends no pingbacks, so an operator is not offered a switch that does nothing.
+INERT_SETTINGS = frozenset({"use_smilies", "default_ping_status"})
 
 
 def settings_page(page: AdminRequest):
@@ -58,7 +61,8 @@ def writable_settings(options: Any) -> dict[str, dict]:
         return {}
     for endpoint in options.get("endpoints", []):
         if "POST" in endpoint.get("methods", []) and isinstance(endpoint.get("args"), dict):
-            return {name: arg for name, arg in endpoint["args"].items() if isinstance(arg, dict)}
+            return {name: arg for name, arg in endpoint["args"].items()
+                    if isinstance(arg, dict) and name not in INERT_SETTINGS}
     return {}
 
 
@@ -176,7 +180,7 @@ def setting_field(page: AdminRequest, name: str, schema: dict, value: Any) -> st
 
 def settings_form(page: AdminRequest, writable: dict[str, dict], values: dict) -> str:
     fields = "".join(setting_field(page, name, schema, values.get(name)) for name, schema in writable.items())
-    read_only = [name for name in values if name not in writable]
+    read_only = [name for name in values if name not in writable and name not in INERT_SETTINGS]
     facts = ""
     if read_only:
         facts = ("<section aria-labelledby=\"read-only-heading\"><h2 id=\"read-only-heading\">Read-only</h2>"

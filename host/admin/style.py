@@ -82,5 +82,7 @@ ul.plain { padding-left: 1.2rem; }
   table.stack thead { display: none; }
   table.stack td { display: block; border: 0; padding: .25rem .5rem; }
   table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: .5rem 0; }
+  table.stack td[data-label]:not([data-label=""])::before { content: attr(data-label); display: block;
+    font-weight: 600; font-size: .85rem; color: var(--muted); }
 }
 """

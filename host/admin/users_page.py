@@ -53,7 +53,7 @@ def user_list(page: AdminRequest) -> str:
              f"<span class=\"status status-critical\">{failures[user.id]}</span>" if failures.get(user.id) else "0"]
             for user in users]
     return ("<h2>All users</h2>" + table(["Login", "Name", "Email", "Role", "Application passwords",
-                                          "Failed sign-ins"], rows).replace("<table>", "<table class=\"stack\">", 1))
+                                          "Failed sign-ins"], rows))
 
 
 def create_form(page: AdminRequest) -> str:

@@ -435,6 +435,13 @@ def query_users(app, session, *, include=(), exclude=(), search: str = "", searc
     return [User(app, row) for row in session.execute(query)], total
 
 
+def first_administrator_email(app, session) -> str:
+    """The email of the oldest administrator account: the site's administration address until one is set."""
+    users = tables(app)["users"]
+    rows = session.execute(select(users.c.email, users.c.roles).order_by(users.c.id))
+    return next((row.email for row in rows if "administrator" in row.roles.split(",")), "")
+
+
 def list_users(app, session) -> list[User]:
     users = tables(app)["users"]
     return [User(app, row) for row in session.execute(select(users).order_by(users.c.id))]

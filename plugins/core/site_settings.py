@@ -1,6 +1,7 @@
 """core/v2/settings: the site's settings with WordPress's keys, for users who can manage_options (issue 15.4).
 
-Defaults come from `[site]` in sitehost.toml (title, description, url, timezone, front page)
+Defaults come from `[site]` in sitehost.toml (title, description, url, timezone, front page),
+the first administrator's email (`email`, WordPress's admin_email, set when the site was installed)
 and WordPress's own defaults; a value written through the API is kept in the
 `site_settings` table and wins over the default from then on, in every process. Writing
 null forgets the written value, so the default shows again (as WordPress deletes the option).
@@ -18,6 +19,7 @@ from sqlalchemy import delete, select
 
 from host import RestError, Route, forbidden
 from host.args import JsonSchemaField
+from host.auth import users
 
 from .tables import tables
 
@@ -68,7 +70,8 @@ def defaults(request) -> dict:
     return {
         "title": site.get("name", ""), "description": site.get("description", ""),
         "url": request.app.chosen_site_address(request.session) or request.app.site_address(request.session),
-        "email": "", "timezone": site.get("timezone_string") or "UTC", "date_format": "F j, Y",
+        "email": users.first_administrator_email(request.app, request.session),
+        "timezone": site.get("timezone_string") or "UTC", "date_format": "F j, Y",
         "time_format": "g:i a", "start_of_week": 1, "language": "en_US", "use_smilies": True,
         "default_category": 1, "default_post_format": "0", "posts_per_page": 10,
         "show_on_front": site.get("show_on_front", "posts"), "page_on_front": int(site.get("page_on_front") or 0),

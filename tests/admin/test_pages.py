@@ -263,3 +263,22 @@ def test_hook_register_admin_pages(make_app):
     assert orders == [(editor.login, "soup")]
     sign_in(site, subscriber).get("/admin/lunch", status=403)
     assert orders == [(editor.login, "soup")]
+
+
+def test_a_disabled_plugins_row_keeps_its_description_and_requirements(make_app):
+    site = make_app(disabled=["calendar"])
+    admin = create_test_user(site, "administrator")
+    page = sign_in(site, admin).get("/admin/plugins")
+    row = next(row for row in page.html.select("tbody tr") if row.select_one("strong").text == "calendar")
+    assert row.select_one(".status").text == "disabled"
+    first_cell = row.select_one("td").text
+    assert "Events, venues, organizers, event categories and tags" in first_cell
+    assert "requires core" in first_cell
+
+
+def test_every_table_cell_carries_its_column_label_for_phones(site, people):
+    page = sign_in(site, people["administrator"]).get("/admin/users")
+    table = page.html.select_one("table.stack")
+    labels = [header.text for header in table.select("thead th")]
+    for row in table.select("tbody tr"):
+        assert [cell["data-label"] for cell in row.select("td")] == labels[:len(row.select("td"))]

@@ -3,6 +3,7 @@ validation errors beside the fields, and refusals (forged CSRF, non-administrato
 
 from __future__ import annotations
 
+from host.auth.users import first_administrator_email
 from host.testing import TEST_SITE_ADDRESS, create_test_user
 
 from .helpers import csrf_of, form_with, sign_in
@@ -30,7 +31,7 @@ def error_beside(page, name: str) -> str:
 
 
 def test_the_page_lists_every_setting_with_its_current_value_as_a_field_of_its_kind(site, people):
-    site.client.post_json("/wp-json/core/v2/settings", {"posts_per_page": 7, "use_smilies": False},
+    site.client.post_json("/wp-json/core/v2/settings", {"posts_per_page": 7},
                           headers=people["administrator"].headers)
     values = rest_settings(site, people)
     page = sign_in(site, people["administrator"]).get("/admin/settings")
@@ -38,19 +39,21 @@ def test_the_page_lists_every_setting_with_its_current_value_as_a_field_of_its_k
     form = form_with(page, "save")
     assert form["csrf_token"].value and form.method.lower() == "post"
     for name, value in values.items():
+        if name in ("use_smilies", "default_ping_status"):
+            continue  # inert here: left out of the page (see the test below)
         field = control(page, name)
         label = page.html.select_one(f"label[for=field-{name}]")
         assert label is not None and label.text.strip(), name
         if isinstance(value, bool):
             assert field["type"] == "checkbox" and ("checked" in field.attrs) == value
-        elif name in ("show_on_front", "default_ping_status", "default_comment_status"):
+        elif name in ("show_on_front", "default_comment_status"):
             assert field.name == "select"
             assert field.select_one("option[selected]")["value"] == value
         elif isinstance(value, int) or value is None:
             assert field["type"] == "number" and field["value"] == ("" if value is None else str(value))
         else:
             assert field["value"] == value, name
-    assert control(page, "posts_per_page")["value"] == "7" and "checked" not in control(page, "use_smilies").attrs
+    assert control(page, "posts_per_page")["value"] == "7"
     assert (control(page, "posts_per_page")["min"], control(page, "posts_per_page")["max"]) == ("1", "100")
     assert control(page, "email")["type"] == "email" and control(page, "url")["type"] == "url"
     assert [option["value"] for option in control(page, "show_on_front").select("option")] == ["posts", "page"]
@@ -63,23 +66,20 @@ def test_a_valid_change_is_saved_through_the_route_and_shown(site, people):
     client = sign_in(site, people["administrator"])
     form = form_with(client.get("/admin/settings"), "save", title="Riverside Primary", posts_per_page="25",
                      timezone="Europe/London", show_on_front="page", page_on_front="3")
-    form["use_smilies"] = False
     answer = form.submit()
     assert answer.status_int == 200
     notice = answer.html.select_one(".notice[role=status]").text
     assert notice.startswith("Settings saved:") and "Site title" in notice and "Blog pages show at most" in notice
     assert control(answer, "title")["value"] == "Riverside Primary" and control(answer, "posts_per_page")["value"] == "25"
-    assert "checked" not in control(answer, "use_smilies").attrs
     saved = rest_settings(site, people)
     assert (saved["title"], saved["posts_per_page"], saved["timezone"], saved["show_on_front"],
-            saved["page_on_front"], saved["use_smilies"]) == ("Riverside Primary", 25, "Europe/London", "page", 3, False)
+            saved["page_on_front"]) == ("Riverside Primary", 25, "Europe/London", "page", 3)
     again = form_with(client.get("/admin/settings"), "save")
-    assert again["title"].value == "Riverside Primary" and again["use_smilies"].value is None
-    again["use_smilies"] = True
+    assert again["title"].value == "Riverside Primary"
     again["posts_per_page"] = ""  # empty: back to the default
     answer = again.submit()
     saved = rest_settings(site, people)
-    assert saved["use_smilies"] is True and saved["posts_per_page"] == 10 and saved["title"] == "Riverside Primary"
+    assert saved["posts_per_page"] == 10 and saved["title"] == "Riverside Primary"
     unchanged = form_with(answer, "save").submit()
     assert "Nothing to save" in unchanged.text and rest_settings(site, people) == saved
 
@@ -158,3 +158,16 @@ def test_without_the_core_plugin_the_page_says_settings_are_unavailable(make_app
     assert "Settings are unavailable" in page.text and page.html.select_one("#field-title") is None
     answer = client.post("/admin/settings", {"csrf_token": csrf_of(client), "action": "save", "title": "x"}, status=409)
     assert "Nothing was saved" in answer.text
+
+
+
+def test_settings_page_leaves_out_inert_options_and_shows_the_administration_email(site, people):
+    page = sign_in(site, people["administrator"]).get("/admin/settings")
+    assert page.html.select_one("#field-use_smilies") is None  # sitehost draws no emoticons
+    assert page.html.select_one("#field-default_ping_status") is None  # nor sends pingbacks
+    assert "emoticons" not in page.text.lower() and "link notifications" not in page.text.lower()
+    with site.db.session() as session:
+        oldest_administrator = first_administrator_email(site, session)
+    assert "@" in oldest_administrator
+    assert control(page, "email")["value"] == oldest_administrator  # not an empty field
+    assert rest_settings(site, people)["email"] == oldest_administrator
