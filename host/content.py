@@ -59,7 +59,9 @@ class ContentService(Protocol):
         """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query)."""
 
     def get_by_slug(self, request: RestRequest, post_type: str, slug: str) -> dict | None:
-        """The item of `post_type` with that slug (a trashed item answers to its slug too), or None."""
+        """The item of `post_type` with that slug (a trashed item answers to its slug too), or None.
+
+        `post_type` may be `attachment` here (a media item, with its `file` under uploads/)."""
 
     def matching_ids(self, request: RestRequest, post_type: str, *, status: Iterable[str] | None = None,
                      search: str = "", terms: Mapping[str, Iterable[int]] | None = None,

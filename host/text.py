@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 
 # Elements whose text is never shown to a reader (the HTML parsing spec's raw text elements,
 # plus template and noscript): nothing inside them may reach excerpts or search.
@@ -261,3 +262,66 @@ def sanitize_url(value: str, schemes: frozenset[str] | tuple[str, ...] = ("http"
     if scheme and set(scheme) <= _URL_SCHEME_CHARACTERS and scheme in schemes:
         return url
     return ""
+
+
+class _StyleAttributeRemover(HTMLParser):
+    """Copies markup through unchanged, except that start tags lose their `style` attribute."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.out: list[str] = []
+
+    def _tag(self, tag: str, attrs: list[tuple[str, str | None]], closing: str) -> None:
+        original = self.get_starttag_text() or ""
+        if not any(name == "style" for name, _value in attrs):
+            self.out.append(original)
+            return
+        kept = "".join(f' {name}="{html.escape(value, quote=True)}"' if value is not None else f" {name}"
+                       for name, value in attrs if name != "style")
+        self.out.append(f"<{tag}{kept}{closing}>")
+
+    def handle_starttag(self, tag, attrs):
+        self._tag(tag, attrs, "")
+
+    def handle_startendtag(self, tag, attrs):
+        self._tag(tag, attrs, " /")
+
+    def handle_endtag(self, tag):
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data):
+        self.out.append(data)
+
+    def handle_entityref(self, name):
+        self.out.append(f"&{name};")
+
+    def handle_charref(self, name):
+        self.out.append(f"&#{name};")
+
+    def handle_comment(self, data):
+        self.out.append(f"<!--{data}-->")
+
+    def handle_decl(self, decl):
+        self.out.append(f"<!{decl}>")
+
+    def handle_pi(self, data):
+        self.out.append(f"<?{data}>")
+
+    def unknown_decl(self, data):
+        self.out.append(f"<![{data}]>")
+
+
+def without_style_attributes(markup: str) -> str:
+    """`markup` without inline `style` attributes, for pages whose CSP refuses them.
+
+    A browser under `style-src 'self'` ignores each one and logs an error; the styles such a page
+    needs come from its stylesheets (the builder serves each document's as a file).
+    """
+    if "style" not in markup:
+        return markup
+    remover = _StyleAttributeRemover()
+    remover.feed(markup)
+    remover.close()
+    if remover.rawdata:  # an unfinished tag at the end: kept as text, as a browser would show it
+        remover.out.append(remover.rawdata)
+    return "".join(remover.out)

@@ -27,7 +27,12 @@ def _element(element_id: str, el_type: str, settings: dict, children=(), widget:
     return element
 
 
-def open_day_elements() -> list[dict]:
+# Core's demo uploads this picture (its slug); the page shows it from the site's own uploads,
+# since the site's CSP refuses images from other hosts.
+DEMO_IMAGE_SLUG = "open-day-classroom"
+
+
+def open_day_elements(image: dict | None = None) -> list[dict]:
     hero = _element("a1b2c3d", "section", HERO, [_element("a1b2c3e", "column", {"_column_size": 100}, [
         _element("a1b2c3f", "widget", {"title": "Open day: Saturday 14 March", "header_size": "h1",
                                        "title_color": "#FFFFFF", "align": "center"}, widget="heading"),
@@ -42,11 +47,8 @@ def open_day_elements() -> list[dict]:
     ])])
     details = _element("b1b2c3d", "section", {}, [
         _element("b1b2c3e", "column", {"_column_size": 50}, [
-            _element("b1b2c3f", "widget", {"image": {"url": "https://upload.wikimedia.org/wikipedia/commons/thumb/"
-                                                            "a/a0/Classroom_in_a_school.jpg/640px-Classroom_in_a_"
-                                                            "school.jpg",
-                                                     "alt": "Pupils working together in a bright classroom"},
-                                           "caption": "A Year 8 science lesson"}, widget="image"),
+            *([_element("b1b2c3f", "widget", {"image": image, "caption": "A Year 8 science lesson"}, widget="image")]
+              if image else []),
         ]),
         _element("b1b2c40", "column", {"_column_size": 50}, [
             _element("b1b2c41", "widget", {"title": "What to expect", "header_size": "h2"}, widget="heading"),
@@ -94,6 +96,14 @@ def _administrator(app, session):
     return None
 
 
+def _demo_image(request) -> dict | None:
+    """The image setting for core's demo picture (site-relative URL, id, alt); None when it is absent."""
+    found = request.app.content.get_by_slug(request, "attachment", DEMO_IMAGE_SLUG)
+    if found is None or not found.get("file"):
+        return None
+    return {"url": f"/uploads/{found['file']}", "id": found["id"], "alt": found.get("alt_text") or ""}
+
+
 def write_demo_content(app, session) -> None:
     owner = _administrator(app, session)
     if owner is None:
@@ -104,7 +114,7 @@ def write_demo_content(app, session) -> None:
     page = app.content.create(request, "page", title="Open day", status="publish", slug="open-day",
                               content="<p>Open day at Riverside School: Saturday 14 March, 9:30 to 13:00.</p>",
                               meta={"_builder_edit_mode": "builder", "_builder_template_type": "wp-page",
-                                    "_builder_data": json.dumps(open_day_elements()),
+                                    "_builder_data": json.dumps(open_day_elements(_demo_image(request))),
                                     "_builder_page_settings": {"hide_title": "no"}})
     template = app.content.create(request, "builder_library", title="Admissions call to action", status="publish",
                                   meta={"_builder_edit_mode": "builder", "_builder_template_type": "section",

@@ -9,6 +9,7 @@ properties on their wrapper. Unknown widget types render as nothing and are logg
 
 from __future__ import annotations
 
+import datetime
 import html
 import logging
 from urllib.parse import parse_qs, urlsplit
@@ -348,21 +349,22 @@ class Renderer:
             url = safe_url(event.get("url"))
             start = str(event.get("start_date") or "")
             label = f'<a href="{escape(url)}">{escape(name)}</a>' if url else escape(name)
-            when = f' <time datetime="{escape(start.replace(" ", "T"))}">{escape(format_date(start))}</time>' \
-                if start else ""
+            all_day = event.get("all_day") is True
+            moment = start[:10] if all_day else start.replace(" ", "T")
+            when = f' <time datetime="{escape(moment)}">{escape(format_date(start, all_day))}</time>' if start else ""
             items.append(f"<li>{label}{when}</li>")
         return f'{heading}<ul class="builder-events">{"".join(items)}</ul>'
 
 
-def format_date(value: str) -> str:
-    """`2026-03-14 10:00:00` -> `14 March 2026, 10:00` (as given when it cannot be read)."""
-    import datetime
-
+def format_date(value: str, all_day: bool = False) -> str:
+    """`2026-03-14 10:00:00` -> `14 March 2026, 10:00`; an all-day event's without a time (as given
+    when it cannot be read)."""
     try:
         moment = datetime.datetime.fromisoformat(value.replace(" ", "T"))
     except ValueError:
         return value
-    return f"{moment.day} {moment.strftime('%B %Y')}, {moment.strftime('%H:%M')}"
+    day = f"{moment.day} {moment.strftime('%B %Y')}"
+    return day if all_day else f"{day}, {moment.strftime('%H:%M')}"
 
 
 def video_embed_url(settings: dict) -> str | None:

@@ -138,7 +138,7 @@ def html_view(app, request):
     return permalink_view(app, request)
 
 
-@hookimpl
+@hookimpl(tryfirst=True)  # first: other plugins' demos build on its pages and picture
 def demo_content(app, session):
     from .comment_store import write_demo_comments
     from .demo import write_demo_content

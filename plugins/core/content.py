@@ -129,7 +129,7 @@ class CoreContentService:
                 if row.type == post_type}
 
     def get_by_slug(self, request, post_type: str, slug: str) -> dict | None:
-        self._post_type(post_type)
+        self._post_type(post_type, reading=True)
         posts = tables(self.app)["posts"]
         found = request.session.execute(
             select(posts.c.id).where(posts.c.type == post_type, posts.c.slug.in_([slug, slug + "__trashed"]))
@@ -275,8 +275,13 @@ class CoreContentService:
 
     # --- checks ----------------------------------------------------------------------------
 
-    def _post_type(self, post_type: str) -> None:
-        if post_type not in self.app.registry.post_types or post_type in ("revision", "attachment"):
+    def _post_type(self, post_type: str, reading: bool = False) -> None:
+        """Refuse types the service does not write (revisions; attachments, which need their file).
+
+        Reading an attachment is allowed (`reading`): another plugin may show a media item.
+        """
+        written_elsewhere = ("revision",) if reading else ("revision", "attachment")
+        if post_type not in self.app.registry.post_types or post_type in written_elsewhere:
             raise ValueError(f"{post_type!r} is not a registered post type the content service stores")
 
     def _taxonomy(self, taxonomy: str) -> None:

@@ -9,12 +9,14 @@ with the author role writes the rest.
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
 from sqlalchemy import insert, select
 
 from host.auth import users as user_service
 
 from . import dates, store
+from .media import image_size, store_file
 from .tables import tables
 
 CATEGORIES = [("News", "School news and announcements", None), ("Events", "What is coming up", None),
@@ -50,6 +52,12 @@ PAGES = [
     ("Parents' area", "Timetables, letters home and the lunch menu for this term.", None, "riverside", 3),
     ("Contact", "Riverside School, Mill Lane. Telephone the office between 8am and 4pm.", None, "", 4),
 ]
+
+# Shipped with the plugin and uploaded as a media item, so demo pages show a picture from the site
+# itself: the site's CSP (img-src 'self') refuses images hotlinked from another host.
+DEMO_IMAGE = Path(__file__).parent / "assets" / "open-day-classroom.png"
+DEMO_IMAGE_SLUG = "open-day-classroom"
+DEMO_IMAGE_ALT = "Pupils working together in a bright classroom"
 
 
 def _first_administrator(app, session):
@@ -110,3 +118,21 @@ def write_demo_content(app, session) -> None:
         slug = store.unique_slug(app, session, store.sanitize_slug(title), "page", page_id, parent_id)
         store.update_item(app, session, page_id, {"slug": slug, "guid": f"{site}/?page_id={page_id}"})
         page_ids[title] = page_id
+    write_demo_image(app, session, admin, now)
+
+
+def write_demo_image(app, session, author: int, now: datetime.datetime) -> int:
+    """The demo's picture as an attachment in uploads/ (other plugins' demos find it by its slug)."""
+    data = DEMO_IMAGE.read_bytes()
+    local_now = dates.utc_to_local(now, app.timezone())
+    relative = store_file(app, DEMO_IMAGE.name, data, local_now)
+    width, height = image_size(data, "image/png") or (0, 0)
+    site = app.site_address(session)
+    return store.insert_item(app, session, {
+        "type": "attachment", "status": "inherit", "slug": DEMO_IMAGE_SLUG, "title": "Year 8 science lesson",
+        "content": "", "excerpt": "A Year 8 science lesson", "author": author, "comment_status": "open",
+        "ping_status": "closed", "date": local_now, "date_gmt": now, "modified": local_now, "modified_gmt": now,
+        "mime_type": "image/png", "file": relative, "alt_text": DEMO_IMAGE_ALT, "guid": f"{site}/uploads/{relative}",
+        "media_details": {"width": width, "height": height, "file": relative, "filesize": len(data), "sizes": {},
+                          "image_meta": {}},
+    })

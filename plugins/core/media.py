@@ -148,6 +148,25 @@ INLINE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp", 
 INLINE_TYPE_FAMILIES = ("audio/", "video/")
 
 
+def store_file(app, name: str, data: bytes, when) -> str:
+    """Write an upload under uploads/YYYY/MM/ (never over an existing file); its path relative to uploads/."""
+    folder = uploads_root(app) / f"{when:%Y}" / f"{when:%m}"
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, dot, extension = name.rpartition(".")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem or name).strip("-.") or "file"
+    extension = re.sub(r"[^A-Za-z0-9]+", "", extension).lower()
+    candidate, counter = f"{stem}.{extension}", 1
+    while True:
+        try:
+            with open(folder / candidate, "xb") as handle:  # exclusive create: never overwrite a file
+                handle.write(data)
+            break
+        except FileExistsError:
+            candidate = f"{stem}-{counter}.{extension}"
+            counter += 1
+    return f"{when:%Y}/{when:%m}/{candidate}"
+
+
 def shown_inline(mime: str) -> bool:
     return mime in INLINE_TYPES or mime.startswith(INLINE_TYPE_FAMILIES)
 
@@ -449,7 +468,7 @@ class MediaController(PostsController):
         now = dates.utcnow()
         tz = self.app.timezone()
         local_now = dates.utc_to_local(now, tz)
-        relative = self._store_file(name, data, local_now)
+        relative = store_file(self.app, name, data, local_now)
         details: dict[str, Any] = {"filesize": len(data)}
         size = image_size(data, mime) if mime.startswith("image/") else None
         if size:
@@ -483,23 +502,6 @@ class MediaController(PostsController):
             value = value.get("raw")
         value = "" if value is None else str(value)
         return value if request.user.can("unfiltered_html") else render.sanitize_html(value)
-
-    def _store_file(self, name: str, data: bytes, when) -> str:
-        folder = uploads_root(self.app) / f"{when:%Y}" / f"{when:%m}"
-        folder.mkdir(parents=True, exist_ok=True)
-        stem, dot, extension = name.rpartition(".")
-        stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem or name).strip("-.") or "file"
-        extension = re.sub(r"[^A-Za-z0-9]+", "", extension).lower()
-        candidate, counter = f"{stem}.{extension}", 1
-        while True:
-            try:
-                with open(folder / candidate, "xb") as handle:  # exclusive create: never overwrite a file
-                    handle.write(data)
-                break
-            except FileExistsError:
-                candidate = f"{stem}-{counter}.{extension}"
-                counter += 1
-        return f"{when:%Y}/{when:%m}/{candidate}"
 
     def update_item(self, request):
         params, session = request.params, request.session

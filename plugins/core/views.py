@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from host import HtmlView
+from host.text import without_style_attributes
 
 from . import store
 from .render import render_content, render_title
@@ -50,7 +51,8 @@ def _view(app, request, item: dict, rest_base: str) -> HtmlView:
     if item.get("password"):
         body = "<p>This content is password protected.</p>"
     else:
-        body = f"<article>{render_content(app, item, item['content'] or '')}</article>"
+        # The view's CSP refuses inline styles; the stylesheets that plugins link (html_head) carry them.
+        body = f"<article>{without_style_attributes(render_content(app, item, item['content'] or ''))}</article>"
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"],
                  "link": f"{site}/?{query}={item['id']}", "rest_url": rest_url}

@@ -59,6 +59,9 @@ attach a note from the doctor if you have one.</p>
 [submit "Report absence"]"""
 
 
+CONTACT_PAGE_SLUG = "contact"  # core's demo "Contact" page
+
+
 def demo_forms() -> list[tuple[str, dict]]:
     contact = props.defaults()
     contact["form"] = CONTACT_FORM
@@ -89,6 +92,18 @@ def write_demo_forms(app, session) -> None:
     request._session = session  # the install transaction: the forms are written with the rest of the demo
     if admin_id is not None:
         request.user = user_service.get_user(app, session, admin_id)
+    created = {}
     for title, properties in demo_forms():
         parsed = template.parse(properties["form"])
-        store.create(request, title, "en_US", properties, props.config_errors(properties, parsed))
+        created[title] = store.create(request, title, "en_US", properties, props.config_errors(properties, parsed))
+    if request.user is not None:
+        embed_in_page(request, CONTACT_PAGE_SLUG, created["Contact the school office"])
+
+
+def embed_in_page(request, slug: str, form_id: int) -> None:
+    """Add the form's shortcode to the end of core's demo page `slug`, so the page shows the form."""
+    page = request.app.content.get_by_slug(request, "page", slug)
+    if page is None:
+        return
+    content = f'{page["content"]}\n\n[contact-form id="{form_id}" title="Contact the school office"]'
+    request.app.content.update(request, page["id"], content=content)

@@ -60,8 +60,11 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
             if end == -1:
                 out.append(text[position:])
                 break
-            out.append(text[position:start])
             form_id = _id_attribute(text[start + len(SHORTCODE):end])
+            # A shortcode alone in its paragraph: the form replaces the paragraph (a <form> inside a
+            # <p> is invalid HTML; core's autop wrapped it), as WordPress's shortcode_unautop does.
+            alone = text[max(position, start - 3):start] == "<p>" and text[end + 1:end + 5] == "</p>"
+            out.append(text[position:start - 3] if alone else text[position:start])
             form = store.load(reader, form_id) if form_id else None
             if form is None:
                 out.append('<p class="forms-missing">[contact-form 404 "Not Found"]</p>')
@@ -70,7 +73,7 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
                 # Renderings are stored: the form posts to the site address, not to a request's host.
                 out.append(render.render_form(app, form, app.site_address() + app.settings.rest_prefix,
                                               int(item.get("id") or 0), counter))
-            position = end + 1
+            position = end + 5 if alone else end + 1
     finally:
         reader.finish(success=True)
     return "".join(out)

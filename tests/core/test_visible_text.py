@@ -131,3 +131,16 @@ def test_generated_excerpt_of_a_long_post_is_its_first_55_visible_words(client, 
     short = client.post_json(f"{API}/posts", {"title": "Short", "content": "<p>one <em>two</em>.</p>",
                                               "status": "publish"}, headers=users["administrator"].headers).json
     assert short["excerpt"]["rendered"] == "<p>one two.</p>\n"
+
+
+def test_style_attributes_leave_and_everything_else_stays():
+    from host.text import without_style_attributes
+
+    markup = ('<div class="a" style="color:red"><p title=\'x "y"\'>a &amp; b &#39;c&#39; "q"</p>'
+              '<img src="/a.png" style="width:1px" alt="z" /><br><input disabled style=x>'
+              '<!-- style="kept" --><script>if (a<b) x = \'style="kept"\'</script>text style="kept"</div>')
+    assert without_style_attributes(markup) == (
+        '<div class="a"><p title=\'x "y"\'>a &amp; b &#39;c&#39; "q"</p><img src="/a.png" alt="z" /><br>'
+        '<input disabled><!-- style="kept" --><script>if (a<b) x = \'style="kept"\'</script>text style="kept"</div>')
+    assert without_style_attributes("<p>no styles</p>") == "<p>no styles</p>"
+    assert without_style_attributes('<p>cut off <a href="x" style') == '<p>cut off <a href="x" style'

@@ -97,6 +97,13 @@ def test_demo_content_has_a_contact_form_and_an_absence_report(make_app, smtp_se
     subjects = sorted(message["Subject"] for message in smtp_server.wait_for(2))
     assert subjects == ["Absence: Sam Lee (Year 8) from 2026-11-25", "We received your absence report"]
 
+    contact_page = app.client.get("/wp-json/core/v2/pages?slug=contact").json[0]
+    rendered = contact_page["content"]["rendered"]
+    assert rendered.startswith("<p>Riverside School, Mill Lane.")  # the demo page's own text stays
+    assert f'data-forms-id="{forms[0]["id"]}"' in rendered  # with the contact form embedded below it
+    assert "<p><div" not in rendered and "</form></div>\n" in rendered + "\n"  # not inside a paragraph
+    assert app.client.get(contact_page["link"].replace(TEST_SITE_ADDRESS, "")).html.select_one("article form")
+
 
 def test_sitehost_forms_submissions(tmp_path):
     from host.app import create_app
