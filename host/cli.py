@@ -157,6 +157,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         banner = (f"sitehost serving on http://{_url_host(host)}:{actual_port}{rest_prefix}/ "
                   f"(database: {database}{processes})")
         click.echo(banner)
+        click.echo(f"admin area: http://{_url_host(host)}:{actual_port}/admin/ (sign in as the administrator); "
+                   "Ctrl+C stops the server")
         sys.stdout.flush()
         if ctx.obj.get("log_file"):
             log.info(banner)

@@ -1,4 +1,4 @@
-"""`python -m tests.benchmarks`: see tests/benchmarks/run.py and the README's Benchmark section."""
+"""`python -m tests.benchmarks`: see tests/benchmarks/run.py and docs/benchmarks.md."""
 
 import sys
 

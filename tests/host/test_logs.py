@@ -80,6 +80,8 @@ def test_serve_logs_plugin_states_the_url_and_one_line_per_request_to_the_log_fi
     assert any(line.endswith(" INFO sitehost: plugin lunchbox 0.3 (package): failed: import failed: "
                              "ModuleNotFoundError: No module named 'frobnicate'") for line in lines)
     assert any(f"sitehost serving on {rest}/ " in line for line in lines)
+    admin_area = rest.rsplit("/wp-json", 1)[0] + "/admin/"
+    assert f"admin area: {admin_area} (sign in as the administrator); Ctrl+C stops the server" in output
 
     access = access_lines(text)
     assert len(access) == 6, text  # one per request, nothing else matches
