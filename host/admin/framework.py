@@ -264,7 +264,7 @@ def admin_dispatch(app, request, path: str = ""):
     if not isinstance(answer, AdminAnswer):
         answer = AdminAnswer(str(answer))
     title = page.title
-    return _respond(app, request, user, csrf, title, _notices(context) + answer.body_html, answer.status,
+    return _respond(app, request, user, csrf, title, _notices(context) + str(answer.body_html), answer.status,
                     answer.headers)
 
 

@@ -75,6 +75,8 @@ kbd.secret { display: inline-block; font-size: 1.15rem; padding: .4rem .6rem; us
 .muted { color: var(--muted); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 ul.plain { padding-left: 1.2rem; }
+fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 .9rem; padding: .5rem 1rem; }
+legend { font-weight: 600; padding: 0 .25rem; }
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
   dl.facts { grid-template-columns: 1fr; }

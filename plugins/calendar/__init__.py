@@ -99,6 +99,15 @@ def register_commands(cli):
 
 
 @hookimpl
+def register_admin_pages(app):
+    if not settings.settings_of(app).enabled:
+        return []
+    from .admin import admin_pages
+
+    return admin_pages()
+
+
+@hookimpl
 def register_pages(app):
     if not settings.settings_of(app).enabled:
         return []

@@ -519,7 +519,12 @@ def run_batches(app, user, source: str, entries: list[EventData], batch_size: in
 def import_source(app, user, source: str, on_start: Callable[[int], None] = lambda total: None,
                   on_progress: Callable[[int], None] = lambda done: None) -> tuple[str, Activity]:
     """Read, parse and import `source` (a file or URL); ImportFailed when it cannot be read."""
-    data = read_source(app, source)
+    return import_data(app, user, read_source(app, source), source, on_start, on_progress)
+
+
+def import_data(app, user, data: bytes, source: str, on_start: Callable[[int], None] = lambda total: None,
+                on_progress: Callable[[int], None] = lambda done: None) -> tuple[str, Activity]:
+    """Parse and import iCalendar `data` already read (an upload); `source` names it on the record."""
     entries = parse_calendar(data, app.settings.site.get("timezone_string") or "UTC")
     on_start(len(entries))
     return run_batches(app, user, source, entries, settings_of(app).import_batch_size, on_progress)

@@ -19,6 +19,7 @@ from host.testing import chromium_path, stop_sitehost
 from .served import init_site, serve
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "admin"
+CALENDAR_DATA = Path(__file__).resolve().parents[1] / "calendar" / "data"
 
 
 def main(out: Path = OUT) -> None:
@@ -75,12 +76,23 @@ def main(out: Path = OUT) -> None:
                     urllib.request.urlopen(rest + "/core/v2/posts").read()
                 page.goto(site + "/admin/cache")
                 shot("cache")
+                _shoot_calendar(page, site, shot)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(site + "/admin/")
                 shot("dashboard-phone", full=False)
+                page.goto(site + "/admin/users")
+                shot("users-phone", full=False)  # stacked rows keep their column labels
                 browser.close()
         finally:
             stop_sitehost(process)
+
+
+def _shoot_calendar(page, site: str, shot) -> None:
+    """The calendar page after an uploaded .ics file's import, with its summary."""
+    page.goto(site + "/admin/calendar")
+    page.get_by_label("iCalendar file (.ics)").set_input_files(str(CALENDAR_DATA / "school-term.ics"))
+    page.get_by_role("button", name="Import the file").click()
+    shot("calendar")
 
 
 if __name__ == "__main__":

@@ -58,3 +58,4 @@ def test_a_field_error_is_shown_beside_its_field_and_announced(make_app):
     assert 'aria-describedby="field-words-help field-words-error"' in html
     assert '<p class="field-error" id="field-words-error">Type some &lt;words&gt;.</p>' in html
     assert "Please correct the fields marked below." in html
+    assert '<div class="notice error" role="alert">' in html  # the host's notices stay markup beside a template

@@ -1,0 +1,37 @@
+"""An operator imports a term-dates file from the Calendar admin page in headless Chromium, against a
+real `sitehost serve`, and reads the summary: what was created and what was not imported, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from host.testing import stop_sitehost
+from tests.admin.served import init_site, serve
+
+TERM = Path(__file__).parent / "data" / "school-term.ics"
+
+
+def test_an_operator_imports_an_ics_file_and_reads_the_summary(browser, tmp_path):
+    config, login, password = init_site(tmp_path, demo=False)
+    process, site, _rest = serve(config, workers="1")
+    page = browser.new_page()
+    try:
+        page.goto(site + "/admin/calendar")
+        page.get_by_label("Username or email address").fill(login)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(lambda url: url.endswith("/admin/calendar"))
+        page.get_by_label("iCalendar file (.ics)").set_input_files(str(TERM))
+        page.get_by_role("button", name="Import the file").click()
+        summary = page.get_by_role("region", name="Import summary")
+        assert "4 created" in summary.inner_text() and "1 failed" in summary.inner_text()
+        assert page.get_by_role("alert").inner_text().startswith("Import finished: 4 created")
+        assert summary.get_by_role("listitem").count() == 1  # the event not imported, with its reason
+        page.get_by_label("Time zone").fill("Europe/Dublin")
+        page.get_by_role("button", name="Save calendar settings").click()
+        assert page.get_by_label("Month").is_checked() and page.get_by_label("Day").is_checked()  # as stored
+        assert page.get_by_role("status").inner_text() == "Calendar settings saved."
+        assert page.get_by_label("Time zone").input_value() == "Europe/Dublin"
+    finally:
+        page.close()
+        stop_sitehost(process)
