@@ -56,7 +56,8 @@ FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified
                "all_day")  # all_day is None on an event blanked for the caller (§1.2)
 # Markup that ends a line in HTML text (a DESCRIPTION keeps those breaks). A tag's scan stops at the
 # next "<", so every character is read a bounded number of times (linear).
-LINE_BREAK_TAGS = re.compile(r"<\s*(?:br|/p|/div|/li|/h[1-6]|/tr|/blockquote)\b[^<>]*>", re.IGNORECASE)
+LINE_BREAK_TAGS = re.compile(r"<\s*(?:br|/div|/li|/tr)\b[^<>]*>", re.IGNORECASE)
+PARAGRAPH_END_TAGS = re.compile(r"<\s*(?:/p|/h[1-6]|/blockquote|/ul|/ol|/table)\b[^<>]*>", re.IGNORECASE)
 HTML_BLOCK = re.compile(r"<\s*/?\s*(?:p|br|div|li|ul|ol|h[1-6]|tr|table|blockquote)\b", re.IGNORECASE)
 SPACES = re.compile(r"[ \t\f\v\u00a0]+")
 VENUE_FIELDS = ("venue", "address", "city", "zip")
@@ -74,7 +75,7 @@ def _text(text: str | None) -> str:
     one where a paragraph, line break or list item ends (its own newlines are spaces, as HTML reads them)."""
     text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
     if HTML_BLOCK.search(text):
-        text = LINE_BREAK_TAGS.sub("\n", text.replace("\n", " "))
+        text = PARAGRAPH_END_TAGS.sub("\n\n", LINE_BREAK_TAGS.sub("\n", text.replace("\n", " ")))
     lines = [SPACES.sub(" ", line).strip() for line in html.unescape(nh3.clean(text, tags=set())).split("\n")]
     kept: list[str] = []
     for line in lines:  # at most one empty line in a row (a paragraph's end)
