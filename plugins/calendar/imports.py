@@ -95,6 +95,7 @@ class OverrideData:
     title: str | None = None  # None: the component has no SUMMARY (the series' shows)
     description: str | None = None
     location: str | None = None
+    unsupported: list[str] = field(default_factory=list)  # parts of the component it cannot keep (RDATE, ...)
 
     def row(self, venue_id: int | None) -> dict:
         return {"original_utc": self.original_utc, "start_utc": self.start_utc, "end_utc": self.end_utc,
@@ -279,7 +280,9 @@ def _override_of(component, master: EventData) -> OverrideData | str:
     """A RECURRENCE-ID component of `master`'s series as an OverrideData, or why it cannot be one."""
     uid = master.uid
     prop = component.get("RECURRENCE-ID")
-    if isinstance(prop, list) or str(prop.params.get("RANGE", "")).upper() == "THISANDFUTURE":
+    if isinstance(prop, list):
+        return f"{uid}: an override with {len(prop)} RECURRENCE-IDs (one occurrence each) not imported"
+    if str(prop.params.get("RANGE", "")).upper() == "THISANDFUTURE":
         return f"{uid}: an override with RANGE=THISANDFUTURE (changes every later occurrence) not imported"
     try:
         original = _as_utc(component.decoded("RECURRENCE-ID"), master.timezone)
@@ -301,6 +304,8 @@ def _override_of(component, master: EventData) -> OverrideData | str:
     cancelled = str(component.get("STATUS") or "").upper() == "CANCELLED"
     return OverrideData(original_utc=original, start_utc=times.to_utc(timing.start_local, tz),
                         end_utc=times.to_utc(timing.end_local, tz), cancelled=cancelled,
+                        unsupported=[note.replace(f"{uid}: ", f"{uid}: the override of {key}: ", 1)
+                                     for note in timing.unsupported],
                         title=str(component["SUMMARY"]).strip()[:500] if "SUMMARY" in component else None,
                         description=str(component["DESCRIPTION"])[:MAX_TEXT] if "DESCRIPTION" in component else None,
                         location=str(component["LOCATION"]).strip()[:500] if "LOCATION" in component else None)
@@ -338,6 +343,7 @@ def _attach_overrides(master: EventData, components: list) -> list[str]:
                                f"not imported (more than {recurrence.MAX_OVERRIDES} changed occurrences)")
         else:
             kept[found.original_utc] = found
+            unsupported.extend(found.unsupported)
     master.overrides = sorted(kept.values(), key=lambda override: override.original_utc)
     return unsupported
 
@@ -383,7 +389,8 @@ def parse_calendar(data: bytes, site_zone: str) -> list[EventData]:
         else:
             master.unsupported.extend(_attach_overrides(master, components_of_uid))
     for master in found:  # a repeating event without overrides: its rule may still be one not expanded
-        if master.uid not in overrides and master.rule and not master.problem and _series_starts(master) is None:
+        if master.uid not in overrides and master.rule and not master.problem and \
+                not recurrence.expandable(master.rule):
             master.unsupported.append(f"{master.uid}: its rule {master.rule[:100]} is listed as its first "
                                       "occurrence only")
     if others:
