@@ -10,8 +10,8 @@ The feed is built from the JSON answers themselves (internal requests as the cal
 permission rules and the password blanking are the list's. A repeating event appears once, with
 its RRULE and EXDATE, followed by one VEVENT per changed occurrence (same UID, its RECURRENCE-ID,
 its own times and texts; STATUS:CANCELLED for a cancelled one). An imported event keeps the UID of
-its source. DESCRIPTION keeps the text's line breaks. DTSTAMP is the event's last modification (RFC 5545 3.8.7.2, for a feed
-without METHOD), so an unchanged calendar gives the same bytes; ETag is their hash, and
+its source. DESCRIPTION keeps the text's line breaks. DTSTAMP is the event's last modification
+(RFC 5545 3.8.7.2, for a feed without METHOD), so an unchanged calendar gives the same bytes; ETag is their hash, and
 Last-Modified the time this process first produced them. If-None-Match (or, without it,
 If-Modified-Since) answers 304.
 """
@@ -92,9 +92,11 @@ def source_uid(lineage_text: str | None) -> str | None:
         lineage = json.loads(lineage_text or "[]")
     except ValueError:
         return None
-    found = [entry[len(LINEAGE_PREFIX):] for entry in lineage if isinstance(lineage, list) and isinstance(entry, str)
-             and entry.startswith(LINEAGE_PREFIX)] if isinstance(lineage, list) else []
-    return found[-1] if found and found[-1] else None
+    if not isinstance(lineage, list):
+        return None
+    found = [entry[len(LINEAGE_PREFIX):] for entry in lineage
+             if isinstance(entry, str) and entry.startswith(LINEAGE_PREFIX)]
+    return (found[-1] or None) if found else None
 
 
 def _utc(text: str) -> datetime.datetime:

@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+import nh3
 from sqlalchemy import delete, insert, select, update
 
 from host import RestError
 from host.outbound import Limits, fetch
 from host.rest.request import RestRequest
-
-import nh3
 
 from . import event_routes, recurrence, state, times
 from .events import default_row
