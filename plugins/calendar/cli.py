@@ -44,7 +44,9 @@ def import_command(ctx: click.Context, source: str, author: str | None, quiet: b
     """Import the events of SOURCE, an .ics file or an http(s) URL.
 
     Events are matched by UID: a second run updates what changed and creates nothing twice.
-    Events marked ignored (`sitehost calendar ignore ID`) are left alone.
+    Events marked ignored (`sitehost calendar ignore ID`) are left alone. A moved, retitled or
+    cancelled occurrence (RECURRENCE-ID) is kept with its series; what the calendar cannot
+    represent (RDATE, VTODO, ...) is named on an `unsupported:` line and counted.
 
     \b
     Example:
@@ -66,8 +68,12 @@ def import_command(ctx: click.Context, source: str, author: str | None, quiet: b
                 raise click.ClickException(str(error)) from None
     for problem in activity.errors[:20]:
         click.echo(f"failed: {problem}", err=True)
+    for name in activity.unsupported_items:
+        click.echo(f"unsupported: {name}", err=True)
+    if activity.unsupported > len(activity.unsupported_items):
+        click.echo(f"unsupported: {activity.unsupported - len(activity.unsupported_items)} more", err=True)
     click.echo(f"import {import_id}: {activity.created} created, {activity.updated} updated, "
-               f"{activity.skipped} skipped, {activity.failed} failed")
+               f"{activity.skipped} skipped, {activity.failed} failed, {activity.unsupported} unsupported")
     if activity.failed:
         ctx.exit(1)
 
@@ -99,7 +105,8 @@ def imports_command(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{record['import_id']}\t{record['status']}\t{record['percentage_complete']}%\t"
                    f"interval {record['interval']}s\t{counts.get('created', 0)} created, "
                    f"{counts.get('updated', 0)} updated, {counts.get('skipped', 0)} skipped, "
-                   f"{counts.get('failed', 0)} failed\t{record['origin']} {record['source']}")
+                   f"{counts.get('failed', 0)} failed, {counts.get('unsupported', 0)} unsupported\t"
+                   f"{record['origin']} {record['source']}")
 
 
 @calendar_group.command("expect-import")

@@ -8,8 +8,10 @@
 
 The feed is built from the JSON answers themselves (internal requests as the caller), so the
 permission rules and the password blanking are the list's. A repeating event appears once, with
-its RRULE and EXDATE. DTSTAMP is the event's last modification (RFC 5545 3.8.7.2, for a feed
-without METHOD), so an unchanged calendar gives the same bytes; ETag is their hash, and
+its RRULE and EXDATE, followed by one VEVENT per changed occurrence (same UID, its RECURRENCE-ID,
+its own times and texts; STATUS:CANCELLED for a cancelled one). An imported event keeps the UID of
+its source. DESCRIPTION keeps the text's line breaks. DTSTAMP is the event's last modification
+(RFC 5545 3.8.7.2, for a feed without METHOD), so an unchanged calendar gives the same bytes; ETag is their hash, and
 Last-Modified the time this process first produced them. If-None-Match (or, without it,
 If-Modified-Since) answers 304.
 """
@@ -22,6 +24,7 @@ import email.utils
 import hashlib
 import html
 import json
+import re
 import threading
 from urllib.parse import urlsplit
 
@@ -49,7 +52,14 @@ FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
 FEEDS_BYTES = 8 * 1024 * 1024  # ... and at most this much of them (2,000-event feeds are ~800 kB each)
 FEED_SECONDS = 60  # written VEVENTs, kept by a hash of everything they show
 ZONE_REACH_YEARS = 100  # a VTIMEZONE covers the events' dates within this many years of today
-FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified_utc", "date_utc", "categories")
+FEED_FIELDS = ("id", "title", "description", "venue", "url", "status", "modified_utc", "date_utc", "categories",
+               "all_day")  # all_day is None on an event blanked for the caller (§1.2)
+# Markup that ends a line in HTML text (a DESCRIPTION keeps those breaks). A tag's scan stops at the
+# next "<", so every character is read a bounded number of times (linear).
+LINE_BREAK_TAGS = re.compile(r"<\s*(?:br|/div|/li|/tr)\b[^<>]*>", re.IGNORECASE)
+PARAGRAPH_END_TAGS = re.compile(r"<\s*(?:/p|/h[1-6]|/blockquote|/ul|/ol|/table)\b[^<>]*>", re.IGNORECASE)
+HTML_BLOCK = re.compile(r"<\s*/?\s*(?:p|br|div|li|ul|ol|h[1-6]|tr|table|blockquote)\b", re.IGNORECASE)
+SPACES = re.compile(r"[ \t\f\v\u00a0]+")
 VENUE_FIELDS = ("venue", "address", "city", "zip")
 LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue", "organizer", "featured", "status",
                 "include", "post_parent", "strict_dates", "starts_before", "starts_after", "ends_before",
@@ -58,6 +68,35 @@ LIST_FILTERS = ("start_date", "end_date", "search", "categories", "tags", "venue
 
 def _plain(text: str | None) -> str:
     return " ".join(html.unescape(nh3.clean(text or "", tags=set())).split())
+
+
+def _text(text: str | None) -> str:
+    """Stored description as iCalendar text with its line breaks: plain text keeps its own; HTML gets
+    one where a paragraph, line break or list item ends (its own newlines are spaces, as HTML reads them)."""
+    text = (text or "").replace("\r\n", "\n").replace("\r", "\n")
+    if HTML_BLOCK.search(text):
+        text = PARAGRAPH_END_TAGS.sub("\n\n", LINE_BREAK_TAGS.sub("\n", text.replace("\n", " ")))
+    lines = [SPACES.sub(" ", line).strip() for line in html.unescape(nh3.clean(text, tags=set())).split("\n")]
+    kept: list[str] = []
+    for line in lines:  # at most one empty line in a row (a paragraph's end)
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def source_uid(lineage_text: str | None) -> str | None:
+    """The UID an imported event had in its source (its `ical?uid=` lineage entry), None for others."""
+    from .imports import LINEAGE_PREFIX
+
+    try:
+        lineage = json.loads(lineage_text or "[]")
+    except ValueError:
+        return None
+    if not isinstance(lineage, list):
+        return None
+    found = [entry[len(LINEAGE_PREFIX):] for entry in lineage
+             if isinstance(entry, str) and entry.startswith(LINEAGE_PREFIX)]
+    return (found[-1] or None) if found else None
 
 
 def _utc(text: str) -> datetime.datetime:
@@ -110,16 +149,22 @@ def build_calendar(request, events: list[dict]) -> bytes:
         seen.add(data["id"])
         zone_name = row["timezone"] if times.is_zone(row["timezone"]) else "UTC"
         repeating = series.get(data["id"])
-        fields = [host, data["id"], data["title"], data.get("description"), _location(data), data["url"],
-                  data["status"], data["modified_utc"], data["date_utc"],
+        uid = source_uid(row["global_id_lineage"]) or f"event-{data['id']}@{host}"
+        changed = [repeating["overrides"][original] for original in
+                   recurrence.changed_originals(request.app, row, repeating)] if repeating else []
+        fields = [uid, data["id"], data["title"], data.get("description"), _location(data), data["url"],
+                  data["status"], data["modified_utc"], data["date_utc"], data.get("all_day") is None,
                   [term.get("name") for term in data.get("categories") or [] if isinstance(term, dict)],
                   row["start_utc"].isoformat(), row["end_utc"].isoformat(), zone_name, bool(row["all_day"]),
                   repeating and repeating["rule"],
-                  [moment.isoformat() for moment in (repeating or {}).get("exdates", [])]]
+                  [moment.isoformat() for moment in (repeating or {}).get("exdates", [])],
+                  [sorted(override.items()) for override in changed]]
         key = hashlib.sha256(json.dumps(fields, default=str).encode()).digest()
         text = kept.get(key)
         if text is None:
-            text = _vevent(data, row, zone_name, repeating, host).to_ical()
+            master = _vevent(data, row, zone_name, repeating, uid)
+            text = master.to_ical() + b"".join(_changed_vevent(master, data, row, zone_name, override).to_ical()
+                                               for override in changed)
             kept.put(key, text)
         parts.append(text)
         if not row["all_day"]:
@@ -138,9 +183,9 @@ def build_calendar(request, events: list[dict]) -> bytes:
     return head + b"".join(parts) + b"END:VCALENDAR\r\n" + tail
 
 
-def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, host: str) -> icalendar.Event:
+def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, uid: str) -> icalendar.Event:
     """One event's VEVENT: its timing (recurrence.vevent), DTSTAMP = its last change, and its texts."""
-    component = recurrence.vevent(f"event-{data['id']}@{host}", row["start_utc"], row["end_utc"],
+    component = recurrence.vevent(uid, row["start_utc"], row["end_utc"],
                                   bool(row["all_day"]), times.zone(zone_name), repeating and repeating["rule"],
                                   repeating["exdates"] if repeating else [])
     modified = _utc(data["modified_utc"])
@@ -148,7 +193,7 @@ def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, host:
     component.add("last-modified", modified)
     component.add("created", _utc(data["date_utc"]))
     component.add("summary", _plain(data["title"]) or "(untitled)")
-    description = _plain(data.get("description"))
+    description = _text(data.get("description"))
     if description:
         component.add("description", description)
     location = _location(data)
@@ -159,6 +204,36 @@ def _vevent(data: dict, row: dict, zone_name: str, repeating: dict | None, host:
     if categories:
         component.add("categories", categories)
     component.add("status", "CONFIRMED" if data["status"] == "publish" else "TENTATIVE")
+    return component
+
+
+def _changed_vevent(master: icalendar.Event, data: dict, row: dict, zone_name: str,
+                    override: dict) -> icalendar.Event:
+    """The VEVENT of one changed occurrence: the master's UID, RECURRENCE-ID = the start the rule gives
+    it, its own times, and its own texts where it has them (the series' elsewhere, as the list shows it).
+    An event blanked for the caller (§1.2) shows no more of its occurrences than of itself."""
+    all_day, tz = bool(row["all_day"]), times.zone(zone_name)
+    component = recurrence.vevent(str(master["UID"]), override["start_utc"], override["end_utc"], all_day, tz,
+                                  None, [])
+    original = times.to_local(override["original_utc"], tz)
+    component.add("recurrence-id", original.date() if all_day else original)
+    for name in ("DTSTAMP", "LAST-MODIFIED", "CREATED"):
+        component.add(name, master.decoded(name))
+    blanked = data.get("all_day") is None
+    title = _plain(override["title"]) if override["title"] is not None else None
+    component.add("summary", title or str(master["SUMMARY"]))
+    description = _text(override["description"]) if override["description"] is not None and not blanked \
+        else str(master.get("DESCRIPTION") or "")
+    if description:
+        component.add("description", description)
+    location = " ".join(override["location"].split()) if override["location"] is not None and not blanked \
+        else str(master.get("LOCATION") or "")
+    if location:
+        component.add("location", location)
+    component.add("url", str(master["URL"]))
+    if "CATEGORIES" in master:
+        component.add("categories", list(master["CATEGORIES"].cats))
+    component.add("status", "CANCELLED" if override["cancelled"] else str(master["STATUS"]))
     return component
 
 

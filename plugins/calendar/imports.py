@@ -10,26 +10,34 @@ and storage as a client's write), in the import's transaction. An event is found
 UID: the import records `ical?uid=<UID>` in the event's `global_id_lineage`, so importing the
 same file twice creates nothing the second time (unchanged events are counted as skipped). An
 event whose status is `cal-ignored` is left alone (skipped); `sitehost calendar ignore ID` marks
-one. RRULE and EXDATE go to `cal_event_recurrence` as tables.py documents.
+one. RRULE and EXDATE go to `cal_event_recurrence` as tables.py documents, RECURRENCE-ID overrides
+(a moved, retitled or cancelled occurrence) to `cal_event_overrides` beside them.
+
+What an import cannot represent (RDATE, RANGE=THISANDFUTURE, VTODO, VJOURNAL, an override whose
+series is missing, ...) is never dropped silently: each is named in the activity's
+`unsupported_items` and counted in `unsupported`, which the command prints, the import service's
+batch answer carries and the import record keeps. The rest of the entry is imported.
 """
 
 from __future__ import annotations
 
 import datetime
 import hmac
+import html
 import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+import nh3
 from sqlalchemy import delete, insert, select, update
 
 from host import RestError
 from host.outbound import Limits, fetch
 from host.rest.request import RestRequest
 
-from . import event_routes, state, times
+from . import event_routes, recurrence, state, times
 from .events import default_row
 from .names import CATEGORY, EVENT, IGNORED, IMPORT, VENUE
 from .schemas import EventCreateArgs, EventUpdateArgs
@@ -40,6 +48,9 @@ MAX_EVENTS = 20_000  # VEVENTs one file may hold
 MAX_TEXT = 100_000
 MAX_UID = 500
 MAX_CATEGORIES = 20  # category names kept per event
+MAX_UNSUPPORTED_NAMED = 100  # unsupported parts named on an import record (all are counted)
+# Top-level components an import reads; any other (VTODO, VJOURNAL, VFREEBUSY, ...) is named as unsupported.
+READ_COMPONENTS = ("VEVENT", "VTIMEZONE")
 LINEAGE_PREFIX = "ical?uid="
 DEFAULT_INTERVAL, MAX_INTERVAL = 10, 600  # §4.1: seconds before the next batch
 PENDING, SUCCESS, FAILED = "cal-ea-pending", "cal-ea-success", "cal-ea-failed"
@@ -66,7 +77,29 @@ class EventData:
     categories: tuple[str, ...] = ()  # CATEGORIES names, found or created as event categories
     rule: str | None = None  # RRULE value without "RRULE:"
     exdates: list[str] = field(default_factory=list)  # UTC ISO 8601 starts
+    overrides: list["OverrideData"] = field(default_factory=list)  # RECURRENCE-ID components of the series
     problem: str = ""  # set when the entry cannot be imported (counted as failed)
+    unsupported: list[str] = field(default_factory=list)  # parts it cannot represent (named, counted)
+    report_only: bool = False  # nothing to write: an entry carrying only `unsupported` names
+
+
+@dataclass
+class OverrideData:
+    """One changed occurrence of a series (a RECURRENCE-ID component), times in naive UTC."""
+
+    original_utc: datetime.datetime
+    start_utc: datetime.datetime
+    end_utc: datetime.datetime
+    cancelled: bool = False
+    title: str | None = None  # None: the component has no SUMMARY (the series' shows)
+    description: str | None = None
+    location: str | None = None
+    unsupported: list[str] = field(default_factory=list)  # parts of the component it cannot keep (RDATE, ...)
+
+    def row(self, venue_id: int | None) -> dict:
+        return {"original_utc": self.original_utc, "start_utc": self.start_utc, "end_utc": self.end_utc,
+                "cancelled": self.cancelled, "title": self.title, "description": self.description,
+                "location": self.location, "venue_id": venue_id}
 
 
 @dataclass
@@ -76,13 +109,25 @@ class Activity:
     skipped: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    unsupported: int = 0
+    unsupported_items: list[str] = field(default_factory=list)  # the first MAX_UNSUPPORTED_NAMED names
 
     def as_dict(self) -> dict:
-        return {"created": self.created, "updated": self.updated, "skipped": self.skipped, "failed": self.failed}
+        return {"created": self.created, "updated": self.updated, "skipped": self.skipped, "failed": self.failed,
+                "unsupported": self.unsupported, "unsupported_items": list(self.unsupported_items)}
 
     def merge(self, other: dict) -> None:
-        for name in ("created", "updated", "skipped", "failed"):
+        for name in ("created", "updated", "skipped", "failed", "unsupported"):
             setattr(self, name, getattr(self, name) + int(other.get(name, 0)))
+        self.note_names(other.get("unsupported_items") or [])
+
+    def note_unsupported(self, names: list[str]) -> None:
+        self.unsupported += len(names)
+        self.note_names(names)
+
+    def note_names(self, names: list[str]) -> None:
+        room = MAX_UNSUPPORTED_NAMED - len(self.unsupported_items)
+        self.unsupported_items.extend(str(name)[:500] for name in names[:max(room, 0)])
 
 
 # --- reading a source ---------------------------------------------------------------------------
@@ -196,6 +241,10 @@ def event_from_component(component, site_zone: str) -> EventData:
         blank.problem = f"{uid}: ends before it starts"
         return blank
     rule = component.get("RRULE")
+    unsupported = _unsupported_parts(component, uid)
+    if isinstance(rule, list):  # RFC 5545 allows one; the first is kept
+        unsupported.append(f"{uid}: {len(rule) - 1} RRULE beyond the first (one rule per event)")
+        rule = rule[0]
     url = str(component.get("URL") or "").strip()
     return EventData(uid=uid, title=title, start_local=start_local, end_local=end_local, timezone=zone_name,
                      all_day=all_day, description=str(component.get("DESCRIPTION") or "")[:MAX_TEXT],
@@ -203,25 +252,158 @@ def event_from_component(component, site_zone: str) -> EventData:
                      location=str(component.get("LOCATION") or "").strip()[:500],
                      categories=_category_names(component),
                      rule=rule.to_ical().decode() if rule is not None else None,
-                     exdates=_exdates(component, zone_name))
+                     exdates=_exdates(component, zone_name), unsupported=unsupported)
+
+
+def _unsupported_parts(component, uid: str) -> list[str]:
+    """Names of what a VEVENT holds that an event cannot keep: RDATE, EXRULE, alarms."""
+    found = []
+    for name, what in (("RDATE", "extra dates (RDATE)"), ("EXRULE", "an exclusion rule (EXRULE)")):
+        value = component.get(name)
+        if value is not None:
+            values = value if isinstance(value, list) else [value]
+            periods = any(prop.params.get("VALUE") == "PERIOD" for prop in values)
+            found.append(f"{uid}: {what}{' with PERIOD values' if periods else ''} not imported")
+    alarms = [sub for sub in component.subcomponents if sub.name == "VALARM"]
+    if alarms:
+        found.append(f"{uid}: {len(alarms)} VALARM (reminders) not imported")
+    return found
+
+
+def _as_utc(value, zone_name: str) -> datetime.datetime:
+    """A DATE or DATE-TIME value (floating ones in `zone_name`) as naive UTC."""
+    return datetime.datetime.strptime(_utc_iso(value, zone_name), "%Y-%m-%dT%H:%M:%SZ")
+
+
+def _override_of(component, master: EventData) -> OverrideData | str:
+    """A RECURRENCE-ID component of `master`'s series as an OverrideData, or why it cannot be one."""
+    uid = master.uid
+    prop = component.get("RECURRENCE-ID")
+    if isinstance(prop, list):
+        return f"{uid}: an override with {len(prop)} RECURRENCE-IDs (one occurrence each) not imported"
+    if str(prop.params.get("RANGE", "")).upper() == "THISANDFUTURE":
+        return f"{uid}: an override with RANGE=THISANDFUTURE (changes every later occurrence) not imported"
+    try:
+        original = _as_utc(component.decoded("RECURRENCE-ID"), master.timezone)
+    except (ValueError, TypeError, KeyError) as error:
+        return f"{uid}: an override with an unreadable RECURRENCE-ID ({error}) not imported"
+    key = recurrence.occurrence_key(original)
+    if master.problem or master.report_only:
+        return f"{uid}: the override of {key} not imported (its series could not be imported)"
+    if not master.rule:
+        return f"{uid}: the override of {key} not imported (the event does not repeat)"
+    if component.get("DTSTART") is None:  # RFC 5545: the instance keeps its start
+        component.add("DTSTART", component.decoded("RECURRENCE-ID"))
+    timing = event_from_component(component, master.timezone)
+    if timing.problem:
+        return f"{uid}: the override of {key} not imported ({timing.problem.removeprefix(uid + ': ')})"
+    if timing.all_day != master.all_day:
+        return f"{uid}: the override of {key} not imported (it changes the occurrence to or from all day)"
+    tz = times.zone(timing.timezone)
+    cancelled = str(component.get("STATUS") or "").upper() == "CANCELLED"
+    return OverrideData(original_utc=original, start_utc=times.to_utc(timing.start_local, tz),
+                        end_utc=times.to_utc(timing.end_local, tz), cancelled=cancelled,
+                        unsupported=[note.replace(f"{uid}: ", f"{uid}: the override of {key}: ", 1)
+                                     for note in timing.unsupported],
+                        title=str(component["SUMMARY"]).strip()[:500] if "SUMMARY" in component else None,
+                        description=str(component["DESCRIPTION"])[:MAX_TEXT] if "DESCRIPTION" in component else None,
+                        location=str(component["LOCATION"]).strip()[:500] if "LOCATION" in component else None)
+
+
+def _series_starts(master: EventData) -> set[datetime.datetime] | None:
+    """The occurrence starts (naive UTC) of `master`'s series; None when its rule is not expanded."""
+    if not master.rule or not recurrence.expandable(master.rule):
+        return None
+    tz = times.zone(master.timezone)
+    start = times.to_utc(master.start_local, tz)
+    row = {"post_id": 0, "start_utc": start, "end_utc": start, "timezone": master.timezone,
+           "all_day": master.all_day}
+    series = {"rule": master.rule, "exdates": [recurrence.parse_exdate(text) for text in master.exdates]}
+    starts = recurrence.walk_series(row, series)
+    return None if starts is None else set(starts)
+
+
+def _attach_overrides(master: EventData, components: list) -> list[str]:
+    """Set `master.overrides` from its RECURRENCE-ID components; answers the names of those it cannot keep."""
+    unsupported = []
+    starts = _series_starts(master) if master.rule and not master.problem else None
+    if master.rule and not master.problem and starts is None:
+        unsupported.append(f"{master.uid}: its rule {master.rule[:100]} is listed as its first occurrence only")
+    kept: dict[datetime.datetime, OverrideData] = {}
+    for component in components:
+        found = _override_of(component, master)
+        if isinstance(found, str):
+            unsupported.append(found)
+        elif starts is None or found.original_utc not in starts:
+            unsupported.append(f"{master.uid}: the override of {recurrence.occurrence_key(found.original_utc)} "
+                               "not imported (no occurrence of the series starts then)")
+        elif len(kept) >= recurrence.MAX_OVERRIDES and found.original_utc not in kept:
+            unsupported.append(f"{master.uid}: the override of {recurrence.occurrence_key(found.original_utc)} "
+                               f"not imported (more than {recurrence.MAX_OVERRIDES} changed occurrences)")
+        else:
+            kept[found.original_utc] = found
+            unsupported.extend(found.unsupported)
+    master.overrides = sorted(kept.values(), key=lambda override: override.original_utc)
+    return unsupported
+
+
+def _other_component(component) -> str:
+    uid = str(component.get("UID") or "").strip()[:MAX_UID]
+    summary = str(component.get("SUMMARY") or "").strip()[:100]
+    label = " ".join(part for part in (repr(summary) if summary else "", f"({uid})" if uid else "") if part)
+    return f"{component.name} {label}".strip() + ": not imported (the calendar holds events only)"
 
 
 def parse_calendar(data: bytes, site_zone: str) -> list[EventData]:
-    """The VEVENTs of an iCalendar text (RECURRENCE-ID overrides are left out: the rule stands)."""
+    """The VEVENTs of an iCalendar text, each series with its RECURRENCE-ID overrides; what cannot be
+    represented is named on the entries (`unsupported`), in entries of its own when no event carries it."""
     import icalendar
 
     try:
         calendar = icalendar.Calendar.from_ical(data)
     except (ValueError, IndexError, KeyError) as error:
         raise ImportFailed(f"not an iCalendar file ({error})") from None
-    found = []
-    for component in calendar.walk("VEVENT"):
-        if component.get("RECURRENCE-ID") is not None:
-            continue
-        if len(found) >= MAX_EVENTS:
-            raise ImportFailed(f"more than {MAX_EVENTS} events in one file")
-        found.append(event_from_component(component, site_zone))
+    found: list[EventData] = []
+    masters: dict[str, EventData] = {}
+    overrides: dict[str, list] = {}
+    others = []
+    components = calendar.walk("VEVENT") if calendar.name == "VEVENT" else calendar.subcomponents
+    if sum(1 for component in components if component.name == "VEVENT") > MAX_EVENTS:
+        raise ImportFailed(f"more than {MAX_EVENTS} events in one file")
+    for component in components:
+        if component.name not in READ_COMPONENTS:
+            others.append(_other_component(component))
+        elif component.name == "VEVENT" and component.get("RECURRENCE-ID") is not None:
+            uid = str(component.get("UID") or "").strip()[:MAX_UID]
+            overrides.setdefault(uid, []).append(component)
+        elif component.name == "VEVENT":
+            entry = event_from_component(component, site_zone)
+            found.append(entry)
+            masters.setdefault(entry.uid, entry)
+    for uid, components_of_uid in overrides.items():
+        master = masters.get(uid)
+        if master is None:
+            others.extend(f"{uid or '(no UID)'}: the override of {_recurrence_id_text(component)} not imported "
+                          "(the file has no event with its UID)" for component in components_of_uid)
+        else:
+            master.unsupported.extend(_attach_overrides(master, components_of_uid))
+    for master in found:  # a repeating event without overrides: its rule may still be one not expanded
+        if master.uid not in overrides and master.rule and not master.problem and \
+                not recurrence.expandable(master.rule):
+            master.unsupported.append(f"{master.uid}: its rule {master.rule[:100]} is listed as its first "
+                                      "occurrence only")
+    if others:
+        found.append(EventData(uid="", title="", start_local=datetime.datetime(2000, 1, 1),
+                               end_local=datetime.datetime(2000, 1, 1), timezone=site_zone, unsupported=others,
+                               report_only=True))
     return found
+
+
+def _recurrence_id_text(component) -> str:
+    try:
+        return str(component.get("RECURRENCE-ID").to_ical().decode())[:40]
+    except (AttributeError, ValueError, TypeError):
+        return "an occurrence"
 
 
 # --- import records --------------------------------------------------------------------------------
@@ -347,8 +529,8 @@ def _category_ids(request, data: EventData) -> list[int]:
     return sorted(term["id"] for term in found)
 
 
-def _unchanged(request, current: dict, row: dict | None, data: EventData, venue: int | None, recurrence,
-               categories: list[int]) -> bool:
+def _unchanged(request, current: dict, row: dict | None, data: EventData, venue: int | None, repeating,
+               categories: list[int], overrides: list[dict]) -> bool:
     if row is None:
         return False
     if sorted(term_id for term_id, _slug in current.get("terms", {}).get(CATEGORY, [])) != categories:
@@ -361,21 +543,46 @@ def _unchanged(request, current: dict, row: dict | None, data: EventData, venue:
     return (current["title"] == data.title and current["content"] == data.description
             and row["start_utc"] == start_utc and row["end_utc"] == end_utc and row["timezone"] == data.timezone
             and bool(row["all_day"]) == data.all_day and (row["website"] or "") == data.website
-            and venues == ([venue] if venue else []) and recurrence == (data.rule, data.exdates))
+            and venues == ([venue] if venue else []) and repeating == (data.rule, data.exdates)
+            and _stored_overrides(request, current["id"]) == overrides)
+
+
+def _stored_overrides(request, event_id: int) -> list[dict]:
+    table = tables(request.app)["overrides"]
+    rows = request.session.execute(select(table).where(table.c.event_id == event_id)
+                                   .order_by(table.c.original_utc)).all()
+    return [{name: value for name, value in row._mapping.items() if name != "event_id"} for row in rows]
+
+
+def _override_rows(request, data: EventData, venues: dict) -> list[dict]:
+    """The rows of `data`'s changed occurrences: each location's venue found (or made) as the event's is,
+    texts kept as the importing user may write them (markup stripped without unfiltered_html)."""
+    if not data.rule:
+        return []
+    trusted = request.user is None or request.user.can("unfiltered_html")
+
+    def text(value):
+        return value if value is None or trusted else html.unescape(nh3.clean(value, tags=set()))
+    rows = []
+    for override in data.overrides:
+        row = override.row(_venue_id(request, override.location, venues) if override.location else None)
+        row.update(title=text(row["title"]), description=text(row["description"]))
+        rows.append(row)
+    return rows
 
 
 def _recurrence_of(request, event_id: int):
-    recurrence = tables(request.app)["recurrence"]
-    row = request.session.execute(select(recurrence).where(recurrence.c.event_id == event_id)).first()
+    table = tables(request.app)["recurrence"]
+    row = request.session.execute(select(table).where(table.c.event_id == event_id)).first()
     return (row.rule, json.loads(row.exdates or "[]")) if row is not None else (None, [])
 
 
 def _write_recurrence(request, event_id: int, data: EventData) -> None:
-    recurrence = tables(request.app)["recurrence"]
-    request.session.execute(delete(recurrence).where(recurrence.c.event_id == event_id))
+    table = tables(request.app)["recurrence"]
+    request.session.execute(delete(table).where(table.c.event_id == event_id))
     if data.rule:
-        request.session.execute(insert(recurrence).values(event_id=event_id, rule=data.rule,
-                                                          exdates=json.dumps(data.exdates)))
+        request.session.execute(insert(table).values(event_id=event_id, rule=data.rule,
+                                                     exdates=json.dumps(data.exdates)))
     state.changed(request.session, request.app)
 
 
@@ -395,6 +602,9 @@ def _write_lineage(request, event_id: int, uid: str) -> None:
 
 def write_event(request, data: EventData, known: dict[str, int], venues: dict, activity: Activity) -> None:
     """Create or update one event by UID, in a savepoint: a failure leaves nothing half-written."""
+    activity.note_unsupported(data.unsupported)
+    if data.report_only:
+        return
     if data.problem:
         activity.failed += 1
         activity.errors.append(data.problem)
@@ -409,6 +619,7 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
         with request.session.begin_nested():
             venue = _venue_id(request, data.location, venues)
             categories = _category_ids(request, data)
+            overrides = _override_rows(request, data, venues)
             body = {"title": data.title, "description": data.description, "timezone": data.timezone,
                     "all_day": data.all_day, "start_date": times.text(data.start_local),
                     "end_date": times.text(data.end_local), "website": data.website or None,
@@ -423,7 +634,7 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
 
                 row = rows_of(request, [current["id"]]).get(current["id"])
                 if _unchanged(request, current, row, data, venue, _recurrence_of(request, current["id"]),
-                              categories):
+                              categories, overrides):
                     activity.skipped += 1
                     return
                 if current["stored_status"] == "trash":
@@ -437,6 +648,7 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
                 request.app.content.update(request, event_id, terms={CATEGORY: categories})
             _write_lineage(request, event_id, data.uid)
             _write_recurrence(request, event_id, data)
+            recurrence.save_overrides(request.session, request.app, event_id, overrides)
             known[data.uid] = event_id
     except RestError as error:
         del request._after_commit[kept_callbacks:]
@@ -547,5 +759,7 @@ def entries_from_items(items: Iterable[dict], site_zone: str) -> list[EventData]
             data.exdates = sorted({_utc_iso(times.parse_text(text, tz), zone_name) for text in item.get("exdates") or []})
         except ValueError as error:
             data.problem = f"{data.uid}: {error}"
+        if data.rule and not data.problem and not recurrence.expandable(data.rule):
+            data.unsupported.append(f"{data.uid}: its rule {data.rule[:100]} is listed as its first occurrence only")
         found.append(data)
     return found

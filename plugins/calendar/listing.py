@@ -302,7 +302,7 @@ def list_events(request):
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
         total, chosen = recurrence.expanded_page(request, where[:before_dates] + where[after_dates:],
                                                  where[before_dates:after_dates], bounds, repeating, size, page)
-        ids = [event_id for event_id, _start, _end in chosen]
+        ids = [entry[0] for entry in chosen]
     elif prepared is not None:
         total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
         ids = list(request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})

@@ -14,6 +14,13 @@ per content and kept in the process (`series_of`), so a read costs the same what
 
 An occurrence is addressed by its event id and its start in UTC, written as in iCalendar's
 RECURRENCE-ID (`20300617T080000Z`): `GET cal/events/v1/events/{id}/occurrences/{start}`.
+
+An occurrence can be changed on its own (iCalendar's RECURRENCE-ID overrides, written by imports):
+`cal_event_overrides` holds, per changed occurrence, the start the rule gives it and where it
+happens now (its own start and end, title, description and venue), or that it is cancelled. A
+changed occurrence leaves the series' regular starts and is listed at its own time (a cancelled one
+not at all, as RFC 5545 calendars show STATUS:CANCELLED instances); an override whose original
+start is no occurrence of the rule (the rule was edited since) is not shown.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ ALLOWED_FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 REFUSED_PARTS = ("BYSECOND", "BYMINUTE", "BYHOUR")
 MAX_RULE_LENGTH = 500
 MAX_EXDATES = 500
+MAX_OVERRIDES = 500  # changed occurrences kept per event
 MAX_COUNT = 1000  # COUNT above this is refused
 MAX_INTERVAL = 1000
 HORIZON_YEARS = 10  # UNTIL at most this far after the first start; rules without an end repeat forever
@@ -71,7 +79,8 @@ def parse_exdate(text: str) -> datetime.datetime:
 
 
 def rows_of(session, app, event_ids: list[int]) -> dict[int, dict]:
-    """{event_id: {rule, exdates: [naive UTC]}} for the repeating events among `event_ids`."""
+    """{event_id: {rule, exdates: [naive UTC], overrides: {original start: override row}}} for the
+    repeating events among `event_ids`."""
     table = tables(app)["recurrence"]
     if not event_ids:
         return {}
@@ -81,8 +90,21 @@ def rows_of(session, app, event_ids: list[int]) -> dict[int, dict]:
             exdates = [parse_exdate(text) for text in json.loads(row.exdates or "[]")]
         except (ValueError, TypeError):
             exdates = []
-        found[row.event_id] = {"rule": row.rule, "exdates": exdates}
+        found[row.event_id] = {"rule": row.rule, "exdates": exdates, "overrides": {}}
+    if found:
+        changed = tables(app)["overrides"]
+        for row in session.execute(select(changed).where(changed.c.event_id.in_(list(found)))).all():
+            found[row.event_id]["overrides"][row.original_utc] = dict(row._mapping)
     return found
+
+
+def save_overrides(session, app, event_id: int, overrides: list[dict]) -> None:
+    """Replace the event's changed occurrences by `overrides` (rows without event_id)."""
+    table = tables(app)["overrides"]
+    session.execute(delete(table).where(table.c.event_id == event_id))
+    if overrides:
+        session.execute(insert(table), [{**override, "event_id": event_id} for override in overrides])
+    state.changed(session, app)
 
 
 def recurring_ids(session, app) -> set[int]:
@@ -95,8 +117,10 @@ def save(request, event_id: int, value: dict | None) -> None:
     table = tables(request.app)["recurrence"]
     session = request.session
     state.changed(session, request.app)
-    if value is None:
+    if value is None:  # no longer repeating: no occurrence is left to change
         session.execute(delete(table).where(table.c.event_id == event_id))
+        overrides = tables(request.app)["overrides"]
+        session.execute(delete(overrides).where(overrides.c.event_id == event_id))
         return
     values = {"rule": value["rule"], "exdates": json.dumps([exdate_text(moment) for moment in value["exdates"]])}
     if session.execute(select(table.c.event_id).where(table.c.event_id == event_id)).first() is None:
@@ -325,9 +349,11 @@ def walk(rule: str, start_local: datetime.datetime, last_local: datetime.datetim
     return found
 
 
-def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> list[datetime.datetime] | None:
-    """Every occurrence start (naive UTC, sorted) of a series over its walk; None for a rule not to expand.
+def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> tuple[list, tuple] | None:
+    """(regular starts, changed originals) of a series over its walk; None for a rule not to expand.
 
+    Regular starts are the occurrence starts (naive UTC, sorted) the rule gives and no override
+    changed; changed originals the sorted rule-given starts an override moved or cancelled.
     RFC 5545: DTSTART is the first occurrence whether or not the rule matches it; EXDATEs are left out.
     """
     tz = times.zone(row["timezone"]) if times.is_zone(row["timezone"]) else times.UTC
@@ -342,20 +368,70 @@ def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> list[da
         return None
     moments = matches if until is not None and until < start_local else [start_local, *matches]
     excluded = set(recurrence["exdates"])
-    return sorted({times.to_utc(moment, tz) for moment in moments} - excluded)
+    starts = sorted({times.to_utc(moment, tz) for moment in moments} - excluded)
+    overridden = recurrence.get("overrides") or {}
+    if not overridden:
+        return starts, ()
+    present = set(starts)
+    changed = tuple(sorted(original for original in overridden if original in present))
+    gone = set(changed)
+    return [start for start in starts if start not in gone], changed
 
 
-def series_of(app, row: dict, recurrence: dict) -> list[datetime.datetime] | None:
+def _series(app, row: dict, recurrence: dict) -> tuple[list, tuple] | None:
     """`_series_starts` (None for a rule not to expand), walked once per series content and day in this process."""
     today = times.utcnow().date()
     key = (row["post_id"], row["start_utc"], row["end_utc"], row["timezone"], bool(row["all_day"]),
-           recurrence["rule"], tuple(recurrence["exdates"]), today)
+           recurrence["rule"], tuple(recurrence["exdates"]), tuple(sorted(recurrence.get("overrides") or ())), today)
     kept = app.stash.setdefault_by(SERIES, lambda: LruCache(SERIES_KEPT))
     found = kept.get(key)
     if found is None:  # kept in a 1-tuple: None (not expanded) is an answer too
         found = (_series_starts(row, recurrence, today) if expandable(recurrence["rule"]) else None,)
         kept.put(key, found)
     return found[0]
+
+
+def walk_series(row: dict, recurrence: dict) -> list[datetime.datetime] | None:
+    """Every occurrence start (naive UTC, sorted) the rule gives, EXDATEs left out, overrides ignored;
+    None for a rule not to expand. `row` needs start_utc, timezone and all_day."""
+    if not expandable(recurrence["rule"]):
+        return None
+    found = _series_starts(row, {**recurrence, "overrides": {}}, times.utcnow().date())
+    return None if found is None else found[0]
+
+
+def series_of(app, row: dict, recurrence: dict) -> list[datetime.datetime] | None:
+    """The series' regular starts (those no override changed); None for a rule not to expand."""
+    found = _series(app, row, recurrence)
+    return None if found is None else found[0]
+
+
+def changed_originals(app, row: dict, recurrence: dict) -> tuple:
+    """The rule-given starts of the series' changed occurrences (overrides of starts the rule no longer
+    gives are left out), sorted."""
+    found = _series(app, row, recurrence)
+    return () if found is None else found[1]
+
+
+def meets(bounds: dict, start: datetime.datetime, end: datetime.datetime) -> bool:
+    """Whether one occurrence (start, end) meets a window's `bounds`, as occurrence_slice reads them."""
+    checks = {"start": lambda edge: end >= edge, "end": lambda edge: start <= edge,
+              STARTS_FROM: lambda edge: start >= edge, ENDS_BY: lambda edge: end <= edge,
+              "starts_before": lambda edge: start <= edge, "starts_after": lambda edge: start > edge,
+              "ends_before": lambda edge: end <= edge, "ends_after": lambda edge: end > edge}
+    return all(check(bounds[name]) for name, check in checks.items() if name in bounds)
+
+
+def changed_occurrences(app, row: dict, recurrence: dict, bounds: dict) -> list[tuple]:
+    """(start, end, original start) of the series' moved or retitled occurrences meeting `bounds`,
+    in start order (cancelled ones are not occurrences any more)."""
+    found = _series(app, row, recurrence)
+    if found is None:
+        return []
+    overrides = recurrence.get("overrides") or {}
+    moved = [(overrides[original]["start_utc"], overrides[original]["end_utc"], original) for original in found[1]
+             if not overrides[original]["cancelled"]]
+    return sorted(entry for entry in moved if meets(bounds, entry[0], entry[1]))
 
 
 def _earlier(moment: datetime.datetime, duration: datetime.timedelta) -> datetime.datetime:
@@ -394,12 +470,15 @@ def occurrence_slice(app, row: dict, recurrence: dict, bounds: dict) -> tuple[li
 
 
 def occurrences(app, row: dict, recurrence: dict, window_start: datetime.datetime | None,
-                window_end: datetime.datetime | None) -> list[tuple[datetime.datetime, datetime.datetime]]:
-    """(start, end) in naive UTC of the event's occurrences that overlap the window, first MAX_OCCURRENCES."""
+                window_end: datetime.datetime | None) -> list[tuple]:
+    """(start, end, original) in naive UTC of the event's occurrences that overlap the window, first
+    MAX_OCCURRENCES; `original` is the rule's start of a changed occurrence, None for the others."""
     bounds = {name: value for name, value in (("start", window_start), ("end", window_end)) if value is not None}
     starts, low, high = occurrence_slice(app, row, recurrence, bounds)
     duration = row["end_utc"] - row["start_utc"]
-    return [(start, start + duration) for start in starts[low:high]]
+    found = [(start, start + duration, None) for start in starts[low:high]]
+    found.extend(changed_occurrences(app, row, recurrence, bounds))
+    return sorted(found, key=lambda entry: entry[:2])[:MAX_OCCURRENCES]
 
 
 def expandable(rule: str) -> bool:
@@ -426,9 +505,31 @@ def parse_occurrence_key(text: str) -> datetime.datetime | None:
         return None
 
 
-def as_occurrence(request, data: dict, start: datetime.datetime, end: datetime.datetime) -> dict:
-    """The event object of one occurrence: its own dates, `occurrence` {start, rest_url}, the series' id."""
+def changed_texts(data: dict, override: dict | None, venues: dict) -> dict:
+    """What a changed occurrence shows instead of the series' fields: its title, and (unless the
+    event is blanked for this caller, §1.2) its description and venue. `venues`: {id: venue object}."""
+    if override is None:
+        return {}
+    changed = {}
+    if override["title"] is not None:
+        changed["title"] = override["title"].strip()
+    if data.get("all_day") is None:  # a protected event blanked for this caller: nothing more shows
+        return changed
+    if override["description"] is not None:
+        changed["description"] = override["description"].strip()
+    if override["location"] is not None:
+        venue = venues.get(override["venue_id"])
+        changed["venue"] = venue if venue is not None else []
+    return changed
+
+
+def as_occurrence(request, data: dict, start: datetime.datetime, end: datetime.datetime,
+                  changed: dict | None = None) -> dict:
+    """The event object of one occurrence: its own dates, `occurrence` {start, rest_url}, the series' id,
+    and the fields a changed occurrence shows (`changed_texts`)."""
     tz = times.zone(data["timezone"]) if times.is_zone(data["timezone"]) else times.UTC
+    if changed:
+        data = {**data, **changed}
     start_local, end_local = times.to_local(start, tz), times.to_local(end, tz)
     key = occurrence_key(start)
     if isinstance(data.get("json_ld"), dict):
@@ -437,6 +538,7 @@ def as_occurrence(request, data: dict, start: datetime.datetime, end: datetime.d
             json_ld.update(startDate=start_local.date().isoformat(), endDate=end_local.date().isoformat())
         else:
             json_ld.update(startDate=start_local.isoformat(), endDate=end_local.isoformat())
+        json_ld["name"] = data["title"]
         data = {**data, "json_ld": json_ld}
     return {**data, "start_date": times.text(start_local), "start_date_details": times.details(start_local),
             "end_date": times.text(end_local), "end_date_details": times.details(end_local),
@@ -458,11 +560,29 @@ def get_occurrence(request):
     start = parse_occurrence_key(request.params["start"])
     row = event_rows(request, [item["id"]]).get(item["id"])
     series = rows_of(request.session, request.app, [item["id"]]).get(item["id"])
-    if start is None or row is None or series is None or \
-            start not in [found for found, _end in occurrences(request.app, row, series, start, start)]:
+    found = [] if start is None or row is None or series is None else \
+        [entry for entry in occurrences(request.app, row, series, start, start) if entry[0] == start]
+    if not found:
         raise RestError("rest-occurrence-not-found", "The event has no occurrence starting then.", 404)
+    _start, end, original = found[0]
     data = shape_events(request, [item], single=True, unlocked=unlocked)[0]
-    return as_occurrence(request, data, start, start + (row["end_utc"] - row["start_utc"]))
+    override = series["overrides"].get(original) if original is not None else None
+    changed = changed_texts(data, override, override_venues(request, [override] if override else []))
+    return as_occurrence(request, data, start, end, changed)
+
+
+def override_venues(request, overrides: list[dict]) -> dict[int, dict]:
+    """{venue id: venue object} of the venues changed occurrences name (those the caller may read)."""
+    from .linked import images_by_id, linked_items, venue_object
+    from .names import VENUE
+
+    ids = list(dict.fromkeys(override["venue_id"] for override in overrides if override and override["venue_id"]))
+    if not ids:
+        return {}
+    venues = linked_items(request, ids, VENUE)
+    images = images_by_id(request, [venue["featured_media"] for venue in venues.values()])
+    return {venue_id: venue_object(request, venue, images.get(venue["featured_media"], False))
+            for venue_id, venue in venues.items()}
 
 
 def routes(app) -> list:
@@ -499,18 +619,19 @@ def ids_at(request, version: int) -> frozenset[int]:
 
 
 def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
-                  page: int) -> tuple[int, list[tuple[int, datetime.datetime | None, datetime.datetime | None]]]:
+                  page: int) -> tuple[int, list[tuple]]:
     """(total, page) of a list window where repeating events count once per occurrence inside it.
 
     `filters` are the list's clauses but its dates, `dated` its date clauses (which single events
-    meet by their own times); page entries are (event id, occurrence start, end), None for single events.
+    meet by their own times); page entries are (event id, occurrence start, end, original start of
+    a changed occurrence), the last three None for single events.
     """
     from sqlalchemy import and_, func
 
     events = tables(request.app)["events"]
     single = [*filters, *dated, events.c.post_id.not_in(repeating)]
     total = request.session.execute(select(func.count()).select_from(events).where(and_(*single))).scalar() or 0
-    entries: list[tuple] = [(row.start_utc, row.post_id, None, None) for row in request.session.execute(
+    entries: list[tuple] = [(row.start_utc, row.post_id, None, None, None) for row in request.session.execute(
         select(events.c.start_utc, events.c.post_id).where(and_(*single))
         .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
     series_where = [*filters, events.c.post_id.in_(repeating)]
@@ -523,11 +644,14 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
         starts, low, high = occurrence_slice(request.app, row, series[row["post_id"]], bounds)
         total += high - low
         duration = row["end_utc"] - row["start_utc"]
-        entries.extend((start, row["post_id"], start, start + duration)
+        entries.extend((start, row["post_id"], start, start + duration, None)
                        for start in starts[low:min(high, low + page * size)])
+        changed = changed_occurrences(request.app, row, series[row["post_id"]], bounds)
+        total += len(changed)
+        entries.extend((start, row["post_id"], start, end, original) for start, end, original in changed)
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     chosen = entries[(page - 1) * size:page * size]
-    return total, [(event_id, start, end) for _sort, event_id, start, end in chosen]
+    return total, [(event_id, start, end, original) for _sort, event_id, start, end, original in chosen]
 
 
 def shape_page(request, chosen: list, version: int, listed) -> list:
@@ -535,8 +659,8 @@ def shape_page(request, chosen: list, version: int, listed) -> list:
     from .events import shape_events
     from .names import EVENT
 
-    single_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is None))
-    series_ids = list(dict.fromkeys(event_id for event_id, start, _end in chosen if start is not None))
+    single_ids = list(dict.fromkeys(event_id for event_id, start, _end, _original in chosen if start is None))
+    series_ids = list(dict.fromkeys(event_id for event_id, start, _end, _original in chosen if start is not None))
     listed_singles = listed(request, single_ids, version) if single_ids else []
     if len(listed_singles) != len(single_ids):  # an event without its post: match them by id
         listed_singles = []
@@ -546,11 +670,18 @@ def shape_page(request, chosen: list, version: int, listed) -> list:
     singles = dict(zip(single_ids, listed_singles))
     items = request.app.content.get_many(request, series_ids, EVENT)
     shaped = {data["id"]: data for data in shape_events(request, [items[i] for i in series_ids if i in items])}
+    changed_ids = [event_id for event_id, _start, _end, original in chosen if original is not None]
+    overrides = {event_id: series["overrides"] for event_id, series in
+                 rows_of(request.session, request.app, list(dict.fromkeys(changed_ids))).items()}
+    venues = override_venues(request, [overrides.get(event_id, {}).get(original) for event_id, _start, _end, original
+                                       in chosen if original is not None])
     page = []
-    for event_id, start, end in chosen:
+    for event_id, start, end, original in chosen:
         if start is None:
             if event_id in singles:
                 page.append(singles[event_id])
         elif event_id in shaped:
-            page.append(as_occurrence(request, shaped[event_id], start, end))
+            override = overrides.get(event_id, {}).get(original) if original is not None else None
+            page.append(as_occurrence(request, shaped[event_id], start, end,
+                                      changed_texts(shaped[event_id], override, venues)))
     return page

@@ -54,3 +54,4 @@ def deleted(app, event) -> None:
         links = t["links"]
         session.execute(delete(links).where((links.c.event_id == event.id) | (links.c.linked_id == event.id)))
         session.execute(delete(t["recurrence"]).where(t["recurrence"].c.event_id == event.id))
+        session.execute(delete(t["overrides"]).where(t["overrides"].c.event_id == event.id))

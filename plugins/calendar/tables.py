@@ -15,6 +15,7 @@ EVENTS = "cal_events"
 LINKS = "cal_event_links"
 STATE = "cal_state"
 RECURRENCE = "cal_event_recurrence"
+OVERRIDES = "cal_event_overrides"
 IMPORTS = "cal_imports"
 OPTIONS = "cal_options"
 KEYS = "cal_keys"
@@ -66,6 +67,22 @@ def define_tables(metadata) -> None:
           Column("event_id", Integer, primary_key=True, autoincrement=False),
           Column("rule", Text, nullable=False),
           Column("exdates", Text, nullable=False, default="[]"))
+    # One row per changed occurrence of a repeating event (an iCalendar RECURRENCE-ID override):
+    # `original_utc` is the occurrence's start as the rule gives it (its RECURRENCE-ID), `start_utc`
+    # and `end_utc` where it happens now, `cancelled` an occurrence that does not happen. `title`,
+    # `description` and `location` are the override's own texts, NULL where it has none (the
+    # series' then show); `venue_id` is the venue its location names. A table of its own, like
+    # cal_event_recurrence, so existing sites get it at start-up.
+    Table(OVERRIDES, metadata,
+          Column("event_id", Integer, primary_key=True, autoincrement=False),
+          Column("original_utc", DateTime, primary_key=True),
+          Column("start_utc", DateTime, nullable=False),
+          Column("end_utc", DateTime, nullable=False),
+          Column("cancelled", Boolean, nullable=False, default=False),
+          Column("title", Text, nullable=True),
+          Column("description", Text, nullable=True),
+          Column("location", String(500), nullable=True),
+          Column("venue_id", Integer, nullable=True))
     # One row per import record (a cal_import post, whose status is its cal-ea-* state): what an
     # import service or `sitehost calendar import` reports, and the one-time hash of the next batch.
     Table(IMPORTS, metadata,
@@ -103,6 +120,7 @@ def define_tables(metadata) -> None:
 def tables(app) -> dict:
     names = app.db.metadata.tables
     return {"events": names[EVENTS], "links": names[LINKS], "state": names[STATE], "recurrence": names[RECURRENCE],
+            "overrides": names[OVERRIDES],
             "imports": names[IMPORTS], "options": names[OPTIONS], "keys": names[KEYS]}
 
 

@@ -209,32 +209,40 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
         single = single.where(events.c.post_id.not_in(recurring))
     rows = [dict(row._mapping) for row in reader.session.execute(
         single.order_by(events.c.start_utc, events.c.post_id).limit(MAX_VIEW_EVENTS)).all()]
-    found: list[tuple[dict, datetime.datetime, datetime.datetime, str]] = [
-        (row, row["start_utc"], row["end_utc"], "") for row in rows]
+    found: list[tuple[dict, datetime.datetime, datetime.datetime, str, dict | None]] = [
+        (row, row["start_utc"], row["end_utc"], "", None) for row in rows]
     if recurring:
         series_rows = reader.session.execute(select(events).where(
             *base, events.c.post_id.in_(recurring), events.c.start_utc <= end_utc)).all()
         series = recurrence.rows_of(reader.session, app, [row.post_id for row in series_rows])
         for row in series_rows:
             row = dict(row._mapping)
-            for start, end in recurrence.occurrences(app, row, series[row["post_id"]], start_utc, end_utc):
-                found.append((row, start, end, recurrence.occurrence_key(start)))
+            overrides = series[row["post_id"]]["overrides"]
+            for start, end, original in recurrence.occurrences(app, row, series[row["post_id"]], start_utc, end_utc):
+                found.append((row, start, end, recurrence.occurrence_key(start), overrides.get(original)))
         found.sort(key=lambda entry: (entry[1], entry[0]["post_id"]))
         found = found[:MAX_VIEW_EVENTS]
     ids = list(dict.fromkeys(row["post_id"] for row, *_rest in found))
     items = app.content.get_many(reader, ids, EVENT)
     links = linked.links_of(reader, ids)
-    venues = linked.linked_items(reader, [v for link in links.values() for v in link["venue"]], VENUE)
+    venues = linked.linked_items(reader, [v for link in links.values() for v in link["venue"]]
+                                 + [override["venue_id"] for *_rest, override in found
+                                    if override and override["venue_id"]], VENUE)
     entries = []
-    for row, start, end, key in found:
+    for row, start, end, key, override in found:
         item = items.get(row["post_id"])
         if item is None or item["status"] != "publish":
             continue
         protected = bool(item["password"])
-        venue_names = [venues[venue_id]["title"] for venue_id in links.get(item["id"], {}).get("venue", [])
-                       if venue_id in venues]
-        summary = "" if protected else _plain(item["excerpt"] or item["content"], 240)
-        entries.append(Entry(item["id"], _plain(item["title"], 300) or "(untitled)",
+        title, venue_ids, text = item["title"], links.get(item["id"], {}).get("venue", []), \
+            item["excerpt"] or item["content"]
+        if override is not None:  # a changed occurrence shows its own texts where it has them
+            title = override["title"] if override["title"] is not None else title
+            venue_ids = venue_ids if override["location"] is None else [override["venue_id"]]
+            text = text if override["description"] is None else override["description"]
+        venue_names = [venues[venue_id]["title"] for venue_id in venue_ids if venue_id in venues]
+        summary = "" if protected else _plain(text, 240)
+        entries.append(Entry(item["id"], _plain(title, 300) or "(untitled)",
                              times.to_local(start, tz).replace(tzinfo=None),
                              times.to_local(end, tz).replace(tzinfo=None), bool(row["all_day"]),
                              "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key))

@@ -54,7 +54,7 @@ def test_batches_rotate_the_hash_and_finish_the_record(make_app):
         "batch_hash": opened["batch_hash"], "status": _status(1, 2, 0, 2), "percentage_complete": 50,
         "interval": 3, "events": [FIXTURE]})
     assert first.json["status"] == "success" and first.json["activity"] == {
-        "created": 1, "updated": 0, "skipped": 0, "failed": 0}
+        "created": 1, "updated": 0, "skipped": 0, "failed": 0, "unsupported": 0, "unsupported_items": []}
     assert first.json["interval"] == 10  # 10 or less gives 10
     next_hash = first.json["next_batch_hash"]
     assert next_hash and next_hash != opened["batch_hash"]
@@ -70,10 +70,10 @@ def test_batches_rotate_the_hash_and_finish_the_record(make_app):
         "batch_hash": next_hash, "status": _status(2, 2, 1, 2), "percentage_complete": 100, "interval": 5000,
         "events": [RACE, {**FIXTURE, "title": "Football v Hillside (home)"}]}).json
     assert last == {"status": "success", "interval": 600,
-                    "activity": {"created": 1, "updated": 1, "skipped": 0, "failed": 0}}
+                    "activity": {"created": 1, "updated": 1, "skipped": 0, "failed": 0, "unsupported": 0, "unsupported_items": []}}
     record = _records(app)[0]
     assert (record["status"], record["percentage_complete"], record["interval"]) == ("cal-ea-success", 100, 600)
-    assert record["activity"] == {"created": 2, "updated": 1, "skipped": 0, "failed": 0}
+    assert record["activity"] == {"created": 2, "updated": 1, "skipped": 0, "failed": 0, "unsupported": 0, "unsupported_items": []}
     events = {event["title"]: event for event in app.client.get(
         f"{API}/events", {"start_date": "2030-01-01", "end_date": "2031-01-01"}).json["events"]}
     assert sorted(events) == ["Cross-country", "Football v Hillside (home)"]
@@ -147,6 +147,6 @@ def test_ignored_events_are_left_alone_by_batches(make_app):
     second = app.client.post_json(f"{AGG}/import/{opened['import_id']}/batch", {
         "batch_hash": first["next_batch_hash"], "status": _status(2, 2, 1, 2), "percentage_complete": 100,
         "events": [{**FIXTURE, "title": "Changed by the feed"}]}).json
-    assert second["activity"] == {"created": 0, "updated": 0, "skipped": 1, "failed": 0}
+    assert second["activity"] == {"created": 0, "updated": 0, "skipped": 1, "failed": 0, "unsupported": 0, "unsupported_items": []}
     assert admin.get(f"{API}/events", {"start_date": "2030-01-01"}).json["events"] == []
     assert admin.get(f"/wp-json/calx/v1/events", {"status[]": ["publish", "draft"]}).json == []

@@ -98,7 +98,7 @@ def test_import_a_file_creates_events_then_a_second_run_creates_nothing(config, 
     newest = records[0]
     assert newest["status"] == "cal-ea-success" and newest["percentage_complete"] == 100
     assert newest["interval"] == 10 and newest["total_events"] == 5 and newest["origin"] == "ics"
-    assert newest["activity"] == {"created": 0, "updated": 0, "skipped": 4, "failed": 1}
+    assert newest["activity"] == {"created": 0, "updated": 0, "skipped": 4, "failed": 1, "unsupported": 0, "unsupported_items": []}
     assert records[1]["activity"]["created"] == 4
     table = run(config, "calendar", "imports").output
     assert "cal-ea-success" in table and "100%" in table and str(TERM) in table
