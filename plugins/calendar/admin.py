@@ -29,7 +29,7 @@ MAX_URL = 2000
 MAX_NAME = 200
 PAST_IMPORTS_SHOWN = 50
 WEEK_DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
-COUNT_NAMES = ("created", "updated", "skipped", "failed")
+COUNT_NAMES = ("created", "updated", "skipped", "failed", "unsupported")
 
 
 def admin_pages() -> list[AdminPage]:
@@ -59,8 +59,9 @@ def _finished(page: AdminRequest, import_id: str, activity) -> tuple[int, dict]:
     counts = activity.as_dict()
     page.notice(f"<p>Import finished: {', '.join(f'{counts[name]} {name}' for name in COUNT_NAMES)}.</p>",
                 "error" if activity.failed else "success")
-    return (200, {"import_id": import_id, "source": record["source"] if record else "", "counts": counts,
-                  "problems": list(activity.errors[:50])})
+    problems = [*activity.errors[:50], *(f"not representable here: {name}" for name in activity.unsupported_items)]
+    return (200, {"import_id": import_id, "source": record["source"] if record else "",
+                  "counts": {name: counts[name] for name in COUNT_NAMES}, "problems": problems})
 
 
 def upload(page: AdminRequest) -> tuple[int, Any]:
@@ -125,7 +126,8 @@ def past_imports(page: AdminRequest) -> list[dict]:
     for record in records:
         activity = record["activity"] if isinstance(record["activity"], dict) else {}
         record["counts"] = {name: int(activity.get(name, 0)) for name in COUNT_NAMES}
-        record["problems"] = [part for part in str(record.get("message") or "").split("; ") if part]
+        record["problems"] = [part for part in str(record.get("message") or "").split("; ") if part] + [
+            f"not representable here: {name}" for name in activity.get("unsupported_items") or []]
         record["again"] = _is_feed_url(record["source"] or "")
     return records
 

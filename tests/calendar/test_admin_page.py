@@ -176,3 +176,15 @@ def test_calendar_settings_are_saved_through_the_wizard_and_errors_change_nothin
 def test_the_page_is_for_administrators_only(site):
     editor = create_test_user(site, "editor")
     assert sign_in(site, editor).get("/admin/calendar", status=403).status_int == 403
+
+
+def test_what_an_import_cannot_represent_is_named_in_the_summary(site, admin):
+    client = sign_in(site, admin)
+    answer = upload(client, "not-representable.ics", (DATA / "not-representable.ics").read_bytes())
+    summary = answer.html.select_one("section.import-summary")
+    unsupported = int(summary.select_one(".count-unsupported").text.split()[0])
+    named = [item.text for item in summary.select("ul.problems li") if item.text.startswith("not representable")]
+    assert unsupported > 0 and len(named) == unsupported
+    row = answer.html.select_one("section[aria-labelledby=imports-heading] tbody tr")
+    assert [item.text for item in row.select("td[data-label='Not imported, and why'] li")
+            if item.text.startswith("not representable")] == named
