@@ -1,10 +1,15 @@
-"""The cache plugin's route table: operator tools (cache/v1) and the optimisation service's callbacks."""
+"""The cache plugin's route table: operator tools (cache/v1) and the optimisation service's callbacks.
+
+The callbacks' args are declared to document the payloads (documented_only): their handlers
+check them and answer refusals in the service's envelope, as the real plugin, which declares none.
+"""
 
 from __future__ import annotations
 
 from host import Route
 
 from . import admin, callbacks
+from .validation import documented_only
 
 V1 = "cache/v1"
 V3 = "cache/v3"
@@ -12,23 +17,25 @@ V3 = "cache/v3"
 
 def routes() -> list[Route]:
     operator = admin.require_manage_options
-    service = callbacks.require_callback_secret
+    service = callbacks.require_service_caller
+
+    def callback(namespace: str, path: str, handler, schema) -> Route:
+        return Route(namespace, path, "POST", handler, args=documented_only(schema), permission=service)
+
     return [
-        Route(V1, "/toggle_crawler_state", "POST", admin.toggle_crawler_state, args=admin.ToggleCrawlerSchema,
+        Route(V1, "/toggle_crawler_state", "POST", admin.toggle_crawler_state, args=admin.ToggleCrawlerArgs,
               permission=operator),
         Route(V1, "/tool/check_ip", "GET", admin.check_ip, permission=operator),
+        Route(V1, "/guest/sync", "GET", admin.guest_sync, permission=operator),
         Route(V1, "/status", "GET", admin.cache_status, permission=operator),
-        Route(V1, "/notify_img", "POST", callbacks.notify_img, args=callbacks.NotifyImgSchema, permission=service),
-        Route(V1, "/notify_ccss", "POST", callbacks.notify_page_result("ccss"),
-              args=callbacks.page_result_schema("ccss"), permission=service),
-        Route(V1, "/notify_ucss", "POST", callbacks.notify_page_result("ucss"),
-              args=callbacks.page_result_schema("ucss"), permission=service),
-        Route(V1, "/notify_vpi", "POST", callbacks.notify_page_result("vpi"),
-              args=callbacks.page_result_schema("vpi"), permission=service),
-        Route(V1, "/check_img", "POST", callbacks.check_img, args=callbacks.CheckImgSchema, permission=service),
-        Route(V3, "/ip_validate", "POST", callbacks.ip_validate, args=callbacks.IpValidateSchema, permission=service),
-        Route(V3, "/wp_rest_echo", "POST", callbacks.wp_rest_echo, args=callbacks.EchoSchema, permission=service),
-        Route(V3, "/ping", "POST", callbacks.ping, args=callbacks.PingSchema, permission=service),
-        Route(V3, "/cdn_status", "POST", callbacks.cdn_status, args=callbacks.CdnStatusSchema, permission=service),
-        Route(V3, "/err_domains", "POST", callbacks.err_domains, args=callbacks.ErrDomainsSchema, permission=service),
+        callback(V1, "/notify_img", callbacks.notify_img, callbacks.NotifyImgSchema),
+        callback(V1, "/notify_ccss", callbacks.notify_page_result("ccss"), callbacks.page_result_schema("ccss")),
+        callback(V1, "/notify_ucss", callbacks.notify_page_result("ucss"), callbacks.page_result_schema("ucss")),
+        callback(V1, "/notify_vpi", callbacks.notify_page_result("vpi"), callbacks.page_result_schema("vpi")),
+        callback(V1, "/check_img", callbacks.check_img, callbacks.CheckImgSchema),
+        callback(V3, "/ip_validate", callbacks.ip_validate, callbacks.IpValidateSchema),
+        callback(V3, "/wp_rest_echo", callbacks.wp_rest_echo, callbacks.EchoSchema),
+        callback(V3, "/ping", callbacks.ping, callbacks.PingSchema),
+        callback(V3, "/cdn_status", callbacks.cdn_status, callbacks.CdnStatusSchema),
+        callback(V3, "/err_domains", callbacks.err_domains, callbacks.ErrDomainsSchema),
     ]

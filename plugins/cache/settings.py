@@ -9,6 +9,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 from host import StartupError
 
 DEFAULT_PATHS = ["/core/v2/posts", "/core/v2/pages", "/core/v2/media"]
+# The real service publishes its callers' addresses here (`?json`: a JSON array) and its guest-mode lists there.
+DEFAULT_SERVICE_IPS_URL = "https://quic.cloud/ips?json"
+DEFAULT_GUEST_LISTS_URL = "https://wpapi.quic.cloud"
 
 
 class CacheConfigSchema(Schema):
@@ -23,7 +26,17 @@ class CacheConfigSchema(Schema):
     paths = fields.List(fields.String(validate=validate.Regexp(r"^/[^?#\s]*$")), load_default=lambda: list(DEFAULT_PATHS),
                         metadata={"description": "Route paths (and everything under them) whose anonymous GETs are cached."})
     callback_secret = fields.String(load_default="", metadata={
-        "description": "Shared secret of the optimisation service's callbacks (cache/v3); empty: callbacks refused."})
+        "description": "Shared secret of the optimisation service: when set, callbacks must also send it in "
+                       "X-Cache-Secret (besides coming from a listed address); it signs ip_validate and wp_rest_echo."})
+    service_ips_url = fields.Url(load_default=DEFAULT_SERVICE_IPS_URL, require_tld=False, schemes={"http", "https"},
+                                 metadata={"description": "The optimisation service's published list of the addresses "
+                                                          "its callbacks come from (a JSON array)."})
+    guest_lists_url = fields.Url(load_default=DEFAULT_GUEST_LISTS_URL, require_tld=False, schemes={"http", "https"},
+                                 metadata={"description": "Where guest/sync downloads the guest-mode lists "
+                                                          "(<url>/gm_ips and <url>/gm_uas)."})
+    allow_private_targets = fields.Boolean(load_default=False, metadata={
+        "description": "Let the plugin's outbound requests (address list, guest lists, IP detection) reach private "
+                       "or loopback addresses (a service on the same network; tests)."})
     image_servers = fields.List(fields.String(validate=validate.Length(min=1)), load_default=list,
                                 metadata={"description": "Host names the image callbacks may name."})
     ip_service_url = fields.Url(load_default="https://api.ipify.org", require_tld=False, schemes={"http", "https"},
@@ -41,6 +54,9 @@ class CacheConfig:
     cache_indexes: bool
     paths: tuple[str, ...]
     callback_secret: str
+    service_ips_url: str
+    guest_lists_url: str
+    allow_private_targets: bool
     image_servers: tuple[str, ...]
     ip_service_url: str
     crawler_max_requests: int
@@ -55,5 +71,6 @@ def load_config(raw: dict) -> CacheConfig:
                              for name, messages in error.messages.items())
         raise StartupError(f"[plugins.cache] is invalid: {problems}") from None
     data["paths"] = tuple(path.rstrip("/") or "/" for path in data["paths"])
+    data["guest_lists_url"] = data["guest_lists_url"].rstrip("/")
     data["image_servers"] = tuple(server.lower().lstrip(".") for server in data["image_servers"])
     return CacheConfig(**data)

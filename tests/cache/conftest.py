@@ -2,47 +2,42 @@
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
-from .helpers import NOTES, SECRET
+from tests.helpers import FakeRemote
+
+from .helpers import NOTES, SECRET, SERVICE_ADDRESSES
+
 
 @pytest.fixture
 def cache_app(make_app, example_plugin):
-    """cache_app(**cache_settings) -> app with cache + example, caching the notes routes."""
+    """cache_app(extra=None, **cache_settings) -> app with cache + example, caching the notes routes.
 
-    def build(**settings):
+    `extra` sets host settings beside `[plugins.cache]` (trust_proxy).
+    """
+
+    def build(extra=None, **settings):
         config = {"paths": [NOTES], "callback_secret": SECRET, **settings}
-        return make_app(plugins=["example", "cache"], config={"cache": config})
+        return make_app(plugins=["example", "cache"], config={"cache": config}, **({"extra": extra} if extra else {}))
 
     return build
 
 
 @pytest.fixture
-def local_http():
-    """local_http(status, body) -> URL of a one-route HTTP server on 127.0.0.1 (stopped after the test)."""
-    servers = []
+def remote():
+    """A pretend remote on 127.0.0.1 (tests.helpers.FakeRemote): the service's lists, IP detection."""
+    server = FakeRemote()
+    yield server
+    server.stop()
 
-    def start(status: int, body: bytes, content_type: str = "text/plain") -> str:
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 (http.server's naming)
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
 
-            def log_message(self, *args):
-                pass
+@pytest.fixture
+def service_app(cache_app, remote):
+    """service_app(addresses=SERVICE_ADDRESSES, **cache_settings) -> app whose callbacks trust the
+    addresses `remote` publishes at /ips, as the optimisation service publishes its own."""
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/"
+    def build(addresses=SERVICE_ADDRESSES, **settings):
+        url = remote.serve("/ips", list(addresses), content_type="application/json")
+        return cache_app(**{"service_ips_url": url, "allow_private_targets": True, **settings})
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return build
