@@ -33,7 +33,7 @@ class CacheConfigSchema(Schema):
                                                           "its callbacks come from (a JSON array)."})
     guest_lists_url = fields.Url(load_default=DEFAULT_GUEST_LISTS_URL, require_tld=False, schemes={"http", "https"},
                                  metadata={"description": "Where guest/sync downloads the guest-mode lists "
-                                                          "(<url>/gm_ips and <url>/gm_uas)."})
+                                                          "(the address followed by /gm_ips and /gm_uas)."})
     allow_private_targets = fields.Boolean(load_default=False, metadata={
         "description": "Let the plugin's outbound requests (address list, guest lists, IP detection) reach private "
                        "or loopback addresses (a service on the same network; tests)."})
