@@ -88,6 +88,11 @@ ul.filters a[aria-current="page"] { font-weight: 700; color: var(--ink); text-de
 textarea { font: inherit; width: 100%; max-width: 40rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px; }
 tr.status-hold td { background: #fcf9e8; }
 .comment-text { white-space: pre-line; overflow-wrap: anywhere; margin: 0; }
+.has-error textarea { border-color: var(--bad); border-width: 2px; }
+td input[type="checkbox"] { width: auto; }
+.bulk-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; margin-bottom: 1rem; }
+.bulk-actions .field { margin: 0; }
+code.command { display: block; overflow-x: auto; white-space: pre; padding: .5rem; }
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
   dl.facts { grid-template-columns: 1fr; }

@@ -69,11 +69,22 @@ def archive_rows(page: AdminRequest, paths: list[Path]) -> list[dict]:
                "download": page.url(DOWNLOAD, path.name)}
         try:
             manifest = archives.read_manifest(path)
-            row["created"] = str(manifest.get("created", "")).replace("T", " ")
+            row["created"] = utc_text(str(manifest.get("created", "")))
         except archives.ArchiveError as error:
             row["problem"] = str(error)
         rows.append(row)
     return rows
+
+
+def utc_text(stamp: str) -> str:
+    """An ISO 8601 time as "YYYY-MM-DD HH:MM:SS" in UTC (the manifest's own text when it is not one)."""
+    try:
+        moment = datetime.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def recent_jobs(page: AdminRequest) -> list[dict]:
@@ -110,12 +121,14 @@ def render(page: AdminRequest, rows: list[dict], number: int, total_pages: int):
     next_run = ""
     if schedule is not None:
         zone = page.app.timezone()
-        due = schedule.next_run(last_scheduled(page.app), datetime.datetime.now(datetime.timezone.utc), zone)
-        next_run = due.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        now = datetime.datetime.now(datetime.timezone.utc)
+        due = schedule.next_run(last_scheduled(page.app), now, zone)
+        next_run = "now" if due <= now else due.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     return page.render("backup_admin.html", rows=rows, jobs=jobs, human_size=human_size,
                        running=any(job["status"] == "running" for job in jobs), directory=str(settings.directory),
                        keep=settings.keep, schedule=schedule, schedule_text=schedule_text,
-                       next_run=next_run, schedule_from="this page" if stored is not None else "sitehost.toml",
+                       next_run=next_run, schedule_from=("Chosen on this page." if stored is not None
+                                      else "From [plugins.backup] schedule in sitehost.toml."),
                        zone=str(page.app.timezone()), max_hours=MAX_EVERY_HOURS,
                        restore_command=("sitehost " + (f"--config {config} " if config else "")
                                         + f"backup restore {settings.directory}/ARCHIVE --force"),

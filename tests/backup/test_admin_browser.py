@@ -32,7 +32,7 @@ def test_an_administrator_backs_up_verifies_downloads_and_schedules(browser, tmp
         page.get_by_role("textbox", name="Schedule").fill("daily 2:30")
         page.get_by_role("button", name="Save schedule").click()
         assert "Backups now run daily at 02:30" in page.get_by_role("status").first.inner_text()
-        assert "Set in this page" in page.locator("main").inner_text()
+        assert "Chosen on this page" in page.locator("main").inner_text()
     finally:
         page.close()
         stop_sitehost(process)
