@@ -2,7 +2,7 @@
 
 Sent when a new comment is stored with status `hold` and the site setting `moderation_notify`
 (core/v2/settings, default on) is on, to the site's administration address (the setting `email`,
-else the first administrator's) and to the post's author when they may edit the comment and
+by default the first administrator's) and to the post's author when they may edit the comment and
 have another address. It is queued in the comment's own transaction (`app.mail.send` with the
 request's session): no comment, no mail. Its links go to the comment's page in the admin area,
 which asks before it approves, files as spam or trashes (a link in a mail must not act by itself),
@@ -32,13 +32,8 @@ def wants_notice(request, comment: dict) -> bool:
 
 
 def site_admin_email(request) -> str:
-    """The setting `email` (WordPress's admin_email), else the first administrator's address."""
-    chosen = site_settings.setting(request, "email")
-    if chosen:
-        return str(chosen)
-    users = user_service.tables(request.app)["users"]
-    return request.session.execute(select(users.c.email).where(users.c.roles.like("%administrator%"))
-                                   .order_by(users.c.id).limit(1)).scalar() or ""
+    """The setting `email` (WordPress's admin_email; by default the first administrator's address)."""
+    return str(site_settings.setting(request, "email") or "")
 
 
 def recipients(request, comment: dict, post: dict) -> list[str]:
