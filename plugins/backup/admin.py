@@ -11,6 +11,7 @@ command on the server; the page says which. Only holders of the plugin's own cap
 from __future__ import annotations
 
 import datetime
+from html import escape
 from pathlib import Path
 
 import bottle
@@ -187,8 +188,6 @@ def verify(page: AdminRequest) -> int:
 
 
 def report_job(page: AdminRequest, job_id: int, what: str) -> None:
-    from markupsafe import escape
-
     job = next((job for job in recent_jobs(page) if job["id"] == job_id), None)
     if job is None or job["status"] == "running":
         page.notice(f"<p>{escape(what)} is running (job {job_id}): its progress is under Jobs below. "
