@@ -403,6 +403,20 @@ def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> st
     """
 
 
+@hookspec(firstresult=True)
+def editor_url(app: App, item: dict[str, Any], rest_url: str) -> str | None:
+    """Say where a content item is edited, for the "Edit" links of the admin area's posts and pages lists.
+
+    When: for each row of those lists (keep it cheap: decide from `item` alone).
+    Arguments: `app`; `item`, the item's core/v2 answer in the edit context (`id`, `type`,
+    `status`, `meta`, `link`, `_links` ...); `rest_url`, the REST root without its final slash.
+    Returns: the absolute URL of the editor that edits this item (a page builder's, for its
+    documents), or None when it is not yours; without an answer the list links the item's
+    REST URL.
+    firstresult: the first non-None answer wins.
+    """
+
+
 # --- cross-plugin events ---------------------------------------------------------------
 
 @hookspec

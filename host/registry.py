@@ -200,6 +200,9 @@ class AdminPage:
     and returns the body HTML, or an AdminAnswer for another status. `actions` are the values
     of the `action` field its forms POST (the permission matrix sends each one as each role).
     `path` is one segment (`backup`); `/admin/backup/<rest>` reaches the same handler.
+    `badge(app, user) -> int`, when given, is a count the menu shows beside the title (hidden at
+    0), read as "Title, N <badge_label>" (e.g. "Comments, 3 pending"); it runs on every admin
+    page the user opens, so keep it to one cheap query.
     """
 
     title: str
@@ -208,6 +211,8 @@ class AdminPage:
     capability: str = "manage_options"
     actions: tuple[str, ...] = ()
     menu: bool = True
+    badge: Callable[[Any, Any], int] | None = field(default=None, compare=False)
+    badge_label: str = "pending"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ the same server-side session cookie, HttpOnly and SameSite=Lax.
 from __future__ import annotations
 
 import html
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,8 @@ from ..auth import sessions
 from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in, client_address
 from . import templating
 from .style import STYLESHEET
+
+log = logging.getLogger("sitehost.admin")
 
 ADMIN_PATH = "/admin"
 SIGN_IN = "sign-in"
@@ -310,6 +313,27 @@ def menu_pages(app, user) -> list:
             if page.menu and (not page.capability or user.can(page.capability))]
 
 
+def badge_count(app, user, page) -> int:
+    """The page's menu count for `user` (0 without a badge, or when counting fails: the menu must show)."""
+    if page.badge is None:
+        return 0
+    try:
+        return max(0, int(page.badge(app, user)))
+    except Exception:  # a broken count must not take every admin page down with it
+        log.exception("admin menu badge of %r failed", page.path)
+        return 0
+
+
+def menu_label(app, user, page) -> str:
+    """The rest of a menu link's start tag and its text: the title, and the count with its spoken label."""
+    count = badge_count(app, user, page)
+    if not count:
+        return f">{escape(page.title)}"
+    spoken = f"{page.title}, {count} {page.badge_label}".strip()
+    return (f" aria-label=\"{escape(spoken)}\">{escape(page.title)} "
+            f"<span class=\"menu-count\" aria-hidden=\"true\">{count:,}</span>")
+
+
 def render_layout(app, request, user, csrf: str, title: str, body_html: str) -> str:
     site_name = app.settings.site.get("name", "") or "sitehost"
     current = request.path
@@ -319,8 +343,8 @@ def render_layout(app, request, user, csrf: str, title: str, body_html: str) -> 
         for page in menu_pages(app, user):
             href = ADMIN_PATH + "/" + page.path if page.path else ADMIN_PATH + "/"
             active = current.rstrip("/") == href.rstrip("/") or (page.path and current.startswith(href + "/"))
-            links.append(f"<li><a href=\"{escape(href)}\"{' aria-current=' + chr(34) + 'page' + chr(34) if active else ''}>"
-                         f"{escape(page.title)}</a></li>")
+            current_mark = " aria-current=\"page\"" if active else ""
+            links.append(f"<li><a href=\"{escape(href)}\"{current_mark}{menu_label(app, user, page)}</a></li>")
         nav = (f"<nav aria-label=\"Admin\"><ul>{''.join(links)}</ul></nav>"
                f"<form method=\"post\" action=\"{ADMIN_PATH}/{SIGN_OUT}\" class=\"sign-out\">{hidden('csrf_token', csrf)}"
                f"<span>Signed in as <strong>{escape(user.login)}</strong></span> "

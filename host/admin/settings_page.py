@@ -25,7 +25,8 @@ LABELS = {  # WordPress's names for the settings on its General and Reading scre
     "default_post_format": "Default post format", "posts_per_page": "Blog pages show at most",
     "show_on_front": "Your homepage displays", "page_on_front": "Homepage (page ID)",
     "page_for_posts": "Posts page (page ID)", "default_ping_status": "Link notifications on new posts",
-    "default_comment_status": "Comments on new posts", "site_logo": "Site logo (media ID)",
+    "default_comment_status": "Comments on new posts",
+    "moderation_notify": "Email me whenever a comment is held for moderation", "site_logo": "Site logo (media ID)",
     "site_icon": "Site icon (media ID)",
 }
 INPUT_KINDS = {"email": "email", "uri": "url"}

@@ -77,6 +77,22 @@ kbd.secret { display: inline-block; font-size: 1.15rem; padding: .4rem .6rem; us
 ul.plain { padding-left: 1.2rem; }
 fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 .9rem; padding: .5rem 1rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
+/* adm-comments: menu counts, comment and post lists, backups (white on --bad is 6.2:1) */
+.menu-count { display: inline-block; min-width: 1.4rem; padding: 0 .4rem; margin-left: .25rem; border-radius: 1rem;
+  background: var(--bad); color: #fff; font-size: .8rem; font-weight: 600; text-align: center; line-height: 1.4rem; }
+ul.filters { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem 1rem; padding: 0; margin: 0 0 1rem; }
+ul.filters a[aria-current="page"] { font-weight: 700; color: var(--ink); text-decoration: none; }
+.row-actions { display: flex; flex-wrap: wrap; gap: .25rem .5rem; margin-top: .5rem; }
+.row-actions form { margin: 0; }
+.row-actions button { min-height: 2rem; padding: .2rem .6rem; font-size: .9rem; }
+textarea { font: inherit; width: 100%; max-width: 40rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px; }
+tr.status-hold td { background: #fcf9e8; }
+.comment-text { white-space: pre-line; overflow-wrap: anywhere; margin: 0; }
+.has-error textarea { border-color: var(--bad); border-width: 2px; }
+td input[type="checkbox"] { width: auto; }
+.bulk-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; margin-bottom: 1rem; }
+.bulk-actions .field { margin: 0; }
+code.command { display: block; overflow-x: auto; white-space: pre; padding: .5rem; }
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
   dl.facts { grid-template-columns: 1fr; }

@@ -43,6 +43,15 @@ def register_routes():
 
 
 @hookimpl
+def register_admin_pages(app):
+    from host import AdminPage
+
+    from .admin import ACTIONS, backups_page
+
+    return [AdminPage("Backups", "backups", backups_page, capability=routes.BASIC_CAPABILITY, actions=ACTIONS)]
+
+
+@hookimpl
 def register_commands(cli):
     from .commands import register
 

@@ -7,7 +7,7 @@ import datetime
 from host import HealthResult, HealthTest
 
 from .create import list_archives
-from .settings import settings_of
+from .settings import current_schedule, settings_of
 
 FRESH = datetime.timedelta(hours=36)  # a daily backup plus slack for a slow night
 STALE = datetime.timedelta(days=7)
@@ -20,7 +20,8 @@ def _age_text(age: datetime.timedelta) -> str:
 
 def last_backup_test(app, _site_url: str) -> HealthResult:
     settings = settings_of(app)
-    schedule = settings.schedule.describe() if settings.schedule else "no schedule"
+    chosen = current_schedule(app)
+    schedule = chosen.describe() if chosen else "no schedule"
     archives = list_archives(settings.directory)
     fix = ("Run `sitehost backup create`, and set [plugins.backup] schedule (for example \"daily 02:30\") so "
            "that backups happen without anyone remembering.")
@@ -32,7 +33,7 @@ def last_backup_test(app, _site_url: str) -> HealthResult:
     age = datetime.datetime.now(datetime.timezone.utc) - modified
     described = f"The newest archive, {newest.name}, is {_age_text(age)} old ({len(archives)} kept; {schedule})."
     if age > STALE:
-        return HealthResult("critical" if settings.schedule else "recommended", "The last backup is over a week old",
+        return HealthResult("critical" if chosen else "recommended", "The last backup is over a week old",
                             described,
                             "Check `sitehost backup list` and the server log for failed scheduled backups. " + fix)
     if age > FRESH:

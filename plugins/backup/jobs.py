@@ -23,7 +23,7 @@ from host.stash import StashKey
 
 from .create import apply_retention, create_backup
 from .progress import Reporter
-from .settings import settings_of
+from .settings import current_schedule, settings_of
 from .tables import jobs_table, lease_table
 
 log = logging.getLogger("sitehost.backup")
@@ -191,6 +191,57 @@ def start_job(app, trigger: str, user_id: int) -> tuple[int, threading.Thread] |
     return job_id, thread
 
 
+def run_verify(app, job_id: int, holder: str, name: str) -> None:
+    """Check archive `name` as a restore would (its checksums, and that this site's plugins define its
+    tables); the verdict is the job's status (done: it would restore) and message."""
+    from .archive import ArchiveError
+    from .catalog import build_catalog
+    from .progress import StageAdapter
+    from .restore import RestoreRefused, check_archive
+
+    runtime = runtime_of(app)
+    path = settings_of(app).directory / name
+    try:
+        reporter = JobReporter(app, job_id, holder, runtime.stopping)
+        reporter.stage("verify", path.stat().st_size, "bytes")
+        verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
+        rows = sum(int(table.get("rows", 0)) for table in verified.manifest["tables"])
+        finish_job(app, job_id, "done", name, f"OK: {verified.checked_tables} tables ({rows:,} rows) and "
+                                              f"{verified.checked_files} uploads match their checksums")
+    except Interrupted:
+        finish_job(app, job_id, "failed", name, "interrupted: the server stopped before the check was complete")
+    except (ArchiveError, RestoreRefused, OSError) as error:
+        finish_job(app, job_id, "failed", name, f"{'damaged' if isinstance(error, ArchiveError) else 'refused'}: "
+                                                f"{error}")
+    except Exception as error:  # recorded for the operator
+        log.exception("verify job %d failed", job_id)
+        finish_job(app, job_id, "failed", name, f"{type(error).__name__}: {error}")
+    finally:
+        release_lease(app, holder)
+
+
+def start_verify_job(app, name: str, user_id: int) -> tuple[int, threading.Thread] | None:
+    """Verify archive `name` in a background thread, under the backup lease (one long operation at a
+    time): (job id, thread), or None while another backup or check runs."""
+    runtime = runtime_of(app)
+    holder = f"{runtime.holder}:{uuid.uuid4().hex[:6]}"
+    if not take_lease(app, holder):
+        return None
+    try:
+        jobs = jobs_table(app)
+        job_id = new_job(app, "verify", user_id, holder)
+        with app.db.session(write=True) as session, session.begin():
+            session.execute(update(jobs).where(jobs.c.id == job_id).values(archive=name))
+    except BaseException:
+        release_lease(app, holder)
+        raise
+    thread = threading.Thread(target=run_verify, args=(app, job_id, holder, name), name=f"sitehost-verify-{job_id}",
+                              daemon=True)
+    runtime.threads = [alive for alive in runtime.threads if alive.is_alive()] + [thread]
+    thread.start()
+    return job_id, thread
+
+
 def job_state(row, holder_alive: bool) -> str:
     """`running` only while the process that runs it still holds the lease; else `interrupted`."""
     if row.status == "running" and not holder_alive:
@@ -214,19 +265,19 @@ def run_due_backup(app, now: datetime.datetime | None = None) -> int | None:
     Returns the job id, or None when nothing was due or another process holds the lease. The
     due time is checked again once the lease is held, so two workers never run the same one.
     """
-    settings = settings_of(app)
-    if settings.schedule is None:
+    schedule = current_schedule(app)
+    if schedule is None:
         return None
     now = now or datetime.datetime.now(datetime.timezone.utc)
     zone = app.timezone()
-    if settings.schedule.next_run(last_scheduled(app), now, zone) > now:
+    if schedule.next_run(last_scheduled(app), now, zone) > now:
         return None
     runtime = runtime_of(app)
     holder = f"{runtime.holder}:schedule"
     if not take_lease(app, holder):
         return None
     try:
-        if settings.schedule.next_run(last_scheduled(app), now, zone) > now:
+        if schedule.next_run(last_scheduled(app), now, zone) > now:
             return None
         job_id = new_job(app, "schedule", 0, holder)
     except BaseException:
@@ -247,16 +298,21 @@ def scheduler_loop(app) -> None:
 
 
 def start_scheduler(app) -> None:
-    """Inside `sitehost serve` (hook serve_started): check the schedule every 30 seconds."""
+    """Inside `sitehost serve` (hook serve_started): check the schedule every 30 seconds.
+
+    It runs even without a schedule: one set later in the admin area takes effect without a restart.
+    """
     settings = settings_of(app)
     runtime = runtime_of(app)
-    if settings.schedule is None or runtime.scheduler is not None:
+    if runtime.scheduler is not None:
         return
     runtime.scheduler = threading.Thread(target=scheduler_loop, args=(app,), name="sitehost-backup-scheduler",
                                          daemon=True)
     runtime.scheduler.start()
-    log.info("backups scheduled %s into %s (keeping %s)", settings.schedule.describe(), settings.directory,
-             settings.keep or "all")
+    schedule = current_schedule(app)
+    if schedule is not None:
+        log.info("backups scheduled %s into %s (keeping %s)", schedule.describe(), settings.directory,
+                 settings.keep or "all")
 
 
 def stop(app, wait: float = 10.0) -> None:

@@ -39,8 +39,11 @@ class JobSchema(Schema):
 
     id = fields.Integer(dump_only=True)
     status = fields.String(dump_only=True, metadata={"description": "running, done, failed or interrupted."})
-    trigger = fields.String(dump_only=True, metadata={"description": "rest (asked for) or schedule."})
-    stage = fields.String(dump_only=True, metadata={"description": "tables or uploads while running; finished."})
+    trigger = fields.String(dump_only=True, metadata={
+        "description": "rest (asked for over REST), admin (asked for in the admin area), schedule, or verify "
+                       "(a check of `archive` asked for in the admin area)."})
+    stage = fields.String(dump_only=True, metadata={
+        "description": "tables, uploads or verify while running; finished."})
     done = fields.Integer(dump_only=True, metadata={"description": "Rows or bytes of the stage done."})
     total = fields.Integer(dump_only=True, metadata={"description": "Rows or bytes of the stage in all."})
     percent = fields.Integer(dump_only=True)

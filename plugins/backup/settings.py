@@ -103,3 +103,52 @@ def load(app) -> BackupSettings:
 
 def settings_of(app) -> BackupSettings:
     return app.stash[SETTINGS]
+
+
+# --- the schedule an operator chose in the admin area ------------------------------------------
+
+SCHEDULE_OPTION = "schedule"
+
+
+def stored_schedule_text(app) -> str | None:
+    """The schedule written from the admin area ("" for none), or None when it never was."""
+    from sqlalchemy import select
+
+    from .tables import options_table
+
+    table = options_table(app)
+    with app.db.session() as session:
+        return session.execute(select(table.c.value).where(table.c.name == SCHEDULE_OPTION)).scalar()
+
+
+def current_schedule(app) -> Schedule | None:
+    """The schedule in force: the one stored from the admin area, else `[plugins.backup] schedule`.
+
+    A stored text that no longer parses (written by a later version) counts as none, loudly in the log.
+    """
+    stored = stored_schedule_text(app)
+    if stored is None:
+        return settings_of(app).schedule
+    try:
+        return parse_schedule(stored)
+    except ValueError:
+        import logging
+
+        logging.getLogger("sitehost.backup").warning("stored backup schedule %r is not valid: none", stored)
+        return None
+
+
+def store_schedule(app, text: str) -> Schedule | None:
+    """Validate and keep `text` as the schedule (empty: none); ValueError names what is wrong."""
+    from sqlalchemy import delete, insert
+
+    from .tables import options_table
+
+    schedule = parse_schedule(text)
+    canonical = "" if schedule is None else (f"daily {schedule.at:%H:%M}" if schedule.kind == "daily"
+                                             else f"every {schedule.hours} hours")
+    table = options_table(app)
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(delete(table).where(table.c.name == SCHEDULE_OPTION))
+        session.execute(insert(table).values(name=SCHEDULE_OPTION, value=canonical))
+    return schedule

@@ -11,13 +11,14 @@ from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table
 
 JOBS = "backup_jobs"
 LEASE = "backup_lease"
+OPTIONS = "backup_options"
 
 
 def define_tables(metadata: MetaData) -> None:
     Table(
         JOBS, metadata,
         Column("id", Integer, primary_key=True),
-        Column("trigger", String(20), nullable=False),  # rest | schedule
+        Column("trigger", String(20), nullable=False),  # rest | schedule | verify
         Column("status", String(20), nullable=False),  # running | done | failed
         Column("stage", String(20), nullable=False, default=""),  # tables | uploads
         Column("done", Integer, nullable=False, default=0),
@@ -38,6 +39,14 @@ def define_tables(metadata: MetaData) -> None:
         Column("expires", DateTime, nullable=False),
     )
 
+    # Settings an operator changed in the admin area (the schedule): a row wins over sitehost.toml,
+    # in every server process, since a web page cannot rewrite the server's configuration file.
+    Table(
+        OPTIONS, metadata,
+        Column("name", String(40), primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+
 
 def jobs_table(app) -> Table:
     return app.db.metadata.tables[JOBS]
@@ -45,3 +54,7 @@ def jobs_table(app) -> Table:
 
 def lease_table(app) -> Table:
     return app.db.metadata.tables[LEASE]
+
+
+def options_table(app) -> Table:
+    return app.db.metadata.tables[OPTIONS]

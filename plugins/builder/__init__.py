@@ -87,6 +87,11 @@ def html_head(app, item):
 
 
 @hookimpl
+def editor_url(app, item, rest_url):
+    return documents.editor_url(item, rest_url)
+
+
+@hookimpl
 def register_pages():
     from .page_style import pages
 

@@ -97,6 +97,14 @@ def record_saved(app, event) -> None:
                                                      modified_gmt=_now()))
 
 
+def editor_url(item: dict, rest_url: str) -> str | None:
+    """Where a builder document is edited: the builder's documents (what its own navigation's
+    `edit_url` names); None for items the builder did not build."""
+    if item.get("type") in DOCUMENT_TYPES and (item.get("meta") or {}).get("_builder_edit_mode") == BUILDER_MODE:
+        return f"{rest_url}/builder/v1/documents"
+    return None
+
+
 def record_deleted(app, event) -> None:
     if event.type not in DOCUMENT_TYPES or not event.force:
         return

@@ -104,6 +104,13 @@ def register_routes(app):
 
 
 @hookimpl
+def register_admin_pages(app):
+    from .admin import admin_pages
+
+    return admin_pages()
+
+
+@hookimpl
 def register_pages(app):
     from .media import uploads_page
 

@@ -32,6 +32,7 @@ from host.text import sanitize_text_field, sanitize_url
 
 from . import comment_store as cs
 from . import dates, store
+from .moderation_mail import notify_moderators
 from .shaping import core_url, deleted_answer, permalink, rest_base
 from .tables import tables
 
@@ -644,6 +645,7 @@ def create_comment(request):
     comment = cs.insert_comment(app, request.session, values)
     if request.has_param("status") and params.get("status") is not None:
         comment = _apply_status(request, comment, params["status"])
+    notify_moderators(request, comment)
     cs.fire_saved(request, comment, True, "", user.id if user.is_authenticated else 0)
     context = "edit" if user.can("moderate_comments") else "view"
     return RestResponse.created(prepare_comment(request, comment, post, context, False),

@@ -57,6 +57,10 @@ class SettingsArgs(Schema):
                                    "on new articles.", enum=["open", "closed", None])
     default_comment_status = _setting("string", "Allow people to submit comments on new posts.",
                                       enum=["open", "closed", None])
+    # Not among WordPress's REST settings (an option of its Discussion screen); served here so that
+    # the admin area and REST clients can change it.
+    moderation_notify = _setting("boolean", "Email the site's administrator, and the post's author when they "
+                                 "can moderate it, whenever a comment is held for moderation.")
     site_logo = _setting("integer", "Site logo.")
     site_icon = _setting("integer", "Site icon.")
 
@@ -76,7 +80,7 @@ def defaults(request) -> dict:
         "default_category": 1, "default_post_format": "0", "posts_per_page": 10,
         "show_on_front": site.get("show_on_front", "posts"), "page_on_front": int(site.get("page_on_front") or 0),
         "page_for_posts": int(site.get("page_for_posts") or 0), "default_ping_status": "open",
-        "default_comment_status": "open", "site_logo": None, "site_icon": 0,
+        "default_comment_status": "open", "moderation_notify": True, "site_logo": None, "site_icon": 0,
     }
 
 
@@ -91,6 +95,13 @@ def _current(request) -> dict:
     written = {key: json.loads(value) for key, value in request.session.execute(select(table.c.key, table.c.value))
                if key != "url"}  # the site address is the host's (a `url` row of older versions is ignored)
     return {key: written.get(key, default) for key, default in defaults(request).items()}
+
+
+def setting(request, key: str):
+    """One setting's current value (written, else its default) without building the others."""
+    table = tables(request.app)["site_settings"]
+    written = request.session.execute(select(table.c.value).where(table.c.key == key)).scalar()
+    return json.loads(written) if written is not None else defaults(request)[key]
 
 
 def get_settings(request):

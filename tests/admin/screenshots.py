@@ -77,6 +77,8 @@ def main(out: Path = OUT) -> None:
                 page.goto(site + "/admin/cache")
                 shot("cache")
                 _shoot_calendar(page, site, shot)
+                _shoot_core(page, site, shot)
+                _shoot_backup(page, site, shot)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(site + "/admin/")
                 shot("dashboard-phone", full=False)
@@ -93,6 +95,41 @@ def _shoot_calendar(page, site: str, shot) -> None:
     page.get_by_label("iCalendar file (.ics)").set_input_files(str(CALENDAR_DATA / "school-term.ics"))
     page.get_by_role("button", name="Import the file").click()
     shot("calendar")
+
+
+def _shoot_core(page, site: str, shot) -> None:
+    """Comments (the queue with its pending count, a reply with an error, one comment's page), posts and pages."""
+    page.goto(site + "/admin/comments")
+    shot("core-comments")
+    page.goto(site + "/admin/comments?status=hold")
+    page.locator("main tbody summary").first.click()
+    page.get_by_role("button", name="Publish reply").click()
+    shot("core-comments-reply-error")
+    comment = page.locator("main tbody tr").first.get_attribute("id").removeprefix("comment-")
+    page.goto(site + f"/admin/comments/{comment}?confirm=approve")
+    shot("core-comment-confirm")
+    page.goto(site + "/admin/posts")
+    shot("core-posts")
+    page.goto(site + "/admin/pages")
+    shot("core-pages")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(site + "/admin/comments")
+    shot("core-comments-phone", full=False)
+    page.set_viewport_size({"width": 1200, "height": 800})
+
+
+def _shoot_backup(page, site: str, shot) -> None:
+    """Backups after a backup and a check, with the schedule refused and then saved."""
+    page.goto(site + "/admin/backups")
+    page.get_by_role("button", name="Back up now").click()
+    name = page.locator("section[aria-labelledby=archives-heading] tbody code").first.inner_text()
+    page.get_by_role("button", name=f"Verify {name}").click()
+    page.get_by_role("textbox", name="Schedule").fill("weekly")
+    page.get_by_role("button", name="Save schedule").click()
+    shot("backup-schedule-error")
+    page.get_by_role("textbox", name="Schedule").fill("daily 02:30")
+    page.get_by_role("button", name="Save schedule").click()
+    shot("backup")
 
 
 if __name__ == "__main__":

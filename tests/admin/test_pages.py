@@ -257,7 +257,7 @@ def test_hook_register_admin_pages(make_app):
     subscriber = create_test_user(site, "subscriber")
     client = sign_in(site, editor)
     page = client.get("/admin/lunch")
-    assert [link.text for link in page.html.select("nav a")] == ["Your profile", "Lunch"]
+    assert [link.text for link in page.html.select("nav a")] == ["Your profile", "Posts", "Pages", "Comments", "Lunch"]
     assert form_with(page, "order", meal="").submit(status=400).html.select_one("#field-meal-error")
     assert "Ordered." in form_with(page, "order", meal="soup").submit().text
     assert orders == [(editor.login, "soup")]

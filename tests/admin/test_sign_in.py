@@ -71,7 +71,7 @@ def test_sign_in_limits_apply(site, people):
     assert "Too many failed sign-in attempts" in refused.text
 
 
-def test_users_without_manage_options_reach_only_their_profile(site, people):
+def test_users_without_manage_options_reach_only_their_profile_and_content_pages(site, people):
     client = sign_in(site, people["editor"])
     landing = client.get("/admin/sign-in")
     assert landing.status_int == 303 and landing.headers["Location"].endswith("/admin/profile")
@@ -80,7 +80,9 @@ def test_users_without_manage_options_reach_only_their_profile(site, people):
     profile = client.get("/admin/profile")
     assert profile.status_int == 200
     menu = [link.text for link in profile.html.select("nav a")]
-    assert menu == ["Your profile"]
+    assert menu == ["Your profile", "Posts", "Pages", "Comments"]  # core's pages for editors; no settings
+    subscriber = sign_in(site, people["subscriber"]).get("/admin/profile")
+    assert [link.text for link in subscriber.html.select("nav a")] == ["Your profile"]
 
 
 def test_sign_out_ends_the_session(site, people):

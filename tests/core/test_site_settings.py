@@ -10,7 +10,7 @@ from tests.core.helpers import API
 
 KEYS = {"title", "description", "url", "email", "timezone", "date_format", "time_format", "start_of_week", "language",
         "use_smilies", "default_category", "default_post_format", "posts_per_page", "show_on_front", "page_on_front",
-        "page_for_posts", "default_ping_status", "default_comment_status", "site_logo", "site_icon"}
+        "page_for_posts", "default_ping_status", "default_comment_status", "moderation_notify", "site_logo", "site_icon"}
 
 
 def test_settings_read_their_defaults_from_the_site_table(make_app, users):

@@ -31,3 +31,23 @@ def test_hook_html_head(make_app):
     app = make_app(plugins=[make_plugin("noteview", html_view), make_plugin("notehead", html_head)])
     assert '<meta name="note-id" content="7">' in app.client.get("/?note=7").text
     assert "note-id" not in app.client.get("/").text
+
+
+def test_hook_editor_url(make_app):
+    from tests.admin.helpers import sign_in
+    from host.testing import create_test_user
+
+    def editor_url(app, item, rest_url):
+        if item["title"]["raw"].startswith("Built:"):
+            return f"https://editor.school.test/edit/{item['id']}?api={rest_url}"
+        return None
+
+    app = make_app(plugins=["core", make_plugin("myeditor", editor_url)], extra={"auth": {"slow_seconds": 0}})
+    admin = create_test_user(app, "administrator")
+    built, plain = (app.client.post_json("/wp-json/core/v2/posts", {"title": title, "status": "publish"},
+                                         headers=admin.headers, status=201).json for title in ("Built: fair", "Plain"))
+    page = sign_in(app, admin).get("/admin/posts")
+    assert page.html.select_one(f"#post-{built['id']} a.edit")["href"] == \
+        f"https://editor.school.test/edit/{built['id']}?api=http://school.test/wp-json"
+    assert page.html.select_one(f"#post-{plain['id']} a.edit")["href"] == \
+        f"http://school.test/wp-json/core/v2/posts/{plain['id']}"  # no answer: the item's REST URL

@@ -1,0 +1,213 @@
+"""Backups in the admin area: the archives (download, verify), a backup now, the jobs' state and the schedule.
+
+The page uses this plugin's own modules. A backup and a verification run as jobs in a background
+thread (jobs.py, under the backup lease, one at a time per site); the page waits a few seconds
+for them, so a small site sees the outcome at once, and otherwise shows the running job, whose
+state any worker reads from `backup_jobs`. Restoring replaces the whole site, so it stays a
+command on the server; the page says which. Only holders of the plugin's own capability
+(`backup_basic`, administrators) reach the page and its downloads.
+"""
+
+from __future__ import annotations
+
+import datetime
+from html import escape
+from pathlib import Path
+
+import bottle
+from sqlalchemy import select
+
+from host.admin import AdminAnswer, AdminRequest
+
+from . import archive as archives
+from .create import is_archive_name, list_archives
+from .jobs import job_state, last_scheduled, lease_holder, start_job, start_verify_job
+from .settings import MAX_EVERY_HOURS, current_schedule, settings_of, stored_schedule_text, store_schedule
+from .tables import jobs_table
+
+ACTIONS = ("create", "verify", "schedule")
+DOWNLOAD = "download"
+PER_PAGE = 20
+JOBS_SHOWN = 10
+WAIT_SECONDS = 5.0  # how long a POST waits for its job before showing it running
+MAX_SCHEDULE = 40
+KINDS = {"schedule": "scheduled", "rest": "asked for over REST", "admin": "made in the admin area"}
+
+
+def backups_page(page: AdminRequest):
+    first, _slash, rest = page.subpath.partition("/")
+    if first == DOWNLOAD and rest and page.method == "GET":
+        return download(page, rest)
+    if page.subpath:
+        page.notice("<p>There is no such page.</p>", "error")
+        return AdminAnswer("", 404)
+    status = 200
+    if page.method == "POST":
+        status = {"create": create_now, "verify": verify, "schedule": change_schedule}[page.action](page)
+    raw_page = str(page.request.query.decode().get("paged", "1") or "1")
+    number = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
+    paths = list(reversed(list_archives(settings_of(page.app).directory)))
+    total_pages = max(1, -(-len(paths) // PER_PAGE))
+    if not 1 <= number <= total_pages:
+        page.notice(f"<p>The archives fill {total_pages} page{'s' if total_pages != 1 else ''}.</p>", "error")
+        return AdminAnswer(render(page, [], 1, total_pages), 400)
+    shown = paths[(number - 1) * PER_PAGE: number * PER_PAGE]
+    return AdminAnswer(render(page, archive_rows(page, shown), number, total_pages), status)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+def archive_rows(page: AdminRequest, paths: list[Path]) -> list[dict]:
+    jobs = jobs_table(page.app)
+    names = [path.name for path in paths]
+    with page.app.db.session() as session:
+        triggers = dict(session.execute(select(jobs.c.archive, jobs.c.trigger).where(
+            jobs.c.archive.in_(names), jobs.c.trigger != "verify", jobs.c.status == "done")).all()) if names else {}
+    rows = []
+    for path in paths:
+        row = {"name": path.name, "size": path.stat().st_size, "created": "", "problem": "",
+               "kind": KINDS.get(triggers.get(path.name, ""), "made on the command line"),
+               "download": page.url(DOWNLOAD, path.name)}
+        try:
+            manifest = archives.read_manifest(path)
+            row["created"] = utc_text(str(manifest.get("created", "")))
+        except archives.ArchiveError as error:
+            row["problem"] = str(error)
+        rows.append(row)
+    return rows
+
+
+def utc_text(stamp: str) -> str:
+    """An ISO 8601 time as "YYYY-MM-DD HH:MM:SS" in UTC (the manifest's own text when it is not one)."""
+    try:
+        moment = datetime.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def recent_jobs(page: AdminRequest) -> list[dict]:
+    jobs = jobs_table(page.app)
+    with page.app.db.session() as session:
+        found = session.execute(select(jobs).order_by(jobs.c.id.desc()).limit(JOBS_SHOWN)).all()
+    held = lease_holder(page.app)
+    rows = []
+    for row in found:
+        status = job_state(row, held is not None and held[0] == row.holder)
+        percent = int(100 * row.done / row.total) if row.total else (100 if status == "done" else 0)
+        rows.append({"id": row.id, "status": status, "trigger": row.trigger, "stage": row.stage,
+                     "percent": min(percent, 100), "archive": row.archive, "message": row.message,
+                     "created": row.created.replace(microsecond=0).isoformat(sep=" ")})
+    return rows
+
+
+def human_size(size: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:,} {unit}" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return str(size)
+
+
+def render(page: AdminRequest, rows: list[dict], number: int, total_pages: int):
+    settings = settings_of(page.app)
+    schedule = current_schedule(page.app)
+    stored = stored_schedule_text(page.app)
+    schedule_text = "" if schedule is None else (f"daily {schedule.at:%H:%M}" if schedule.kind == "daily"
+                                                 else f"every {schedule.hours} hours")
+    config = page.app.settings.config_file
+    jobs = recent_jobs(page)
+    next_run = ""
+    if schedule is not None:
+        zone = page.app.timezone()
+        now = datetime.datetime.now(datetime.timezone.utc)
+        due = schedule.next_run(last_scheduled(page.app), now, zone)
+        next_run = "now" if due <= now else due.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    return page.render("backup_admin.html", rows=rows, jobs=jobs, human_size=human_size,
+                       running=any(job["status"] == "running" for job in jobs), directory=str(settings.directory),
+                       keep=settings.keep, schedule=schedule, schedule_text=schedule_text,
+                       next_run=next_run, schedule_from=("Chosen on this page." if stored is not None
+                                      else "From [plugins.backup] schedule in sitehost.toml."),
+                       zone=str(page.app.timezone()), max_hours=MAX_EVERY_HOURS,
+                       restore_command=("sitehost " + (f"--config {config} " if config else "")
+                                        + f"backup restore {settings.directory}/ARCHIVE --force"),
+                       current=number, total_pages=total_pages, page_url=lambda n: page.url() + f"?paged={n}")
+
+
+# --- downloading ---------------------------------------------------------------------------------
+
+def archive_path(page: AdminRequest, name: str) -> Path | None:
+    """The archive `name` in the backups folder, or None (a name this plugin never gives, or gone)."""
+    if not is_archive_name(name):
+        return None
+    path = settings_of(page.app).directory / name
+    return path if path.is_file() else None
+
+
+def download(page: AdminRequest, name: str):
+    """The archive as an attachment, streamed from disk by Bottle (never read into memory)."""
+    path = archive_path(page, name)
+    if path is None:
+        page.notice("<p>There is no backup archive of that name.</p>", "error")
+        return AdminAnswer("", 404)
+    answer = bottle.static_file(path.name, root=str(path.parent), mimetype="application/x-tar", download=path.name)
+    if isinstance(answer, bottle.HTTPResponse) and answer.status_code == 200:
+        answer.set_header("Cache-Control", "no-store")
+        answer.set_header("X-Content-Type-Options", "nosniff")
+    return answer
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+def create_now(page: AdminRequest) -> int:
+    started = start_job(page.app, "admin", page.user.id)
+    if started is None:
+        page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
+        return 409
+    job_id, thread = started
+    thread.join(WAIT_SECONDS)
+    report_job(page, job_id, "Backup")
+    return 200
+
+
+def verify(page: AdminRequest) -> int:
+    name = page.form.get("name", "")
+    if archive_path(page, name) is None:
+        page.notice("<p>There is no backup archive of that name.</p>", "error")
+        return 404 if is_archive_name(name) else 400
+    started = start_verify_job(page.app, name, page.user.id)
+    if started is None:
+        page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
+        return 409
+    job_id, thread = started
+    thread.join(WAIT_SECONDS)
+    report_job(page, job_id, f"Verification of {name}")
+    return 200
+
+
+def report_job(page: AdminRequest, job_id: int, what: str) -> None:
+    job = next((job for job in recent_jobs(page) if job["id"] == job_id), None)
+    if job is None or job["status"] == "running":
+        page.notice(f"<p>{escape(what)} is running (job {job_id}): its progress is under Jobs below. "
+                    "Reload the page to follow it.</p>")
+    elif job["status"] == "done":
+        page.notice(f"<p>{escape(what)} done (job {job_id}): {escape(job['message'])}</p>")
+    else:
+        page.notice(f"<p>{escape(what)} failed (job {job_id}): {escape(job['message'])}</p>", "error")
+
+
+def change_schedule(page: AdminRequest) -> int:
+    text = " ".join(page.form.get("schedule", "").split())
+    if len(text) > MAX_SCHEDULE:
+        page.error("schedule", f"Write at most {MAX_SCHEDULE} characters.")
+        return 400
+    try:
+        schedule = store_schedule(page.app, text)
+    except ValueError as error:
+        page.error("schedule", str(error)[:1].upper() + str(error)[1:] + ".")
+        return 400
+    page.form.clear()  # show the schedule as kept
+    page.notice("<p>Backups now run " + (schedule.describe() if schedule else "only when asked for") + ".</p>")
+    return 200

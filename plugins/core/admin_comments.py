@@ -1,0 +1,273 @@
+"""Comments in the admin area: the moderation queue (WordPress's edit-comments.php) and one comment's page.
+
+Lists and changes go through core/v2/comments as the signed-in user (`page.rest`), so the route's
+permission checks apply and every change fires `content_saved` with who made it: the spam filter
+learns from "Spam" and "Not spam" there, without this page knowing it exists. The counts of the
+filters and the menu's pending count are one GROUP BY / COUNT over core's own comments table.
+`/admin/comments/<id>` shows one comment with its actions (the moderation mail links there, with
+`?confirm=approve|spam|trash` naming the action it asks about).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from sqlalchemy import func, select
+
+from host.admin import AdminAnswer, AdminRequest
+
+from . import comment_store as cs
+from .comments import MAX_LENGTHS
+from .tables import tables
+
+COMMENTS = "/core/v2/comments"
+PER_PAGE = 20
+MAX_SEARCH = 200
+MAX_BULK = 100  # ticked rows one bulk action may change (a page shows PER_PAGE)
+FILTERS = (("all", "All"), ("hold", "Pending"), ("approved", "Approved"), ("spam", "Spam"), ("trash", "Trash"))
+REST_STATUS = {"all": "all", "hold": "hold", "approved": "approve", "spam": "spam", "trash": "trash"}
+# action -> (button text, the REST status word it sends, the statuses it applies to)
+CHANGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "approve": ("Approve", "approved", ("hold", "spam", "trash")),
+    "unapprove": ("Unapprove", "hold", ("approved",)),
+    "spam": ("Spam", "spam", ("hold", "approved")),
+    "not-spam": ("Not spam", "unspam", ("spam",)),
+    "trash": ("Trash", "trash", ("hold", "approved", "spam")),
+    "restore": ("Restore", "untrash", ("trash",)),
+}
+ROW_ACTIONS = {"hold": ("approve", "spam", "trash"), "approved": ("unapprove", "spam", "trash"),
+               "spam": ("not-spam", "trash"), "trash": ("restore",)}
+DONE = {"approve": "approved", "unapprove": "unapproved", "spam": "marked as spam", "not-spam": "restored from spam",
+        "trash": "moved to the Trash", "restore": "restored from the Trash"}
+ACTIONS = (*CHANGES, "reply", "bulk")
+
+
+def pending_count(app, user) -> int:
+    """The menu's count: comments waiting for moderation (one COUNT over an indexed column)."""
+    table = cs.comments_table(app)
+    with app.db.session() as session:
+        return session.execute(select(func.count()).select_from(table).where(
+            table.c.status == "hold", table.c.type == "comment")).scalar() or 0
+
+
+def status_counts(app) -> dict[str, int]:
+    table = cs.comments_table(app)
+    with app.db.session() as session:
+        rows = session.execute(select(table.c.status, func.count()).where(table.c.type == "comment")
+                               .group_by(table.c.status)).all()
+    counts = {status: 0 for status, _label in FILTERS}
+    counts.update({status: count for status, count in rows if status in counts})
+    counts["all"] = counts["hold"] + counts["approved"]  # as WordPress: All is pending and approved
+    return counts
+
+
+def post_titles(app, post_ids: set[int]) -> dict[int, str]:
+    if not post_ids:
+        return {}
+    posts = tables(app)["posts"]
+    with app.db.session() as session:
+        return dict(session.execute(select(posts.c.id, posts.c.title).where(posts.c.id.in_(post_ids))).all())
+
+
+# --- the request ---------------------------------------------------------------------------------
+
+class Query:
+    """The list's filter, search and page from the address; `problem` names a bad value."""
+
+    def __init__(self, page: AdminRequest):
+        values = page.request.query.decode()
+        self.status = str(values.get("status", "all") or "all")
+        self.search = str(values.get("s", ""))[: MAX_SEARCH + 1]
+        raw_page = str(values.get("paged", "1") or "1")
+        self.page = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
+        self.problem = ""
+        if self.status not in REST_STATUS:
+            self.problem = "There is no such list of comments."
+        elif len(self.search) > MAX_SEARCH:
+            self.problem = f"Search for at most {MAX_SEARCH} characters."
+        elif self.page < 1:
+            self.problem = "The page number must be a whole number from 1."
+
+    def url(self, base: str, **changes: Any) -> str:
+        values = {"status": self.status, "s": self.search, "paged": self.page, **changes}
+        shown = {key: value for key, value in values.items()
+                 if value not in ("", None) and not (key == "paged" and value == 1)
+                 and not (key == "status" and value == "all")}
+        return base + ("?" + urlencode(shown) if shown else "")
+
+
+def comments_page(page: AdminRequest):
+    if page.subpath:
+        return single_comment(page)
+    query = Query(page)
+    status = 200
+    if page.method == "POST":
+        status = handle_post(page)
+    if query.problem:
+        page.notice(f"<p>{query.problem}</p>", "error")
+        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
+    search = {"search": query.search} if query.search else {}
+    listed = page.rest("GET", COMMENTS, status=REST_STATUS[query.status], context="edit", per_page=PER_PAGE,
+                       page=query.page, orderby="date_gmt", **search)
+    if not listed.ok:
+        page.notice(f"<p>The comments could not be read: {message_of(listed)}</p>", "error")
+        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)),
+                           400 if listed.status == 400 else 502)
+    total = int(listed.headers.get("X-WP-Total", "0") or 0)
+    total_pages = int(listed.headers.get("X-WP-TotalPages", "0") or 0)
+    if query.page > max(total_pages, 1):
+        page.notice(f"<p>This list has {total_pages} page{'s' if total_pages != 1 else ''}.</p>", "error")
+        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
+    body = page.render("core_comments.html", **list_context(page, query, rows_of(page, listed.data), total,
+                                                            total_pages))
+    return AdminAnswer(body, status)
+
+
+def list_context(page: AdminRequest, query: Query, rows: list[dict], total: int, total_pages: int) -> dict:
+    counts = status_counts(page.app)
+    base = page.url()
+    return {"query": query, "rows": rows, "counts": counts, "filters": FILTERS, "total": total,
+            "total_pages": total_pages,
+            "here": query.url(base), "filter_url": lambda status: query.url(base, status=status, paged=1, s=""),
+            "page_url": lambda number: query.url(base, paged=number), "changes": CHANGES,
+            "bulk_choices": [(name, CHANGES[name][0]) for name in CHANGES]}
+
+
+def rows_of(page: AdminRequest, comments: Any) -> list[dict]:
+    comments = comments if isinstance(comments, list) else []
+    titles = post_titles(page.app, {int(comment.get("post") or 0) for comment in comments})
+    rows = []
+    for comment in comments:
+        status = comment.get("status", "")
+        link = str(comment.get("link", ""))
+        rows.append({"id": comment["id"], "status": status, "author": comment.get("author_name", ""),
+                     "email": comment.get("author_email", ""), "url": comment.get("author_url", ""),
+                     "ip": comment.get("author_ip", ""), "date": str(comment.get("date", "")).replace("T", " "),
+                     "text": (comment.get("content") or {}).get("raw", ""),
+                     "post_title": titles.get(comment.get("post"), "") or "(no title)",
+                     "post_link": link.partition("#")[0], "link": link, "parent": comment.get("parent", 0),
+                     "actions": ROW_ACTIONS.get(status, ()), "can_reply": status in ("hold", "approved")})
+    return rows
+
+
+def message_of(answer) -> str:
+    data = answer.data if isinstance(answer.data, dict) else {}
+    return str(data.get("message") or f"HTTP {answer.status}")
+
+
+# --- changes -------------------------------------------------------------------------------------
+
+def comment_id(value: str) -> int:
+    value = value.strip()
+    return int(value) if value.isdigit() and 0 < len(value) < 12 else 0
+
+
+def handle_post(page: AdminRequest) -> int:
+    if page.action == "reply":
+        return reply(page)
+    if page.action == "bulk":
+        return bulk(page)
+    wanted = comment_id(page.form.get("id", ""))
+    if not wanted:
+        page.notice("<p>No comment was named.</p>", "error")
+        return 400
+    return change(page, page.action, wanted, announce=True)
+
+
+def change(page: AdminRequest, action: str, wanted: int, announce: bool) -> int:
+    """Apply `action` to comment `wanted` through REST; the status the page answers with."""
+    current = page.rest("GET", f"{COMMENTS}/{wanted}", context="edit")
+    if not current.ok:
+        page.notice(f"<p>Comment {wanted}: {message_of(current)}</p>", "error")
+        return 404 if current.status == 404 else 409
+    label, word, applies_to = CHANGES[action]
+    if current.data.get("status") not in applies_to:
+        page.notice(f"<p>Comment {wanted} is {current.data.get('status')}: \u201c{label}\u201d does not apply; "
+                    "nothing was changed.</p>", "error")
+        return 409
+    if word == "trash":
+        answer = page.rest("DELETE", f"{COMMENTS}/{wanted}")
+    else:
+        answer = page.rest("POST", f"{COMMENTS}/{wanted}", body={"status": word})
+    if not answer.ok:
+        page.notice(f"<p>Comment {wanted} was not changed: {message_of(answer)}</p>", "error")
+        return 502 if answer.status >= 500 else 409
+    if announce:
+        page.notice(f"<p>Comment {wanted} {DONE[action]}.</p>")
+    return 200
+
+
+def bulk(page: AdminRequest) -> int:
+    action = page.form.get("bulk_action", "")
+    if action not in CHANGES:
+        page.error("bulk_action", "Choose what to do with the ticked comments.")
+        return 400
+    raw = page.request.forms.decode().getall("ids")
+    ids = list(dict.fromkeys(comment_id(str(value)) for value in raw))
+    if not ids or 0 in ids:
+        page.notice("<p>Tick the comments to change first.</p>", "error")
+        return 400
+    if len(ids) > MAX_BULK:
+        page.notice(f"<p>Change at most {MAX_BULK} comments at once.</p>", "error")
+        return 400
+    changed = [wanted for wanted in ids if change(page, action, wanted, announce=False) == 200]
+    if changed:
+        page.notice(f"<p>{len(changed)} comment{'s' if len(changed) != 1 else ''} {DONE[action]}.</p>")
+    return 200 if len(changed) == len(ids) else 409
+
+
+def reply(page: AdminRequest) -> int:
+    """A reply by the signed-in user, approved (a moderator's comment is); a held parent is approved
+    with it, as WordPress's "Approve and Reply"."""
+    parent_id = comment_id(page.form.get("id", ""))
+    text = page.form.get("content", "").strip()
+    field = f"content-{parent_id}"
+    if not parent_id:
+        page.notice("<p>No comment was named to reply to.</p>", "error")
+        return 400
+    if not text:
+        page.error(field, "Write the reply first.")
+    elif len(text) > MAX_LENGTHS["content"]:
+        page.error(field, f"A reply has at most {MAX_LENGTHS['content']:,} characters.")
+    if page.field_errors:
+        return 400
+    parent = page.rest("GET", f"{COMMENTS}/{parent_id}", context="edit")
+    if not parent.ok:
+        page.notice(f"<p>Comment {parent_id}: {message_of(parent)}</p>", "error")
+        return 404 if parent.status == 404 else 409
+    if parent.data.get("status") not in ("hold", "approved"):
+        page.notice(f"<p>Comment {parent_id} is {parent.data.get('status')}: replies go to published or pending "
+                    "comments only.</p>", "error")
+        return 409
+    if parent.data.get("status") == "hold" and change(page, "approve", parent_id, announce=False) != 200:
+        return 409
+    answer = page.rest("POST", COMMENTS, body={"post": parent.data["post"], "parent": parent_id, "content": text})
+    if not answer.ok:
+        page.notice(f"<p>The reply was not saved: {message_of(answer)}</p>", "error")
+        return 400 if answer.status == 400 else 409
+    page.form.pop(field, None)
+    page.notice(f"<p>Your reply to comment {parent_id} is published.</p>")
+    return 200
+
+
+# --- one comment ---------------------------------------------------------------------------------
+
+def single_comment(page: AdminRequest):
+    wanted = comment_id(page.subpath)
+    if not wanted or "/" in page.subpath:
+        page.notice("<p>There is no such comment.</p>", "error")
+        return AdminAnswer("", 404)
+    status = 200
+    if page.method == "POST":
+        status = handle_post(page)
+    answer = page.rest("GET", f"{COMMENTS}/{wanted}", context="edit")
+    if not answer.ok:
+        page.notice(f"<p>Comment {wanted}: {message_of(answer)}</p>", "error")
+        return AdminAnswer("", 404 if answer.status == 404 else 403)
+    confirm = str(page.request.query.decode().get("confirm", ""))
+    row = rows_of(page, [answer.data])[0]
+    asked = confirm if confirm in row["actions"] else ""
+    body = page.render("core_comment.html", row=row, asked=asked, changes=CHANGES, here=page.url(wanted),
+                       queue=page.url())
+    return AdminAnswer(body, status)
