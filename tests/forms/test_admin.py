@@ -147,6 +147,23 @@ def test_configuration_problems_are_saved_and_shown_beside_their_fields(app):
     assert client.get(f"/admin/forms/{form['id']}").html.select_one("#field-mail-sender-problems") is not None
 
 
+def test_a_choice_of_addresses_is_a_valid_recipient_and_a_choice_of_words_is_not(app):
+    """The reference's department picker: `[select dept "Admissions|admissions@school.test" ...]` as the To."""
+    form = create_form(app, form='[select* dept "Admissions|admissions@school.test" "Office|office@school.test"] '
+                                 '[select* topic "Lunch" "Buses"] [submit]')
+    client = sign_in(app, app.users["editor"])
+    editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
+                  if "form" in candidate.fields)
+    editor["mail-recipient"] = "[dept]"
+    saved = editor.submit("action", value="save")
+    assert saved.html.select_one(".notice").text == "The form was saved."
+    assert saved.html.select_one("#field-mail-recipient-problems") is None
+    editor["mail-recipient"] = "[topic]"
+    saved = editor.submit("action", value="save")
+    assert "'[topic]' does not give a valid email address." in \
+        saved.html.select_one("#field-mail-recipient-problems").text
+
+
 @pytest.mark.parametrize("field, value, fragment", [
     ("locale", "english!", "String does not match"),
     ("status", "draft", "Must be one of"),
