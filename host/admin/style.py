@@ -87,6 +87,8 @@ legend { font-weight: 600; padding: 0 .25rem; }
 .forms-preview-frame label { display: block; margin: 0 0 .75rem; }
 .forms-preview-frame textarea { display: block; width: 100%; max-width: 28rem; min-height: 6rem; }
 .forms-preview-frame .hidden-fields-container { display: none; }
+.forms-preview-frame input[type=checkbox], .forms-preview-frame input[type=radio] { width: auto; margin-right: .4rem; }
+.forms-admin td[data-label="Date (UTC)"] { white-space: nowrap; }
 .forms-admin .forms-value { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* end forms plugin */
 @media (max-width: 40rem) {
