@@ -27,6 +27,7 @@ from .schemas import FormUpdateArgs, FormWriteArgs
 
 ACTIONS = ("create", "delete", "save", "preview")
 FORM_ID = re.compile(r"^[1-9][0-9]{0,9}$")
+MAX_ID = 2**31 - 1  # the ids' column type: a larger number is no form (and must not reach the database)
 MAILS = ("mail", "mail_2")
 MAIL_TEXTS = ("recipient", "sender", "subject", "additional_headers", "body", "attachments")
 MAIL_FLAGS = ("active", "use_html", "exclude_blank")
@@ -49,9 +50,14 @@ MESSAGE_LABELS = {
 def forms_page(page):
     if page.subpath == "":
         return list_page(page)
-    if FORM_ID.match(page.subpath):
-        return editor_page(page, int(page.subpath))
+    if form_id_of(page.subpath):
+        return editor_page(page, form_id_of(page.subpath))
     return AdminAnswer("<p>The admin area has no such page.</p>", 404)
+
+
+def form_id_of(text: str) -> int | None:
+    """The id a path segment or field names, or None when it cannot be one."""
+    return int(text) if FORM_ID.match(text) and int(text) <= MAX_ID else None
 
 
 # --- the list -------------------------------------------------------------------------------
@@ -104,7 +110,7 @@ def delete(page) -> int:
     """Delete the form named by `form_id` (its stored submissions stay, as the reference's Flamingo keeps them)."""
     form_id = page.form.get("form_id", "")
     with rest_request(page, write=True) as request:
-        form = store.load(request, int(form_id)) if FORM_ID.match(form_id) else None
+        form = store.load(request, form_id_of(form_id)) if form_id_of(form_id) else None
         if form is None:
             page.notice("<p>There is no such form; nothing was deleted.</p>", "error")
             return 404

@@ -24,6 +24,7 @@ from host.admin import AdminAnswer
 from . import store
 from . import submissions as stored
 from .admin import rest_request
+from .editor import MAX_ID
 
 ACTIONS = ("resend", "delete")
 PER_PAGE = 20
@@ -43,7 +44,7 @@ def submissions_page(page):
             return AdminAnswer(index_html(page), 400)
         return index_html(page)
     match = SUBPATH.match(page.subpath)
-    if match is None:
+    if match is None or any(int(match[name] or 0) > MAX_ID for name in ("form", "submission")):
         return AdminAnswer("<p>The admin area has no such page.</p>", 404)
     form_id = int(match["form"])
     if match["submission"] and match["file"] is None:

@@ -79,7 +79,7 @@ def test_an_editor_lists_adds_and_deletes_forms(app):
     assert [link.text for link in answer.html.select("tbody td[data-label=Title] a")] == ["Absence report"]
     token = csrf_of(client)
     before = rows(app, "forms_forms")
-    for bad in (str(form_id), "abc", "0", ""):
+    for bad in (str(form_id), "abc", "0", "", "9999999999"):
         missing = client.post("/admin/forms", {"csrf_token": token, "action": "delete", "form_id": bad}, status=404)
         assert "nothing was deleted" in notices(missing)
     assert rows(app, "forms_forms") == before
@@ -91,6 +91,7 @@ def test_editing_actions_on_the_list_and_an_unknown_form_are_refused(app):
     answer = client.post("/admin/forms", {"csrf_token": token, "action": "save"}, status=400)
     assert "Open a form" in notices(answer)
     client.get("/admin/forms/999999", status=404)
+    client.get("/admin/forms/9999999999", status=404)  # beyond the id column: never reaches the database
     client.get("/admin/forms/nonsense", status=404)
     author = sign_in(app, app.users["author"])
     author.get("/admin/forms", status=403)
@@ -263,6 +264,8 @@ def test_submissions_are_listed_per_form_searched_over_values_and_filtered_by_st
         bad = client.get(f"/admin/form-submissions/{form['id']}", query, status=400)
         assert bad.html.select_one(f"#field-{field}-error") is not None
     client.get("/admin/form-submissions/999999", status=404)
+    client.get("/admin/form-submissions/9999999999", status=404)
+    client.get(f"/admin/form-submissions/{form['id']}/9999999999", status=404)
     sign_in(app, app.users["editor"]).get(f"/admin/form-submissions/{form['id']}", status=403)
 
 

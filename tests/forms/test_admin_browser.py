@@ -77,7 +77,10 @@ def test_an_administrator_edits_previews_and_saves_a_form_then_searches_and_expo
         page.get_by_role("button", name="Search").click()
         with page.expect_download() as download_info:
             page.get_by_role("link", name="Export as CSV").click()
-        text = open(download_info.value.path(), encoding="utf-8-sig").read()
+        text = open(download_info.value.path(), encoding="utf-8-sig", newline="").read()
+        streamed = page.request.get(f"{site}/admin/form-submissions/{form_id}/export.csv")
+        assert streamed.headers.get("transfer-encoding") == "chunked" and "content-length" not in streamed.headers
+        assert streamed.text().lstrip("\ufeff") == text
         assert "'=SUM(A1:A9) is what my spreadsheet shows" in text
         page.locator("tbody tr").first.get_by_role("link").click()
         assert page.get_by_role("heading", name="Values sent").is_visible()
