@@ -83,7 +83,9 @@ legend { font-weight: 600; padding: 0 .25rem; }
 .forms-admin .has-error textarea { border-color: var(--bad); border-width: 2px; }
 .forms-config-problems { color: var(--warn); margin: -.5rem 0 .9rem; padding-left: 1.2rem; font-weight: 600; }
 .forms-editor-buttons { display: flex; gap: .5rem; margin-bottom: 1rem; }
-.forms-preview-frame { border: 1px dashed var(--line); border-radius: 4px; padding: 1rem; }
+.forms-preview-frame { border: 1px dashed var(--line); border-radius: 4px; padding: 1rem; margin: 0; min-width: 0; }
+.forms-preview-frame :disabled { color: var(--ink); background: #fff; opacity: 1; cursor: not-allowed; }
+.forms-preview-frame [type=submit]:disabled { background: var(--accent); color: #fff; }
 .forms-preview-frame label { display: block; margin: 0 0 .75rem; }
 .forms-preview-frame textarea { display: block; width: 100%; max-width: 28rem; min-height: 6rem; }
 .forms-preview-frame .hidden-fields-container { display: none; }
