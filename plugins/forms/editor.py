@@ -39,7 +39,8 @@ MESSAGE_LABELS = {
     "invalid_too_long": "A value is too long", "invalid_too_short": "A value is too short",
     "upload_failed": "A file could not be uploaded", "upload_file_type_invalid": "A file's type is not accepted",
     "upload_file_too_large": "A file is too large", "upload_failed_php_error": "A file was not received",
-    "invalid_date": "A date is not valid", "date_too_early": "A date is too early", "date_too_late": "A date is too late",
+    "invalid_date": "A date is not valid", "date_too_early": "A date is too early",
+    "date_too_late": "A date is too late",
     "invalid_number": "A number is not valid", "number_too_small": "A number is too small",
     "number_too_large": "A number is too large", "quiz_answer_not_correct": "A quiz answer is wrong",
     "invalid_email": "An email address is not valid", "invalid_url": "A web address is not valid",
@@ -75,8 +76,6 @@ def list_page(page):
         else:
             page.notice("<p>Open a form to save or preview it.</p>", "error")
             status = 400
-    elif page.request.query.get("deleted"):
-        page.notice("<p>The form was deleted.</p>")
     with rest_request(page) as request:
         forms = [{**form, "modified": minutes(form["modified"])} for form in store.list_forms(request)]
     return AdminAnswer(page.render("forms_admin_list.html", forms=forms,
@@ -216,16 +215,16 @@ def field_errors(messages: Any) -> list[tuple[str, str]]:
             found.extend((f"{name}-{inner}", " ".join(map(str, text))) for inner, text in value.items())
         elif name == "messages" and isinstance(value, dict):
             found.extend((f"message-{inner}", " ".join(map(str, text))) for inner, text in value.items())
-        else:
-            found.append((name if name in TEXTS else "title", " ".join(map(str, value)) if isinstance(value, list)
-                          else str(value)))
+        else:  # the editor sends only its own fields, so every other key is one of TEXTS
+            found.append((name, " ".join(map(str, value)) if isinstance(value, list) else str(value)))
     return found
 
 
 def stored_values(form: store.Form) -> dict[str, str]:
     """The editor's field names with the form's saved values."""
     values = {"title": form.title, "locale": form.locale, "status": form.status,
-              "form": form.properties.get("form", ""), "additional_settings": form.properties.get("additional_settings", "")}
+              "form": form.properties.get("form", ""),
+              "additional_settings": form.properties.get("additional_settings", "")}
     for key in MAILS:
         mail = form.properties.get(key) or {}
         values.update({f"{key}-{name}": str(mail.get(name) or "") for name in MAIL_TEXTS})

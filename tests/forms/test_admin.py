@@ -207,7 +207,8 @@ def test_preview_renders_the_edited_template_as_visitors_see_it_and_saves_nothin
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     before = rows(app, "forms_forms")
-    editor["form"] = "<p>Phone [tel* phone placeholder \"Your number\"]</p><script>alert(1)</script>[submit \"Call me\"]"
+    editor["form"] = ("<p>Phone [tel* phone placeholder \"Your number\"]</p><script>alert(1)</script>"
+                      "[submit \"Call me\"]")
     answer = editor.submit("action", value="preview")
     assert answer.status_int == 200 and "nothing was saved" in notices(answer)
     frame = answer.html.select_one(".forms-preview-frame")
@@ -287,7 +288,8 @@ def test_the_csv_export_is_streamed_with_a_header_row_and_formulas_made_harmless
     dangerous = ["=HYPERLINK(\"http://evil.test\")", "+41 22 000", "-2+3", "@SUM(A1)"]
     for text in dangerous:
         send(app, form["id"], **{"your-message": text})
-    send(app, form["id"], **{"your-name": "Sam, \"the\" parent", "your-message": "two\nlines", "topics": ["Bus", "Lunch"]})
+    send(app, form["id"], **{"your-name": "Sam, \"the\" parent", "your-message": "two\nlines",
+                             "topics": ["Bus", "Lunch"]})
     client = sign_in(app, app.users["administrator"])
     answer = client.get(f"/admin/form-submissions/{form['id']}/export.csv")
     assert answer.headers["Content-Type"] == "text/csv; charset=utf-8"
