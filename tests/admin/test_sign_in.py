@@ -80,7 +80,9 @@ def test_users_without_manage_options_reach_only_their_profile(site, people):
     profile = client.get("/admin/profile")
     assert profile.status_int == 200
     menu = [link.text for link in profile.html.select("nav a")]
-    assert menu == ["Your profile"]
+    assert menu[0] == "Your profile"
+    assert not {"Dashboard", "Plugins", "Users", "Settings", "Cache", "Form submissions"} & set(menu)
+    assert "Contact forms" in menu  # a plugin's page for editors (publish_pages) joins their menu
 
 
 def test_sign_out_ends_the_session(site, people):
