@@ -93,6 +93,22 @@ td input[type="checkbox"] { width: auto; }
 .bulk-actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; margin-bottom: 1rem; }
 .bulk-actions .field { margin: 0; }
 code.command { display: block; overflow-x: auto; white-space: pre; padding: .5rem; }
+/* forms plugin (/admin/forms, /admin/form-submissions): editor textareas, configuration problems, preview */
+.forms-admin textarea { width: 100%; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px;
+  font: .95rem/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--ink); background: #fff; }
+.forms-admin .has-error textarea { border-color: var(--bad); border-width: 2px; }
+.forms-config-problems { color: var(--warn); margin: -.5rem 0 .9rem; padding-left: 1.2rem; font-weight: 600; }
+.forms-editor-buttons { display: flex; gap: .5rem; margin-bottom: 1rem; }
+.forms-preview-frame { border: 1px dashed var(--line); border-radius: 4px; padding: 1rem; margin: 0; min-width: 0; }
+.forms-preview-frame :disabled { color: var(--ink); background: #fff; opacity: 1; cursor: not-allowed; }
+.forms-preview-frame [type=submit]:disabled { background: var(--accent); color: #fff; }
+.forms-preview-frame label { display: block; margin: 0 0 .75rem; }
+.forms-preview-frame textarea { display: block; width: 100%; max-width: 28rem; min-height: 6rem; }
+.forms-preview-frame .hidden-fields-container { display: none; }
+.forms-preview-frame input[type=checkbox], .forms-preview-frame input[type=radio] { width: auto; margin-right: .4rem; }
+.forms-admin td[data-label="Date (UTC)"] { white-space: nowrap; }
+.forms-admin .forms-value { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* end forms plugin */
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
   dl.facts { grid-template-columns: 1fr; }

@@ -70,6 +70,13 @@ def register_pages():
 
 
 @hookimpl
+def register_admin_pages(app):
+    from .admin import admin_pages
+
+    return admin_pages()
+
+
+@hookimpl
 def render_content(app, item, content):
     content["html"] = pages.replace_shortcodes(app, item, content["html"])
 

@@ -112,7 +112,6 @@ class Submission:
         self.uploads: dict[str, list[dict[str, Any]]] = {}  # field -> [{name, content_type, size, path}]
         self.file_data: dict[str, bytes] = {}  # stored path -> bytes (for attachments)
         self.mail_ids: list[int] = []
-        self.attached: list[str] = []
         self.guid = str(uuid.uuid4())
         self.user_agent = request.header("user-agent") or ""
         self.values = {tag.name: posted.get(tag.name) for tag in form.parsed.tags
@@ -261,11 +260,10 @@ class Submission:
         mail_1 = form.properties.get("mail") or {}
         self._begin_writes()
         try:
-            message, attached, visitor_given = mailing.build(self.app, form, mail_1, self.values, self.uploads,
+            message, _attached, visitor_given = mailing.build(self.app, form, mail_1, self.values, self.uploads,
                                                              self.file_data, facts)
             if self.may_autoreply(visitor_given, "mail"):
                 self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
-                self.attached.extend(attached)
         except ValueError as error:
             log.warning("forms: the mail of form %d could not be queued: %s", form.id, error)
             self.status, self.message = "mail_failed", form.message("mail_sent_ng")
@@ -274,11 +272,10 @@ class Submission:
         mail_2 = form.properties.get("mail_2") or {}
         if mail_2.get("active"):
             try:
-                message, attached, visitor_given = mailing.build(self.app, form, mail_2, self.values, self.uploads,
+                message, _attached, visitor_given = mailing.build(self.app, form, mail_2, self.values, self.uploads,
                                                                  self.file_data, facts)
                 if self.may_autoreply(visitor_given, "mail 2"):
                     self.mail_ids.append(self.app.mail.send(message, session=self.request.session))
-                    self.attached.extend(attached)
             except ValueError as error:  # the copy to the visitor is a courtesy: its failure is logged only
                 log.info("forms: the second mail of form %d was not queued: %s", form.id, error)
         self.status, self.message = "mail_sent", form.message("mail_sent_ok")
@@ -309,6 +306,12 @@ class Submission:
 
     def _row(self) -> dict[str, Any]:
         posted_hash = self.posted_data_hash()
+        row = self._full_row(posted_hash)
+        if not self.config.store_submissions:  # the site keeps no one's words: status, date and mail only
+            row.update(fields="{}", files="[]", remote_ip="", user_agent="")
+        return row
+
+    def _full_row(self, posted_hash: str) -> dict[str, Any]:
         return {
             "form_id": self.form.id, "created_at": datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None),
             "status": self.status, "posted_data_hash": posted_hash, "unit_tag": self.unit_tag,
@@ -357,10 +360,11 @@ class Submission:
             self.submission_id = self._store()
         else:
             self._update_stored()
-        if self.attached:
-            folder, attached = self.config.files_dir, list(self.attached)
-            # The outbox row holds a copy of each attached file: the upload itself can go once that row is committed.
-            self.request.after_commit(lambda: [uploads.remove(folder, path) for path in attached])
+        if not self.config.store_submissions and self.uploads:
+            folder = self.config.files_dir
+            stored = [item["path"] for items in self.uploads.values() for item in items]
+            # The outbox row holds a copy of each attached file; with storing off no one else needs them.
+            self.request.after_commit(lambda: [uploads.remove(folder, path) for path in stored])
         body: dict[str, Any] = {
             "contact_form_id": self.form.id, "status": self.status, "message": self.message,
             "posted_data_hash": self.posted_data_hash(), "into": f"#{self.unit_tag}",

@@ -3,8 +3,9 @@
 The checks are media's (core/v2/media): the extension must be one the form accepts, and the
 first bytes must prove what the extension claims for the formats that can be recognised
 (images, PDF, ZIP-based office files); an image's bytes under another extension are refused.
-Files go to `[plugins.forms] files_dir/<random>/<name>`, never under the uploads folder that
-the site serves, and are removed once a queued mail carries them.
+Files go to `[plugins.forms] files_dir/<random>/<name>` (the folder 0700), never under the uploads
+folder that the site serves. They stay with their submission for the admin pages (download, resend)
+until it is deleted; with `store_submissions` off they go once a queued mail carries them.
 """
 
 from __future__ import annotations

@@ -175,10 +175,26 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
         mail = properties.get(key) or {}
         if not mail.get("active"):
             continue
-        _check_mail(key, mail, names, {tag.name for tag in parsed.tags if tag.basetype == "email"}, add)
+        addresses = {tag.name for tag in parsed.tags if tag.basetype == "email" or _piped_addresses(tag)}
+        _check_mail(key, mail, names, addresses, add)
         if f"{key}.recipient" not in errors:  # a recipient that is no address says enough
             _check_autoreply(key, mail, parsed, add)
     return errors
+
+
+def _piped_addresses(tag: template.FormTag) -> bool:
+    """A choice whose every value stands for an address (`"Admissions|admissions@school.test"`): as a
+    recipient it gives an address, the reference's way to let visitors pick a department."""
+    from host.mail.message import parse_address
+
+    if tag.basetype not in ("select", "radio", "checkbox") or not tag.raw_values:
+        return False
+    try:
+        for _shown, address in tag.pipes:
+            parse_address(address, "recipient")
+    except ValueError:
+        return False
+    return True
 
 
 def _check_autoreply(key: str, mail: dict[str, Any], parsed: template.ParsedTemplate, add) -> None:

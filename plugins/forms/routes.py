@@ -96,6 +96,11 @@ def create_form(request):
     params = request.params
     if "id" in params:
         raise RestError("forms_post_exists", "Cannot create existing contact form.", 400)
+    return create_from(request, params)
+
+
+def create_from(request, params: dict[str, Any]) -> dict[str, Any]:
+    """Create a form from validated FormWriteArgs (the REST route and the admin page's "Add form")."""
     properties = props.merge(props.defaults(), _sent_properties(params))
     if "mail" not in params:
         properties["mail"]["active"] = True
@@ -119,12 +124,20 @@ def get_form(request):
     return _item(form.id, form.slug, form.title, form.locale, form.properties, form.parsed)
 
 
-def update_form(request):
-    params = request.params
-    form = _load(request)
+def edited(form: store.Form, params: dict[str, Any]) -> tuple[dict[str, Any], template.ParsedTemplate, dict]:
+    """The form's properties with validated FormUpdateArgs applied, its parsed template and config errors."""
     properties = props.merge(form.properties, _sent_properties(params))
     parsed = template.parse(properties.get("form", ""))
-    errors = props.config_errors(properties, parsed)
+    return properties, parsed, props.config_errors(properties, parsed)
+
+
+def update_form(request):
+    return update_from(request, _load(request), request.params)
+
+
+def update_from(request, form: store.Form, params: dict[str, Any]) -> dict[str, Any]:
+    """Save (or with context=dry-run only check) validated FormUpdateArgs: the REST route and the admin editor."""
+    properties, parsed, errors = edited(form, params)
     title = params.get("title", form.title)
     locale = params.get("locale") or form.locale
     if params["context"] != "dry-run":

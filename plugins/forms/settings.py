@@ -33,6 +33,10 @@ class FormsConfigSchema(Schema):
             "description": "Mails that one address typed by a visitor (an autoreply, such as a form's mail 2 to "
                            "`[your-email]`) may receive per day, all forms and workers together (0: no autoreply "
                            "is sent). Counted in the database; an autoreply also needs the spam check to pass."})
+    store_submissions = fields.Boolean(load_default=True, metadata={
+        "description": "Keep what each submission sent (its fields, files, address and browser) for the admin's Form "
+                       "submissions page, as Flamingo does for the reference; files stay after a mail carries them. "
+                       "Off: a submission keeps only its status, date and mail, and files go once mailed."})
     admin_email = fields.String(load_default="", metadata={
         "description": "Address `[_site_admin_email]` stands for in mail; empty: the first administrator's."})
 
@@ -46,6 +50,7 @@ class FormsConfig:
     max_file_bytes: int
     verify_nonce: bool
     autoreplies_per_recipient_per_day: int
+    store_submissions: bool
     admin_email: str
 
 

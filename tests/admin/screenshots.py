@@ -79,6 +79,7 @@ def main(out: Path = OUT) -> None:
                 _shoot_calendar(page, site, shot)
                 _shoot_core(page, site, shot)
                 _shoot_backup(page, site, shot)
+                _shoot_forms(page, site, shot)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(site + "/admin/")
                 shot("dashboard-phone", full=False)
@@ -130,6 +131,28 @@ def _shoot_backup(page, site: str, shot) -> None:
     page.get_by_role("textbox", name="Schedule").fill("daily 02:30")
     page.get_by_role("button", name="Save schedule").click()
     shot("backup")
+def _shoot_forms(page, site: str, shot) -> None:
+    """The forms plugin's pages: the list, the editor with a preview, a form's submissions, one submission."""
+    page.goto(site + "/admin/forms")
+    shot("forms-list")
+    page.get_by_role("link", name="Contact the school office", exact=True).click()
+    form_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    for name, message in (("Sam Parent", "Is there a place in Year 7 next September?"),
+                          ("Alex Carer", "Could you send the uniform list again, please?"),
+                          ("Jo Guardian", "Which bus stops near the new sports hall?")):
+        page.request.post(f"{site}/wp-json/forms/v1/contact-forms/{form_id}/feedback", multipart={
+            "_forms": str(form_id), "_forms_unit_tag": f"forms-f{form_id}-p0-o1", "_forms_container_post": "0",
+            "your-name": name, "your-email": "parent@riverside.example", "your-subject": "Admissions",
+            "your-message": message, "privacy": "1"})
+    template = page.get_by_label("Form template")
+    template.fill(template.input_value().replace("[submit", "<label> Your phone (optional)\n    [tel your-phone] "
+                                                 "</label>\n\n[submit"))
+    page.get_by_role("button", name="Preview").click()
+    shot("forms-editor-preview", full=False)
+    page.goto(f"{site}/admin/form-submissions/{form_id}")
+    shot("forms-submissions")
+    page.locator("tbody tr").first.get_by_role("link").click()
+    shot("forms-submission")
 
 
 if __name__ == "__main__":

@@ -216,16 +216,22 @@ def file_form(app):
                              "subject": "File from [your-name]", "body": "See [doc].", "attachments": "[doc]"})
 
 
-def test_an_uploaded_file_is_attached_to_the_mail_and_then_removed(make_app, smtp_server):
-    app = site(make_app, mail=smtp_server.mail_settings())
+@pytest.mark.parametrize("store_submissions", [True, False])
+def test_an_uploaded_file_is_attached_to_the_mail_and_kept_only_while_submissions_are_stored(
+        make_app, smtp_server, store_submissions):
+    app = site(make_app, mail=smtp_server.mail_settings(), config={"forms": {"store_submissions": store_submissions}})
     form = file_form(app)
     folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
     body = submit(app, form["id"], {"your-name": "Sam"}, files=[("doc", "note.pdf", PDF)]).json
     assert body["status"] == "mail_sent"
-    stored = json.loads(rows(app)[0]["files"])
-    assert [(item["field"], item["name"], item["content_type"], item["size"]) for item in stored] == [
-        ("doc", "note.pdf", "application/pdf", len(PDF))]
-    assert not (folder / stored[0]["path"]).exists()  # the outbox holds the copy now
+    if store_submissions:  # kept for the admin's Form submissions page (download, resend)
+        stored = json.loads(rows(app)[0]["files"])
+        assert [(item["field"], item["name"], item["content_type"], item["size"]) for item in stored] == [
+            ("doc", "note.pdf", "application/pdf", len(PDF))]
+        assert (folder / stored[0]["path"]).read_bytes() == PDF
+    else:  # the outbox holds the only copy now
+        assert json.loads(rows(app)[0]["files"]) == []
+        assert not [path for path in folder.rglob("*") if path.is_file()]
     assert not str(folder).startswith(str(Path(app.settings.uploads_dir).resolve()))
     app.mail.deliver_pending()
     [message] = smtp_server.wait_for(1)
