@@ -90,6 +90,10 @@ def user_set_password(ctx: click.Context, login: str, password_stdin: bool) -> N
     """
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
+    elif not sys.stdin.isatty():  # getpass would warn, echo nothing useful and abort on end of input
+        raise click.ClickException("no terminal to ask for the password: pipe it in with --password-stdin "
+                                   f"(printf '%s\\n' \"$NEW_PASSWORD\" | sitehost user set-password {login} "
+                                   "--password-stdin)")
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     if len(password) < MIN_PASSWORD_LENGTH:
