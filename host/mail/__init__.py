@@ -48,7 +48,7 @@ def register_health_tests():
 @hookimpl
 def startup(app):
     """A wrong `[mail]` table stops the start with a ConfigError naming the setting."""
-    settings = load_mail_settings(getattr(app.settings, "mail", None))
+    settings = load_mail_settings(getattr(app.settings, "mail", None), app.settings.environment.get("mail"))
     tables = {name: app.db.metadata.tables[name] for name in ("mail_outbox", "mail_lease")}
     app.stash[MAIL_SERVICE] = MailService(app, settings, tables)
 
