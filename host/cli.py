@@ -126,6 +126,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
+    from .server_lock import RestoreRunning, ServingLock
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
     try:
@@ -136,6 +137,14 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         sock = bind_socket(host, port) if workers == 1 else reserve_port(host, port)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {host}:{port}: {error.strerror or error}") from error
+    try:
+        # Held for this process's life (its workers inherit it): `backup restore` sees that the
+        # database is served, and no server starts while a restore holds it (host.server_lock).
+        serving_lock = ServingLock(_settings(ctx).resolved_database_url())
+    except RestoreRunning as error:
+        sock.close()
+        raise click.ClickException(str(error)) from error
+    ctx.call_on_close(serving_lock.release)
     try:
         app = _create_app(ctx)
         for line in app.install_site(demo=True):

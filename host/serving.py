@@ -567,6 +567,9 @@ def serve_single(app, host: str, port: int, threads: int, announce: Callable[[in
     quiet_waitress_queue()
     if isinstance(app, ReloadingSite):
         app.start()
+    # SIGTERM (`backup restore --stop-server`, a service manager) stops as Ctrl+C does: waitress closes,
+    # the site closes, the serving lock is released.
+    signal.signal(signal.SIGTERM, _raise_system_exit)
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:
