@@ -185,17 +185,28 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         site.hook.serve_started(app=site)
         return served(site)
 
+    started_states = {record.name: record.state for record in app.plugin_records}
+
+    def rebuilt():
+        """A fresh app (a reload, a worker): one line for each plugin whose state differs from the start's,
+        such as a package installed since then (loaded, or why not)."""
+        fresh = _create_app(ctx)
+        changed = [record for record in fresh.plugin_records if started_states.get(record.name) != record.state]
+        for line in plugin_state_lines(changed):
+            log.info("%s (since the start)", line)
+        return serving(fresh)
+
     from .plugin_state import StoredPluginSetReader
 
     # The plugin set stored for the site: when it changes, the site reloads (host.plugin_state).
     watch = StoredPluginSetReader(app.settings.resolved_database_url())
 
     if workers == 1:
-        site = ReloadingSite(serving(app), lambda: serving(_create_app(ctx)), watch)
+        site = ReloadingSite(serving(app), rebuilt, watch)
         serve_single(site, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    sys.exit(serve_workers(lambda: serving(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
+    sys.exit(serve_workers(rebuilt, host, port, threads, workers, announce, pin=pin_cpus,
                            limits=limits, reservation=sock, watch=watch))
 
 
