@@ -1,4 +1,11 @@
-"""The `sitehost` command line: serve, init, plugins, routes (plugins may add commands)."""
+"""The `sitehost` command line: serve, init, plugins, routes (plugins may add commands).
+
+Start-up time (issue 42.14): `sitehost --help` must not pay for what only a command's run needs.
+Modules that load SQLAlchemy, waitress, apispec, bottle or Jinja2 are imported inside the command
+that uses them (serve, openapi, ...), and plugins import their heavy modules inside the hooks that
+use them, so listing the commands imports each plugin's light `__init__` only.
+`python -m tests.benchmarks cli-start` measures it against its budget.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,9 @@ import sys
 import click
 
 from .config import ConfigError, load_settings
-from .openapi import openapi_document
 from .plugins import build_plugin_manager
 from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
-from .serving import DEFAULT_THREADS, default_workers
+from .serve_options import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
 
 
@@ -353,6 +359,8 @@ def openapi_command(ctx: click.Context, url: str) -> None:
     Example:
       sitehost openapi > openapi.json
     """
+    from .openapi import openapi_document  # apispec: loaded by this command only
+
     app = _existing_site_app(ctx)
     try:
         click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))

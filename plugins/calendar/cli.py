@@ -6,11 +6,12 @@ import json
 
 import click
 
-from host.auth import users as user_service
 from host.commands import open_site
 
 
 def _author(app, login: str | None):
+    from host.auth import users as user_service
+
     with app.db.session() as session:
         if login:
             user = user_service.find_user(app, session, login)
