@@ -3,7 +3,8 @@
 Besides the names below, these host modules are public API for plugins: `host.args` (base
 schemas for route args), `host.stash` (app.stash keys, request.state), `host.content` (the
 content service, `app.content`), `host.comments` (the comments service, for a spam filter),
-`host.lru` (the LRU helper), `host.commands` (`open_site` for a plugin's subcommands), `host.auth.users` (users,
+`host.lru` (the LRU helper), `host.commands` (`open_site` for a plugin's subcommands), `host.server_lock`
+(which `sitehost serve` processes hold a database; a restore holds it exclusively), `host.auth.users` (users,
 roles and application passwords; core's users routes use it like any plugin would) and
 `host.testing` (pytest fixtures). A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
@@ -13,16 +14,35 @@ A plugin that writes the site's data outside the database (a backup) makes its f
 `make_private_folder` (0700) and an SQLite file with `prepare_sqlite_file` (0600), as the host does.
 """
 
-from .config import load_plugin_table
-from .content import ContentDeleted, ContentSaved
-from .db import PRIVATE_FILE, make_private_folder, prepare_sqlite_file
-from .hookspecs import hookimpl
-from .registry import (AdminPage, Ability, AbilityCategory, HealthResult, HealthTest, HtmlView, MetaKey, Namespace, Page, PluginInfo,
-                       PostType, Route, StartupError, Status, Taxonomy)
-from .rest.response import FileBody, RawBody, RestError, RestResponse, forbidden
-from .rest.response import exact_bytes
-from .rest.server import decode_item, encode_item
-from .users import ANONYMOUS, AnonymousUser
+# The public names are loaded when first used (PEP 562 `__getattr__`), not when `host` is imported:
+# `import host.cli` then costs no SQLAlchemy, marshmallow or waitress, so `sitehost --help` and each
+# command start fast; `from host import Route` loads host.registry at that moment, as before.
+_PUBLIC = {
+    "load_plugin_table": "config", "ContentDeleted": "content", "ContentSaved": "content",
+    "PRIVATE_FILE": "db", "make_private_folder": "db", "prepare_sqlite_file": "db", "hookimpl": "hookspecs",
+    **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MetaKey",
+                     "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
+                    "registry"),
+    **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes"),
+                    "rest.response"),
+    "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
+}
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'host' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",

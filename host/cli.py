@@ -1,4 +1,11 @@
-"""The `sitehost` command line: serve, init, plugins, routes (plugins may add commands)."""
+"""The `sitehost` command line: serve, init, plugins, routes (plugins may add commands).
+
+Start-up time (issue 42.14): `sitehost --help` must not pay for what only a command's run needs.
+Modules that load SQLAlchemy, waitress, apispec, bottle or Jinja2 are imported inside the command
+that uses them (serve, openapi, ...), and plugins import their heavy modules inside the hooks that
+use them, so listing the commands imports each plugin's light `__init__` only.
+`python -m tests.benchmarks cli-start` measures it against its budget.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,9 @@ import sys
 import click
 
 from .config import ConfigError, load_settings
-from .openapi import openapi_document
 from .plugins import build_plugin_manager
 from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
-from .serving import DEFAULT_THREADS, default_workers
+from .serve_options import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
 
 
@@ -126,6 +132,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
+    from .server_lock import RestoreRunning, ServingLock
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
     try:
@@ -136,6 +143,14 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         sock = bind_socket(host, port) if workers == 1 else reserve_port(host, port)
     except OSError as error:
         raise click.ClickException(f"cannot serve on {host}:{port}: {error.strerror or error}") from error
+    try:
+        # Held for this process's life (its workers inherit it): `backup restore` sees that the
+        # database is served, and no server starts while a restore holds it (host.server_lock).
+        serving_lock = ServingLock(_settings(ctx).resolved_database_url())
+    except RestoreRunning as error:
+        sock.close()
+        raise click.ClickException(str(error)) from error
+    ctx.call_on_close(serving_lock.release)
     try:
         app = _create_app(ctx)
         for line in app.install_site(demo=True):
@@ -176,17 +191,28 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         site.hook.serve_started(app=site)
         return served(site)
 
+    started_states = {record.name: record.state for record in app.plugin_records}
+
+    def rebuilt():
+        """A fresh app (a reload, a worker): one line for each plugin whose state differs from the start's,
+        such as a package installed since then (loaded, or why not)."""
+        fresh = _create_app(ctx)
+        changed = [record for record in fresh.plugin_records if started_states.get(record.name) != record.state]
+        for line in plugin_state_lines(changed):
+            log.info("%s (since the start)", line)
+        return serving(fresh)
+
     from .plugin_state import StoredPluginSetReader
 
     # The plugin set stored for the site: when it changes, the site reloads (host.plugin_state).
     watch = StoredPluginSetReader(app.settings.resolved_database_url())
 
     if workers == 1:
-        site = ReloadingSite(serving(app), lambda: serving(_create_app(ctx)), watch)
+        site = ReloadingSite(serving(app), rebuilt, watch)
         serve_single(site, host, port, threads, announce, pin=pin_cpus, limits=limits, sock=sock)
         return
     app.close()  # each worker builds its own app after the fork; the parent only supervises
-    sys.exit(serve_workers(lambda: serving(_create_app(ctx)), host, port, threads, workers, announce, pin=pin_cpus,
+    sys.exit(serve_workers(rebuilt, host, port, threads, workers, announce, pin=pin_cpus,
                            limits=limits, reservation=sock, watch=watch))
 
 
@@ -333,6 +359,8 @@ def openapi_command(ctx: click.Context, url: str) -> None:
     Example:
       sitehost openapi > openapi.json
     """
+    from .openapi import openapi_document  # apispec: loaded by this command only
+
     app = _existing_site_app(ctx)
     try:
         click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))

@@ -60,3 +60,22 @@ def open_site(ctx: click.Context, *, plugin: str | None = None, create: bool = F
         yield app
     finally:
         app.close()
+
+
+def registered_health_tests(ctx: click.Context) -> list:
+    """The HealthTests of the enabled plugins, found without opening the site (for `doctor --help`).
+
+    Each `register_health_tests` implementation is called with `app=None`; one that needs the app
+    (it raises without one) is left out of the list, which only names tests.
+    """
+    from .plugins import build_plugin_manager
+
+    manager, _records = build_plugin_manager(command_settings(ctx))
+    tests = []
+    for implementation in manager.hook.register_health_tests.get_hookimpls():
+        try:
+            found = implementation.function(**{name: None for name in implementation.argnames})
+        except Exception:  # needs a real app: its tests show when doctor runs
+            continue
+        tests.extend(found or [])
+    return tests

@@ -47,7 +47,15 @@ DEFAULT_CONNECTION_LIMIT_PER_ADDRESS = 20  # per client address and server proce
 
 
 class ConfigError(Exception):
-    """The configuration cannot be used; the message says which setting and why."""
+    """The configuration cannot be used; the message names every bad setting found and why.
+
+    `problems`: one line per bad setting; the message joins them, so one error names them all.
+    """
+
+    def __init__(self, *problems: str):
+        self.problems = list(problems)
+        super().__init__("; ".join(problems) if len(problems) < 2
+                         else f"{len(problems)} settings are not valid: " + "; ".join(problems))
 
 
 @dataclass
@@ -82,6 +90,9 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
     # Lines to print at start-up: settings that are allowed but probably not meant.
     warnings: list[str] = field(default_factory=list)
+    # SITEHOST_<TABLE>__<KEY> values of tables checked later ("mail", "auth", "plugins.NAME"), by table:
+    # {key: (variable, text)}, so the check that knows the table's schema reads the text as its type.
+    environment: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     def plugin_config(self, name: str) -> dict[str, Any]:
         return self.plugins.get(name, {})
@@ -96,8 +107,11 @@ _SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", 
 # Variables read by the test suite and CI rather than by a site (no warning when they are set).
 TOOL_VARIABLES = {"SITEHOST_TEST_DATABASE_URL", "SITEHOST_CI_POSTGRES", "SITEHOST_POSTGRES_URL",
                   "SITEHOST_FUZZ_EXAMPLES", "SITEHOST_CONCURRENCY_SECONDS"}
-ENVIRONMENT_VARIABLES = {"SITEHOST_CONFIG", "SITEHOST_DATABASE_URL", "SITEHOST_UPLOADS_DIR", "SITEHOST_DISABLE",
-                         "SITEHOST_NO_ENTRY_POINTS", "SITEHOST_TRACE_PLUGINS"}
+# Variables about one run rather than a setting; every other SITEHOST_<KEY> is a setting (see _apply_env).
+ENVIRONMENT_VARIABLES = {"SITEHOST_CONFIG", "SITEHOST_DISABLE", "SITEHOST_NO_ENTRY_POINTS", "SITEHOST_TRACE_PLUGINS"}
+ENVIRONMENT_PREFIX = "SITEHOST_"
+NESTING = "__"  # SITEHOST_SITE__NAME is [site] name; SITEHOST_PLUGINS__CALENDAR__X is [plugins.calendar] x
+MAX_ENVIRONMENT_DEPTH = 3  # top level, a table, a plugin's table
 
 
 # --- what each setting may be (issue 13.3) ----------------------------------------------------
@@ -235,18 +249,60 @@ def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: s
     return rows
 
 
-def check_section(schema: Schema, data: dict[str, Any], where: str) -> None:
-    """Raise ConfigError naming the first unknown key or bad value of `data` (a table of `where`)."""
+def check_section(schema: Schema, data: dict[str, Any], where: str,
+                  environment: dict[str, tuple[str, str]] | None = None) -> None:
+    """Raise one ConfigError naming every unknown key and bad value of `data` (a table of `where`).
+
+    `environment`: {key: (variable, text)} of the table's SITEHOST_* values; each is read as the type
+    its field declares (environment_value), stored into `data`, and named by its variable when wrong.
+    """
+    problems = section_problems(schema, data, where, environment)
+    if problems:
+        raise ConfigError(*problems)
+
+
+def section_problems(schema: Schema, data: dict[str, Any], where: str,
+                     environment: dict[str, tuple[str, str]] | None = None) -> list[str]:
+    """check_section's findings, one line each (empty when the table is good); fills `data` from `environment`."""
     known = schema.fields
+    problems = []
+    for key, (variable, text) in (environment or {}).items():
+        data[key] = environment_value(text, known.get(key))
+    named = {key: variable for key, (variable, _text) in (environment or {}).items()}
     for key, value in data.items():
+        label = named.get(key, where)  # a value from the environment is named by its variable
         if key not in known:
-            raise ConfigError(f"{where}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+            problems.append(f"{label}: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+            continue
         try:
             known[key].deserialize(value)  # runs the field's type check and its validators
         except ValidationError as error:
             message = error.messages[0] if isinstance(error.messages, list) else str(error.messages)
-            raise ConfigError(f"{where}: {key} = {value!r} is not valid; {message}") from None
+            problems.append(f"{label}: {key} = {value!r} is not valid; {message}")
+    return problems
 
+
+def environment_value(text: str, declared: fields.Field | None) -> Any:
+    """A SITEHOST_* variable's text as the type of the setting it sets (documented in the README).
+
+    A string setting takes the text as it is; a list takes a JSON array or a comma list (`a, b`);
+    any other (numbers, true/false, tables) and a setting whose type is not known take the text as
+    JSON when it is JSON (`50`, `true`, `{"a": 1}`), else the text itself, which the check then names.
+    """
+    if isinstance(declared, fields.String):
+        return text
+    if isinstance(declared, fields.List):
+        if text.lstrip().startswith("["):
+            return _json_or_text(text)
+        return [environment_value(part.strip(), declared.inner) for part in text.split(",") if part.strip()]
+    return _json_or_text(text)
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
     """`schema.load(table)` for the `[plugins.NAME]` table, or StartupError naming each bad key.
@@ -267,24 +323,32 @@ def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
 def check_plugin_tables(settings: Settings, modules: dict[str, Any]) -> None:
     """Check each `[plugins.NAME]` table against the Schema class its plugin declares (`PluginInfo.settings`).
 
-    `modules`: plugin name -> module of the plugins that load. Raises ConfigError naming the key.
+    `modules`: plugin name -> module of the plugins that load. Raises one ConfigError naming every bad key
+    of every table. SITEHOST_PLUGINS__NAME__KEY values are read as the types the schema declares.
     """
+    problems = []
     for name, module in modules.items():
         declared = getattr(getattr(module, "PLUGIN", None), "settings", None)
         table = settings.plugins.get(name)
         if declared is not None and isinstance(table, dict):
-            check_section(declared(), table, f"[plugins.{name}]")
+            problems += section_problems(declared(), table, f"[plugins.{name}]",
+                                         settings.environment.get(f"plugins.{name}"))
+    if problems:
+        raise ConfigError(*problems)
 
 
 def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, str] | None = None,
                   **overrides: Any) -> Settings:
-    """Build Settings from the TOML file, the environment and keyword overrides."""
+    """Build Settings from the TOML file, the environment and keyword overrides.
+
+    Every bad key of the file and of the SITEHOST_* variables is named in one ConfigError.
+    """
     env = os.environ if env is None else env
     path = Path(config_file or env.get("SITEHOST_CONFIG") or DEFAULT_CONFIG_FILE)
     data = read_config_file(path)
     settings = Settings(config_file=str(path))
-    _apply_file(settings, data, str(path))
-    _apply_env(settings, env)
+    _apply_file(settings, data, str(path), _environment_settings(env, settings.warnings))
+    _apply_run_variables(settings, env)
     for key, value in overrides.items():
         if not hasattr(settings, key):
             raise ConfigError(f"unknown setting {key!r}")
@@ -309,11 +373,39 @@ def write_config_file(path: Path, data: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_CONFIG_FILE) -> None:
+def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_CONFIG_FILE,
+                environment: dict[tuple[str, ...], tuple[str, str]] | None = None) -> None:
+    """Check the top level and `[site]` of the file merged with the environment's values, then keep them."""
     data = copy.deepcopy(data)
-    check_section(HostSettings(), data, where)
+    by_table: dict[str, dict[str, tuple[str, str]]] = {}
+    problems = []
+    for path, (variable, text) in (environment or {}).items():
+        table, key = (".".join(path[:-1]), path[-1]) if len(path) > 1 else ("", path[0])
+        if table not in ("", "site", "mail", "auth", "plugins") and not table.startswith("plugins."):
+            problems.append(f"{variable}: {path[0]} is not a table")
+            continue
+        by_table.setdefault(table, {})[key] = (variable, text)
+    for name in ("site", "mail", "auth"):
+        if name in by_table and not isinstance(data.setdefault(name, {}), dict):
+            problems.append(f"{where}: {name} is not a table, so {', '.join(v for v, _ in by_table[name].values())} "
+                            "cannot set a key of it")
+            by_table.pop(name)
+    problems += section_problems(HostSettings(), data, where, by_table.get(""))
     if isinstance(data.get("site"), dict):
-        check_section(SiteSettings(), data["site"], f"{where} [site]")
+        problems += section_problems(SiteSettings(), data["site"], f"{where} [site]", by_table.get("site"))
+    for table, values in by_table.items():
+        if table in ("mail", "auth") or table.startswith("plugins."):
+            _place_for_later(settings, data, table, values)  # checked by whoever knows the table's schema
+        elif table == "plugins":
+            plugins = data.setdefault("plugins", {})
+            for key, (variable, text) in values.items():
+                if key != "disabled":
+                    problems.append(f"{variable}: [plugins] takes only `disabled` and one table per plugin "
+                                    f"(SITEHOST_PLUGINS__NAME__KEY), not {key!r}")
+                elif isinstance(plugins, dict):
+                    plugins["disabled"] = environment_value(text, fields.List(fields.String()))
+    if problems:
+        raise ConfigError(*problems)
     for key in _SIMPLE_KEYS:
         if key in data:
             setattr(settings, key, data.pop(key))
@@ -332,16 +424,45 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     settings.extra = data
 
 
-def _apply_env(settings: Settings, env: dict[str, str]) -> None:
-    if env.get("SITEHOST_DATABASE_URL"):
-        check_section(HostSettings(), {"database_url": env["SITEHOST_DATABASE_URL"]}, "SITEHOST_DATABASE_URL")
-        settings.database_url = env["SITEHOST_DATABASE_URL"]
-    if env.get("SITEHOST_UPLOADS_DIR"):
-        settings.uploads_dir = env["SITEHOST_UPLOADS_DIR"]
-    for name in sorted(env):
-        if name.startswith("SITEHOST_") and name not in ENVIRONMENT_VARIABLES | TOOL_VARIABLES:
-            settings.warnings.append(f"unknown environment variable {name} ignored "
-                                     f"(known: {', '.join(sorted(ENVIRONMENT_VARIABLES))})")
+def _place_for_later(settings: Settings, data: dict[str, Any], table: str,
+                     values: dict[str, tuple[str, str]]) -> None:
+    """Put SITEHOST_* values of `[mail]`, `[auth]` or `[plugins.NAME]` into the table (as JSON when they are
+    JSON) and remember their text, which the table's own check reads again as its schema's types."""
+    target = data
+    for part in table.split("."):
+        target = target.setdefault(part, {}) if isinstance(target, dict) else None
+    if not isinstance(target, dict):
+        return  # the file's value there is no table; the host check has named it
+    for key, (_variable, text) in values.items():
+        target[key] = environment_value(text, None)
+    settings.environment.setdefault(table, {}).update(values)
+
+
+def _environment_settings(env: dict[str, str], warnings: list[str]) -> dict[tuple[str, ...], tuple[str, str]]:
+    """The settings among SITEHOST_* variables: {key path: (variable, text)}.
+
+    SITEHOST_<KEY> is a top-level key; `__` goes one table down (SITEHOST_SITE__NAME,
+    SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE). A name that is no setting is a warning.
+    """
+    known = HostSettings().fields
+    found = {}
+    for variable in sorted(env):
+        if not variable.startswith(ENVIRONMENT_PREFIX) or variable in ENVIRONMENT_VARIABLES | TOOL_VARIABLES:
+            continue
+        if env[variable] == "":  # set but empty, as `SITEHOST_X= sitehost ...` writes: the same as unset
+            continue
+        path = tuple(part.lower() for part in variable[len(ENVIRONMENT_PREFIX):].split(NESTING))
+        if path[0] not in known or len(path) > MAX_ENVIRONMENT_DEPTH or not all(path):
+            warnings.append(f"unknown environment variable {variable} ignored (a setting is SITEHOST_<KEY>, "
+                            f"tables nested with __, such as SITEHOST_SITE__NAME; others: "
+                            f"{', '.join(sorted(ENVIRONMENT_VARIABLES))})")
+            continue
+        found[path] = (variable, env[variable])
+    return found
+
+
+def _apply_run_variables(settings: Settings, env: dict[str, str]) -> None:
+    """The variables about this run rather than a setting."""
     if "SITEHOST_DISABLE" in env:
         # For one run: replaces the file's list, so `SITEHOST_DISABLE=` enables everything.
         settings.disabled = [name.strip() for name in env["SITEHOST_DISABLE"].split(",") if name.strip()]

@@ -124,6 +124,8 @@ def register_health_tests(app: App) -> list[HealthTest] | None:
     Arguments: `app`.
     Returns: a list of `host.HealthTest` (name, label, group, run(app, site_url) -> `host.HealthResult`).
     A test should answer within a few seconds; one that raises is shown as critical.
+    `sitehost doctor --help` also calls it with `app=None` to list the test names (no site is opened);
+    an implementation that raises without an app is left out of that list only.
     """
 
 

@@ -146,12 +146,16 @@ def discover(settings) -> list[PluginRecord]:
     return records
 
 
+class NeedsRestart(Exception):
+    """A package plugin whose module this process cannot import: installed after it started."""
+
+
 def _import(record: PluginRecord) -> ModuleType:
     target = record.module
     if isinstance(target, str):
         return importlib.import_module(target)
     if isinstance(target, importlib.metadata.EntryPoint):
-        return target.load()
+        return _load_entry_point(target)
     return target
 
 
@@ -170,6 +174,53 @@ def describe_unloaded(record: PluginRecord) -> None:
     record.description = str(declared.get("description", ""))
     requires = declared.get("requires", ())
     record.requires = tuple(str(name) for name in requires) if isinstance(requires, (list, tuple)) else ()
+
+
+def _load_entry_point(entry_point: importlib.metadata.EntryPoint) -> ModuleType:
+    """The entry point's module, also when its package was installed after this process started.
+
+    A reload (SIGHUP, a change of the stored plugin set) finds a newly installed package by its
+    metadata, but Python reads the `.pth` files that make a package importable (what `pip install -e`
+    writes) only at start: this reads the package's own `.pth` files once, as Python would have.
+    NeedsRestart when its module still cannot be imported.
+    """
+    own = entry_point.module.split(".")[0]
+    try:
+        return entry_point.load()
+    except ModuleNotFoundError as error:
+        if error.name not in (own, entry_point.module):
+            raise  # a module the plugin imports is missing: the plugin's own failure
+    importlib.invalidate_caches()
+    if entry_point.dist is not None:
+        _read_path_files(entry_point.dist)
+    try:
+        return entry_point.load()
+    except ModuleNotFoundError as error:
+        if error.name not in (own, entry_point.module):
+            raise
+        raise NeedsRestart(f"its module {entry_point.module!r} cannot be imported; a package installed after "
+                           "`sitehost serve` started needs a restart of it") from None
+
+
+def _read_path_files(distribution: importlib.metadata.Distribution) -> None:
+    """Apply the distribution's own `.pth` files as the site module does at start: a line that starts with
+    `import` is run, any other names a folder to add to sys.path."""
+    for listed in distribution.files or ():
+        if listed.suffix != ".pth" or "/" in str(listed):
+            continue
+        path = Path(distribution.locate_file(listed))
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            if line.startswith(("import ", "import\t")):
+                exec(line)  # noqa: S102 - what Python itself runs for this file at start
+                continue
+            folder = str((path.parent / line.rstrip()).resolve())
+            if Path(folder).is_dir() and folder not in sys.path:
+                sys.path.append(folder)
+    importlib.invalidate_caches()
 
 
 def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRecord]]:
@@ -196,6 +247,9 @@ def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRec
             continue
         try:
             module = _import(record)
+        except NeedsRestart as reason:  # the state line says it (host.logs); a traceback would say nothing more
+            record.error = f"not loaded: {reason}"
+            continue
         except Exception as error:  # a broken third-party package must not stop the site
             record.error = f"import failed: {type(error).__name__}: {error}"
             log.error("plugin %s failed to import:\n%s", record.name, traceback.format_exc())

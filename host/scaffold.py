@@ -1,10 +1,11 @@
 """`sitehost plugin new NAME`: a ready-to-install third-party plugin package.
 
-The generated folder `sitehost-NAME/` is a working plugin, not a skeleton to fill in: a
+The generated folder `sitehost-DIST/` (DIST: NAME with hyphens for underscores, the distribution's
+name as pip spells it: `lunch_menu` makes `sitehost-lunch-menu/`) is a working plugin, not a skeleton to fill in: a
 pyproject with the `sitehost` entry point, a package laid out as every plugin is
 (`__init__.py` with the hook implementations only, `tables.py`, `schemas.py`, `settings.py`,
 `routes.py`) serving `NAME/v1` (a list route, an item route and a create route over a table
-of its own, a registered status) and tests written with host.testing. `pip install -e sitehost-NAME` and `pytest`
+of its own, a registered status) and tests written with host.testing. `pip install -e sitehost-DIST` and `pytest`
 inside it pass as generated; the author then edits from a green start.
 """
 
@@ -379,6 +380,12 @@ def test_disabled_plugin_leaves_no_trace(make_app):
 '''
 
 
+def distribution_name(name: str) -> str:
+    """The package's distribution and folder name: `sitehost-` and NAME with hyphens for underscores
+    (pip normalises `_` to `-` in distribution names, so the folder matches what pip shows)."""
+    return f"sitehost-{name.replace('_', '-')}"
+
+
 def render_files(name: str) -> dict[str, str]:
     """{relative path: text} of the package for plugin `name`."""
     replacements = {
@@ -407,11 +414,11 @@ def render_files(name: str) -> dict[str, str]:
 
 
 def create_plugin_package(name: str, directory: Path) -> Path:
-    """Write `directory/sitehost-NAME/`; refuses a bad name or an existing folder."""
+    """Write `directory/sitehost-DIST/` (see distribution_name); refuses a bad name or an existing folder."""
     if not NAME_PATTERN.match(name):
         raise ValueError(f"plugin name {name!r} must be 2-40 lowercase letters, digits or underscores, "
                          "starting with a letter (it becomes a Python package and a namespace)")
-    target = Path(directory) / f"sitehost-{name.replace('_', '-')}"
+    target = Path(directory) / distribution_name(name)
     if target.exists():
         raise FileExistsError(f"{target} already exists; choose another name or folder")
     for relative, text in render_files(name).items():
@@ -434,9 +441,12 @@ def plugin_command() -> None:
 @plugin_command.command("new")
 @click.argument("name")
 @click.option("--directory", type=click.Path(file_okay=False), default=".", show_default=True,
-              help="Folder in which to create sitehost-NAME/.")
+              help="Folder in which to create sitehost-DIST/ (DIST: NAME with hyphens for underscores).")
 def new_plugin(name: str, directory: str) -> None:
-    """Create a ready-to-install plugin package sitehost-NAME/ serving NAME/v1.
+    """Create a ready-to-install plugin package sitehost-DIST/ serving NAME/v1.
+
+    DIST is NAME with hyphens for underscores, as pip names the distribution:
+    `lunch_menu` makes the folder sitehost-lunch-menu/ (package sitehost_lunch_menu).
 
     \b
     Example:

@@ -57,6 +57,9 @@ from waitress.server import TcpWSGIServer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import BadRequest, RequestEntityTooLarge
 
+# DEFAULT_THREADS and default_workers live in host.serve_options (read by `sitehost --help` without
+# waitress); re-exported here.
+from .serve_options import DEFAULT_THREADS, default_workers  # noqa: F401
 from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
                      DEFAULT_MAX_BODY_BYTES, ConfigError)
 
@@ -82,29 +85,6 @@ POLL_SECONDS = 0.2
 WATCH_SECONDS = 1.0  # how often `sitehost serve` reads the plugin set stored for the site
 DRAIN_IDLE_SECONDS = 1.0
 DRAIN_GRACE_SECONDS = 30.0  # a draining worker (or a replaced single-process site) stops after this at most  # a draining worker closes a kept-alive connection idle this long
-
-
-# Threads per worker. Under the GIL more threads add little (tests/benchmarks, 10,000 posts,
-# workers pinned): at 2 workers, 1/2/4 threads gave 1,523/1,463/1,626 list req/s and
-# 4,455/5,860/6,372 cache hits; at 1 worker a second thread halved the mixed read/write load
-# (583 -> 288 req/s: two writers of one process wait on SQLite's busy timeout). 2 keeps a
-# worker answering while one request is slow (an _embed, a write waiting for the lock), and
-# at one worker per core (the default) it gave the best mixed load (818 vs 782 and 368).
-DEFAULT_THREADS = 2
-
-
-def default_workers() -> int:
-    """One worker per available core, at most 8; 1 where SO_REUSEPORT is missing.
-
-    On the 2-core benchmark machine 2 workers answered 1.6-1.8x the requests of one.
-    """
-    if not hasattr(socket, "SO_REUSEPORT"):
-        return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8))
 
 
 def _address(host: str, port: int) -> tuple[int, tuple]:
@@ -567,6 +547,9 @@ def serve_single(app, host: str, port: int, threads: int, announce: Callable[[in
     quiet_waitress_queue()
     if isinstance(app, ReloadingSite):
         app.start()
+    # SIGTERM (`backup restore --stop-server`, a service manager) stops as Ctrl+C does: waitress closes,
+    # the site closes, the serving lock is released.
+    signal.signal(signal.SIGTERM, _raise_system_exit)
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:

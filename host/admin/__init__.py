@@ -11,13 +11,24 @@ from __future__ import annotations
 
 from ..hookspecs import hookimpl
 from ..registry import AdminPage, Page
-from .framework import ADMIN_PATH, AdminAnswer, AdminRequest, admin_dispatch, admin_root
 
 __all__ = ["ADMIN_PATH", "AdminAnswer", "AdminRequest"]
 
 
+def __getattr__(name: str):
+    """The framework's public names, loaded when first used (PEP 562): it imports bottle and the
+    users service, which `sitehost --help` has no use for."""
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import framework
+
+    return getattr(framework, name)
+
+
 @hookimpl
 def register_pages(app):
+    from .framework import ADMIN_PATH, admin_dispatch, admin_root
+
     methods = ("GET", "POST")
     return [Page(ADMIN_PATH, methods, admin_root, name="admin-root"),
             Page(ADMIN_PATH + "/", methods, admin_root, name="admin"),

@@ -13,16 +13,12 @@ import base64
 import binascii
 import secrets
 
-from sqlalchemy import select
 
 from ..registry import Page
 from ..hookspecs import hookimpl
 from ..kept import KeptWhileNothingCommitted
 from ..stash import StashKey
 from ..rest.response import RestError
-from . import pages, ratelimit
-from . import users as user_service
-from .pages import AUTHORIZE_PATH
 
 
 # Meta capabilities on one user (args[0] is the user id) and the primitive ones they need.
@@ -44,6 +40,9 @@ def startup(app):
 
     Also makes the sign-in's dummy password hash now, so no request pays for it.
     """
+    from . import ratelimit
+    from . import users as user_service
+
     ratelimit.limits(app)
     user_service.dummy_password_hash()
 
@@ -68,12 +67,18 @@ def _as_int(value) -> int | None:
 
 @hookimpl
 def register_pages(app):
+    from . import pages
+    from .pages import AUTHORIZE_PATH
+
     return [Page(AUTHORIZE_PATH, ("GET", "POST"), pages.authorize_page, name="authorize-application")]
 
 
 @hookimpl
 def site_installed(app, session):
     """The first administrator, with a random login password and an application password, printed once."""
+    from sqlalchemy import select
+    from . import users as user_service
+
     users = user_service.tables(app)["users"]
     if any("administrator" in row.roles.split(",") for row in session.execute(select(users.c.roles))):
         return ["an administrator exists already; no new one was created"]
@@ -100,6 +105,8 @@ def register_commands(cli):
 
 @hookimpl
 def register_authentication(app):
+    from .pages import AUTHORIZE_PATH
+
     return {"application-passwords": {"endpoints": {"authorization": "{site_url}" + AUTHORIZE_PATH}}}
 
 
@@ -124,6 +131,9 @@ def authenticate(app, request):
     allowed stays allowed until something is committed. Elsewhere than on an SQLite file (no
     commit mark) every request is checked in the database.
     """
+    from . import pages, ratelimit
+    from . import users as user_service
+
     credentials = basic_credentials(request.header("authorization"))
     if credentials is None:
         return None
@@ -170,6 +180,8 @@ def authenticate(app, request):
 
 def _signed_in(app, request, user, record: dict):
     """`user`, signed in with the application password `record` (its last use noted once a day)."""
+    from . import users as user_service
+
     if record["last_used"] is None or user_service.utcnow() - record["last_used"] >= user_service.LAST_USED_INTERVAL:
         with app.db.session(write=True) as session, session.begin():
             user_service.record_application_password_use(app, session, record, request.remote_addr)

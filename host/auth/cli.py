@@ -8,11 +8,12 @@ import sys
 import click
 
 from ..commands import open_site
-from . import users as user_service
 from .roles import ROLES
 
 
 def _find(app, session, login: str):
+    from . import users as user_service
+
     user = user_service.find_user(app, session, login)
     if user is None:
         raise click.ClickException(f"no user with login or email {login!r}")
@@ -42,6 +43,8 @@ def user_create(ctx: click.Context, login: str, role: str, email: str, password:
     Example:
       sitehost user create jsmith --role editor --email jsmith@school.test
     """
+    from . import users as user_service
+
     if "@" not in email or "." not in email.rsplit("@", 1)[-1]:
         raise click.BadParameter(f"{email!r} is not an email address", param_hint="--email")
     generated = password is None
@@ -68,6 +71,8 @@ def user_list(ctx: click.Context) -> None:
     Example:
       sitehost user list
     """
+    from . import users as user_service
+
     with open_site(ctx) as app, app.db.session() as session:
         rows = user_service.list_users(app, session)
     click.echo(f"{'id':>5}  {'login':<24} {'email':<32} {'roles':<24} registered")
@@ -88,8 +93,14 @@ def user_set_password(ctx: click.Context, login: str, password_stdin: bool) -> N
       sitehost user set-password admin
       printf '%s\\n' "$NEW_PASSWORD" | sitehost user set-password admin --password-stdin
     """
+    from . import users as user_service
+
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
+    elif not sys.stdin.isatty():  # getpass would warn, echo nothing useful and abort on end of input
+        raise click.ClickException("no terminal to ask for the password: pipe it in with --password-stdin "
+                                   f"(printf '%s\\n' \"$NEW_PASSWORD\" | sitehost user set-password {login} "
+                                   "--password-stdin)")
     else:
         password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
     if len(password) < MIN_PASSWORD_LENGTH:
@@ -111,6 +122,8 @@ def user_set_role(ctx: click.Context, login: str, role: str) -> None:
     Example:
       sitehost user set-role jsmith editor
     """
+    from . import users as user_service
+
     with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         _keep_an_administrator(app, session, user, role)
@@ -134,6 +147,8 @@ def user_delete(ctx: click.Context, login: str, reassign: str | None, yes: bool)
       sitehost user delete leaver --reassign admin
       sitehost user delete typo-account --yes
     """
+    from . import users as user_service
+
     with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         heir = _find(app, session, reassign) if reassign else None
@@ -155,6 +170,8 @@ MIN_PASSWORD_LENGTH = 8
 
 def _keep_an_administrator(app, session, user, new_role: str | None) -> None:
     """Refuse to take the site's last administrator away (nobody could manage it any more)."""
+    from . import users as user_service
+
     if "administrator" not in user.roles or new_role == "administrator":
         return
     others = [other for other in user_service.list_users(app, session)
@@ -211,6 +228,8 @@ def app_password_create(ctx: click.Context, login: str, name: str, app_id: str) 
     Example:
       sitehost app-password create admin 'Lost the first one'
     """
+    from . import users as user_service
+
     from .pages import clean_name, request_errors
 
     name = clean_name(name)
@@ -235,6 +254,8 @@ def app_password_list(ctx: click.Context, login: str) -> None:
     Example:
       sitehost app-password list admin
     """
+    from . import users as user_service
+
     with open_site(ctx) as app, app.db.session() as session:
         user = _find(app, session, login)
         records = user_service.list_application_passwords(app, session, user.id)
@@ -256,6 +277,8 @@ def app_password_revoke(ctx: click.Context, login: str, uuid: str) -> None:
     Example:
       sitehost app-password revoke admin 0f3c9a2e-5d1b-4c8e-9a77-2b6d1e4f8a10
     """
+    from . import users as user_service
+
     with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():
         user = _find(app, session, login)
         if not user_service.delete_application_password(app, session, user.id, uuid):

@@ -70,19 +70,21 @@ class SignInLimits:
         if not isinstance(table, dict):
             raise ConfigError("[auth] must be a table")
         known = {spec.name for spec in fields(cls)} | ADMIN_KEYS
-        for key in table:
-            if key not in known:
-                raise ConfigError(f"[auth]: unknown setting {key!r} (known: {', '.join(sorted(known))})")
+        problems = [f"[auth]: unknown setting {key!r} (known: {', '.join(sorted(known))})"
+                    for key in table if key not in known]
         values = {}
         for spec in fields(cls):
             if spec.name not in table:
                 continue
             value = table[spec.name]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ConfigError(f"[auth] {spec.name} must be a number of at least 0, not {value!r}")
-            if spec.name.startswith("max_") and value < 1:
-                raise ConfigError(f"[auth] {spec.name} must be at least 1")
-            values[spec.name] = value if spec.name == "slow_seconds" else int(value)
+                problems.append(f"[auth] {spec.name} must be a number of at least 0, not {value!r}")
+            elif spec.name.startswith("max_") and value < 1:
+                problems.append(f"[auth] {spec.name} must be at least 1")
+            else:
+                values[spec.name] = value if spec.name == "slow_seconds" else int(value)
+        if problems:  # every bad key at once (issue 42.13)
+            raise ConfigError(*problems)
         return cls(**values)
 
 

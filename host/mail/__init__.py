@@ -21,12 +21,25 @@ import logging
 
 from ..hookspecs import hookimpl
 from ..stash import StashKey
-from .message import Attachment, Message
-from .outbox import FAILED, QUEUED, SENDING, SENT, MailService, define_mail_tables
 from .settings import MailSettings, load_mail_settings
 
 __all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE", "QUEUED", "SENDING", "SENT",
            "FAILED", "start_sender"]
+
+# Loaded when first used (PEP 562), so that `sitehost --help` does not import SQLAlchemy and
+# email_validator through this essential plugin: {public name: module}.
+_LAZY = {"Attachment": "message", "Message": "message", "MailService": "outbox", "QUEUED": "outbox",
+         "SENDING": "outbox", "SENT": "outbox", "FAILED": "outbox"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
 
 log = logging.getLogger("sitehost.mail")
 
@@ -35,6 +48,8 @@ MAIL_SERVICE = StashKey["MailService"]("host.mail")
 
 @hookimpl
 def register_tables(metadata):
+    from .outbox import define_mail_tables
+
     define_mail_tables(metadata)
 
 
@@ -48,7 +63,9 @@ def register_health_tests():
 @hookimpl
 def startup(app):
     """A wrong `[mail]` table stops the start with a ConfigError naming the setting."""
-    settings = load_mail_settings(getattr(app.settings, "mail", None))
+    settings = load_mail_settings(getattr(app.settings, "mail", None), app.settings.environment.get("mail"))
+    from .outbox import MailService
+
     tables = {name: app.db.metadata.tables[name] for name in ("mail_outbox", "mail_lease")}
     app.stash[MAIL_SERVICE] = MailService(app, settings, tables)
 
@@ -78,7 +95,7 @@ def start_sender(app) -> None:
     """Start the background sender of a serving process (`sitehost serve`, each worker)."""
     from .sender import MailSender
 
-    service: MailService = app.mail
+    service = app.mail
     if service.sender is not None:
         return
     if service.uses_files():

@@ -87,13 +87,17 @@ class MailSettings:
     poll_seconds: int = DEFAULTS["poll_seconds"]
 
 
-def load_mail_settings(table: Any) -> MailSettings:
-    """MailSettings from the `[mail]` table; ConfigError naming the key when a value is not allowed."""
+def load_mail_settings(table: Any, environment: dict[str, tuple[str, str]] | None = None) -> MailSettings:
+    """MailSettings from the `[mail]` table; one ConfigError naming every key whose value is not allowed.
+
+    `environment`: the SITEHOST_MAIL__* values (Settings.environment["mail"]), read as the schema's types.
+    """
     if table is None:
         table = {}
     if not isinstance(table, dict):
         raise ConfigError("[mail] must be a table")
-    check_section(MailSettingsSchema(), table, "[mail]")
+    table = dict(table)
+    check_section(MailSettingsSchema(), table, "[mail]", environment)
     if table.get("starttls") and table.get("ssl"):
         raise ConfigError("[mail]: starttls and ssl cannot both be true (ssl is TLS from the start)")
     return MailSettings(**{**DEFAULTS, **table})

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from host import AbilityCategory, Namespace, PluginInfo, hookimpl
 
-from . import routes
 
 PLUGIN = PluginInfo(name="abilities", version="0.1.0",
                     description="Every plugin's actions as abilities a machine can list and run")
@@ -16,6 +15,8 @@ PLUGIN = PluginInfo(name="abilities", version="0.1.0",
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
 
 
@@ -30,4 +31,6 @@ def register_ability_categories():
 
 @hookimpl
 def register_routes(app):
+    from . import routes
+
     return routes.routes(app)

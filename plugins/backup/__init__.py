@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import health, jobs, routes, settings, tables
+from . import settings
 
 PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConfigSchema,
                     description="Backups, restores and moves between databases")
@@ -19,26 +19,36 @@ PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConf
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
 
 
 @hookimpl
 def register_capabilities():
+    from . import routes
+
     return {routes.BASIC_CAPABILITY: ["administrator"]}
 
 
 @hookimpl
 def register_health_tests():
+    from . import health
+
     return health.HEALTH_TESTS
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
@@ -65,9 +75,13 @@ def startup(app):
 
 @hookimpl
 def serve_started(app):
+    from . import jobs
+
     jobs.start_scheduler(app)
 
 
 @hookimpl
 def shutdown(app):
+    from . import jobs
+
     jobs.stop(app)

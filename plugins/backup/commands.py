@@ -188,18 +188,24 @@ def register(cli: click.Group) -> None:
     @click.option("--uploads", "uploads", type=click.Path(path_type=Path), default=None,
                   help="Uploads folder to restore into (default: the configured one).")
     @click.option("--force", is_flag=True, help="Replace a target that is not empty (its uploads are kept aside).")
+    @click.option("--stop-server", "stop_server", is_flag=True,
+                  help="Stop the `sitehost serve` processes serving the target (SIGTERM; they finish their "
+                       "requests), wait until they exit, then restore.")
     @click.pass_context
-    def restore_command(ctx, archive, into, uploads, force):
+    def restore_command(ctx, archive, into, uploads, force, stop_server):
         """Restore ARCHIVE after verifying it; the target must be empty unless --force.
 
-        The load is one transaction: interrupted, the target keeps what it had. Stop the
-        servers of the target site first.
+        The load is one transaction: interrupted, the target keeps what it had. A target that
+        a `sitehost serve` process serves is refused (every server holds a lock on its database,
+        host/server_lock.py) unless --stop-server; no server starts on it while the restore runs.
 
         \b
         Examples:
           sitehost backup restore backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
           sitehost backup restore move.tar --into postgresql+psycopg://sitehost@db/school
         """
+        from host.server_lock import ServersRunning, held_for_restore
+
         from .archive import ArchiveError
         from .restore import RestoreRefused
         from .service import restore_site
@@ -207,8 +213,17 @@ def register(cli: click.Group) -> None:
         settings = command_settings(ctx)
         started = time.monotonic()
         try:
-            with ConsoleReporter() as reporter:
-                result = restore_site(settings, archive, into, uploads, force, reporter)
+            with held_for_restore(into or settings.resolved_database_url(), stop_servers=stop_server) as stopped:
+                for server in stopped:
+                    click.echo(f"stopped {server.describe()}")
+                with ConsoleReporter() as reporter:
+                    result = restore_site(settings, archive, into, uploads, force, reporter)
+        except ServersRunning as error:
+            elsewhere = [server for server in error.servers if not server.here]
+            advice = ("stop them there first" if elsewhere and stop_server
+                      else "stop it first, or pass --stop-server" if not stop_server
+                      else "they did not stop in time")
+            raise click.ClickException(f"nothing was restored: {error}; {advice}") from error
         except ArchiveError as error:
             raise click.ClickException(f"{archive} is damaged, nothing was restored: {error}") from error
         except RestoreRefused as error:

@@ -6,8 +6,6 @@ import datetime
 
 from host import HealthResult, HealthTest
 
-from .create import list_archives
-from .settings import current_schedule, settings_of
 
 FRESH = datetime.timedelta(hours=36)  # a daily backup plus slack for a slow night
 STALE = datetime.timedelta(days=7)
@@ -19,6 +17,9 @@ def _age_text(age: datetime.timedelta) -> str:
 
 
 def last_backup_test(app, _site_url: str) -> HealthResult:
+    from .create import list_archives
+    from .settings import current_schedule, settings_of
+
     settings = settings_of(app)
     chosen = current_schedule(app)
     schedule = chosen.describe() if chosen else "no schedule"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import routes, tables
 from .settings import CONFIG, BlockEditorConfigSchema, load_config
 
 PLUGIN = PluginInfo(name="block_editor", version="0.1.0", settings=BlockEditorConfigSchema,
@@ -13,16 +12,22 @@ PLUGIN = PluginInfo(name="block_editor", version="0.1.0", settings=BlockEditorCo
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 

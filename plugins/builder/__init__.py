@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, PostType, hookimpl
 
-from . import documents, settings, tables
+from . import settings
 
 PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",), settings=settings.BuilderSettingsSchema,
                     description="Page builder: element trees that render, global styles, templates, editor data")
@@ -17,6 +17,8 @@ PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",), setting
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
@@ -36,6 +38,8 @@ def register_post_types():
 
 @hookimpl
 def register_meta(app):
+    from . import documents
+
     return documents.meta_keys(app)
 
 
@@ -69,6 +73,8 @@ def shutdown(app):
 
 @hookimpl
 def render_content(app, item, content):
+    from . import documents
+
     rendered = documents.render_item(app, item)
     if rendered is not None:
         content["html"] = rendered
@@ -76,6 +82,8 @@ def render_content(app, item, content):
 
 @hookimpl
 def render_cache_key(app, item):
+    from . import documents
+
     return documents.render_cache_key(app, item)
 
 
@@ -100,11 +108,15 @@ def register_pages():
 
 @hookimpl
 def content_saved(app, event):
+    from . import documents
+
     documents.record_saved(app, event)
 
 
 @hookimpl
 def content_deleted(app, event):
+    from . import documents
+
     documents.record_deleted(app, event)
 
 

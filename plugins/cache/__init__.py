@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import health, routes, tables
-from .routes import V1, V3
-from .runtime import attach, detach, runtime_of
 from .settings import CacheConfigSchema, load_config
 
 PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
@@ -21,38 +18,52 @@ PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from .routes import V1, V3
+
     return [Namespace(V1, description="Page cache: crawler, tools and optimisation callbacks"),
             Namespace(V3, description="Page cache: callbacks of the optimisation service")]
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
 @hookimpl
 def register_health_tests():
+    from . import health
+
     return health.HEALTH_TESTS
 
 
 @hookimpl
 def register_abilities():
+    from . import health
+
     return health.ABILITIES
 
 
 @hookimpl
 def startup(app):
+    from .runtime import attach
+
     runtime = attach(app, load_config(app.plugin_config("cache")))
     runtime.cache.ensure_version_row()
 
 
 @hookimpl
 def shutdown(app):
+    from .runtime import detach
+
     detach(app)
 
 
@@ -60,12 +71,16 @@ def shutdown(app):
 
 @hookimpl
 def cached_response(app, request):
+    from .runtime import runtime_of
+
     runtime = runtime_of(app)
     return runtime.cache.lookup(request) if runtime else None
 
 
 @hookimpl
 def store_response(app, request, status, headers, body):
+    from .runtime import runtime_of
+
     runtime = runtime_of(app)
     if runtime:
         runtime.cache.store(request, status, headers, body)
@@ -73,6 +88,8 @@ def store_response(app, request, status, headers, body):
 
 @hookimpl
 def response_headers(app, request, response):
+    from .runtime import runtime_of
+
     runtime = runtime_of(app)
     if runtime and runtime.cache.was_looked_up(request):
         response["X-Cache"] = "miss"
@@ -97,6 +114,8 @@ def terms_changed(app):
 
 def _invalidate(app) -> None:
     """Runs after the content commit and before the write's response goes out (after_commit)."""
+    from .runtime import runtime_of
+
     runtime = runtime_of(app)
     if runtime:
         runtime.cache.invalidate()

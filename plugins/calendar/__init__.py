@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
-from . import settings, tables
-from .names import (
-    CATEGORY, EVENT, IGNORED, IMPORT, IMPORT_STATUSES, NAMESPACE, ORGANIZER, ORGANIZER_META, TAG, TAXONOMY_BASES,
-    VENUE, VENUE_META,
-)
+from . import settings
 
 PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settings=settings.CalendarSettingsSchema,
                     description="Events, venues, organizers, event categories and tags (cal/events/v1)")
@@ -21,11 +17,15 @@ PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settin
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces(app):
+    from .names import NAMESPACE
+
     if not settings.settings_of(app).enabled:
         return []
     return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags"),
@@ -38,6 +38,8 @@ def register_namespaces(app):
 
 @hookimpl
 def register_statuses():
+    from .names import EVENT, IGNORED, IMPORT, IMPORT_STATUSES
+
     labels = {"cal-ea-success": "Imported", "cal-ea-failed": "Failed", "cal-ea-schedule": "Scheduled",
               "cal-ea-pending": "Pending", "cal-ea-draft": "Draft"}
     return [*(Status(name, labels[name], internal=True, post_types=(IMPORT,)) for name in IMPORT_STATUSES),
@@ -46,6 +48,8 @@ def register_statuses():
 
 @hookimpl
 def register_post_types():
+    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, TAG, VENUE
+
     supports = ("title", "editor", "author", "excerpt", "revisions", "thumbnail")
     return [
         PostType(EVENT, "Events", rest_base="cal_events", taxonomies=(CATEGORY, TAG), supports=supports),
@@ -58,6 +62,8 @@ def register_post_types():
 
 @hookimpl
 def register_taxonomies():
+    from .names import CATEGORY, EVENT, TAG, TAXONOMY_BASES
+
     return [Taxonomy(CATEGORY, "Event categories", rest_base=TAXONOMY_BASES[CATEGORY], hierarchical=True,
                      object_types=(EVENT,)),
             Taxonomy(TAG, "Event tags", rest_base=TAXONOMY_BASES[TAG], object_types=(EVENT,))]
@@ -65,6 +71,8 @@ def register_taxonomies():
 
 @hookimpl
 def register_meta():
+    from .names import ORGANIZER, ORGANIZER_META, VENUE, VENUE_META
+
     keys = [MetaKey(VENUE, key, {"type": "string", "default": ""}) for key in VENUE_META]
     keys += [MetaKey(VENUE, flag, {"type": "boolean", "default": True}) for flag in ("show_map", "show_map_link")]
     keys += [MetaKey(VENUE, key, {"type": ["number", "null"], "default": None}) for key in ("geo_lat", "geo_lng")]
@@ -135,6 +143,8 @@ def shutdown(app):
 def content_saved(app, event):
     """An event written through core/v2 keeps the list's copy of its status (and gets a row if it had none);
     any write to an event, venue or organizer makes the lists' kept objects stale."""
+    from .names import EVENT, ORGANIZER, VENUE
+
     if event.type in (EVENT, VENUE, ORGANIZER):
         from .sync import saved
 
@@ -143,6 +153,8 @@ def content_saved(app, event):
 
 @hookimpl
 def content_deleted(app, event):
+    from .names import EVENT, ORGANIZER, VENUE
+
     if event.type in (EVENT, VENUE, ORGANIZER):
         from .sync import deleted
 
@@ -151,6 +163,8 @@ def content_deleted(app, event):
 
 @hookimpl
 def terms_changed(app, taxonomy):
+    from .names import CATEGORY, TAG
+
     if taxonomy in (CATEGORY, TAG):
         from .sync import terms_changed as changed
 

@@ -6,11 +6,12 @@ import json
 
 import click
 
-from host.auth import users as user_service
 from host.commands import open_site
 
 
 def _author(app, login: str | None):
+    from host.auth import users as user_service
+
     with app.db.session() as session:
         if login:
             user = user_service.find_user(app, session, login)
@@ -54,18 +55,18 @@ def import_command(ctx: click.Context, source: str, author: str | None, quiet: b
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from .imports import ImportFailed, import_source
+    from .imports import ImportFailed, import_entries, read_entries
 
     with open_site(ctx, plugin="calendar") as app:
         user = _author(app, author)
+        try:  # a source that cannot be read or parsed fails here, before a bar is drawn
+            entries = read_entries(app, source)
+        except ImportFailed as error:
+            raise click.ClickException(str(error)) from None
         with Progress(TextColumn("events"), BarColumn(), MofNCompleteColumn(), disable=quiet) as progress:
-            task = progress.add_task("events", total=None)
-            try:
-                import_id, activity = import_source(
-                    app, user, source, on_start=lambda total: progress.update(task, total=total),
-                    on_progress=lambda done: progress.update(task, completed=done))
-            except ImportFailed as error:
-                raise click.ClickException(str(error)) from None
+            task = progress.add_task("events", total=len(entries))
+            import_id, activity = import_entries(app, user, source, entries,
+                                                 on_progress=lambda done: progress.update(task, completed=done))
     for problem in activity.errors[:20]:
         click.echo(f"failed: {problem}", err=True)
     for name in activity.unsupported_items:

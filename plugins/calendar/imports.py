@@ -739,6 +739,18 @@ def import_data(app, user, data: bytes, source: str, on_start: Callable[[int], N
     """Parse and import iCalendar `data` already read (an upload); `source` names it on the record."""
     entries = parse_calendar(data, app.settings.site.get("timezone_string") or "UTC")
     on_start(len(entries))
+    return import_entries(app, user, source, entries, on_progress)
+
+
+def read_entries(app, source: str) -> list[EventData]:
+    """Read and parse `source` (a file or URL) before anything is written or drawn; ImportFailed when it
+    cannot be read or is no calendar (`sitehost calendar import` draws its bar afterwards)."""
+    return parse_calendar(read_source(app, source), app.settings.site.get("timezone_string") or "UTC")
+
+
+def import_entries(app, user, source: str, entries: list[EventData],
+                   on_progress: Callable[[int], None] = lambda done: None) -> tuple[str, Activity]:
+    """Import the parsed `entries` of `source` in batches under one import record."""
     return run_batches(app, user, source, entries, settings_of(app).import_batch_size, on_progress)
 
 

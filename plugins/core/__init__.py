@@ -7,20 +7,12 @@ read and write their items through the content service, `app.content` (host/cont
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
-
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 from host.comments import COMMENT_SERVICE
 from host.content import CONTENT_SERVICE
 
-from .comment_store import CoreCommentService
-from .content import CoreContentService
-from .settings import SETTINGS, CoreSettingsSchema, load_settings
-from .tables import (
-    create_missing_indexes, define_tables, install_content_version, install_rendered_content, install_search_index,
-    install_term_counts, tables,
-)
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
+from .settings import SETTINGS, CoreSettingsSchema, load_settings
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)",
                     settings=CoreSettingsSchema)
@@ -46,6 +38,8 @@ CORE_STATUSES = [
 
 @hookimpl
 def register_tables(metadata):
+    from .tables import define_tables
+
     define_tables(metadata)
 
 
@@ -122,6 +116,11 @@ def startup(app):
     """Indexes added since the database was created, the content version, the full-text index and the
     stored term counts with their triggers, the stored renderings' table, and the default category (id 1)
     every site has."""
+    from sqlalchemy import insert, select
+    from .comment_store import CoreCommentService
+    from .content import CoreContentService
+    from .tables import create_missing_indexes, install_content_version, install_rendered_content, install_search_index, install_term_counts, tables
+
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     app.stash[COMMENT_SERVICE] = CoreCommentService(app)

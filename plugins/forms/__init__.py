@@ -6,8 +6,7 @@ import pluggy
 
 from host import Namespace, PluginInfo, PostType, Status, hookimpl
 
-from . import demo, pages, routes, settings, store, tables
-from .routes import NAMESPACE
+from . import settings
 
 PLUGIN = PluginInfo(name="forms", version="1.0.0", requires=("core",), settings=settings.FormsConfigSchema,
                     description="Contact forms: templates of bracket tags, submissions stored and mailed")
@@ -34,11 +33,15 @@ def add_hookspecs(plugin_manager):
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from .routes import NAMESPACE
+
     return [Namespace(NAMESPACE, description=PLUGIN.description)]
 
 
@@ -49,6 +52,8 @@ def register_statuses():
 
 @hookimpl
 def register_post_types():
+    from . import store
+
     return [PostType(store.POST_TYPE, "Contact forms", supports=("title",), public=False)]
 
 
@@ -61,11 +66,15 @@ def register_abilities():
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
 @hookimpl
 def register_pages():
+    from . import pages
+
     return [pages.page()]
 
 
@@ -78,6 +87,8 @@ def register_admin_pages(app):
 
 @hookimpl
 def render_content(app, item, content):
+    from . import pages
+
     content["html"] = pages.replace_shortcodes(app, item, content["html"])
 
 
@@ -95,4 +106,6 @@ def register_commands(cli):
 
 @hookimpl
 def demo_content(app, session):
+    from . import demo
+
     demo.write_demo_forms(app, session)

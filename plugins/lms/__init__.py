@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import apikeys, model, routes, settings, tables
+from . import settings
 
 PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
                     description="Learning catalogue: courses, topics, lessons and quizzes for outside apps",
@@ -20,37 +20,51 @@ PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=se
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description="Learning catalogue for outside apps (API keys)")]
 
 
 @hookimpl
 def register_post_types():
+    from . import model
+
     return model.post_types()
 
 
 @hookimpl
 def register_taxonomies():
+    from . import model
+
     return model.taxonomies()
 
 
 @hookimpl
 def register_meta():
+    from . import model
+
     return model.meta_keys()
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
 @hookimpl(tryfirst=True)
 def authenticate(app, request):
     """`key_...:secret` over Basic on lms/v1 routes; everything else is the host's."""
+    from . import apikeys
+
     return apikeys.authenticate(app, request)
 
 

@@ -26,11 +26,11 @@ from host.auth.pages import client_address
 from host.kept import KeptWhileNothingCommitted
 from host.stash import StashKey
 
+from .permissions import PERMISSIONS
 from .tables import API_KEYS, table
 
 NAMESPACE_PREFIX = "/lms/v1"
 KEY_PREFIX, SECRET_PREFIX = "key_", "secret_"
-PERMISSIONS = ("read", "write", "read_write", "delete", "all")
 READING = frozenset({"read", "read_write", "all"})
 _DIGEST_KEY = b"sitehost-lms-api-key-v1"
 LAST_USED_INTERVAL = datetime.timedelta(hours=1)

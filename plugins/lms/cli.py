@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from host.commands import open_site
-from host.auth import users as user_service
 
-from . import apikeys
-from .apikeys import PERMISSIONS
+from .permissions import PERMISSIONS
 
 
 def _user(app, session, login: str):
+    from host.auth import users as user_service
+
     user = user_service.find_user(app, session, login)
     if user is None:
         raise click.ClickException(f"no user with login or email {login!r}")
@@ -54,6 +54,8 @@ def api_key_create(ctx: click.Context, user: str, permission: str, description: 
     Example:
       sitehost lms api-key create admin --permission read --description "Parents' portal"
     """
+    from . import apikeys
+
     with open_site(ctx, plugin="lms") as app, app.db.session(write=True) as session, session.begin():
         owner = _user(app, session, user)
         record, secret = apikeys.create_key(app, session, owner.id, permission, description[:500])
@@ -74,6 +76,8 @@ def api_key_list(ctx: click.Context, user: str | None, as_json: bool) -> None:
     Example:
       sitehost lms api-key list --user admin
     """
+    from . import apikeys
+
     with open_site(ctx, plugin="lms") as app, app.db.session() as session:
         owner = _user(app, session, user).id if user else None
         keys = apikeys.list_keys(app, session, owner)
@@ -95,6 +99,8 @@ def api_key_revoke(ctx: click.Context, key_id: int) -> None:
     Example:
       sitehost lms api-key revoke 3
     """
+    from . import apikeys
+
     with open_site(ctx, plugin="lms") as app, app.db.session(write=True) as session, session.begin():
         record = apikeys.revoke_key(app, session, key_id)
     if record is None:
@@ -118,6 +124,8 @@ def import_command(ctx: click.Context, file: Path, author: str | None, quiet: bo
     Example:
       sitehost lms import catalogue.json --author r.patel
     """
+    from host.auth import users as user_service
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from .importer import MAX_BYTES, ImportError_, WriteContext, import_catalogue, read_catalogue

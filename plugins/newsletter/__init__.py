@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from host import Namespace, Page, PluginInfo, hookimpl
 
-from . import demo, pages, routes, settings, tables, tokens
-from .mailer import CONFIRM_PATH, UNSUBSCRIBE_PATH
-from .schemas import FormSchema, ListSchema, SubscriberSchema
+from . import settings
 
 PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.NewsletterSettingsSchema,
                     description="Newsletter sign-up forms, lists and mailings with double opt-in")
@@ -20,26 +18,37 @@ PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.Newsle
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description="Mailing-list sign-up form endpoint and list administration")]
 
 
 @hookimpl
 def register_schemas():
+    from .schemas import FormSchema, ListSchema, SubscriberSchema
+
     return {"NewsletterList": ListSchema, "NewsletterForm": FormSchema, "NewsletterSubscriber": SubscriberSchema}
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
 @hookimpl
 def register_pages(app):
+    from . import pages
+    from .mailer import CONFIRM_PATH, UNSUBSCRIBE_PATH
+
     return [Page(CONFIRM_PATH, ("GET", "POST"), pages.confirm_page, name="newsletter-confirm"),
             Page(UNSUBSCRIBE_PATH, ("GET", "POST"), pages.unsubscribe_page, name="newsletter-unsubscribe")]
 
@@ -53,10 +62,14 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
+    from . import tokens
+
     settings.load(app)
     tokens.site_key(app)  # made (or adopted) at start-up, so no request writes it
 
 
 @hookimpl
 def demo_content(app, session):
+    from . import demo
+
     demo.write_demo(app, session)

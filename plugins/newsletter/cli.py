@@ -14,8 +14,6 @@ from pathlib import Path
 import click
 
 from host.commands import open_site
-from .operations import (OperationError, erase_address, export_csv, find_list, import_csv, queue_confirmations,
-                         queue_mailing)
 
 MAX_BODY_BYTES = 1_000_000
 MAX_IMPORT_BYTES = 50_000_000
@@ -31,6 +29,8 @@ def _site_url(app, given: str | None) -> str:
 
 
 def _list(app, session, name: str):
+    from .operations import OperationError, find_list
+
     try:
         return find_list(app, session, name)
     except OperationError as error:
@@ -62,6 +62,8 @@ def export_command(ctx: click.Context, list_name: str, output_format: str, outpu
     Example:
       sitehost newsletter export "Whole school" --format csv --output consent.csv
     """
+    from .operations import export_csv
+
     with open_site(ctx, plugin="newsletter") as app, app.db.session() as session:
         row = _list(app, session, list_name)
         if output:
@@ -89,6 +91,8 @@ def import_command(ctx: click.Context, csv_file: str, list_name: str, send_confi
     Example:
       sitehost newsletter import families.csv --list "Year 7 parents" --send-confirmations
     """
+    from .operations import OperationError, import_csv, queue_confirmations
+
     path = Path(csv_file)
     if path.stat().st_size > MAX_IMPORT_BYTES:
         raise click.ClickException(f"{csv_file} is larger than {MAX_IMPORT_BYTES:,} bytes; split it")
@@ -128,6 +132,8 @@ def send_command(ctx: click.Context, list_name: str, subject: str, body_file: st
     Example:
       sitehost newsletter send "Whole school" --subject "Spring term" --body-file spring.txt
     """
+    from .operations import queue_mailing
+
     subject = subject.strip()
     if not subject or len(subject) > 300 or "\n" in subject or "\r" in subject:
         raise click.ClickException("--subject must be one line of 1 to 300 characters")
@@ -167,6 +173,8 @@ def erase_command(ctx: click.Context, email: str) -> None:
     Example:
       sitehost newsletter erase parent@example.org
     """
+    from .operations import erase_address
+
     with open_site(ctx, plugin="newsletter") as app, app.db.session(write=True) as session, session.begin():
         found = erase_address(app, session, email)
     click.echo(f"erased {email}; a hashed suppression entry remains" if found else

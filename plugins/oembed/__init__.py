@@ -7,9 +7,6 @@ from urllib.parse import urlencode
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import abilities, local, routes, tables
-from .routes import NAMESPACE
-from .runtime import configure, forget
 from .settings import OembedConfigSchema
 
 PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings=OembedConfigSchema,
@@ -18,27 +15,38 @@ PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from .routes import NAMESPACE
+
     return [Namespace(NAMESPACE, description=PLUGIN.description)]
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
 @hookimpl
 def register_abilities():
+    from . import abilities
+
     return abilities.ABILITIES
 
 
 @hookimpl
 def html_head(app, request, item):
     """oEmbed discovery: every published post and page view names its JSON and XML oEmbed URLs."""
+    from . import local
+    from .routes import NAMESPACE
+
     if item.get("type") not in local.EMBEDDABLE_TYPES or not item.get("link"):
         return None
     embed_url = f"{app.rest_base_url(request.environ)}/{NAMESPACE}/embed?"
@@ -50,9 +58,13 @@ def html_head(app, request, item):
 
 @hookimpl
 def startup(app):
+    from .runtime import configure
+
     configure(app)
 
 
 @hookimpl
 def shutdown(app):
+    from .runtime import forget
+
     forget(app)

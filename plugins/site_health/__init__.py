@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import checks, routes
 from .settings import CONFIG, SiteHealthConfigSchema, load_config
 
 PLUGIN = PluginInfo(name="site_health", version="0.1.0", settings=SiteHealthConfigSchema,
@@ -17,21 +16,29 @@ PLUGIN = PluginInfo(name="site_health", version="0.1.0", settings=SiteHealthConf
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
 
 
 @hookimpl
 def register_capabilities():
+    from . import routes
+
     return {routes.CAPABILITY: ["administrator"]}
 
 
 @hookimpl
 def register_health_tests():
+    from . import checks
+
     return checks.HEALTH_TESTS
 
 
 @hookimpl
 def register_routes(app):
+    from . import routes
+
     return routes.routes(app)
 
 

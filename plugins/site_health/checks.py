@@ -17,12 +17,9 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sqlalchemy import inspect, text
-from sqlalchemy.exc import SQLAlchemyError
 
 from host import HealthResult, HealthTest
 
-from .settings import config_of
 
 PROBE_PATH = "/site-health/v1/authorization-probe"
 PROBE_SCHEME = "Bearer"  # never a sign-in attempt: the probe must not count against the sign-in limits
@@ -32,6 +29,9 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 # --- database -----------------------------------------------------------------------------------
 
 def database_test(app, _site_url: str) -> HealthResult:
+    from sqlalchemy import inspect, text
+    from sqlalchemy.exc import SQLAlchemyError
+
     engine = app.db.engine
     try:
         with engine.connect() as connection:
@@ -81,6 +81,8 @@ def _postgres_details(connection) -> tuple[list[tuple[str, str, str]], list[str]
 # --- uploads ------------------------------------------------------------------------------------
 
 def uploads_test(app, _site_url: str) -> HealthResult:
+    from .settings import config_of
+
     folder = Path(app.settings.uploads_dir).resolve()
     config = config_of(app)
     try:
@@ -130,6 +132,8 @@ def _get(url: str, timeout: float, headers: dict[str, str] | None = None) -> tup
 
 
 def loopback_test(app, site_url: str) -> HealthResult:
+    from .settings import config_of
+
     url = site_url + app.settings.rest_prefix + "/"
     try:
         status, _body = _get(url, config_of(app).loopback_timeout_seconds)
@@ -146,6 +150,8 @@ def loopback_test(app, site_url: str) -> HealthResult:
 
 
 def authorization_header_test(app, site_url: str) -> HealthResult:
+    from .settings import config_of
+
     token = secrets.token_urlsafe(12)
     url = site_url + app.settings.rest_prefix + PROBE_PATH
     try:
@@ -208,6 +214,8 @@ def directory_size(folder: Path, deadline_entries: int = 200_000) -> tuple[int, 
 
 
 def database_size(app) -> int | None:
+    from sqlalchemy.exc import SQLAlchemyError
+
     engine = app.db.engine
     try:
         if engine.dialect.name == "sqlite":

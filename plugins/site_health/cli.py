@@ -8,15 +8,26 @@ import sys
 import click
 
 from host import HealthResult, HealthTest
-from host.commands import open_site
+from host.commands import open_site, registered_health_tests
 
 STATUS_STYLE = {"good": ("ok", "green"), "recommended": ("warn", "yellow"), "critical": ("FAIL", "red")}
 
 
-@click.command("doctor")
+class DoctorCommand(click.Command):
+    """`doctor --help` ends with the names of the tests `--only` takes (read from the plugins, no database)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        tests = registered_health_tests(ctx)
+        if tests:
+            with formatter.section("Tests"):
+                formatter.write_dl([(test.name, f"{test.label} ({test.group})") for test in tests])
+        super().format_epilog(ctx, formatter)
+
+
+@click.command("doctor", cls=DoctorCommand)
 @click.option("--url", default="", help="Address the site is served at (default: [site] url, or "
               "http://127.0.0.1:8080 where `sitehost serve` listens by default).")
-@click.option("--only", multiple=True, help="Run only this test (repeatable).")
+@click.option("--only", multiple=True, help="Run only this test (repeatable; the tests are listed below).")
 @click.pass_context
 def doctor(ctx: click.Context, url: str, only: tuple[str, ...]) -> None:
     """Run the site-health tests and print one line per test.

@@ -10,24 +10,29 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import classifier, routes, settings, tables
-from .recorder import RECORDER
+from . import settings
 
 PLUGIN = PluginInfo(name="spam", version="0.1.0", settings=settings.SpamConfigSchema, description="Spam filter for comments, forms and sign-ups")
 
 
 @hookimpl
 def register_tables(metadata):
+    from . import tables
+
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces():
+    from . import routes
+
     return [Namespace(routes.NAMESPACE, description="Spam filter: key, settings, statistics and service callbacks")]
 
 
 @hookimpl
 def register_routes():
+    from . import routes
+
     return routes.routes()
 
 
@@ -40,12 +45,16 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
+    from . import classifier
+
     settings.load(app)
     classifier.ensure_model_row(app)
 
 
 @hookimpl
 def shutdown(app):
+    from .recorder import RECORDER
+
     recorder = app.stash.get(RECORDER)
     if recorder is not None:
         recorder.close()
@@ -60,6 +69,8 @@ def check_spam(app, submission):
 
 @hookimpl
 def request_finished(app):
+    from .recorder import RECORDER
+
     recorder = app.stash.get(RECORDER)
     if recorder is not None:
         recorder.flush_own()

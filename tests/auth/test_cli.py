@@ -108,6 +108,63 @@ def test_user_unlock_lifts_a_lock_out_seen_over_http(config, tmp_path):
     assert run(config, "user", "unlock", "nobody").exit_code == 1
 
 
+def _typed_at_a_terminal(config, args, answers, timeout=60):
+    """Run `sitehost ARGS` on a pseudo-terminal (its only one: a new session) and type each answer
+    after its prompt, as a person would. Answers the exit code and everything shown."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+    from types import SimpleNamespace
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "host.cli", "--config", config, *args], stdin=follower,
+                               stdout=follower, stderr=follower, start_new_session=True, close_fds=True)
+    os.close(follower)
+    shown, pending, answered, deadline = b"", list(answers), 0, time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the process closed the terminal
+                    break
+                if not chunk:
+                    break
+                shown += chunk
+            if pending and shown[answered:].rstrip().endswith(b":"):  # a new prompt since the last answer
+                os.write(leader, pending.pop(0).encode() + b"\n")
+                answered = len(shown)
+            if process.poll() is not None and not ready:
+                break
+        returncode = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        os.close(leader)
+    return SimpleNamespace(returncode=returncode, output=shown.decode(errors="replace"))
+
+
+def test_set_password_without_a_terminal_says_to_use_password_stdin(config):
+    """Issue 42.14: no GetPassWarning, no "Aborted!": one Error line naming --password-stdin."""
+    import subprocess
+    import sys
+
+    run(config, "user", "create", "jo", "--role", "author", "--email", "jo@school.test", "--password", "old pass 12")
+    result = subprocess.run([sys.executable, "-m", "host.cli", "--config", config, "user", "set-password", "jo"],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("Error: no terminal to ask for the password: pipe it in with --password-stdin")
+    assert len(result.stderr.splitlines()) == 1
+    assert "Warning" not in result.stderr and "Aborted" not in result.stderr
+    app, client = _client(config)
+    try:  # nothing changed
+        assert _sign_in(client, "jo", "old pass 12").status_int == 303
+    finally:
+        app.close()
+
+
 def _client(config):
     from webtest import TestApp
 
@@ -129,9 +186,8 @@ def test_set_password_set_role_and_delete(config):
     assert result.exit_code == 0 and "new login password set for 'jo'" in result.output
     short = CliRunner().invoke(main, ["--config", config, "user", "set-password", "jo", "--password-stdin"], input="x\n")
     assert short.exit_code == 1 and "at least 8 characters" in short.output
-    prompted = CliRunner().invoke(main, ["--config", config, "user", "set-password", "jo"],
-                                  input="typed pass 6\ntyped pass 6\n")
-    assert prompted.exit_code == 0
+    prompted = _typed_at_a_terminal(config, ["user", "set-password", "jo"], ["typed pass 6", "typed pass 6"])
+    assert prompted.returncode == 0 and "new login password set for 'jo'" in prompted.output
     app, client = _client(config)
     try:
         assert _sign_in(client, "jo", "new pass 345").status_int == 200  # the form again: refused

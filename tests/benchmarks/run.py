@@ -27,11 +27,13 @@ import time
 from pathlib import Path
 
 from . import servers, wrk
+from .cli_start import MEASURES as CLI_MEASURES
 from .plugins import discovered, site_settings
 from .scenarios import SCENARIOS as CORE_SCENARIOS, Context, Unavailable
 from .seed import seed
 
 PLUGIN_SCENARIOS, PLUGIN_BUDGET, PLUGIN_MEASURES = discovered()
+PLUGIN_MEASURES = [*PLUGIN_MEASURES, *CLI_MEASURES]  # the cli-start line (tests/benchmarks/cli_start.py)
 SCENARIOS = CORE_SCENARIOS + PLUGIN_SCENARIOS
 
 FULL_SIZES = [1000, 10000, 100000]

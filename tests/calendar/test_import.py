@@ -147,7 +147,11 @@ def test_import_refuses_missing_files_and_non_calendars(config, tmp_path):
     assert missing.exit_code == 1 and "no such file" in missing.output
     junk = tmp_path / "junk.ics"
     junk.write_text("this is not a calendar")
-    assert run(config, "calendar", "import", str(junk)).exit_code == 1
+    refused = run(config, "calendar", "import", str(junk))
+    # Validated before a progress bar is drawn (issue 42.14): one Error line, no "events ... 0/?".
+    assert refused.exit_code == 1
+    assert len(refused.output.splitlines()) == 1 and refused.output.startswith("Error: not an iCalendar file")
+    assert len(missing.output.splitlines()) == 1 and missing.output.startswith("Error: ")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -80,3 +80,87 @@ def test_a_disabled_builtin_plugin_is_listed_with_its_real_version(tmp_path):
     result = sitehost(tmp_path, "plugins", "list", "--json")
     row = next(row for row in json.loads(result.stdout) if row["name"] == "oembed")
     assert (row["state"], row["version"]) == ("disabled", "0.1.0")
+
+
+def test_every_bad_key_of_the_file_and_the_environment_is_named_in_one_error(tmp_path):
+    """Issue 42.13: not only the first bad key; nothing is created."""
+    (tmp_path / "sitehost.toml").write_text('max_body_bytes = "lots"\ndatabse_url = "sqlite:///x.db"\n'
+                                            '[site]\ntimezone_string = "Mars/Olympus"\nnmae = "Riverside"\n')
+    result = sitehost(tmp_path, "init", env_extra={"SITEHOST_CHANNEL_TIMEOUT": "soon",
+                                                   "SITEHOST_SITE__COMMENT_MODERATION": "maybe"})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: 6 settings are not valid: "), result.stderr
+    for expected in ("sitehost.toml: max_body_bytes = 'lots' is not valid; allowed: a whole number",
+                     "sitehost.toml: unknown setting 'databse_url'",
+                     "sitehost.toml [site]: timezone_string = 'Mars/Olympus' is not valid",
+                     "sitehost.toml [site]: unknown setting 'nmae'",
+                     "SITEHOST_CHANNEL_TIMEOUT: channel_timeout = 'soon' is not valid; allowed: a whole number",
+                     "SITEHOST_SITE__COMMENT_MODERATION: comment_moderation = 'maybe' is not valid; allowed: true"):
+        assert expected in lines[0], (expected, lines[0])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sitehost.toml"]
+
+
+def test_every_bad_key_of_every_plugin_table_is_named_in_one_error(tmp_path):
+    (tmp_path / "sitehost.toml").write_text('[plugins.core]\nmax_upload_bytes = "lots"\navatar_url = "gravatar"\n'
+                                            '[plugins.cache]\nmax_entriez = 3\n')
+    result = sitehost(tmp_path, "init", env_extra={"SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE": "many"})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: 4 settings are not valid: "), result.stderr
+    for expected in ("[plugins.core]: max_upload_bytes = 'lots' is not valid",
+                     "[plugins.core]: avatar_url = 'gravatar' is not valid",
+                     "[plugins.cache]: unknown setting 'max_entriez'",
+                     "SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE: import_batch_size = 'many' is not valid"):
+        assert expected in lines[0], (expected, lines[0])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sitehost.toml"]
+
+
+def test_every_setting_can_come_from_the_environment_with_its_type(tmp_path):
+    """SITEHOST_<KEY>, tables with __, values read as their settings' types; the file is overridden key by key."""
+    (tmp_path / "sitehost.toml").write_text('[site]\ndescription = "From the file"\nname = "File name"\n'
+                                            '[plugins.calendar]\nimport_batch_size = 3\n')
+    env = {"SITEHOST_SITE__NAME": "1984", "SITEHOST_SITE__COMMENT_FLOOD": "45",
+           "SITEHOST_SITE__COMMENT_MODERATION": "true", "SITEHOST_SITE__DISALLOWED_KEYS": '["casino", "free money"]',
+           "SITEHOST_CORS_ORIGINS": "https://app.school.test, https://b.school.test",
+           "SITEHOST_MAX_JSON_DEPTH": "20", "SITEHOST_REST_PREFIX": "/api",
+           "SITEHOST_PLUGINS__DISABLED": "oembed,lms", "SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE": "7",
+           "SITEHOST_MAIL__SMTP_PORT": "2626", "SITEHOST_MAIL__PASSWORD": "12345678",
+           "SITEHOST_DATABASE_URL": f"sqlite:///{tmp_path / 'env.db'}", "SITEHOST_UPLOADS_DIR": str(tmp_path / "up")}
+    probe = ("import json\nfrom host.config import load_settings\nfrom host.app import create_app\n"
+             "from host.mail import MAIL_SERVICE\n"
+             "app = create_app(load_settings())\ns = app.settings\nmail = app.stash[MAIL_SERVICE].settings\n"
+             "print(json.dumps({'site': s.site, 'cors': s.cors_origins, 'depth': s.max_json_depth,"
+             " 'prefix': s.rest_prefix, 'disabled': s.disabled, 'calendar': s.plugins['calendar'],"
+             " 'port': mail.smtp_port, 'password': mail.password, 'db': s.database_url, 'uploads': s.uploads_dir,"
+             " 'loaded': sorted(r.name for r in app.plugin_records if r.loaded)}))\napp.close()\n")
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SITEHOST_")}
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env={**environment, **env},
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["site"]["name"] == "1984" and seen["site"]["description"] == "From the file"
+    assert (seen["site"]["comment_flood"], seen["site"]["comment_moderation"]) == (45, True)
+    assert seen["site"]["disallowed_keys"] == ["casino", "free money"]
+    assert seen["cors"] == ["https://app.school.test", "https://b.school.test"]
+    assert (seen["depth"], seen["prefix"], seen["disabled"]) == (20, "/api", ["oembed", "lms"])
+    assert seen["calendar"] == {"import_batch_size": 7}
+    assert (seen["port"], seen["password"]) == (2626, "12345678")
+    assert seen["db"].endswith("env.db") and seen["uploads"] == str(tmp_path / "up")
+    assert "oembed" not in seen["loaded"] and "calendar" in seen["loaded"]
+    assert "unknown environment variable" not in result.stderr
+
+
+def test_a_variable_that_names_no_setting_is_a_warning_and_a_bad_nesting_an_error(tmp_path):
+    ok = sitehost(tmp_path, "init", env_extra={"SITEHOST_SITE_NAME": "typo", "SITEHOST_DATABASE_URL": ""})
+    assert ok.returncode == 0, ok.stderr
+    assert "warning: unknown environment variable SITEHOST_SITE_NAME ignored" in ok.stderr
+    assert (tmp_path / "sitehost.db").exists()  # the empty SITEHOST_DATABASE_URL counted as unset
+    bad = sitehost(tmp_path, "routes", env_extra={"SITEHOST_REST_PREFIX__X": "1", "SITEHOST_SITE__NMAE": "x",
+                                                  "SITEHOST_PLUGINS__COLOUR": "red"})
+    assert bad.returncode == 1
+    line = bad.stderr.strip()
+    assert line.startswith("Error: 3 settings are not valid: ") and len(line.splitlines()) == 1
+    assert "SITEHOST_REST_PREFIX__X: rest_prefix is not a table" in line
+    assert "SITEHOST_SITE__NMAE: unknown setting 'nmae'" in line
+    assert "SITEHOST_PLUGINS__COLOUR: [plugins] takes only `disabled`" in line

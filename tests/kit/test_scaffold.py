@@ -128,3 +128,17 @@ def test_generated_tests_pass_and_do_not_pin_the_route_set(tmp_path):
                              str(target / "tests")], capture_output=True, text=True, env=env, cwd=target, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "7 passed" in result.stdout
+
+
+def test_the_folder_the_readme_and_the_help_name_is_the_one_made(tmp_path):
+    """Issue 42.14: `plugin new lunch_menu` makes sitehost-lunch-menu/ (pip's spelling), as README and --help say."""
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    assert "`sitehost plugin new lunch_menu` makes `sitehost-lunch-menu/` holding the package " \
+           "`sitehost_lunch_menu`" in readme
+    shown = CliRunner().invoke(main, ["plugin", "new", "--help"])
+    assert "`lunch_menu` makes the folder sitehost-lunch-menu/" in " ".join(shown.output.split())
+    made = CliRunner().invoke(main, ["plugin", "new", NAME, "--directory", str(tmp_path)])
+    assert made.exit_code == 0 and [path.name for path in tmp_path.iterdir()] == ["sitehost-lunch-menu"]
+    assert (tmp_path / "sitehost-lunch-menu" / "sitehost_lunch_menu" / "__init__.py").is_file()

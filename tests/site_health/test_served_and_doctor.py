@@ -95,3 +95,17 @@ def test_doctor_in_an_empty_folder_says_there_is_no_site(tmp_path):
     result = _run_doctor(config)
     assert result.returncode == 1 and "Error:" in result.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_doctor_help_lists_every_test_name_without_opening_a_site(tmp_path):
+    """Issue 42.14: the names `--only` takes are in `doctor --help`; help never touches the database."""
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path / "none.db"}"\n[plugins]\ndisabled = ["backup"]\n')
+    result = _run_doctor(config, "--help")
+    assert result.returncode == 0, result.stderr
+    listed = result.stdout.split("\nTests:\n", 1)[1].splitlines()
+    names = [line.split()[0] for line in listed if line.strip()]
+    assert names == ["mail-outbox", "response-cache", "database", "uploads", "plugins", "loopback-requests",
+                     "authorization-header", "https-status"]  # last-backup belongs to the disabled backup plugin
+    assert "  database  " in result.stdout and "Database (Performance)" in result.stdout
+    assert not (tmp_path / "none.db").exists()
