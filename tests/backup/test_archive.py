@@ -28,6 +28,12 @@ UPLOADS = {"2025/06/sports-day.jpg": bytes(range(256)) * 400, "2025/06/notes/min
            "logo.png": b"\x89PNG\r\n\x1a\n" + b"\x00" * 5000}
 
 
+def _files_under(folder: Path, known: dict) -> dict[str, bytes]:
+    """{relative path: bytes} of the files in `folder` not in `known`."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in folder.rglob("*")
+            if path.is_file() and str(path.relative_to(folder)) not in known}
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The source site, closed after it was backed up; yields (settings, archive path, source url)."""
@@ -40,6 +46,7 @@ def site(tmp_path_factory):
             (uploads / relative).write_bytes(data)
         first = open_site(site_settings(url, uploads, backups, [grades, old]))
         first.install_site(demo=True)
+        UPLOADS.update(_files_under(uploads, UPLOADS))  # the demo's picture is an upload the archive holds too
         with first.db.engine.begin() as connection:
             connection.execute(first.db.metadata.tables[ARCHIVED].insert(),
                                [{"title": "Prize giving 2019"}, {"title": "Prize giving 2020"}])

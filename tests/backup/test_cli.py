@@ -73,12 +73,12 @@ def test_create_list_and_verify(source):
     archive = Path(created.stdout.split("backup written: ", 1)[1].split()[0])
     assert archive.parent == folder / "backups"
     assert mode(archive) == 0o600 and mode(archive.parent) == 0o755  # an existing folder keeps its mode
-    assert "1 uploads" in created.stdout and "rows;" in created.stdout
+    assert "2 uploads" in created.stdout and "rows;" in created.stdout  # the timetable and the demo's picture
     listed = invoke(config, "backup", "list")
-    assert listed.exit_code == 0 and archive.name in listed.stdout and "1 uploads" in listed.stdout
+    assert listed.exit_code == 0 and archive.name in listed.stdout and "2 uploads" in listed.stdout
     verified = invoke(config, "backup", "verify", str(archive))
     assert verified.exit_code == 0, verified.output
-    assert f"{archive}: OK," in verified.stdout and "1 uploads match their checksums" in verified.stdout
+    assert f"{archive}: OK," in verified.stdout and "2 uploads match their checksums" in verified.stdout
 
 
 def test_create_to_a_named_file_and_verify_a_damaged_copy(source, tmp_path):
