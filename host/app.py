@@ -620,7 +620,7 @@ class App:
         rest_root = self.rest_base_url(bottle.request.environ) + "/"
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)} | {html.escape(self.settings.site.get('name', ''))}</title>"
+            f"<title>{html.escape(title)} | {html.escape(self.site_identity()['name'])}</title>"
             f"<link rel=\"https://api.w.org/\" href=\"{html.escape(rest_root)}\">{head_html}</head>"
             f"<body><main><h1>{html.escape(title)}</h1>{body_html}</main></body></html>\n"
         )
