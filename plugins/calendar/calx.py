@@ -281,7 +281,8 @@ def event_entities(request, items: list[dict], unlocked: set[int] | None = None)
             "end_date": v1["end_date"], "end_date_utc": v1["utc_end_date"],
             "dates": event_dates(start_utc, end_utc, tz, request.app.timezone()), "timezone": v1["timezone"],
             "duration": int((end_utc - start_utc).total_seconds()),
-            "multiday": last_day > first_day, "is_past": end_utc < now, "is_now": start_utc <= now <= end_utc,
+            "multiday": last_day > first_day, "is_past": start_utc < now,  # the real model's rule: begun, not ended
+            "is_now": start_utc <= now <= end_utc,
             "all_day": bool(v1["all_day"]),
             "starts_this_week": week_first <= first_day <= week_last,
             "ends_this_week": week_first <= last_day <= week_last,

@@ -6,6 +6,8 @@ other reads the same.
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from host.testing import assert_rest_error, client_as, create_test_user
@@ -141,6 +143,12 @@ def test_venue_address_fields_and_class_lists(make_app):
     listed = {item["id"]: item for item in app.client.get(f"{CALX}/venues").json}
     assert listed[bare["id"]]["directions_link"] == "" and listed[bare["id"]]["state_province"] == ""
     assert "cal_events_cat-sport" in app.client.get(f"{CALX}/events/{event['id']}").json["class_list"]
+    # is_past follows the real model: an event that has begun is past, even while it goes on.
+    today = datetime.date.today()
+    ongoing = new_event(admin, title="Exhibition", start_date=f"{today - datetime.timedelta(days=1)} 09:00",
+                        end_date=f"{today + datetime.timedelta(days=2)} 17:00")
+    entity = app.client.get(f"{CALX}/events/{ongoing['id']}").json
+    assert entity["is_past"] is True and entity["is_now"] is True
 
 
 def test_single_reads_and_their_permissions(site):
