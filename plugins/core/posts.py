@@ -18,7 +18,7 @@ from host.auth import users as user_service
 
 from . import dates, item_schemas, render, revisions, store
 from .permissions import type_caps
-from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args, write_statuses
+from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
 from .shaping import (can_read, core_url, deleted_answer, guid_base, permalink, post_hints, prepare_post,
                       public_status)
@@ -83,8 +83,8 @@ class PostsController:
         item = base + r"/(?P<id>[\d]+)"
         schema_title = self.type
         write = write_args(self.app, self.type, self.kind)
-        # WordPress's schema lists the site's statuses that are not internal: the write enum (schemas.write_statuses).
-        shape = item_schemas.post_schema(self.type, self.kind, tuple(write_statuses(self.app, self.type)))
+        # Every status an answer may show (trash after a DELETE too): the response schema must hold for answers.
+        shape = item_schemas.post_schema(self.type, self.kind, tuple(self.app.registry.status_names()))
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
                   permission=self.check_list, allow_batch=True, title=schema_title, schema=shape,

@@ -379,7 +379,8 @@ def test_the_write_status_enum_is_every_registered_status_the_interface_lists(ma
         described = app.client.options(f"/wp-json/core/v2/{base}").json
         write = next(endpoint for endpoint in described["endpoints"] if "POST" in endpoint["methods"])
         assert write["args"]["status"]["enum"] == listed
-        assert described["schema"]["properties"]["status"]["enum"] == listed
+        # The item schema describes answers, which may also be trash etc. (after a DELETE): it holds every status.
+        assert set(listed) <= set(described["schema"]["properties"]["status"]["enum"])
     ignored = admin.post_json("/wp-json/core/v2/posts", {"title": "Kept out of imports", "status": "cal-ignored"})
     assert ignored.status_int == 201 and ignored.json["status"] == "cal-ignored"
     refused = admin.post_json("/wp-json/core/v2/posts", {"title": "Nope", "status": "trash"}, status=400)
