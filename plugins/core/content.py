@@ -10,8 +10,8 @@ from sqlalchemy import func, insert, select
 from host.content import ContentDeleted, ContentSaved
 
 from . import dates, render, store
-from .tables import tables
 from .shaping import guid_base, permalink
+from .tables import tables
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
 FILTERED = ("title", "content", "excerpt")  # markup filtered for writers without unfiltered_html

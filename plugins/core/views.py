@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 
+import jinja2
+
 from host import HtmlView
 from host.text import without_style_attributes
 
@@ -18,6 +20,8 @@ from .render import plain_text, render_content, render_excerpt, render_title
 from .shaping import public_status
 
 PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"))
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
+                               autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def permalink_view(app, request) -> HtmlView | None:
@@ -72,16 +76,11 @@ def _summary_tags(app, request, item: dict) -> str:
     password-protected item gives no summary."""
     if item.get("password"):
         return ""
-    tags = []
     summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
-    if summary:
-        if len(summary) > DESCRIPTION_LENGTH:
-            summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
-        tags.append(f'<meta name="description" content="{html.escape(summary)}">')
-    image = _featured_image(app, request, item)
-    if image:
-        tags.append(f'<meta property="og:image" content="{html.escape(image)}">')
-    return "".join(tags)
+    if len(summary) > DESCRIPTION_LENGTH:
+        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
+    return TEMPLATES.get_template("summary_tags.html").render(description=summary,
+                                                              image=_featured_image(app, request, item))
 
 
 def _featured_image(app, request, item: dict) -> str:
