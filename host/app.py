@@ -45,6 +45,7 @@ DEFAULT_SITE_ADDRESS = "http://127.0.0.1:8080"
 RECORDED_ADDRESS_KEY = "site_address"
 CHOSEN_ADDRESS_KEY = "site_address.chosen"
 LEGACY_GUID_ADDRESS_KEY = "guid_site_url"
+SITE_IDENTITY_KEYS = {"name": "site_name", "description": "site_description"}  # rows of site_state
 SITE_ADDRESS_SECONDS = 2.0  # how long a process keeps the address it read before reading it again
 
 # Registration runs in two phases over the plugins in order: first what describes content
@@ -111,6 +112,7 @@ class App:
         self.bottle = self._build_bottle()
         self._closed = False
         self._site_address: tuple[str, float] | None = None  # (address, when read): see site_address
+        self._site_identity: tuple[dict[str, str], float] | None = None  # (name and tagline, when read)
 
     # --- plugins -------------------------------------------------------------------------
 
@@ -380,6 +382,43 @@ class App:
         """The site address as an operator wrote it (trailing slash and all), or None when none was chosen."""
         return self._stored_addresses(session).get(CHOSEN_ADDRESS_KEY)
 
+    def site_identity(self, session: Session | None = None) -> dict[str, str]:
+        """{"name", "description"}: the site title and tagline an operator chose (`core/v2/settings`
+        `title`, `description`), else `[site]` name and description. The root index shows them; read
+        from the database at most every few seconds per process, as the site address is."""
+        now = time.monotonic()
+        kept = self._site_identity
+        if kept is not None and now - kept[1] < SITE_ADDRESS_SECONDS:
+            return kept[0]
+        site_state = self.host_tables["site_state"]
+        query = select(site_state.c.key, site_state.c.value).where(site_state.c.key.in_(SITE_IDENTITY_KEYS.values()))
+        if session is None:
+            with self.db.session() as own_session:
+                stored = dict(own_session.execute(query).all())
+        else:
+            stored = dict(session.execute(query).all())
+        identity = {field: stored.get(key, self.settings.site.get(field, "")) for field, key in SITE_IDENTITY_KEYS.items()}
+        self._site_identity = (identity, now)
+        return identity
+
+    def choose_site_identity(self, session: Session, **chosen: str | None) -> None:
+        """An operator's site title and/or tagline (`name=`, `description=`; None: back to `[site]`).
+
+        Written in the caller's transaction; this process forgets what it kept at once (others
+        within a few seconds), and the root index, cached per identity, follows.
+        """
+        site_state = self.host_tables["site_state"]
+        for field, value in chosen.items():
+            key = SITE_IDENTITY_KEYS[field]
+            session.execute(delete(site_state).where(site_state.c.key == key))
+            if value is not None:
+                session.execute(insert(site_state).values(key=key, value=value))
+        self._site_identity = None
+
+    def forget_site_identity(self) -> None:
+        """Read the title and tagline again at the next use (after the writing transaction committed)."""
+        self._site_identity = None
+
     def record_site_address(self, listening: str = DEFAULT_SITE_ADDRESS) -> str | None:
         """First start: record `[site] url`, else `listening` (where `sitehost serve` listens), once.
 
@@ -451,16 +490,18 @@ class App:
 
     def _root_index(self, request) -> dict[str, Any]:
         help_context = request.params.get("context") == "help"
-        key = ("root", request.base_url, help_context, self.gmt_offset())
-        return self.registry.cached_document(key, lambda: PreparedDocument(self._build_root(request, help_context)))
+        identity = self.site_identity()
+        key = ("root", request.base_url, help_context, self.gmt_offset(), identity["name"], identity["description"])
+        return self.registry.cached_document(key, lambda: PreparedDocument(self._build_root(request, help_context,
+                                                                                            identity)))
 
-    def _build_root(self, request, help_context: bool) -> dict[str, Any]:
+    def _build_root(self, request, help_context: bool, identity: dict[str, str]) -> dict[str, Any]:
         site = self.settings.site
         site_url = request.base_url[: -len(self.settings.rest_prefix)] if self.settings.rest_prefix else request.base_url
         authentication = self.registry.authentication or []
         return {
-            "name": site.get("name", ""),
-            "description": site.get("description", ""),
+            "name": identity["name"],
+            "description": identity["description"],
             "url": site_url,
             "home": (site.get("home") or site_url).rstrip("/"),
             "gmt_offset": self.gmt_offset(),
@@ -579,7 +620,7 @@ class App:
         rest_root = self.rest_base_url(bottle.request.environ) + "/"
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)} | {html.escape(self.settings.site.get('name', ''))}</title>"
+            f"<title>{html.escape(title)} | {html.escape(self.site_identity()['name'])}</title>"
             f"<link rel=\"https://api.w.org/\" href=\"{html.escape(rest_root)}\">{head_html}</head>"
             f"<body><main><h1>{html.escape(title)}</h1>{body_html}</main></body></html>\n"
         )

@@ -460,6 +460,18 @@ def terms_changed(app: App, taxonomy: str, term_id: int, deleted: bool) -> None:
     """
 
 
+@hookspec
+def site_settings_changed(app: App, keys: list[str]) -> None:
+    """React to site settings that were written (purge a cache that shows the site's name or tagline).
+
+    When: fired by the plugin that owns the settings, after the write committed, as
+    `app.hook.site_settings_changed(app=app, keys=[...])`. core fires it for `core/v2/settings`;
+    the root index (name, description) follows `app.site_identity()` by itself.
+    Arguments: `app`; `keys`, the names of the settings that were written.
+    Returns: nothing.
+    """
+
+
 @hookspec(firstresult=True)
 def check_spam(app: App, submission: dict[str, Any]) -> dict[str, Any] | None:
     """Judge a form entry, comment or sign-up before it is stored.

@@ -166,7 +166,8 @@ class Taxonomy:
 class MetaKey:
     """A typed meta key shown under `meta` of an object type, with its JSON-Schema.
 
-    `context` lists the contexts whose answers show the key (("edit",): only editors see it).
+    `context` lists the contexts whose answers show the key (("edit",): only editors see it). A
+    protected key (its name starts with `_`) is shown in edit context only, whatever it lists.
     `check`, when given, is called with each value about to be stored (never None) after the
     JSON-Schema passed; it raises ValueError with a message to refuse the value, and the write
     then answers 400 `rest_invalid_param` naming `meta` and changes nothing.
@@ -615,7 +616,10 @@ class Registry:
         """Names of the meta keys of `object_type` that answers in `context` show (cached per pair)."""
         found = self._meta_in_context.get((object_type, context))
         if found is None:
-            found = frozenset(meta.key for meta in self.meta_keys(object_type) if context in meta.context)
+            # A protected key (leading `_`, a plugin's internal state) shows only in edit context,
+            # which only those who may edit the item reach, whatever contexts it declares.
+            found = frozenset(meta.key for meta in self.meta_keys(object_type) if context in meta.context
+                              and (context == "edit" or not meta.key.startswith("_")))
             self._meta_in_context[(object_type, context)] = found
         return found
 

@@ -59,6 +59,9 @@ def url_details(request):
     row = request.session.execute(select(table.c.details, table.c.fetched_at).where(table.c.url_hash == key)).first()
     if row is not None and config.cache_ttl_seconds and (now - row.fetched_at).total_seconds() < config.cache_ttl_seconds:
         return json.loads(row.details)
+    # End the read transaction before the fetch: on SQLite a snapshot taken before another process
+    # wrote cannot become a write afterwards (the fetched page may be this site, which writes meanwhile).
+    request.session.commit()
     details = _fetch_details(url, config)
     if config.cache_ttl_seconds:
         request.session.execute(delete(table).where(table.c.url_hash == key))

@@ -33,6 +33,11 @@ class DocumentIdArgs(Schema):
                         metadata={"description": "Unique identifier of the builder document."})
 
 
+class EditorDocumentArgs(Schema):
+    id = fields.String(required=True, validate=[validate.Regexp(WORD_ID), validate.Length(max=20)],
+                       metadata={"description": "Document id."})
+
+
 class GlobalIdArgs(Schema):
     id = fields.String(required=True, validate=[validate.Regexp(WORD_ID), validate.Length(max=60)],
                        metadata={"description": "Identifier of the global entry (word characters)."})
@@ -145,6 +150,45 @@ class ConnectArgs(Schema):
 
 class SendEventArgs(Schema):
     event_data = fields.Dict(required=True, metadata={"description": "The editor usage event."})
+
+
+GLOBAL_CLASS_CONTEXTS = ["frontend", "preview"]
+MAX_CLASS_IDS = 200  # ids an outsider may send in one write (the limit of 50 classes answers its own error)
+CLASS_ID_LENGTH = 60
+
+
+def _class_context() -> fields.Field:
+    return fields.String(load_default="frontend", validate=validate.OneOf(GLOBAL_CLASS_CONTEXTS),
+                         metadata={"description": "The copy of the classes: what visitors get, or the editor's "
+                                                  "preview."})
+
+
+def _class_ids(description: str) -> dict:
+    return {"description": description, "type": "array", "required": True, "maxItems": MAX_CLASS_IDS,
+            "items": {"type": "string", "maxLength": CLASS_ID_LENGTH}}
+
+
+class GlobalClassesArgs(Schema):
+    context = _class_context()
+
+
+class GlobalClassesWriteArgs(Schema):
+    context = _class_context()
+    changes = JsonSchemaField({
+        "description": "Ids of the classes added, deleted and modified: only these are saved.", "type": "object",
+        "additionalProperties": False, "properties": {
+            "added": _class_ids("Classes added."), "deleted": _class_ids("Classes deleted."),
+            "modified": _class_ids("Classes modified.")}}, required=True)
+    items = JsonSchemaField({
+        "description": "Every class, by id: {id, type: class, label, variants}.", "type": "object",
+        "maxProperties": MAX_CLASS_IDS, "additionalProperties": {
+            "type": "object", "properties": {
+                "id": {"type": "string", "required": True, "maxLength": CLASS_ID_LENGTH},
+                "variants": {"type": "array", "required": True, "maxItems": 50,
+                             "items": {"type": "object"}},
+                "type": {"type": "string", "enum": ["class"], "required": True},
+                "label": {"type": "string", "required": True, "minLength": 1, "maxLength": 50}}}}, required=True)
+    order = JsonSchemaField(_class_ids("Every class id, in the order the editor lists them."), required=True)
 
 
 # --- resource shapes (OpenAPI components) ----------------------------------------------------

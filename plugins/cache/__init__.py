@@ -112,6 +112,12 @@ def terms_changed(app):
     _invalidate(app)
 
 
+@hookimpl
+def site_settings_changed(app):
+    """The root index shows the site's title and tagline: a cached one is stale once they change."""
+    _invalidate(app)
+
+
 def _invalidate(app) -> None:
     """Runs after the content commit and before the write's response goes out (after_commit)."""
     from .runtime import runtime_of

@@ -13,6 +13,7 @@ namespace like the others. A client that still sends it is not refused.
 from __future__ import annotations
 
 import datetime
+from urllib.parse import quote_plus
 
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import and_, delete as sql_delete, exists, func, select
@@ -31,6 +32,7 @@ from .tables import linked_to, tables
 NAMESPACE = "calx/v1"
 STATUSES = ("publish", "pending", "draft", "future", "private")
 ORDERBY = ("date", "event_date", "title", "menu_order", "modified")
+US_NAMES = ("United States", "USA", "US")  # the country whose region is its state (elsewhere: the province)
 MAX_DISPLAY_DAYS = 366  # displays_on of a longer event names its first year of days
 KINDS = {"events": EVENT, "venues": VENUE, "organizers": ORGANIZER}
 
@@ -192,12 +194,43 @@ def _post_entity(request, item: dict, rest_base: str) -> dict:
         "excerpt": {"rendered": item["excerpt"], "protected": protected},
         "author": item["author"], "featured_media": item["featured_media"], "comment_status": "closed",
         "ping_status": "closed", "template": "", "format": "standard",
-        "rest_url": f"{request.base_url}/{NAMESPACE}/{rest_base}/{item['id']}",
+        "class_list": class_list(item), "rest_url": f"{request.base_url}/{NAMESPACE}/{rest_base}/{item['id']}",
     }
 
 
+def class_list(item: dict) -> list[str]:
+    """The classes a theme's post_class() prints for the item, as core's posts answer them (no post formats)."""
+    classes = [f"post-{item['id']}", item["type"], f"type-{item['type']}", f"status-{item['status']}"]
+    if item["password"]:
+        classes.append("post-password-required")
+    if item["featured_media"]:
+        classes.append("has-post-thumbnail")
+    classes.append("hentry")
+    for taxonomy in (CATEGORY, TAG):
+        classes.extend(f"{taxonomy}-{slug}" for _term_id, slug in item["terms"].get(taxonomy, []))
+    return classes
+
+
+def _date_object(moment: datetime.datetime, tz) -> dict:
+    """A date as the real model's PHP DateTime encodes to JSON: text with microseconds, zone type 3 (a name)."""
+    local = moment.astimezone(tz)
+    return {"date": local.strftime("%Y-%m-%d %H:%M:%S.%f"), "timezone_type": 3, "timezone": str(tz)}
+
+
+def event_dates(start_utc: datetime.datetime, end_utc: datetime.datetime, event_zone, site_zone) -> dict:
+    """`dates`: start and end in the event's zone, in UTC, in the site's zone, and as displayed (the
+    event's zone: the calendar shows each event in its own zone)."""
+    dates = {}
+    for name, moment in (("start", start_utc), ("end", end_utc)):
+        aware = moment.replace(tzinfo=times.UTC)
+        dates.update({name: _date_object(aware, event_zone), f"{name}_utc": _date_object(aware, times.UTC),
+                      f"{name}_site": _date_object(aware, site_zone), f"{name}_display": _date_object(aware, event_zone)})
+    return {key: dates[key] for key in ("start", "start_utc", "start_site", "start_display",
+                                        "end", "end_utc", "end_site", "end_display")}
+
+
 PROTECTED_KEEP = ("id", "date", "date_gmt", "modified", "modified_gmt", "status", "type", "link", "title", "rest_url",
-                  "start_date", "start_date_utc", "end_date", "end_date_utc", "timezone")
+                  "start_date", "start_date_utc", "end_date", "end_date_utc", "dates", "timezone", "class_list")
 
 
 def _hide_protected(request, item: dict, data: dict, unlocked: bool) -> dict:
@@ -245,9 +278,11 @@ def event_entities(request, items: list[dict], unlocked: set[int] | None = None)
             "tags": [term_id for term_id, _slug in item["terms"].get(TAG, [])],
             CATEGORY: [term_id for term_id, _slug in item["terms"].get(CATEGORY, [])],
             "start_date": v1["start_date"], "start_date_utc": v1["utc_start_date"],
-            "end_date": v1["end_date"], "end_date_utc": v1["utc_end_date"], "timezone": v1["timezone"],
+            "end_date": v1["end_date"], "end_date_utc": v1["utc_end_date"],
+            "dates": event_dates(start_utc, end_utc, tz, request.app.timezone()), "timezone": v1["timezone"],
             "duration": int((end_utc - start_utc).total_seconds()),
-            "multiday": last_day > first_day, "is_past": end_utc < now, "is_now": start_utc <= now <= end_utc,
+            "multiday": last_day > first_day, "is_past": start_utc < now,  # the real model's rule: begun, not ended
+            "is_now": start_utc <= now <= end_utc,
             "all_day": bool(v1["all_day"]),
             "starts_this_week": week_first <= first_day <= week_last,
             "ends_this_week": week_first <= last_day <= week_last,
@@ -290,17 +325,38 @@ def place_entities(request, kind: str, items: list[dict]) -> list[dict]:
         for key in spec["meta"]:
             data[key] = item["meta"].get(key) or ""
         if kind == "venue":
+            data["state_province"] = _state_province(item["meta"])
+            data["directions_link"] = directions_link(item["meta"])
             data["show_map"] = bool(item["meta"].get("show_map", True))
             data["show_map_link"] = bool(item["meta"].get("show_map_link", True))
         entities.append(_hide_protected(request, item, data, False))
     return entities
 
 
+def _state_province(meta: dict) -> str:
+    return meta.get("stateprovince") or meta.get("state") or meta.get("province") or ""
+
+
+def directions_link(meta: dict) -> str:
+    """A map search for the venue's address (address, city, region, zip, country), or "" without one.
+
+    The real plugin HTML-escapes the ampersands of this URL (`&#038;`); a JSON field carries it plain.
+    """
+    region = meta.get("state") if (meta.get("country") or "").strip() in US_NAMES else meta.get("province")
+    parts = [str(meta.get(key) or "").strip() for key in ("address", "city")] + [str(region or "").strip()] + \
+        [str(meta.get(key) or "").strip() for key in ("zip", "country")]
+    wanted = " ".join(part for part in parts if part)
+    if not wanted:
+        return ""
+    return "https://maps.google.com/maps?f=q&source=s_q&hl=en&geocode=&q=" + quote_plus(wanted)
+
+
 # --- lists (§2.3) -----------------------------------------------------------------------------
 
-def _page_or_404(request, found: list, page: int) -> None:
+def _page_or_404(request, found: list, page: int, plural: str) -> None:
+    """The real archive's code, `tec_rest_<type>_page_not_found`, with this namespace's neutral prefix."""
     if page > 1 and not found:
-        raise RestError("rest_post_invalid_page_number", "The requested page was not found.", 404)
+        raise RestError(f"calx_rest_{plural}_page_not_found", "The requested page was not found.", 404)
 
 
 def _when_value(request, name: str) -> datetime.datetime:
@@ -349,14 +405,14 @@ def list_events(request):
     def load(ids):
         items = app.content.get_many(request, ids, EVENT)
         return [items[i] for i in ids if i in items]
-    return _page(request, query, load, event_entities)
+    return _page(request, query, load, event_entities, "events")
 
 
-def _page(request, query, load, shape):
+def _page(request, query, load, shape, plural: str):
     size, page = int(request.params["per_page"]), int(request.params["page"])
     total = request.session.execute(select(func.count()).select_from(query.order_by(None).subquery())).scalar() or 0
     ids = [row[0] for row in request.session.execute(query.limit(size).offset((page - 1) * size)).all()]
-    _page_or_404(request, ids, page)
+    _page_or_404(request, ids, page, plural)
     return RestResponse.collection(request, shape(request, load(ids)), total, size, page)
 
 
@@ -385,7 +441,7 @@ def list_places(kind: str):
         def load(ids):
             items = app.content.get_many(request, ids, spec["type"])
             return [items[i] for i in ids if i in items]
-        return _page(request, query, load, lambda req, items: place_entities(req, kind, items))
+        return _page(request, query, load, lambda req, items: place_entities(req, kind, items), spec["plural"])
     return handler
 
 

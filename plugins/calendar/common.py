@@ -40,8 +40,14 @@ def per_page(request) -> int:
     return min(int(request.params.get("per_page") or 10), EVENTS_PER_PAGE_CAP)
 
 
-def page_links(request, path: str, query: dict, page: int, total_pages: int, has_next, has_previous) -> dict:
-    """rest_url, next_rest_url and previous_rest_url as §1.2 builds them (lists as CSV)."""
+def page_links(request, path: str, query: dict, page: int, total_pages: int, has_next, has_previous,
+               page_in_url: bool = False) -> dict:
+    """rest_url, next_rest_url and previous_rest_url as §1.2 builds them (lists as CSV).
+
+    `page_in_url`: the rest_url names its page even when it is the first (the real event, venue
+    and organizer lists do), and the other two move `page` to the end, as WordPress's
+    add_query_arg does after remove_query_arg; without it (the term lists) page 1 is left out.
+    """
     pairs = {name: (",".join(str(v) for v in value) if isinstance(value, (list, tuple)) else value)
              for name, value in query.items() if value is not None and value != []}
     # As strings (what urlencode sends of them), so that the kept texts' keys never mix 1 and True.
@@ -49,31 +55,39 @@ def page_links(request, path: str, query: dict, page: int, total_pages: int, has
                   for name, value in pairs.items())
     base = rest_url(request, path)
 
-    def url(page_number: int | None) -> str:
-        return base + _query_text(pairs, str(page_number) if page_number is not None and page_number > 1 else None)
+    def url(page_number: int | None, at_end: bool) -> str:
+        named = page_number is not None and (page_number > 1 or page_in_url)
+        return base + _query_text(pairs, str(page_number) if named else None, at_end and page_in_url)
 
-    links = {"rest_url": url(page)}
+    links = {"rest_url": url(page, False)}
     if page < total_pages and has_next():
-        links["next_rest_url"] = url(page + 1)
+        links["next_rest_url"] = url(page + 1, True)
     if page > 1 and has_previous():
-        links["previous_rest_url"] = url(page - 1 if page > 2 else None)
+        links["previous_rest_url"] = url(page - 1 if page > 2 else None, True)
     return links
 
 
-def _query_text(pairs: tuple, page_number: str | None) -> str:
-    """`?` and the urlencoded pairs with `page` set (where it was) or dropped, or "": kept, since
-    list pages repeat their queries and urlencode costs a tenth of a cheap list's request."""
-    key = (pairs, page_number)
+def _query_text(pairs: tuple, page_number: str | None, at_end: bool) -> str:
+    """`?` and the urlencoded pairs with `page` set (where it was, or last) or dropped, or "": kept,
+    since list pages repeat their queries and urlencode costs a tenth of a cheap list's request."""
+    key = (pairs, page_number, at_end)
     text = _QUERY_TEXTS.get(key)
     if text is None:
         found = dict(pairs)
+        if at_end or page_number is None:
+            found.pop("page", None)
         if page_number is not None:
             found["page"] = page_number
-        else:
-            found.pop("page", None)
         text = "?" + urlencode(found) if found else ""
         _QUERY_TEXTS.put(key, text)
     return text
+
+
+def status_in_url(request, value: str | None) -> str:
+    """The `status` a list's rest_url names: the one asked for, else what the caller sees (any or publish)."""
+    if value:
+        return ",".join(part.strip() for part in value.split(",") if part.strip()) or "publish"
+    return "any" if request.user.can("edit_others_posts") else "publish"
 
 
 def total_pages(total: int, size: int) -> int:

@@ -106,11 +106,12 @@ def display_cost(request, row: dict) -> str:
 def event_object(request, item, row, links, venues, organizers, terms, images, single, open_to_caller) -> dict:
     tz = times.zone(row["timezone"]) if times.is_zone(row["timezone"]) else request.app.timezone()
     start_local, end_local = times.to_local(row["start_utc"], tz), times.to_local(row["end_utc"], tz)
+    # A single event's venues and organizers are read as single too: they carry their JSON-LD.
     venue_objects = [linked.venue_object(request, venues[venue_id], images.get(venues[venue_id]["featured_media"],
-                                                                                 False))
+                                                                                 False), single)
                      for venue_id in links["venue"] if venue_id in venues]
     organizer_objects = [linked.organizer_object(request, organizers[organizer_id],
-                                                 images.get(organizers[organizer_id]["featured_media"], False))
+                                                 images.get(organizers[organizer_id]["featured_media"], False), single)
                          for organizer_id in links["organizer"] if organizer_id in organizers]
     custom = linked.decode(row["custom_fields"], {})
     data = {

@@ -130,14 +130,35 @@ def linked_items(request, ids: list[int], post_type: str) -> dict[int, dict]:
 
 # --- terms -----------------------------------------------------------------------------------
 
-def term_object(request, term: dict, taxonomy: str) -> dict:
-    """core/v2's term with `link` renamed `url`, and `urls` (§1.6)."""
+def _term_urls(request, term: dict, taxonomy: str) -> dict:
+    """`urls`: this API's address of the term, of its list and (for a child) of its parent."""
     base = "categories" if taxonomy == CATEGORY else "tags"
-    data = {name: value for name, value in term.items() if name not in ("_links", "link", "meta")}
+    urls = {"self": common.rest_url(request, f"{base}/{term['id']}"), "collection": common.rest_url(request, base)}
+    if term.get("parent"):
+        urls["up"] = common.rest_url(request, f"{base}/{term['parent']}")
+    return urls
+
+
+def term_object(request, term: dict, taxonomy: str) -> dict:
+    """§1.6, a term of the term routes: core/v2's term (with its `meta`) with `link` renamed `url`, and `urls`."""
+    data = {name: value for name, value in term.items() if name not in ("_links", "link")}
     data["url"] = term.get("link", "")
     data.setdefault("parent", 0)
-    data["urls"] = {"self": common.rest_url(request, f"{base}/{term['id']}"),
-                    "collection": common.rest_url(request, base)}
+    data.setdefault("meta", {})
+    data["urls"] = _term_urls(request, data, taxonomy)
+    return data
+
+
+def event_term_object(request, term: dict, taxonomy: str) -> dict:
+    """A term inside an event: the stored term record as the real plugin casts it (no link, no meta).
+
+    One term belongs to one taxonomy here, so its term-taxonomy id is its id; term groups
+    (an old aliasing feature) are not kept, so the group is 0; `filter` says the values are raw.
+    """
+    data = {"id": term["id"], "name": term["name"], "slug": term["slug"], "term_group": 0,
+            "term_taxonomy_id": term["id"], "taxonomy": term["taxonomy"], "description": term.get("description", ""),
+            "parent": term.get("parent", 0), "count": term.get("count", 0), "filter": "raw"}
+    data["urls"] = _term_urls(request, data, taxonomy)
     return data
 
 
@@ -148,7 +169,7 @@ def terms_by_id(request, taxonomy: str, ids: list[int]) -> dict[int, dict]:
                                   per_page=100, hide_empty=False)
     if not answer.ok:
         return {}
-    return {term["id"]: term_object(request, term, taxonomy) for term in answer.data}
+    return {term["id"]: event_term_object(request, term, taxonomy) for term in answer.data}
 
 
 def resolve_terms(request, taxonomy: str, values: list[str], name: str) -> list[int]:

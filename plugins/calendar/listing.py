@@ -267,8 +267,8 @@ def list_events(request):
         where.append(events.c.featured.is_(bool(params["featured"])))
     if params.get("post_parent") is not None:
         parent = app.content.get(request, int(params["post_parent"]), EVENT)
-        if parent is None:
-            raise RestError("rest-invalid-event-id", "The post_parent is not the id of an event.", 400)
+        if parent is None:  # the real plugin checks it as an argument (its validate callback) before anything
+            raise common.invalid_param("post_parent", "Invalid parameter.")
         where.append(events.c.parent == parent["id"])
     for kind, post_type in (("venue", VENUE), ("organizer", ORGANIZER)):
         wanted = list(dict.fromkeys(params.get(kind) or []))
@@ -317,13 +317,22 @@ def list_events(request):
     shaped = recurrence.shape_page(request, chosen, version, listed_events) if repeating \
         else listed_events(request, ids, version)
     pages = common.total_pages(total, size)
-    query = {"page": page, "per_page": size, **dates["texts"]}
-    for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "include",
-                 "post_parent"):
-        if request.has_param(name) and params.get(name) not in (None, "", []):
-            query[name] = params[name]
-    if params.get("strict_dates"):
-        query["strict_dates"] = True
-    body = {"events": shaped, **common.page_links(request, "events", query, page, pages, lambda: True, lambda: total > 0),
+    body = {"events": shaped, **common.page_links(request, "events", _url_query(request, page, size, dates["texts"]),
+                                                  page, pages, lambda: True, lambda: total > 0, page_in_url=True),
             "total": total, "total_pages": pages}
     return RestResponse(body, 200, {"X-CAL-Total": str(total), "X-CAL-TotalPages": str(pages)})
+
+
+def _url_query(request, page: int, size: int, texts: dict) -> dict:
+    """The rest_url's query in the real plugin's order of arguments, `status` always named."""
+    params = request.params
+    query = {"page": page, "per_page": size, "start_date": texts.get("start_date"), "end_date": texts.get("end_date")}
+    for name in ("search", "categories", "tags", "venue", "organizer", "featured", "status", "post_parent", "include"):
+        if name == "status":
+            query["status"] = common.status_in_url(request, params.get("status"))
+        elif request.has_param(name) and params.get(name) not in (None, "", []):
+            query[name] = params[name]
+    query.update((name, texts[name]) for name in BOUNDS if name in texts)
+    if params.get("strict_dates"):
+        query["strict_dates"] = True
+    return query

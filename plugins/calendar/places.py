@@ -70,11 +70,13 @@ def list_places(kind: str):
         shaped = shape_all(request, kind, [items[item_id] for item_id in found if item_id in items])
         pages = common.total_pages(total, size)
         query = {"page": page, "per_page": size}
-        for name in ("search", "event", "has_events", "only_with_upcoming", "status"):
+        for name in ("search", "event", "has_events", "only_with_upcoming"):
             if request.has_param(name) and params.get(name) not in (None, ""):
                 query[name] = params[name]
+        query["status"] = common.status_in_url(request, params.get("status"))
         body = {spec["plural"]: shaped,
-                **common.page_links(request, spec["plural"], query, page, pages, lambda: True, lambda: total > 0),
+                **common.page_links(request, spec["plural"], query, page, pages, lambda: True, lambda: total > 0,
+                                    page_in_url=True),
                 "total": total, "total_pages": pages}
         return RestResponse(body, 200, {"X-CAL-Total": str(total), "X-CAL-TotalPages": str(pages)})
     return handler

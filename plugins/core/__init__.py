@@ -86,7 +86,7 @@ def register_meta():
     keys = []
     for object_type in ("post", "page"):
         keys.append(MetaKey(object_type, "footnotes", {"type": "string", "default": ""}, revisions=True))
-        keys.append(MetaKey(object_type, "_fields_changed", {"type": "boolean", "default": False}))
+        keys.append(MetaKey(object_type, "_fields_changed", {"type": "boolean", "default": False}, context=("edit",)))
     return keys
 
 

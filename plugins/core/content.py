@@ -10,6 +10,7 @@ from sqlalchemy import func, insert, select
 from host.content import ContentDeleted, ContentSaved
 
 from . import dates, render, store
+from .shaping import guid_base, permalink
 from .tables import tables
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
@@ -184,8 +185,10 @@ class CoreContentService:
         }
         item_id = store.insert_item(app, session, values)
         wanted = store.sanitize_slug(slug or title) or str(item_id)
+        # The guid is the plain permalink on the site's address, as core/v2's creates give it.
         store.update_item(app, session, item_id, {
-            "slug": store.unique_slug(app, session, wanted, post_type, item_id, int(parent))})
+            "slug": store.unique_slug(app, session, wanted, post_type, item_id, int(parent)),
+            "guid": permalink(request, {"id": item_id, "type": post_type}, site=guid_base(request))})
         for key, value in meta.items():
             store.set_meta(app, session, item_id, key, value, new=True)
         for taxonomy, term_ids in self._checked_terms(post_type, terms or {}).items():

@@ -83,7 +83,8 @@ class PostsController:
         item = base + r"/(?P<id>[\d]+)"
         schema_title = self.type
         write = write_args(self.app, self.type, self.kind)
-        shape = item_schemas.post_schema(self.type, self.kind, tuple(self.app.registry.status_names(self.type)))
+        # Every status an answer may show (trash after a DELETE too): the response schema must hold for answers.
+        shape = item_schemas.post_schema(self.type, self.kind, tuple(self.app.registry.status_names()))
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
                   permission=self.check_list, allow_batch=True, title=schema_title, schema=shape,

@@ -36,7 +36,9 @@ def read_statuses(app) -> list[str]:
 
 
 def write_statuses(app, post_type: str) -> list[str]:
-    return app.registry.status_names(post_type, writable_only=True)
+    """Every writable status, whichever type registered it: WordPress's status enum is the site's
+    registered statuses (the interface lists the calendar's cal-ea-* and cal-ignored for posts)."""
+    return app.registry.status_names(writable_only=True)
 
 
 def meta_keys(app, post_type: str) -> list:

@@ -66,6 +66,7 @@ class SettingsArgs(Schema):
 
 
 KEYS = tuple(SettingsArgs().fields)
+IDENTITY = {"title": "name", "description": "description"}  # setting -> the host's site identity field
 
 
 def defaults(request) -> dict:
@@ -121,6 +122,16 @@ def update_settings(request):
         request.session.execute(delete(table).where(table.c.key == key))
         if value is not None:
             request.session.execute(table.insert().values(key=key, value=json.dumps(value)))
+    identity = {field: sent[key] for key, field in IDENTITY.items() if key in sent}
+    if identity:  # the root index's name and description follow the title and tagline, as WordPress's do
+        request.app.choose_site_identity(request.session, **identity)
+    if sent:
+        app = request.app
+
+        def settled():
+            app.forget_site_identity()  # also a read of another request between the write and the commit
+            app.hook.site_settings_changed(app=app, keys=sorted(sent))
+        request.after_commit(settled)
     return _current(request)
 
 

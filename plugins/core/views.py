@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import html
 
+import jinja2
+
 from host import HtmlView
 from host.text import without_style_attributes
 
 from . import store
-from .render import render_content, render_title
+from .render import plain_text, render_content, render_excerpt, render_title
 from .shaping import public_status
 
 PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"))
+TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
+                               autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 def permalink_view(app, request) -> HtmlView | None:
@@ -54,9 +58,37 @@ def _view(app, request, item: dict, rest_base: str) -> HtmlView:
         # The view's CSP refuses inline styles; the stylesheets that plugins link (html_head) carry them.
         body = f"<article>{without_style_attributes(render_content(app, item, item['content'] or ''))}</article>"
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
+    head += _summary_tags(app, request, item)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"],
                  "link": f"{site}/?{query}={item['id']}", "rest_url": rest_url}
     return HtmlView(
         title=html.unescape(title), body_html=body, item=view_item, head_html=head,
         headers=(("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"'),),
     )
+
+
+DESCRIPTION_LENGTH = 300  # characters of the summary a link preview shows
+
+
+def _summary_tags(app, request, item: dict) -> str:
+    """<meta name="description"> (the excerpt as text) and <meta property="og:image"> (the featured
+    image): what link previews (block-editor/v1/url-details, other sites) read of the page. A
+    password-protected item gives no summary."""
+    if item.get("password"):
+        return ""
+    summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
+    if len(summary) > DESCRIPTION_LENGTH:
+        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
+    return TEMPLATES.get_template("summary_tags.html").render(description=summary,
+                                                              image=_featured_image(app, request, item))
+
+
+def _featured_image(app, request, item: dict) -> str:
+    """The address of the item's featured image, when it is a file anyone may read."""
+    if not item.get("featured_media"):
+        return ""
+    with app.db.session() as session:
+        media = store.get_item(app, session, int(item["featured_media"]), "attachment")
+    if media is None or not media.get("file") or (not public_status(app, media["status"]) and media["status"] != "inherit"):
+        return ""
+    return f"{app.site_url(request.environ)}/uploads/{media['file']}"

@@ -140,9 +140,15 @@ def post_record(request, item: dict) -> dict:
         "comment_status": item.get("comment_status", "closed"), "ping_status": item.get("ping_status", "closed"),
         "post_name": item["slug"], "to_ping": "", "pinged": "", "post_modified": wp_date(item["modified"]),
         "post_modified_gmt": wp_date(item["modified_gmt"]), "post_content_filtered": "",
-        "post_parent": item["parent"], "guid": item.get("guid") or "", "menu_order": item["menu_order"],
+        "post_parent": item["parent"], "guid": item.get("guid") or default_guid(request, item),
+        "menu_order": item["menu_order"],
         "post_type": item["type"], "post_mime_type": "", "comment_count": "0",
     }
+
+
+def default_guid(request, item: dict) -> str:
+    """The guid WordPress gives a post of a custom type (its plain permalink), for items stored without one."""
+    return f"{request.app.site_address(request.session)}/?post_type={item['type']}&p={item['id']}"
 
 
 def short_record(request, item: dict) -> dict:
@@ -193,7 +199,13 @@ def author_records(request, user_ids: Iterable[int]) -> dict[int, dict]:
 
 
 def _author(request, user) -> dict:
-    record = {"ID": user.id, "display_name": user.display_name, "user_nicename": user.slug}
+    """The user record as the original's database row answers it: every value a string (ID too).
+
+    user_url (public on the user's own page and in core/v2's users) and user_status ("0": the
+    column WordPress no longer uses) are for everyone; login, email and registration date stay private.
+    """
+    record = {"ID": str(user.id), "user_nicename": user.slug, "user_url": user.url or "", "user_status": "0",
+              "display_name": user.display_name}
     if may_see_private_fields(request, user.id):
         record.update(user_login=user.login, user_email=user.email, user_registered=wp_date(user.registered))
     return record

@@ -6,6 +6,8 @@ other reads the same.
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from host.testing import assert_rest_error, client_as, create_test_user
@@ -51,6 +53,11 @@ def test_event_list_is_a_bare_array_with_paging_headers(site):
     assert _titles(second) == ["Summer concert"] and 'rel="prev"' in second.headers["Link"]
     past_end = site["app"].client.get(f"{CALX}/events", {"per_page": 2, "page": 3}, status=404)
     assert past_end.json["message"] == "The requested page was not found."
+    # The real archive's code (tec_rest_<type>_page_not_found) with the namespace's neutral prefix.
+    assert_rest_error(past_end, "calx_rest_events_page_not_found", 404)
+    for plural in ("venues", "organizers"):
+        assert_rest_error(site["app"].client.get(f"{CALX}/{plural}", {"page": 2}, status=404),
+                          f"calx_rest_{plural}_page_not_found", 404)
 
 
 def test_orderby_and_order(site):
@@ -106,6 +113,42 @@ def test_single_event_entity_shape(site):
                  "format", "tags", "cal_events_cat", "is_now", "all_day", "starts_this_week", "ends_this_week",
                  "happens_this_week", "this_week_duration", "featured", "cost", "short_schedule_details"):
         assert name in entity
+    # The model's dates: event zone, UTC, site zone and as displayed, each as PHP's DateTime encodes it.
+    london = {"timezone_type": 3, "timezone": "Europe/London"}
+    assert entity["dates"] == {
+        "start": {"date": "2030-07-01 19:00:00.000000", **london},
+        "start_utc": {"date": "2030-07-01 18:00:00.000000", "timezone_type": 3, "timezone": "UTC"},
+        "start_site": {"date": "2030-07-01 19:00:00.000000", **london},
+        "start_display": {"date": "2030-07-01 19:00:00.000000", **london},
+        "end": {"date": "2030-07-01 21:00:00.000000", **london},
+        "end_utc": {"date": "2030-07-01 20:00:00.000000", "timezone_type": 3, "timezone": "UTC"},
+        "end_site": {"date": "2030-07-01 21:00:00.000000", **london},
+        "end_display": {"date": "2030-07-01 21:00:00.000000", **london}}
+    assert entity["class_list"] == [f"post-{entity['id']}", "cal_event", "type-cal_event", "status-publish", "hentry"]
+
+
+def test_venue_address_fields_and_class_lists(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    venue = new_venue(admin, venue="Sports centre", address="1 Mill Lane", city="Riverside", province="Kent",
+                      zip="RV1 2AB", country="United Kingdom")
+    category = admin.post_json(f"{API}/categories", {"name": "Sport"}).json
+    event = new_event(admin, title="Sports day", venue=[venue["id"]], categories=[category["id"]])
+    entity = app.client.get(f"{CALX}/venues/{venue['id']}").json
+    assert entity["state_province"] == "Kent"
+    assert entity["directions_link"] == ("https://maps.google.com/maps?f=q&source=s_q&hl=en&geocode=&q="
+                                         "1+Mill+Lane+Riverside+Kent+RV1+2AB+United+Kingdom")
+    assert entity["class_list"] == [f"post-{venue['id']}", "cal_venue", "type-cal_venue", "status-publish", "hentry"]
+    bare = new_venue(admin, venue="Somewhere")
+    listed = {item["id"]: item for item in app.client.get(f"{CALX}/venues").json}
+    assert listed[bare["id"]]["directions_link"] == "" and listed[bare["id"]]["state_province"] == ""
+    assert "cal_events_cat-sport" in app.client.get(f"{CALX}/events/{event['id']}").json["class_list"]
+    # is_past follows the real model: an event that has begun is past, even while it goes on.
+    today = datetime.date.today()
+    ongoing = new_event(admin, title="Exhibition", start_date=f"{today - datetime.timedelta(days=1)} 09:00",
+                        end_date=f"{today + datetime.timedelta(days=2)} 17:00")
+    entity = app.client.get(f"{CALX}/events/{ongoing['id']}").json
+    assert entity["is_past"] is True and entity["is_now"] is True
 
 
 def test_single_reads_and_their_permissions(site):

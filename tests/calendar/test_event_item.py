@@ -52,6 +52,11 @@ def test_single_event_with_json_ld(site):
     assert ld["organizer"] == {"@type": "Person", "name": "School office", "url": "https://riverside.example",
                                "telephone": "01234 567890", "email": "office@school.test"}
     assert ld["offers"]["price"] == "0" and ld["offers"]["priceCurrency"] == "GBP"
+    # A single event's venue and organizer are read as single too: each carries its own JSON-LD.
+    assert event["venue"]["json_ld"]["@type"] == "Place" and event["venue"]["json_ld"]["name"] == "Main hall"
+    assert event["organizer"][0]["json_ld"]["@type"] == "Person"
+    listed = site["app"].client.get(EVENTS, {"include": site["evening"]["id"]}).json["events"][0]
+    assert "json_ld" not in listed["venue"] and "json_ld" not in listed["organizer"][0]
 
 
 def test_by_slug_reads_the_same_event(site):

@@ -73,10 +73,13 @@ def test_default_window_is_events_starting_yesterday_onwards_for_24_months_in_th
     assert response.json["total"] == 2 and response.json["total_pages"] == 1
     assert response.headers["X-CAL-Total"] == "2" and response.headers["X-CAL-TotalPages"] == "1"
     rest_url = response.json["rest_url"]
-    assert rest_url.startswith("http://school.test/wp-json/cal/events/v1/events?per_page=10&start_date=")
+    # As the real plugin: page (also the first) and the status the caller sees are named.
+    assert rest_url.startswith("http://school.test/wp-json/cal/events/v1/events?page=1&per_page=10&start_date=")
     yesterday = site["today"] - datetime.timedelta(days=1)
     assert f"start_date={yesterday}+00%3A00%3A00" in rest_url
-    assert "end_date=" in rest_url and "page=" not in rest_url.replace("per_page", "")
+    assert "end_date=" in rest_url and rest_url.endswith("&status=publish")
+    assert site["admin"].get(EVENTS).json["rest_url"].endswith("&status=any")
+    assert site["admin"].get(EVENTS, {"status": "draft"}).json["rest_url"].endswith("&status=draft")
 
 
 def test_event_shape_in_a_list(site):
@@ -97,7 +100,11 @@ def test_event_shape_in_a_list(site):
     category = event["categories"][0]
     assert category["urls"] == {"self": f"http://school.test{API}/categories/{site['sport']['id']}",
                                 "collection": f"http://school.test{API}/categories"}
-    assert "link" not in category and category["url"]
+    # The stored term record as the real plugin casts it inside an event: no link, url or meta.
+    assert category == {"id": site["sport"]["id"], "name": "Sport", "slug": "sport", "term_group": 0,
+                        "term_taxonomy_id": site["sport"]["id"], "taxonomy": "cal_events_cat",
+                        "description": category["description"], "parent": 0, "count": category["count"],
+                        "filter": "raw", "urls": category["urls"]}
     assert [term["name"] for term in event["tags"]] == ["Year 7"]
     assert event["website"] == event["url"]  # no website of its own: the permalink
 
@@ -243,8 +250,10 @@ def test_include_ignores_dates_and_hidden_events_stay_out_of_lists(site):
 
 def test_post_parent_must_be_an_event(site):
     client = site["app"].client
-    assert_rest_error(client.get(EVENTS, {"post_parent": site["hall"]["id"]}, status=400),
-                      "rest-invalid-event-id", 400)
+    # The argument check answers first, as the real plugin's validate callback does.
+    refused = client.get(EVENTS, {"post_parent": site["hall"]["id"]}, status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)
+    assert refused.json["data"]["params"] == {"post_parent": "Invalid parameter."}
     assert client.get(EVENTS, {"post_parent": site["ids"]["trip"], "start_date": "2025-01-01"}).json["total"] == 0
 
 
@@ -265,9 +274,11 @@ def test_paging_links_and_the_page_past_the_end(site):
     first = client.get(EVENTS, {**window, "per_page": 3})
     assert first.json["total"] == 11 and first.json["total_pages"] == 4
     assert "previous_rest_url" not in first.json
-    assert "page=2" in first.json["next_rest_url"] and "per_page=3" in first.json["next_rest_url"]
+    assert first.json["rest_url"].startswith(f"http://school.test{EVENTS}?page=1&per_page=3&")
+    assert first.json["next_rest_url"] == first.json["rest_url"].replace("page=1&", "") + "&page=2"
     second = client.get(first.json["next_rest_url"].removeprefix("http://school.test"))
     assert "&page=" not in second.json["previous_rest_url"] and "?page=" not in second.json["previous_rest_url"]
+    assert second.json["previous_rest_url"] == first.json["rest_url"].replace("page=1&", "")
     last = client.get(EVENTS, {**window, "per_page": 3, "page": 4})
     assert len(last.json["events"]) == 2 and "next_rest_url" not in last.json
     assert "page=3" in last.json["previous_rest_url"]

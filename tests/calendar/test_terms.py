@@ -20,7 +20,10 @@ def test_categories_and_tags(make_app):
     admin.post_json(CATEGORIES, {"name": "Music"})
     assert football["parent"] == sport["id"] and football["taxonomy"] == "cal_events_cat"
     assert football["urls"] == {"self": f"http://school.test{CATEGORIES}/{football['id']}",
-                                "collection": f"http://school.test{CATEGORIES}"}
+                                "collection": f"http://school.test{CATEGORIES}",
+                                "up": f"http://school.test{CATEGORIES}/{sport['id']}"}  # a child links its parent
+    assert sport["urls"] == {"self": f"http://school.test{CATEGORIES}/{sport['id']}",
+                             "collection": f"http://school.test{CATEGORIES}"}
     year7 = author.post_json(TAGS, {"name": "Year 7"}).json  # authors may create tags, not categories
     assert_rest_error(author.post_json(CATEGORIES, {"name": "Drama"}, status=403), "rest_cannot_create", 403)
     assert_rest_error(app.client.post_json(TAGS, {"name": "Anon"}, status=401), "rest_cannot_create", 401)
@@ -32,6 +35,10 @@ def test_categories_and_tags(make_app):
     # hide_empty defaults to true: Music goes, Sport stays as the parent of a used category (as in core).
     assert [term["name"] for term in listed.json["categories"]] == ["Football", "Sport"]
     assert listed.headers["X-CAL-Total"] == "2"
+    # core's term fields, `meta` included, with link renamed url (the real term lists wrap core's).
+    first = listed.json["categories"][0]
+    assert first["meta"] == {} and "link" not in first and first["url"]
+    assert set(first) >= {"id", "count", "description", "name", "slug", "taxonomy", "parent", "meta", "url", "urls"}
     everything = app.client.get(CATEGORIES, {"hide_empty": "false"}).json
     assert [term["name"] for term in everything["categories"]] == ["Football", "Music", "Sport"]
     assert [term["name"] for term in app.client.get(CATEGORIES, {"hide_empty": "false", "parent": sport["id"]})

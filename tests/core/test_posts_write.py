@@ -365,3 +365,23 @@ def test_inline_styles_are_kept_whole_for_unfiltered_html(client, users):
                                headers=users["administrator"].headers, status=201).json
     raw = client.get(f"{API}/posts/{created['id']}?context=edit", headers=users["administrator"].headers).json
     assert raw["content"]["raw"] == overlay
+
+
+def test_the_write_status_enum_is_every_registered_status_the_interface_lists(make_app):
+    """WordPress's status enum is the site's registered, non-internal statuses, whichever plugin registered them."""
+    from host.testing import client_as, create_test_user
+
+    app = make_app(plugins=["core", "calendar", "forms"])
+    admin = client_as(app, create_test_user(app, "administrator"))
+    listed = ["publish", "future", "draft", "pending", "private", "fields-disabled", "cal-ea-success", "cal-ea-failed",
+              "cal-ea-schedule", "cal-ea-pending", "cal-ea-draft", "cal-ignored"]
+    for base in ("posts", "pages"):
+        described = app.client.options(f"/wp-json/core/v2/{base}").json
+        write = next(endpoint for endpoint in described["endpoints"] if "POST" in endpoint["methods"])
+        assert write["args"]["status"]["enum"] == listed
+        # The item schema describes answers, which may also be trash etc. (after a DELETE): it holds every status.
+        assert set(listed) <= set(described["schema"]["properties"]["status"]["enum"])
+    ignored = admin.post_json("/wp-json/core/v2/posts", {"title": "Kept out of imports", "status": "cal-ignored"})
+    assert ignored.status_int == 201 and ignored.json["status"] == "cal-ignored"
+    refused = admin.post_json("/wp-json/core/v2/posts", {"title": "Nope", "status": "trash"}, status=400)
+    assert refused.json["code"] == "rest_invalid_param" and list(refused.json["data"]["params"]) == ["status"]

@@ -77,3 +77,26 @@ def test_only_managers_of_options_read_or_write(client, users):
                       "rest_forbidden", 403)
     schema = client.options(f"{API}/settings", headers=users["administrator"].headers).json["schema"]
     assert set(schema["properties"]) == KEYS and schema["title"] == "settings"
+
+
+def test_the_root_index_name_and_description_follow_the_title_and_tagline(make_app):
+    """WordPress's root index shows the blogname and blogdescription options; a cached root index follows them."""
+    app = make_app(plugins=["core", "cache"], site={"name": "Hillside School", "description": "Learning together"})
+    from host.testing import role_users
+
+    admin = role_users(app)["administrator"].headers
+    first = app.client.get("/wp-json/")
+    assert (first.json["name"], first.json["description"]) == ("Hillside School", "Learning together")
+    assert app.client.get("/wp-json/").headers["X-Cache"] == "hit"  # the cache plugin keeps the root index
+    app.client.post_json(f"{API}/settings", {"title": "Hillside Academy", "description": "Since 1901"}, headers=admin)
+    renamed = app.client.get("/wp-json/")
+    assert (renamed.json["name"], renamed.json["description"]) == ("Hillside Academy", "Since 1901")
+    assert renamed.headers["X-Cache"] != "hit"
+    other_process = make_app(database_url=app.settings.database_url, plugins=["core", "cache"])
+    assert other_process.client.get("/wp-json/").json["name"] == "Hillside Academy"
+    app.client.post_json(f"{API}/settings", {"title": None}, headers=admin)  # back to [site] name
+    assert app.client.get("/wp-json/").json["name"] == "Hillside School"
+    assert app.client.get("/wp-json/").json["description"] == "Since 1901"
+    refused = app.client.post_json(f"{API}/settings", {"title": ["not", "text"]}, headers=admin, status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)
+    assert app.client.get("/wp-json/").json["name"] == "Hillside School"

@@ -92,8 +92,14 @@ def test_courses_list_with_the_course_object(site):
     robotics = site.courses["robotics-club"]
     assert robotics["post_author"]["user_email"] == "r.patel@school.invalid"  # an administrator's key
     as_pupil = {course["post_name"]: course for course in ok(site, "/courses", "success", site.pupil_key)["posts"]}
+    # As the original's user row: ID a string, user_url and user_status for everyone; login and email private.
     assert as_pupil["robotics-club"]["post_author"] == {
-        "ID": robotics["post_author"]["ID"], "display_name": "Mr R. Patel", "user_nicename": "r-patel"}
+        "ID": robotics["post_author"]["ID"], "display_name": "Mr R. Patel", "user_nicename": "r-patel",
+        "user_url": "", "user_status": "0"}
+    assert isinstance(robotics["post_author"]["ID"], str) and robotics["post_author"]["ID"].isdigit()
+    # The guid is the plain permalink on the site's address, as WordPress stores it.
+    assert robotics["guid"].endswith(f"/?post_type={robotics['post_type']}&p={robotics['ID']}")
+    assert robotics["guid"].startswith("http")
     assert "post_password" not in robotics and "filter" not in robotics
     assert robotics["thumbnail_url"] is False
     assert robotics["additional_info"]["course_level"] == ["beginner"]

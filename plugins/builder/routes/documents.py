@@ -13,7 +13,7 @@ from .. import elements as tree
 from ..documents import document_ids, elements_of, encoded, load_document
 from host.outbound import Limits, fetch
 from ..kit import CSS_VARS, bump_version, load_kit
-from ..schemas import BuilderDocumentSchema, DocumentIdArgs, DocumentsIndexArgs
+from ..schemas import BuilderDocumentSchema, DocumentIdArgs, DocumentsIndexArgs, EditorDocumentArgs
 from ..settings import settings_of
 from .common import DOCUMENTS_NAMESPACE, READ, SITE, announce_kit_change, can_edit_posts
 
@@ -132,6 +132,21 @@ def import_media(request):
     return {"id": item["id"], "imported": list(imported.values()), "failed": failed}
 
 
+def editor_document(request):
+    """The document as the editor loads it: its id, page settings and top-level elements keyed by element id.
+
+    The id is matched as a word, as the real route declares it; one that names no builder
+    document the caller may edit answers 404 `invalid_document_id` (403 when it is one they may not edit).
+    """
+    raw = request.params["id"]
+    if not raw.isdigit() or int(raw) > 2**31 - 1:
+        raise RestError("invalid_document_id", "Invalid document id", 404)
+    item = load_document(request, int(raw))
+    elements = elements_of(request, item)
+    return {"id": item["id"], "settings": (item.get("meta") or {}).get("_builder_page_settings") or {},
+            "elements": {element["id"]: element for element in elements}}
+
+
 def clear_cache(request):
     """Every builder document renders afresh (the kit version is in their cache key), and the
     response cache drops what it held (it hears a kit change)."""
@@ -149,4 +164,6 @@ def routes() -> list[Route]:
         Route(DOCUMENTS_NAMESPACE, r"/(?P<id>[\d]+)/media/import", "POST", import_media, args=DocumentIdArgs,
               permission=can_edit_document),
         Route("builder/v1", "/cache", "DELETE", clear_cache, capability=SITE),
+        Route("builder/v1", r"/editor/documents/(?P<id>[\w]+)", "GET", editor_document, args=EditorDocumentArgs,
+              capability=READ),
     ]
