@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import apikeys, model, routes, settings, tables
+from . import apikeys, model, pending, routes, settings, tables
 
 PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
                     description="Learning catalogue: courses, topics, lessons and quizzes for outside apps",
@@ -52,6 +52,12 @@ def register_routes():
 def authenticate(app, request):
     """`key_...:secret` over Basic on lms/v1 routes; everything else is the host's."""
     return apikeys.authenticate(app, request)
+
+
+@hookimpl
+def user_created(app, session, user):
+    """A new account receives the paid courses kept pending for its address (same transaction)."""
+    pending.grant_to_new_user(app, session, user)
 
 
 @hookimpl
