@@ -9,7 +9,7 @@ demo.py and cli.py (`sitehost lms ...`).
 
 from __future__ import annotations
 
-from host import Namespace, PluginInfo, hookimpl
+from host import AdminPage, Namespace, PluginInfo, hookimpl
 
 from . import apikeys, model, pending, routes, settings, tables
 
@@ -52,6 +52,13 @@ def register_routes():
 def authenticate(app, request):
     """`key_...:secret` over Basic on lms/v1 routes; everything else is the host's."""
     return apikeys.authenticate(app, request)
+
+
+@hookimpl
+def register_admin_pages(app):
+    from .admin_page import ACTIONS, courses_page
+
+    return [AdminPage("Courses", "courses", courses_page, capability="manage_options", actions=ACTIONS)]
 
 
 @hookimpl
