@@ -84,6 +84,10 @@ nav.subnav a[aria-current="page"] { color: var(--ink); font-weight: 600; border-
 form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin-bottom: .5rem; }
 form.filters .field { margin: 0; }
 kbd.api-key, kbd.api-secret { user-select: all; word-break: break-all; }
+textarea { font: inherit; width: 100%; max-width: 40rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px; }
+.has-error textarea { border-color: var(--bad); border-width: 2px; }
+fieldset.field { border: 0; padding: 0; }
+fieldset.field legend { font-weight: 600; margin-bottom: .2rem; }
 /* --- end of section tabs block --- */
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
