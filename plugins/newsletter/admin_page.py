@@ -45,7 +45,10 @@ def newsletter_page(page: AdminRequest):
         return AdminAnswer("", 404)
     status, extra = 200, {}
     if page.method == "POST":
-        status, extra = HANDLERS[page.action](page)
+        result = HANDLERS[page.action](page)
+        if isinstance(result, bottle.HTTPResponse):
+            return result
+        status, extra = result
     render = {"": lists_section, "subscribers": subscribers_section, "import": import_section,
               "mailings": mailings_section}[section]
     return AdminAnswer(render(page, **(extra if section == "import" else {})), status)
@@ -104,6 +107,12 @@ def lists_section(page: AdminRequest) -> str:
             if list_id in counts:
                 counts[list_id][status] = number
     failed = _number(page.form.get("list", "")) if page.field_errors and page.action == "rename-list" else 0
+    query = _query(page)
+    resent, resent_list = _number(query.get("confirmations", "")), _number(query.get("list", ""))
+    named = {row.id: row.name for row in rows}
+    if page.method == "GET" and resent and resent_list in named:
+        page.notice(f"<p>{resent} confirmation mail(s) queued for those still pending on "
+                    f"<strong>{_html(named[resent_list])}</strong>.</p>")
     return page.render("newsletter_admin_lists.html", **_context(page, "", rows=rows, counts=counts,
                                                                  failed_row=failed))
 
@@ -178,9 +187,9 @@ def send_confirmations(page: AdminRequest):
         page.notice(f"<p>Nobody on <strong>{_html(row.name)}</strong> is waiting to confirm; nothing was sent.</p>",
                     "error")
         return 409, {}
-    page.notice(f"<p>{sent} confirmation mail(s) queued for those still pending on "
-                f"<strong>{_html(row.name)}</strong>.</p>")
-    return 200, {}
+    # Post/Redirect/Get, as for mailings: a reload must not mail everyone pending once more.
+    return bottle.HTTPResponse("", 303, headers={"Location": page.url() + f"?confirmations={sent}&list={row.id}",
+                                                 "Cache-Control": "no-store"})
 
 
 # --- subscribers -------------------------------------------------------------------------------
@@ -340,6 +349,13 @@ def mailings_section(page: AdminRequest) -> str:
             .limit(PER_PAGE).offset((number - 1) * PER_PAGE)).all()
         progress = operations.mailing_progress(page.app, session, [row.id for row in rows])
         all_lists = _all_lists(session, page.app)
+        queued = _number(_query(page).get("queued", ""))
+        just_queued = session.execute(select(mailings, lists.c.name.label("list_name")).outerjoin(
+            lists, lists.c.id == mailings.c.list_id).where(mailings.c.id == queued)).first() if queued else None
+    if just_queued is not None and page.method == "GET":
+        page.notice(f"<p>Mailing “{_html(just_queued.subject)}” queued: {just_queued.recipients} mail(s) to "
+                    f"<strong>{_html(just_queued.list_name or '(deleted list)')}</strong>. The table below shows "
+                    "how many have been sent.</p>")
     return page.render("newsletter_admin_mailings.html", **_context(
         page, "mailings", rows=rows, progress=progress, total=total, current_page=number,
         total_pages=max(1, -(-total // PER_PAGE)), url_for=lambda target: page.url("mailings") + f"?page={target}",
@@ -366,10 +382,9 @@ def send_mailing(page: AdminRequest):
             return 409, {}
         mailing_id, count = operations.queue_mailing(page.app, session, row, subject, body.replace("\r\n", "\n"),
                                                      _site_url(page, session))
-    page.notice(f"<p>Mailing “{_html(subject)}” queued: {count} mail(s) to <strong>{_html(row.name)}</strong>. "
-                "The table below shows how many have been sent.</p>")
-    page.form.clear()
-    return 201, {}
+    # Post/Redirect/Get: reloading the page that says "queued" must never queue the mailing again.
+    return bottle.HTTPResponse("", 303, headers={"Location": page.url("mailings") + f"?queued={mailing_id}",
+                                                 "Cache-Control": "no-store"})
 
 
 HANDLERS = {"create-list": create_list, "rename-list": rename_list, "delete-list": delete_list,

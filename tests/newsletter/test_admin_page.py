@@ -108,8 +108,9 @@ def test_import_with_confirmation_mails_reports_bad_rows_and_skips_duplicates(of
     assert subscribers["ana@example.org"]["subscriptions"][0]["status"] == "pending"
     # confirmation mails again, to those still pending (Kim from the form, Ana and =cmd from the import)
     page = office.browser.get(PAGE)
-    again = form_with(page, "send-confirmations", _match={"list": str(office.lists["Whole school"])}).submit()
-    assert "3 confirmation mail(s) queued" in again.text
+    again = form_with(page, "send-confirmations", _match={"list": str(office.lists["Whole school"])}).submit(
+        status=303)
+    assert "3 confirmation mail(s) queued" in again.follow().html.select_one(".notice.success").text
     resent = queued_mails(office.app)[mails_before + 2:]
     assert sorted(mail["To"] for mail in resent) == ["=cmd@example.org", "ana@example.org", "known@example.org"]
     follow(office.app.client, local(link_in(resent[0], "/newsletter/confirm")),
@@ -227,8 +228,10 @@ def test_mailings_are_queued_and_their_progress_read_from_the_outbox(office):
                       body="Hello").submit(status=409)
     assert "no confirmed subscribers" in empty.text
     assert office.app.mail.outbox() == []
-    sent = form_with(page, "send-mailing", list=school, subject="Spring fair",
-                     body="Dear families,\r\nThe fair is on Saturday.").submit(status=201)
+    queued = form_with(page, "send-mailing", list=school, subject="Spring fair",
+                       body="Dear families,\r\nThe fair is on Saturday.").submit(status=303)
+    assert queued.headers["Location"].endswith(f"{PAGE}/mailings?queued=1")  # a reload never sends it again
+    sent = queued.follow()
     assert "2 mail(s) to <strong>Whole school</strong>" in sent.text
     assert sent.html.select_one("#field-subject")["value"] == ""  # an empty form for the next mailing
     assert cells(sent, "Subject") == ["Spring fair"] and cells(sent, "Recipients") == ["2"]
