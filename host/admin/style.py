@@ -77,7 +77,7 @@ kbd.secret { display: inline-block; font-size: 1.15rem; padding: .4rem .6rem; us
 ul.plain { padding-left: 1.2rem; }
 fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 0 0 .9rem; padding: .5rem 1rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
-/* --- section tabs, filter rows and shown-once keys (Courses and Newsletter pages) --- */
+/* --- section tabs, filter rows, shown-once keys and text areas (Courses and Newsletter pages) --- */
 nav.subnav ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; border-bottom: 1px solid var(--line); }
 nav.subnav a { display: block; padding: .4rem .2rem; text-decoration: none; border-bottom: 3px solid transparent; }
 nav.subnav a[aria-current="page"] { color: var(--ink); font-weight: 600; border-bottom-color: var(--accent); }
@@ -86,8 +86,6 @@ form.filters .field { margin: 0; }
 kbd.api-key, kbd.api-secret { user-select: all; word-break: break-all; }
 textarea { font: inherit; width: 100%; max-width: 40rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px; }
 .has-error textarea { border-color: var(--bad); border-width: 2px; }
-fieldset.field { border: 0; padding: 0; }
-fieldset.field legend { font-weight: 600; margin-bottom: .2rem; }
 /* --- end of section tabs block --- */
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
