@@ -8,6 +8,7 @@ Bodies are templates/lms_admin_*.html.
 
 from __future__ import annotations
 
+import html
 from decimal import Decimal
 
 from sqlalchemy import func, select, update
@@ -230,6 +231,4 @@ def revoke_key(page: AdminRequest) -> int:
 
 
 def _html(text) -> str:
-    from markupsafe import escape
-
-    return str(escape(str(text)))
+    return html.escape(str(text), quote=True)

@@ -9,9 +9,9 @@ It uses this plugin's own modules (store, operations); bodies are templates/news
 from __future__ import annotations
 
 import datetime
+import html
 
 import bottle
-from markupsafe import escape
 from sqlalchemy import delete, func, insert, select, update
 
 from host.admin import AdminAnswer, AdminRequest
@@ -91,7 +91,7 @@ def _site_url(page: AdminRequest, session) -> str:
 
 
 def _html(text) -> str:
-    return str(escape(str(text)))
+    return html.escape(str(text), quote=True)
 
 
 # --- lists -------------------------------------------------------------------------------------
