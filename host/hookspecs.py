@@ -449,6 +449,20 @@ def content_deleted(app: App, event: ContentDeleted) -> None:
 
 
 @hookspec
+def user_created(app: App, session: Session, user: User) -> None:
+    """React to a new user account (grant what was bought or promised to its email address).
+
+    When: fired by `host.auth.users.create_user` for every path that makes an account (the
+    core/v2 users route, the admin Users page, `sitehost users create`, install and demo content),
+    right after the row is inserted and INSIDE the creating transaction.
+    Arguments: `app`; `session`, the creating transaction: write through it so that your rows
+    commit or roll back with the account (never commit it yourself); `user`, the new `User`.
+    Returns: nothing. An exception rolls the account's creation back, so keep listeners to
+    writes that cannot fail for the caller's input.
+    """
+
+
+@hookspec
 def terms_changed(app: App, taxonomy: str, term_id: int, deleted: bool) -> None:
     """React to a term that was created, changed or deleted (purge a cache that shows terms).
 

@@ -109,6 +109,16 @@ code.command { display: block; overflow-x: auto; white-space: pre; padding: .5re
 .forms-admin td[data-label="Date (UTC)"] { white-space: nowrap; }
 .forms-admin .forms-value { white-space: pre-wrap; overflow-wrap: anywhere; }
 /* end forms plugin */
+/* --- section tabs, filter rows, shown-once keys and text areas (Courses and Newsletter pages) --- */
+nav.subnav ul { list-style: none; margin: 0 0 1rem; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; border-bottom: 1px solid var(--line); }
+nav.subnav a { display: block; padding: .4rem .2rem; text-decoration: none; border-bottom: 3px solid transparent; }
+nav.subnav a[aria-current="page"] { color: var(--ink); font-weight: 600; border-bottom-color: var(--accent); }
+form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin-bottom: .5rem; }
+form.filters .field { margin: 0; }
+kbd.api-key, kbd.api-secret { user-select: all; word-break: break-all; }
+textarea { font: inherit; width: 100%; max-width: 40rem; padding: .45rem .6rem; border: 1px solid #8c8f94; border-radius: 4px; }
+.has-error textarea { border-color: var(--bad); border-width: 2px; }
+/* --- end of section tabs block --- */
 @media (max-width: 40rem) {
   header.top .sign-out { margin-left: 0; }
   dl.facts { grid-template-columns: 1fr; }

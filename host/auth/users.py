@@ -181,7 +181,8 @@ def _unique_slug(app, session, wanted: str, exclude_id: int | None = None) -> st
 
 def create_user(app, session, login: str, email: str, role: str | list[str] = "subscriber", password: str | None = None,
                 display_name: str = "", **extra: Any) -> User:
-    """Insert a user; raises UserError (a ValueError) for a bad role or a taken login, email or slug."""
+    """Insert a user and fire `user_created` in the same transaction; raises UserError (a ValueError)
+    for a bad role or a taken login, email or slug."""
     roles = [role] if isinstance(role, str) else list(role)
     for name in roles:
         if name not in ROLES:
@@ -205,7 +206,9 @@ def create_user(app, session, login: str, email: str, role: str | list[str] = "s
     }
     values.update(extra)
     user_id = session.execute(insert(users).values(**values)).inserted_primary_key[0]
-    return get_user(app, session, user_id)
+    user = get_user(app, session, user_id)
+    app.hook.user_created(app=app, session=session, user=user)  # inside this transaction: see the hookspec
+    return user
 
 
 def get_user(app, session, user_id: int) -> User | None:

@@ -9,7 +9,7 @@ demo.py and cli.py (`sitehost lms ...`).
 
 from __future__ import annotations
 
-from host import Namespace, PluginInfo, hookimpl
+from host import AdminPage, Namespace, PluginInfo, hookimpl
 
 from . import settings
 
@@ -66,6 +66,21 @@ def authenticate(app, request):
     from . import apikeys
 
     return apikeys.authenticate(app, request)
+
+
+@hookimpl
+def register_admin_pages(app):
+    from .admin_page import ACTIONS, courses_page
+
+    return [AdminPage("Courses", "courses", courses_page, capability="manage_options", actions=ACTIONS)]
+
+
+@hookimpl
+def user_created(app, session, user):
+    """A new account receives the paid courses kept pending for its address (same transaction)."""
+    from . import pending
+
+    pending.grant_to_new_user(app, session, user)
 
 
 @hookimpl

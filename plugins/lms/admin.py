@@ -1,5 +1,6 @@
-"""lms/v1 administration: API keys (issue, list, revoke), the enrolments the webhook made and the
-payment events it recorded (refused payments among them).
+"""lms/v1 administration: API keys (issue, list, revoke), the enrolments the webhook made, the
+payment events it recorded (refused payments among them) and the paid checkouts kept as pending
+enrolments (list, assign to an existing user).
 
 These are sitehost's own routes (the original managed keys from its admin screens), so they
 follow the REST conventions of core/v2 (201 on create, X-WP-Total on lists, the error shape)
@@ -14,11 +15,11 @@ from sqlalchemy import func, select
 from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
 
-from . import apikeys
+from . import apikeys, pending
 from .apikeys import api_key_of
 from .enrolments import enrolment_record
 from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, CatalogueArgs, EnrolmentListArgs, \
-    PaymentEventListArgs
+    PaymentEventListArgs, PendingEnrolmentAssignArgs, PendingEnrolmentListArgs
 from .tables import ENROLMENTS, EVENTS, table
 
 
@@ -85,6 +86,29 @@ def payment_event_record(row) -> dict:
             "currency": row.currency, "reference": row.reference, "received": row.received.isoformat()}
 
 
+def list_pending_enrolments(request):
+    """Paid checkouts whose buyer had no account, newest first (what an operator assigns by hand)."""
+    params = request.params
+    rows, total = pending.listing(request.app, request.session, status=params.get("status"),
+                                  course=params.get("course"), page=params["page"], per_page=params["per_page"])
+    return RestResponse.collection(request, [pending.record(row) for row in rows], total, params["per_page"],
+                                   params["page"])
+
+
+def assign_pending_enrolment(request):
+    """Grant a pending payment to an existing user: 404 unknown, 400 no such user, 409 no longer pending."""
+    app, session = request.app, request.session
+    row = pending.find(app, session, request.params["id"]) if request.params["id"] < 2**31 else None
+    if row is None:
+        raise RestError("lms_pending_enrolment_not_found", "There is no pending enrolment with that id.", 404)
+    user = user_service.get_user(app, session, request.params["user"])
+    if user is None:
+        raise RestError("rest_user_invalid_id", "Invalid user ID.", 400, {"params": ["user"]})
+    if not pending.grant(app, session, row, user.id, f"operator {request.user.login}"):
+        raise RestError("lms_pending_enrolment_resolved", f"This payment is already {row.status}.", 409)
+    return pending.record(pending.find(app, session, row.id))
+
+
 def import_catalogue(request):
     """POST lms/v1/catalogue: what `sitehost lms import` does, for a catalogue sent as the JSON body."""
     from .importer import ImportError_, import_catalogue as run_import, read_catalogue
@@ -114,4 +138,8 @@ def routes(namespace: str) -> list[Route]:
               **admin),
         Route(namespace, "/payment-events", "GET", list_payment_events, args=PaymentEventListArgs,
               title="lms-payment-events", **admin),
+        Route(namespace, "/pending-enrolments", "GET", list_pending_enrolments, args=PendingEnrolmentListArgs,
+              title="lms-pending-enrolments", **admin),
+        Route(namespace, r"/pending-enrolments/(?P<id>[\d]+)/assign", "POST", assign_pending_enrolment,
+              args=PendingEnrolmentAssignArgs, **admin),
     ]

@@ -136,7 +136,7 @@ class EnrolmentListArgs(Schema):
         "description": "Maximum number of items to be returned in result set."})
 
 
-PAYMENT_OUTCOMES = ["enrolled", "refunded", "ignored", "unmatched", "refused"]
+PAYMENT_OUTCOMES = ["enrolled", "refunded", "ignored", "unmatched", "refused", "pending"]
 
 
 class PaymentEventListArgs(Schema):
@@ -148,3 +148,20 @@ class PaymentEventListArgs(Schema):
         "description": "Current page of the collection."})
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
         "description": "Maximum number of items to be returned in result set."})
+
+
+class PendingEnrolmentListArgs(Schema):
+    status = fields.String(validate=validate.OneOf(["pending", "granted", "refunded"]), metadata={
+        "description": "Only payments in this state (pending: waiting for the address to register)."})
+    course = fields.Integer(validate=validate.Range(min=1, max=2**31 - 1), metadata={
+        "description": "Only this course's payments."})
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000), metadata={
+        "description": "Current page of the collection."})
+    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
+        "description": "Maximum number of items to be returned in result set."})
+
+
+class PendingEnrolmentAssignArgs(Schema):
+    id = fields.Integer(metadata={"description": "Unique identifier of the pending enrolment."})
+    user = fields.Integer(required=True, validate=validate.Range(min=1, max=2**31 - 1), metadata={
+        "description": "The existing user to enrol with this payment."})

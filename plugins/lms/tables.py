@@ -18,6 +18,7 @@ QUESTIONS, ANSWERS, ATTEMPTS, ATTEMPT_ANSWERS = "lms_quiz_questions", "lms_quiz_
     "lms_attempt_answers"
 RATINGS, QA, ENROLMENTS, EVENTS, API_KEYS = "lms_ratings", "lms_qa", "lms_enrolments", "lms_payment_events", \
     "lms_api_keys"
+PENDING = "lms_pending_enrolments"
 STATE = "lms_state"
 
 
@@ -111,6 +112,25 @@ def define_tables(metadata: MetaData) -> None:
           Column("received", DateTime, nullable=False),
           UniqueConstraint("provider", "event_id", name="uq_lms_payment_events_provider_event"),
           Index("ix_lms_payment_events_reference", "provider", "reference"))
+    # A paid checkout whose buyer has no account yet: kept until that address registers or an
+    # operator assigns it (pending.py); one row per provider event, so a resent event adds nothing.
+    Table(PENDING, metadata,
+          Column("id", Integer, primary_key=True),
+          Column("provider", String(40), nullable=False),
+          Column("event_id", String(255), nullable=False),
+          Column("course_id", Integer, nullable=False),
+          Column("email", String(320), nullable=False),  # as the provider sent it
+          Column("email_key", String(320), nullable=False),  # lower case, matched against new accounts
+          Column("reference", String(255), nullable=False, default=""),  # payment intent / order id
+          Column("amount", Integer, nullable=True),  # smallest currency unit
+          Column("currency", String(10), nullable=False, default=""),
+          Column("received", DateTime, nullable=False),
+          Column("status", String(20), nullable=False, default="pending"),  # pending, granted, refunded
+          Column("user_id", Integer, nullable=False, default=0),  # who it was granted to
+          Column("granted_by", String(100), nullable=False, default=""),  # "registration" or "operator <login>"
+          Column("resolved", DateTime, nullable=True),
+          UniqueConstraint("provider", "event_id", name="uq_lms_pending_enrolments_event"),
+          Index("ix_lms_pending_enrolments_email", "email_key", "status"))
     # One row: a version bumped with every rating written, so kept answers (answers.py) never outlive one.
     Table(STATE, metadata,
           Column("id", Integer, primary_key=True),

@@ -7,7 +7,9 @@ open; any other method's with an HMAC-SHA256 of the raw body under its secret fr
 `[plugins.lms] webhook_secrets`, compared in constant time. A bad or missing signature gets
 400 and writes nothing. Each verified event is recorded once by (provider, event id): a replay
 changes nothing and answers 200. A completed checkout enrols the buyer, a full refund cancels
-that enrolment, and any other event type is recorded as ignored and logged.
+that enrolment, and any other event type is recorded as ignored and logged. A completed checkout
+whose buyer has no account but names an email address is kept as a pending enrolment
+(pending.py), granted when that address registers or an operator assigns it.
 
 A payment enrols only when its amount and currency are the course's price (`lms_price` in
 `[plugins.lms] currency`). Any other payment is recorded as `refused`, logged as a warning and
@@ -34,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 from host import RestError, Route
 from host.auth import users as user_service
 
+from . import pending
 from .apikeys import utcnow
 from .catalogue import as_id, course_price, find_course
 from .enrolments import enrol, revoke
@@ -187,7 +190,7 @@ def _record(request, provider: str, payment: Payment) -> dict:
     if payment.action == "enrol":
         course = find_course(request, payment.course_id)
         mismatch = _price_mismatch(request.app, course, payment) if course is not None else ""
-        if course is None or user_id is None:
+        if course is None or (user_id is None and not payment.email):
             outcome = "unmatched"
             log.warning("payment event %s (%s) names no known course or buyer: course %s, user %s",
                         payment.event_id, provider, payment.course_id, user_id)
@@ -195,6 +198,11 @@ def _record(request, provider: str, payment: Payment) -> dict:
             outcome = "refused"
             log.warning("payment event %s (%s) refused, no enrolment: %s (course %s, user %s)",
                         payment.event_id, provider, mismatch, course["id"], user_id)
+        elif user_id is None:  # paid by an address without an account: kept until it registers
+            pending.keep(request.app, session, provider, payment, course["id"])
+            outcome = "pending"
+            log.warning("payment event %s (%s) kept as a pending enrolment: no account has its address (course %s)",
+                        payment.event_id, provider, course["id"])
         else:
             enrol(request, course["id"], user_id, provider, payment.event_id)
             outcome = "enrolled"
@@ -255,6 +263,10 @@ def _refund(request, provider: str, payment: Payment, user_id: int | None) -> tu
         paid = request.session.execute(select(events).where(
             events.c.provider == provider, events.c.reference == payment.reference,
             events.c.outcome == "enrolled").order_by(events.c.id.desc())).first()
+    if paid is None:
+        kept = pending.refund(request.app, request.session, provider, payment.reference)
+        if kept is not None:  # refunded before anyone claimed it: nobody to cancel
+            return "refunded", kept.course_id, None
     course_id = paid.course_id if paid is not None else payment.course_id
     buyer = paid.user_id if paid is not None else user_id
     if not course_id or not buyer or not revoke(request, course_id, buyer):
@@ -269,6 +281,8 @@ def _answer(payment: Payment, outcome: str, replayed: bool) -> dict:
     if outcome == "refused":  # still 200: see the module's docstring
         code = "lms_payment_refused"
         message += ": payment refused, its amount or currency is not the course's price"
+    elif outcome == "pending":
+        message += ": no account has the buyer's address, the enrolment waits until it registers"
     return {"code": code, "message": message,
             "data": {"event_id": payment.event_id, "type": payment.type, "outcome": outcome, "replayed": replayed}}
 

@@ -1,14 +1,15 @@
 """newsletter/v1: school newsletter sign-ups with double opt-in, one-click unsubscribe, lists and export.
 
 `POST newsletter/v1/form` takes sign-ups from the site's forms (signup.py); administrators
-manage lists, forms and subscribers under newsletter/v1 (admin.py); the links in mails open
+manage lists, forms and subscribers under newsletter/v1 (admin.py) and at /admin/newsletter
+(admin_page.py: lists, consent records, CSV import and export, mailings); the links in mails open
 /newsletter/confirm and /newsletter/unsubscribe (pages.py); operators export, import, send
 and erase with `sitehost newsletter` (cli.py). Mail goes through the host's mail service.
 """
 
 from __future__ import annotations
 
-from host import Namespace, Page, PluginInfo, hookimpl
+from host import AdminPage, Namespace, Page, PluginInfo, hookimpl
 
 from . import settings
 
@@ -51,6 +52,13 @@ def register_pages(app):
 
     return [Page(CONFIRM_PATH, ("GET", "POST"), pages.confirm_page, name="newsletter-confirm"),
             Page(UNSUBSCRIBE_PATH, ("GET", "POST"), pages.unsubscribe_page, name="newsletter-unsubscribe")]
+
+
+@hookimpl
+def register_admin_pages(app):
+    from .admin_page import ACTIONS, newsletter_page
+
+    return [AdminPage("Newsletter", "newsletter", newsletter_page, capability="manage_options", actions=ACTIONS)]
 
 
 @hookimpl

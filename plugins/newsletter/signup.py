@@ -195,8 +195,9 @@ def _subscribe(request, form, email: str, fields: dict, list_ids: list[int], add
     app, session = request.app, request.session
     email_key = email.lower()
     fields = {tag: value for tag, value in fields.items() if value}
+    asked = ", ".join(sorted((names[list_id] for list_id in list_ids), key=str.lower))
     result = store.sign_up(app, session, email, email_key, fields, list_ids, f"form {form.id}: {form.title}",
-                           address)
+                           address, consent_text=f"Signed up with the form {form.title!r} to receive: {asked}")
     if not ratelimit.take_email_slot(app, session, email_key):
         return
     if result.needs_mail:

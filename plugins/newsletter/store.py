@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, insert, select, update
 
-from .tables import LISTS, SUBSCRIBERS, SUBSCRIPTIONS, SUPPRESSIONS, table
-from .tokens import email_hash
+from .tables import CONSENTS, LISTS, SUBSCRIBERS, SUBSCRIPTIONS, SUPPRESSIONS, table
+from .tokens import address_hash, email_hash
 
 PENDING, CONFIRMED, UNSUBSCRIBED = "pending", "confirmed", "unsubscribed"
 STATUSES = (PENDING, CONFIRMED, UNSUBSCRIBED)
+REQUESTED = "requested"  # a consent event: asked for a list, not yet confirmed
+FORM, LINK, IMPORT = "form", "link", "import"  # how: a sign-up form, a link in our mail, an operator's import
 
 
 def utcnow() -> datetime.datetime:
@@ -41,6 +43,27 @@ def insert_ignoring_conflict(session, target, values, keys: list[str], returning
         session.execute(statement)
         return []
     return list(session.execute(statement.returning(returning)).scalars())
+
+
+def record_consent(app, session, subscriber_id: int, list_ids, event: str, method: str, source: str = "",
+                   text: str = "", ip: str = "", at: datetime.datetime | None = None) -> None:
+    """One consent evidence row per list (names kept, so deleting a list keeps what was agreed to)."""
+    wanted = list(dict.fromkeys(list_ids))
+    if not wanted:
+        return
+    names = list_names(app, session, wanted)
+    hashed, when = address_hash(app, ip), at or utcnow()
+    session.execute(insert(table(app, CONSENTS)), [
+        {"subscriber_id": subscriber_id, "list_id": list_id, "list_name": names.get(list_id, "")[:200],
+         "event": event, "method": method, "source": source[:300], "text": text[:2000], "ip_hash": hashed,
+         "at": when} for list_id in wanted])
+
+
+def consents_of(app, session, subscriber_id: int):
+    """A subscriber's consent evidence, oldest first."""
+    consents = table(app, CONSENTS)
+    return session.execute(select(consents).where(consents.c.subscriber_id == subscriber_id)
+                           .order_by(consents.c.id)).all()
 
 
 @dataclass
@@ -104,7 +127,7 @@ def is_suppressed(app, session, email_key: str) -> bool:
 
 
 def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: list[int], source: str,
-            ip: str) -> SignupResult:
+            ip: str, consent_text: str = "") -> SignupResult:
     """Ask for `list_ids` for this address: new lists (or changed fields) wait for confirmation.
 
     - a new address: a pending subscriber, `subscribed`;
@@ -130,6 +153,7 @@ def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: li
             session.execute(app.db.prepared("newsletter.insert_subscription", lambda: insert(subscriptions)), [
                 {"subscriber_id": made[0], "list_id": list_id, "status": PENDING, "source": source, "requested": now}
                 for list_id in list_ids])
+            record_consent(app, session, made[0], list_ids, REQUESTED, FORM, source, consent_text, ip, now)
             return SignupResult("subscribed", Subscriber(made[0], email, email_key, fields, None, nonce), True,
                                 list(list_ids))
         row = find_by_email(app, session, email_key)  # another request made it a moment ago
@@ -162,6 +186,7 @@ def sign_up(app, session, email: str, email_key: str, fields: dict, list_ids: li
             subscriptions.c.subscriber_id == row.id, subscriptions.c.list_id.in_(again),
             subscriptions.c.status == UNSUBSCRIBED).values(status=PENDING, source=source, requested=now,
                                                           unsubscribed=None))
+    record_consent(app, session, row.id, to_request, REQUESTED, FORM, source, consent_text, ip, now)
     return SignupResult("updated" if confirmed_any else "subscribed", subscriber, True, to_request)
 
 
@@ -169,9 +194,12 @@ def confirm(app, session, subscriber, ip: str) -> int:
     """Confirm every pending subscription of `subscriber`; apply fields kept aside. Returns how many."""
     subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
     now = utcnow()
+    waiting = [list_id for list_id, status in statuses_of(app, session, subscriber.id).items() if status == PENDING]
     confirmed = session.execute(update(subscriptions).where(
         subscriptions.c.subscriber_id == subscriber.id, subscriptions.c.status == PENDING).values(
         status=CONFIRMED, confirmed=now, confirm_ip=ip[:64])).rowcount
+    record_consent(app, session, subscriber.id, waiting, CONFIRMED, LINK, "confirmation link",
+                   "Followed the link in the confirmation mail and pressed its button", ip, now)
     changes = {"modified": now}
     if subscriber.pending_fields is not None:
         changes.update(fields=subscriber.pending_fields, pending_fields=None)
@@ -189,21 +217,30 @@ def unsubscribe(app, session, subscriber_id: int, list_ids: list[int] | None) ->
     condition = [subscriptions.c.subscriber_id == subscriber_id, subscriptions.c.status != UNSUBSCRIBED]
     if list_ids is not None:
         condition.append(subscriptions.c.list_id.in_(list_ids))
-    return session.execute(update(subscriptions).where(*condition).values(
-        status=UNSUBSCRIBED, unsubscribed=utcnow())).rowcount
+    ending = [list_id for (list_id,) in session.execute(select(subscriptions.c.list_id).where(*condition))]
+    now = utcnow()
+    ended = session.execute(update(subscriptions).where(*condition).values(status=UNSUBSCRIBED,
+                                                                             unsubscribed=now)).rowcount
+    record_consent(app, session, subscriber_id, ending, UNSUBSCRIBED, LINK, "unsubscribe link",
+                   "Withdrew consent with the unsubscribe link", at=now)
+    return ended
 
 
 def erase(app, session, subscriber) -> None:
     """Remove the person's data; keep only the keyed hash of the address, so imports skip it."""
     subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    consents = table(app, CONSENTS)
+    session.execute(delete(consents).where(consents.c.subscriber_id == subscriber.id))
     session.execute(delete(subscriptions).where(subscriptions.c.subscriber_id == subscriber.id))
     session.execute(delete(subscribers).where(subscribers.c.id == subscriber.id))
     insert_ignoring_conflict(session, table(app, SUPPRESSIONS),
                              {"email_hash": email_hash(app, subscriber.email_key), "created": utcnow()}, ["email_hash"])
 
 
-def import_pending(app, session, email: str, email_key: str, fields: dict, list_id: int, source: str) -> str:
-    """One imported address: `added` (pending), `exists` (already on the list) or `suppressed` (erased)."""
+def import_pending(app, session, email: str, email_key: str, fields: dict, list_id: int, source: str,
+                   confirmed: bool = False, consent_text: str = "") -> str:
+    """One imported address: `added` (pending, or confirmed with `confirmed`), `exists` (already on the
+    list), `suppressed` (erased) or `unsubscribed` (left the list once: not added back)."""
     if is_suppressed(app, session, email_key):
         return "suppressed"
     subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
@@ -217,21 +254,36 @@ def import_pending(app, session, email: str, email_key: str, fields: dict, list_
     status = statuses_of(app, session, row.id).get(list_id)
     if status in (PENDING, CONFIRMED):
         return "exists"
-    if status is None:
-        session.execute(insert(subscriptions).values(subscriber_id=row.id, list_id=list_id, status=PENDING,
-                                                     source=source[:300], requested=now))
-    else:  # they unsubscribed once: an import must not quietly undo that
+    if status is not None:  # they unsubscribed once: an import must not quietly undo that
         return "unsubscribed"
+    session.execute(insert(subscriptions).values(subscriber_id=row.id, list_id=list_id,
+                                                 status=CONFIRMED if confirmed else PENDING, source=source[:300],
+                                                 requested=now, confirmed=now if confirmed else None))
+    record_consent(app, session, row.id, [list_id], CONFIRMED if confirmed else REQUESTED, IMPORT, source,
+                   consent_text, at=now)
     return "added"
+
+
+def pending_rows(app, session, list_id: int):
+    """Subscribers whose subscription to the list still waits for confirmation, oldest request first."""
+    subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
+    return session.execute(
+        select(subscribers).join(subscriptions, subscriptions.c.subscriber_id == subscribers.c.id)
+        .where(subscriptions.c.list_id == list_id, subscriptions.c.status == PENDING)
+        .order_by(subscriptions.c.requested, subscribers.c.id)).all()
 
 
 def confirmed_rows(app, session, list_id: int):
     """(subscription, subscriber) rows of a list's confirmed subscribers, oldest consent first."""
+    return session.execute(confirmed_query(app, list_id)).all()
+
+
+def confirmed_query(app, list_id: int):
     subscribers, subscriptions = table(app, SUBSCRIBERS), table(app, SUBSCRIPTIONS)
-    return session.execute(
+    return (
         select(subscribers.c.id, subscribers.c.email, subscribers.c.fields, subscribers.c.nonce,
                subscriptions.c.confirmed, subscriptions.c.confirm_ip, subscriptions.c.source,
                subscriptions.c.requested)
         .join(subscriptions, subscriptions.c.subscriber_id == subscribers.c.id)
         .where(subscriptions.c.list_id == list_id, subscriptions.c.status == CONFIRMED)
-        .order_by(subscriptions.c.confirmed, subscribers.c.id)).all()
+        .order_by(subscriptions.c.confirmed, subscribers.c.id))

@@ -1,5 +1,6 @@
 """The newsletter plugin's tables: lists, sign-up forms, subscribers and their subscriptions,
-erasure suppressions, rate-limit events, mailings, and the signing key as sites made before the
+erasure suppressions, rate-limit events, mailings and the mails they queued, consent evidence, and the
+signing key as sites made before the
 host's site secrets kept it.
 
 A subscriber is one row per email address (`email_key`, unique), so concurrent sign-ups of one
@@ -20,6 +21,8 @@ SUBSCRIPTIONS = "newsletter_subscriptions"
 SUPPRESSIONS = "newsletter_suppressions"
 RATE_EVENTS = "newsletter_rate_events"
 MAILINGS = "newsletter_mailings"
+MAILING_MAILS = "newsletter_mailing_mails"
+CONSENTS = "newsletter_consents"
 KEYS = "newsletter_keys"
 
 
@@ -94,6 +97,28 @@ def define_tables(metadata: MetaData) -> None:
         Column("subject", String(300), nullable=False),
         Column("recipients", Integer, nullable=False),
         Column("created", DateTime, nullable=False),
+    )
+    # The outbox rows a mailing queued (host mail service ids): its sending progress is read from them.
+    Table(
+        MAILING_MAILS, metadata,
+        Column("mailing_id", Integer, ForeignKey(f"{MAILINGS}.id", ondelete="CASCADE"), primary_key=True),
+        Column("outbox_id", Integer, primary_key=True),
+    )
+    # Consent evidence, one row per event: asked (form), confirmed (the mail's link), imported (by whom,
+    # with the statement the operator gave), unsubscribed. Personal data: erased with the subscriber.
+    Table(
+        CONSENTS, metadata,
+        Column("id", Integer, primary_key=True),
+        Column("subscriber_id", Integer, ForeignKey(f"{SUBSCRIBERS}.id", ondelete="CASCADE"), nullable=False),
+        Column("list_id", Integer, ForeignKey(f"{LISTS}.id", ondelete="SET NULL"), nullable=True),
+        Column("list_name", String(200), nullable=False, default=""),  # kept when the list is deleted
+        Column("event", String(20), nullable=False),  # requested, confirmed, unsubscribed
+        Column("method", String(20), nullable=False),  # form, link, import, admin
+        Column("source", String(300), nullable=False, default=""),  # which form, which import and by whom
+        Column("text", Text, nullable=False, default=""),  # what the person agreed to
+        Column("ip_hash", String(64), nullable=False, default=""),  # keyed SHA-256 of the address, "" if none
+        Column("at", DateTime, nullable=False),
+        Index("ix_newsletter_consents_subscriber", "subscriber_id", "id"),
     )
     # Where versions before the host's site secrets (app.site_secret) kept the signing key: read once,
     # when the host store has none yet, so a site's old links keep working (tokens.site_key).

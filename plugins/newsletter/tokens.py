@@ -96,5 +96,11 @@ def email_hash(app, email_key: str) -> str:
     return hmac.new(site_key(app), email_key.encode(), hashlib.sha256).hexdigest()
 
 
+def address_hash(app, ip: str) -> str:
+    """Keyed SHA-256 of a client's IP address for consent records ("" when there is none): evidence
+    that matches a known address without keeping it readable."""
+    return hmac.new(site_key(app), b"ip:" + ip.encode(), hashlib.sha256).hexdigest() if ip else ""
+
+
 def same_nonce(stored: str, given: str) -> bool:
     return hmac.compare_digest(stored.encode(), given.encode())

@@ -28,6 +28,8 @@ def main(out: Path = OUT) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         config, login, password = init_site(Path(folder))
+        with config.open("a") as handle:  # Stripe events for the Courses page's pending payments
+            handle.write(f"\n[plugins.lms]\nstripe_webhook_secret = \"{SCREENSHOT_STRIPE_SECRET}\"\n")
         process, site, rest = serve(config, workers="1")
         try:
             with sync_playwright() as playwright:
@@ -80,6 +82,8 @@ def main(out: Path = OUT) -> None:
                 _shoot_core(page, site, shot)
                 _shoot_backup(page, site, shot)
                 _shoot_forms(page, site, shot)
+                _shoot_newsletter(page, site, shot)
+                _shoot_courses(page, site, shot)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(site + "/admin/")
                 shot("dashboard-phone", full=False)
@@ -131,6 +135,8 @@ def _shoot_backup(page, site: str, shot) -> None:
     page.get_by_role("textbox", name="Schedule").fill("daily 02:30")
     page.get_by_role("button", name="Save schedule").click()
     shot("backup")
+
+
 def _shoot_forms(page, site: str, shot) -> None:
     """The forms plugin's pages: the list, the editor with a preview, a form's submissions, one submission."""
     page.goto(site + "/admin/forms")
@@ -153,6 +159,66 @@ def _shoot_forms(page, site: str, shot) -> None:
     shot("forms-submissions")
     page.locator("tbody tr").first.get_by_role("link").click()
     shot("forms-submission")
+
+
+SCREENSHOT_STRIPE_SECRET = "whsec_screenshots_" + "0" * 24
+
+
+def _shoot_newsletter(page, site: str, shot) -> None:
+    """docs/admin/newsletter-*.png: lists, an import report with a bad row, consent records, mailings."""
+    folder = Path(tempfile.mkdtemp())
+    families = folder / "year-7-families.csv"
+    families.write_text("email,FNAME,LNAME\nadaeze.obi@example.org,Adaeze,Obi\nmarek.nowak@example.org,Marek,Nowak\n"
+                        "not-an-address,Sam,Lee\nfatima.khan@example.org,Fatima,Khan\n", encoding="utf-8")
+    page.goto(site + "/admin/newsletter/import")
+    page.get_by_label("List").select_option(label="Year 7 parents")
+    page.get_by_label("CSV file", exact=True).set_input_files(str(families))
+    page.get_by_label("Consent was already given").check()
+    page.get_by_label("How consent was given").fill("Paper forms signed at the Year 7 welcome evening, 9 September")
+    page.get_by_role("button", name="Import").click()
+    shot("newsletter-import")
+    page.goto(site + "/admin/newsletter")
+    shot("newsletter-lists")
+    page.goto(site + "/admin/newsletter/subscribers?search=adaeze")
+    page.get_by_role("link", name="adaeze.obi@example.org").click()
+    shot("newsletter-subscriber")
+    page.goto(site + "/admin/newsletter/mailings")
+    page.get_by_label("List").select_option(label="Year 7 parents")
+    page.get_by_label("Subject").fill("Welcome to Year 7")
+    page.get_by_label("Text").fill("Dear families,\n\nWelcome to Riverside. Term starts on Monday.")
+    page.get_by_role("button", name="Queue the mailing").click()
+    page.wait_for_timeout(2500)  # the server's mail sender delivers (.eml files here)
+    page.reload()
+    shot("newsletter-mailings")
+
+
+def _shoot_courses(page, site: str, shot) -> None:
+    """docs/admin/courses-*.png: pending payments from unknown addresses, enrolments, a new API key."""
+    import json
+
+    import stripe
+
+    rest = site + "/wp-json"
+    with urllib.request.urlopen(rest + "/core/v2/courses?slug=gcse-maths-revision") as response:
+        course = json.load(response)[0]["id"]
+    for number, email in enumerate(("k.mensah@example.org", "j.oconnor@example.org")):
+        payload = json.dumps({"id": f"evt_shot_{number}", "object": "event", "type": "checkout.session.completed",
+                              "data": {"object": {"id": f"cs_shot_{number}", "object": "checkout.session",
+                                                  "payment_status": "paid", "amount_total": 4500, "currency": "gbp",
+                                                  "payment_intent": f"pi_3Shot{number}", "customer_email": email,
+                                                  "metadata": {"course_id": str(course)}}}})
+        header = stripe.WebhookSignature.generate_signature_header(payload, SCREENSHOT_STRIPE_SECRET)
+        urllib.request.urlopen(urllib.request.Request(
+            rest + "/lms/v1/ecommerce-webhook/stripe", data=payload.encode(), method="POST",
+            headers={"Content-Type": "application/json", "Stripe-Signature": header})).read()
+    page.goto(site + "/admin/courses/pending")
+    shot("courses-pending")
+    page.goto(site + "/admin/courses")
+    shot("courses-enrolments")
+    page.goto(site + "/admin/courses/keys")
+    page.get_by_label("Description").fill("Parents' portal")
+    page.get_by_role("button", name="Issue key").click()
+    shot("courses-keys")
 
 
 if __name__ == "__main__":

@@ -206,3 +206,37 @@ def test_render_cache_key_keeps_list_items_reused(make_app, make_user):
     assert plain["id"] not in state["renders"] and keyed["id"] in state["renders"]
     app.client.post_json(f"/wp-json/core/v2/posts/{plain['id']}", {"content": "Changed"}, headers=editor.headers)
     assert "Changed" in listed()[plain["id"]]  # a write changes the content version: built again
+
+
+def test_hook_user_created(make_app, make_user):
+    """Fired inside the creating transaction for every path that makes an account: REST and the admin page."""
+    from sqlalchemy import text
+
+    from tests.admin.helpers import form_with, sign_in
+
+    created = []
+
+    def user_created(app, session, user):
+        # the new row is visible in the caller's transaction, and writes join it
+        seen = session.execute(text("SELECT login FROM users WHERE id = :id"), {"id": user.id}).scalar_one()
+        created.append((seen, user.email))
+        if user.login == "refused-by-listener":
+            raise RuntimeError("listener refuses")
+
+    app = make_app(plugins=["core", make_plugin("listener", user_created)])
+    admin = make_user(app, "administrator")
+    created.clear()
+    app.client.post_json("/wp-json/core/v2/users", {"username": "ada", "email": "ada@school.test",
+                                                    "password": "a long password"}, headers=admin.headers, status=201)
+    assert created == [("ada", "ada@school.test")]
+    page = sign_in(app, admin).get("/admin/users")
+    answer = form_with(page, "create", login="grace", email="grace@school.test", role="editor",
+                       password="another long password").submit()
+    assert answer.status_int == 201 and created[-1] == ("grace", "grace@school.test")
+    # a listener that fails rolls the account back with it
+    app.client.post_json("/wp-json/core/v2/users", {"username": "refused-by-listener", "email": "r@school.test",
+                                                    "password": "a long password"}, headers=admin.headers,
+                         status=500)
+    logins = [user["slug"] for user in app.client.get("/wp-json/core/v2/users", {"context": "edit", "per_page": 100},
+                                                      headers=admin.headers).json]
+    assert "refused-by-listener" not in logins and {"ada", "grace"} <= set(logins)

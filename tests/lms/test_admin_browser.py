@@ -1,0 +1,84 @@
+"""An operator manages courses in headless Chromium against a real `sitehost serve` (demo site, two
+workers): two paid Stripe checkouts arrive from addresses without accounts (signed with stripe's own
+helper); one is assigned to an existing user, the other is granted when the Users page adds that
+address; an enrolment is cancelled; an API key is issued (secret shown once) and revoked."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import stripe
+
+from host.testing import stop_sitehost
+
+from tests.admin.served import init_site, serve
+
+from .test_webhook import STRIPE_SECRET, checkout_event
+
+
+def post_stripe(rest: str, payload: str) -> dict:
+    header = stripe.WebhookSignature.generate_signature_header(payload, STRIPE_SECRET)
+    request = urllib.request.Request(rest + "/lms/v1/ecommerce-webhook/stripe", data=payload.encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Stripe-Signature": header})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def test_an_operator_assigns_payments_cancels_and_manages_keys(browser, tmp_path):
+    config, login, password = init_site(tmp_path, demo=True)
+    with config.open("a") as handle:
+        handle.write(f"\n[plugins.lms]\nstripe_webhook_secret = {json.dumps(STRIPE_SECRET)}\n")
+    process, site, rest = serve(config)
+    page = browser.new_page()
+    try:
+        with urllib.request.urlopen(rest + "/core/v2/courses?slug=gcse-maths-revision") as response:
+            course = json.load(response)[0]["id"]
+        for number, email in enumerate(("grandma@elsewhere.test", "late.parent@families.test")):
+            answer = post_stripe(rest, checkout_event(f"evt_browser_{number}", course, email=email,
+                                                      reference=f"pi_browser_{number}"))
+            assert answer["data"]["outcome"] == "pending"
+
+        page.goto(site + "/admin/sign-in")
+        page.get_by_label("Username or email address").fill(login)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(lambda url: "/sign-in" not in url)
+        menu = page.get_by_role("navigation", name="Admin")
+        menu.get_by_role("link", name="Courses").click()
+        tabs = page.get_by_role("navigation", name="Courses sections")
+        tabs.get_by_role("link", name="Pending payments").click()
+        assert page.locator("main tbody tr").count() == 2
+        page.get_by_label("User to enrol with the payment of grandma@elsewhere.test").fill(login)
+        page.get_by_role("button", name="Assign grandma@elsewhere.test").click()
+        assert f"now enrols {login}" in page.get_by_role("status").inner_text()
+        assert page.locator("main tbody tr").count() == 1
+
+        menu.get_by_role("link", name="Users").click()  # the other buyer gets an account: the hook enrols them
+        page.get_by_label("Login").fill("late-parent")
+        page.get_by_label("Email address").fill("late.parent@families.test")
+        page.get_by_role("button", name="Add user").click()
+        assert "User late-parent added" in page.get_by_role("status").inner_text()
+
+        menu.get_by_role("link", name="Courses").click()
+        page.get_by_role("form", name="Filter enrolments").get_by_label("Course").select_option(str(course))
+        page.get_by_role("button", name="Filter").click()
+        who = page.locator("td[data-label=Who]").all_inner_texts()
+        assert any(text.startswith("late-parent") for text in who) and any(text.startswith(login) for text in who)
+        page.get_by_role("button", name=f"Cancel late-parent in").click()
+        assert "cancelled" in page.get_by_role("status").inner_text()
+        assert "cancelled" in page.locator("tr", has_text="late-parent").locator("td[data-label=Status]").inner_text()
+
+        tabs.get_by_role("link", name="API keys").click()
+        page.get_by_label("Description").fill("Timetable app")
+        page.get_by_role("button", name="Issue key").click()
+        secret = page.locator("kbd.api-secret").inner_text()
+        assert secret.startswith("secret_")
+        tabs.get_by_role("link", name="API keys").click()
+        assert secret not in page.content()
+        page.get_by_role("button", name="Revoke Timetable app").click()
+        assert "revoked" in page.get_by_role("status").inner_text()
+        assert page.get_by_role("button", name="Revoke Timetable app").count() == 0
+    finally:
+        page.close()
+        stop_sitehost(process)
