@@ -18,7 +18,7 @@ from marshmallow import Schema
 from .args import handler_validated_args
 from .lru import LruCache
 from .rest.schemas import args_from_schema, item_schema
-from .rest.validation import GUARD_MAX_LENGTH
+from .rest.validation import GUARDS
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # Discovery and OpenAPI documents kept per (kind, base URL, context): a site answers on one or
@@ -96,6 +96,10 @@ class Route:
     none) while the OpenAPI document still describes answers with it.
     `schema_links(base_url) -> list` gives the Link Description Objects that `schema` shows as
     its `links` (WordPress's action links of posts), with the REST root's URL.
+    `multipart_body` is a marshmallow Schema class of the fields a route reads from a
+    `multipart/form-data` body itself (request.form, request.files), such as a form submission;
+    the OpenAPI document then gives the operation that body, so a generated client sends
+    multipart. The handler validates those fields; they are not args (discovery shows none).
     """
 
     namespace: str
@@ -121,6 +125,7 @@ class Route:
     anonymous_refusal: int = 401
     show_schema: bool = True
     schema_links: Callable | None = None
+    multipart_body: Any = None
 
 
 @dataclass(frozen=True)
@@ -341,12 +346,13 @@ class Endpoint:
     bulk_batch: Callable | None = None  # Route.bulk_batch
     anonymous_refusal: int = 401  # Route.anonymous_refusal
     described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
+    multipart_body: Any = None  # Route.multipart_body
 
     def described_args(self) -> dict[str, dict[str, Any]]:
-        """`args` without the host's unadvertised guards (GUARD_MAX_LENGTH), as discovery and OPTIONS show them."""
+        """`args` without the host's guards (validation.GUARDS), as discovery and OPTIONS show them."""
         if self.described is None:
-            self.described = {name: {key: value for key, value in arg.items() if key != GUARD_MAX_LENGTH}
-                              if GUARD_MAX_LENGTH in arg else arg for name, arg in self.args.items()}
+            self.described = {name: {key: value for key, value in arg.items() if key not in GUARDS}
+                              if GUARDS.keys() & arg.keys() else arg for name, arg in self.args.items()}
         return self.described
 
 
@@ -449,6 +455,19 @@ def _handler_validated_args(schema: type[Schema] | None) -> tuple[str, ...]:
     return found
 
 
+def _multipart_body(route: Route) -> Any:
+    """Route.multipart_body, checked at startup: a marshmallow Schema class, on a route that takes a body."""
+    body = route.multipart_body
+    if body is None:
+        return None
+    if not (isinstance(body, type) and issubclass(body, Schema)):
+        raise StartupError(f"route {route.namespace}{route.pattern!r}: multipart_body must be a marshmallow "
+                           f"Schema class, not {type(body).__name__}")
+    if not set(normalize_methods(route.methods)) & {"POST", "PUT", "PATCH"}:
+        raise StartupError(f"route {route.namespace}{route.pattern!r}: multipart_body needs POST, PUT or PATCH")
+    return body
+
+
 def _require_capability(capability: str, permission: Callable | None) -> Callable:
     """A permission callback that demands `capability` first, then asks the route's own callback."""
     def check(request):
@@ -521,7 +540,7 @@ class Registry:
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,
-            anonymous_refusal=route.anonymous_refusal,
+            anonymous_refusal=route.anonymous_refusal, multipart_body=_multipart_body(route),
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:
