@@ -194,13 +194,18 @@ def advertised(arg: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def bounded(schema: dict[str, Any], minimum: int = -MAX_INTEGER) -> dict[str, Any]:
-    """`schema` with the bounds the server enforces on every integer written out where it declares none.
+# JSON Schema has no `ip` format (WordPress's, for author_ip): the server takes IPv4 or IPv6.
+_IP_FORMAT = [{"format": "ipv4"}, {"format": "ipv6"}]
 
-    host.rest.validation refuses an integer past MAX_INTEGER either way (a database column holds no
-    more); discovery shows the args as WordPress declares them, the document says what is accepted,
-    so a generated client or fuzzer does not send `page=8645365579858603671552`.
-    Down through items, properties and unions, as the validator goes.
+
+def accepted(schema: dict[str, Any], minimum: int = -MAX_INTEGER) -> dict[str, Any]:
+    """`schema` saying exactly what the server accepts, where the discovery arg leaves it implicit.
+
+    Integers get the bounds the server enforces where they declare none: host.rest.validation
+    refuses an integer past MAX_INTEGER either way (a database column holds no more), and a
+    generated client or fuzzer should not send `page=8645365579858603671552`. WordPress's `ip`
+    format becomes IPv4 or IPv6, which JSON Schema tools know. Down through items, properties
+    and unions, as the validator goes.
     """
     schema = dict(schema)
     if "integer" in _types(schema):
@@ -208,22 +213,25 @@ def bounded(schema: dict[str, Any], minimum: int = -MAX_INTEGER) -> dict[str, An
             schema["minimum"] = minimum
         if "maximum" not in schema and "exclusiveMaximum" not in schema:
             schema["maximum"] = MAX_INTEGER
+    if schema.get("format") == "ip" and "anyOf" not in schema:
+        schema.pop("format")
+        schema["anyOf"] = copy.deepcopy(_IP_FORMAT)
     if isinstance(schema.get("items"), dict):
-        schema["items"] = bounded(schema["items"])
+        schema["items"] = accepted(schema["items"])
     if isinstance(schema.get("properties"), dict):
-        schema["properties"] = {name: bounded(sub) if isinstance(sub, dict) else sub
+        schema["properties"] = {name: accepted(sub) if isinstance(sub, dict) else sub
                                 for name, sub in schema["properties"].items()}
     if isinstance(schema.get("additionalProperties"), dict):
-        schema["additionalProperties"] = bounded(schema["additionalProperties"])
+        schema["additionalProperties"] = accepted(schema["additionalProperties"])
     for keyword in ("anyOf", "oneOf"):
         if isinstance(schema.get(keyword), list):
-            schema[keyword] = [bounded(sub) if isinstance(sub, dict) else sub for sub in schema[keyword]]
+            schema[keyword] = [accepted(sub) if isinstance(sub, dict) else sub for sub in schema[keyword]]
     return schema
 
 
 def _arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
-    """A parameter's or body field's JSON Schema: the discovery arg, with the server's integer bounds."""
-    return bounded(json_schema(arg))
+    """A parameter's or body field's JSON Schema: the discovery arg, saying what the server accepts."""
+    return accepted(json_schema(arg))
 
 
 def _query_parameter(name: str, arg: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +252,7 @@ _DIGITS_ONLY = re.compile(r"^(?:\[\\d\]|\\d|\[0-9\])[+*]$")
 
 
 def _path_parameter(name: str, regex: str, arg: dict[str, Any] | None) -> dict[str, Any]:
-    schema = bounded(json_schema(arg), minimum=0 if _DIGITS_ONLY.match(regex) else -MAX_INTEGER) \
+    schema = accepted(json_schema(arg), minimum=0 if _DIGITS_ONLY.match(regex) else -MAX_INTEGER) \
         if arg else {"type": "string"}
     schema.pop("default", None)
     schema["pattern"] = f"^(?:{regex})$"
@@ -304,7 +312,7 @@ _MULTIPART_OTHER_FIELD = {"anyOf": [{"type": "string"}, {"type": "array", "items
 def _multipart_request_body(body_schema: Any) -> dict[str, Any]:
     """Route.multipart_body as a `multipart/form-data` requestBody (files are strings of any media type)."""
     instance = schema_instance(body_schema)
-    properties = {name: bounded(json_schema(prop)) for name, prop in schema_properties(instance).items()}
+    properties = {name: accepted(json_schema(prop)) for name, prop in schema_properties(instance).items()}
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     required = [field.data_key or name for name, field in instance.fields.items() if field.required]
     if required:

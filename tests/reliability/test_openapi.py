@@ -60,6 +60,9 @@ def assert_same_constraints(arg: dict, schema: dict, where: tuple, in_path: bool
         if (keyword == "default" and not with_default) or (keyword == "pattern" and in_path):
             continue
         expected = enforced_bounds(arg, lowest).get(keyword, arg.get(keyword))
+        if keyword == "format" and expected == "ip":  # not a JSON-Schema format: IPv4 or IPv6
+            assert schema["anyOf"] == [{"format": "ipv4"}, {"format": "ipv6"}], where
+            expected = None
         assert schema.get(keyword) == expected, (*where, keyword)
     if isinstance(arg.get("items"), dict):
         assert_same_constraints(arg["items"], schema["items"], (*where, "items"))
