@@ -18,6 +18,7 @@ from typing import Any
 from apispec import APISpec
 from marshmallow import INCLUDE
 
+from .registry import number_groups
 from .rest.schemas import schema_instance, schema_properties
 from .rest.validation import GUARDS, MAX_INTEGER, ParamError, validate_value
 
@@ -247,13 +248,14 @@ def _query_parameter(name: str, arg: dict[str, Any]) -> dict[str, Any]:
     return parameter
 
 
-# A path group of digits only (`[\d]+`, `\d+`, `[0-9]+`): its integer cannot be negative.
-_DIGITS_ONLY = re.compile(r"^(?:\[\\d\]|\\d|\[0-9\])[+*]$")
-
-
 def _path_parameter(name: str, regex: str, arg: dict[str, Any] | None) -> dict[str, Any]:
-    schema = accepted(json_schema(arg), minimum=0 if _DIGITS_ONLY.match(regex) else -MAX_INTEGER) \
-        if arg else {"type": "string"}
+    """A path group as a parameter: its arg's schema with the group's regex; a group of digits only
+    (registry.number_groups) is a number from 0, refused past MAX_INTEGER whether declared or not."""
+    digits = name in number_groups(f"(?P<{name}>{regex})")
+    if arg:
+        schema = accepted(json_schema(arg), minimum=0 if digits else -MAX_INTEGER)
+    else:
+        schema = {"type": "integer", "minimum": 0, "maximum": MAX_INTEGER} if digits else {"type": "string"}
     schema.pop("default", None)
     schema["pattern"] = f"^(?:{regex})$"
     parameter = {"name": name, "in": "path", "required": True, "schema": schema}

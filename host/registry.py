@@ -400,6 +400,7 @@ class CompiledRoute:
     schema: Any = None
     title: str = ""
     has_variables: bool = False
+    number_groups: frozenset[str] = frozenset()  # path groups of digits only (number_groups())
     show_schema: bool = True  # Route.show_schema of the route that gave `schema`
     schema_links: Callable | None = None  # Route.schema_links
 
@@ -453,6 +454,19 @@ def _handler_validated_args(schema: type[Schema] | None) -> tuple[str, ...]:
     if found is None:
         found = _handler_validated[schema] = handler_validated_args(schema)
     return found
+
+
+# A named group of digits only: `(?P<id>[\d]+)`, `(?P<id>\d+)`, `(?P<id>[0-9]+)`.
+_NUMBER_GROUP = re.compile(r"\(\?P<(\w+)>(?:\[\\d\]|\\d|\[0-9\])[+*]\)")
+
+
+def number_groups(pattern: str) -> frozenset[str]:
+    """Names of the path groups of a route pattern that match digits only: numbers, usually ids.
+
+    The host refuses one past MAX_INTEGER (RestServer.prepare_params), whether or not the route
+    declares it as an integer arg, and /openapi.json describes it as an integer in 0..MAX_INTEGER.
+    """
+    return frozenset(_NUMBER_GROUP.findall(pattern))
 
 
 def _multipart_body(route: Route) -> Any:
@@ -549,7 +563,8 @@ class Registry:
                                           and set(existing.methods) & set(endpoint.methods))]
         if compiled is None:
             compiled = CompiledRoute(full, route.namespace, regex, [], route.schema, route.title,
-                                     has_variables="(?P<" in full, show_schema=route.show_schema)
+                                     has_variables="(?P<" in full, show_schema=route.show_schema,
+                                     number_groups=number_groups(full))
             self.routes[full] = compiled
             if route.namespace and not host_route:
                 self._routes_by_namespace.setdefault(route.namespace, []).append(compiled)

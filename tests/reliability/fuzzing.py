@@ -81,6 +81,7 @@ DOCUMENTED_REFUSALS = {
     "rest_upload_no_data": "media upload: the file is the raw body, with a Content-Disposition header (WordPress)",
     "rest_upload_no_content_disposition": "media upload: the file is the raw body, with a Content-Disposition header",
     "rest_too_many_items:tags": "a query array is split on commas: an item holding commas counts as several",
+    "rest_not_in_enum:subtype": "search subtypes are the registered post types or taxonomies of the chosen `type`",
     **{f"{code}:{name}": "a taxonomy filter's object form goes in a query string as PHP brackets "
                          "(tags[terms][]=1), which OpenAPI's parameter styles cannot describe beside the list form"
        for code in ("rest_no_matching_schema", "rest_one_of_multiple_matches")
