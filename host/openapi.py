@@ -526,7 +526,8 @@ def reference_html(document: dict[str, Any]) -> str:
                          f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
             rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))
                     for p in operation.get("parameters", [])]
-            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+            contents = operation.get("requestBody", {}).get("content", {})  # JSON, else the form (multipart)
+            body = (contents.get("application/json") or next(iter(contents.values()), {})).get("schema")
             if body:
                 rows.extend((name, "body", name in body.get("required", []), prop, prop.get("description", ""))
                             for name, prop in body["properties"].items())

@@ -79,6 +79,12 @@ def test_the_feedback_route_takes_a_multipart_form_body(document):
     assert [parameter["name"] for parameter in operation["parameters"]] == ["id"]
 
 
+def test_the_reference_page_lists_the_form_fields(site):
+    page = site.client.get("/api-reference", status=200).text
+    section = page.split("<code>POST /wp-json/forms/v1/contact-forms/{id}/feedback</code>", 1)[1].split("<h3>", 1)[0]
+    assert "<code>_forms_unit_tag</code></td><td>body</td><td>yes</td>" in section
+
+
 def test_a_submission_sent_as_the_document_says_is_taken_and_json_is_refused(site, document):
     form = site.client.post_json("/wp-json/forms/v1/contact-forms", {"title": "Enquiry", "form": SIMPLE_FORM},
                                  headers=site.admin.headers, status=200).json
