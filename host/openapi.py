@@ -452,8 +452,10 @@ class _Builder:
             body_schema: dict[str, Any] = {}
         elif route.path.endswith(")") or method != "GET":  # the path ends in the item's id
             body_schema = item_ref
-        else:  # a collection lists items (also under a parent: .../revisions); a few (users/me) answer one
-            body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref]}
+        else:  # a collection lists items (also under a parent: .../revisions); a few (users/me) answer one;
+            # types, statuses and taxonomies answer an object of items keyed by name, as WordPress
+            body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref,
+                                     {"type": "object", "additionalProperties": item_ref}]}
         success = {"description": "Success.", "content": {"application/json": {"schema": body_schema}}}
         responses: dict[str, Any] = {"200": success}
         if method == "POST":

@@ -103,7 +103,8 @@ class SubmissionListArgs(Schema):
 
 
 class FormSummarySchema(Schema):
-    id = fields.Integer(metadata={"description": "Unique identifier for the contact form."})
+    # null in the answer to a create with context=dry-run, which saves nothing (as the real plugin).
+    id = fields.Integer(allow_none=True, metadata={"description": "Unique identifier for the contact form."})
     hash = fields.String(metadata={"description": "Short id used to embed the form."})
     slug = fields.String(metadata={"description": "Slug of the form."})
     title = fields.String(metadata={"description": "Title of the form."})
