@@ -278,7 +278,10 @@ def _validate_number(value: Any, schema: dict, param: str) -> None:
         ratio = number / schema["multipleOf"]
         if not float(ratio).is_integer():
             raise ParamError("rest_invalid_multiple", f"{param} must be a multiple of {_fmt(schema['multipleOf'])}.")
-    minimum, maximum = schema.get("minimum"), schema.get("maximum", schema.get(GUARD_MAXIMUM))
+    guard = schema.get(GUARD_MAXIMUM)
+    if guard is not None and number > guard and schema.get("maximum") is None:  # WordPress's messages otherwise
+        raise ParamError("rest_out_of_bounds", f"{param} must be less than or equal to {_fmt(guard)}")
+    minimum, maximum = schema.get("minimum"), schema.get("maximum")
     exclusive_min = schema.get("exclusiveMinimum") is True
     exclusive_max = schema.get("exclusiveMaximum") is True
     low_fail = minimum is not None and (number <= minimum if exclusive_min else number < minimum)
