@@ -16,9 +16,11 @@ import re
 from typing import Any
 
 from apispec import APISpec
+from marshmallow import INCLUDE
 
+from .registry import number_groups
 from .rest.schemas import schema_instance, schema_properties
-from .rest.validation import ParamError, validate_value
+from .rest.validation import GUARDS, MAX_INTEGER, ParamError, validate_value
 
 OPENAPI_PATH = "/openapi.json"
 REFERENCE_PATH = "/api-reference"
@@ -181,9 +183,61 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return set(declared) if isinstance(declared, list) else {declared} if declared else set()
 
 
+def advertised(arg: dict[str, Any]) -> dict[str, Any]:
+    """A route arg as the document shows it: the host's guards (validation.GUARDS), which discovery keeps
+    out to show WordPress's shape, written as the JSON-Schema bound they enforce."""
+    if not GUARDS.keys() & arg.keys():
+        return arg
+    shown = {key: value for key, value in arg.items() if key not in GUARDS}
+    for guard, keyword in GUARDS.items():
+        if guard in arg and keyword not in arg:
+            shown[keyword] = arg[guard]
+    return shown
+
+
+# JSON Schema has no `ip` format (WordPress's, for author_ip): the server takes IPv4 or IPv6.
+_IP_FORMAT = [{"format": "ipv4"}, {"format": "ipv6"}]
+
+
+def accepted(schema: dict[str, Any], minimum: int = -MAX_INTEGER) -> dict[str, Any]:
+    """`schema` saying exactly what the server accepts, where the discovery arg leaves it implicit.
+
+    Integers get the bounds the server enforces where they declare none: host.rest.validation
+    refuses an integer past MAX_INTEGER either way (a database column holds no more), and a
+    generated client or fuzzer should not send `page=8645365579858603671552`. WordPress's `ip`
+    format becomes IPv4 or IPv6, which JSON Schema tools know. Down through items, properties
+    and unions, as the validator goes.
+    """
+    schema = dict(schema)
+    if "integer" in _types(schema):
+        if "minimum" not in schema and "exclusiveMinimum" not in schema:
+            schema["minimum"] = minimum
+        if "maximum" not in schema and "exclusiveMaximum" not in schema:
+            schema["maximum"] = MAX_INTEGER
+    if schema.get("format") == "ip" and "anyOf" not in schema:
+        schema.pop("format")
+        schema["anyOf"] = copy.deepcopy(_IP_FORMAT)
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = accepted(schema["items"])
+    if isinstance(schema.get("properties"), dict):
+        schema["properties"] = {name: accepted(sub) if isinstance(sub, dict) else sub
+                                for name, sub in schema["properties"].items()}
+    if isinstance(schema.get("additionalProperties"), dict):
+        schema["additionalProperties"] = accepted(schema["additionalProperties"])
+    for keyword in ("anyOf", "oneOf"):
+        if isinstance(schema.get(keyword), list):
+            schema[keyword] = [accepted(sub) if isinstance(sub, dict) else sub for sub in schema[keyword]]
+    return schema
+
+
+def _arg_schema(arg: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's or body field's JSON Schema: the discovery arg, saying what the server accepts."""
+    return accepted(json_schema(arg))
+
+
 def _query_parameter(name: str, arg: dict[str, Any]) -> dict[str, Any]:
     parameter: dict[str, Any] = {"name": name, "in": "query", "required": bool(arg.get("required")),
-                                 "schema": json_schema(arg)}
+                                 "schema": _arg_schema(arg)}
     if arg.get("description"):
         parameter["description"] = arg["description"]
     types = _types(parameter["schema"])
@@ -195,7 +249,13 @@ def _query_parameter(name: str, arg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _path_parameter(name: str, regex: str, arg: dict[str, Any] | None) -> dict[str, Any]:
-    schema = json_schema(arg) if arg else {"type": "string"}
+    """A path group as a parameter: its arg's schema with the group's regex; a group of digits only
+    (registry.number_groups) is a number from 0, refused past MAX_INTEGER whether declared or not."""
+    digits = name in number_groups(f"(?P<{name}>{regex})")
+    if arg:
+        schema = accepted(json_schema(arg), minimum=0 if digits else -MAX_INTEGER)
+    else:
+        schema = {"type": "integer", "minimum": 0, "maximum": MAX_INTEGER} if digits else {"type": "string"}
     schema.pop("default", None)
     schema["pattern"] = f"^(?:{regex})$"
     parameter = {"name": name, "in": "path", "required": True, "schema": schema}
@@ -207,14 +267,60 @@ def _path_parameter(name: str, regex: str, arg: dict[str, Any] | None) -> dict[s
 def _request_body(args: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     if not args:
         return None
-    schema: dict[str, Any] = {"type": "object", "properties": {name: json_schema(arg) for name, arg in args.items()}}
+    schema: dict[str, Any] = {"type": "object", "properties": {name: _arg_schema(arg) for name, arg in args.items()}}
     required = [name for name, arg in args.items() if arg.get("required")]
     if required:
         schema["required"] = required
-    return {
-        "required": bool(required),
-        "content": {"application/json": {"schema": schema}, "application/x-www-form-urlencoded": {"schema": schema}},
-    }
+    content = {"application/json": {"schema": schema}}
+    if all(_form_encodable(prop) for prop in schema["properties"].values()):
+        content["application/x-www-form-urlencoded"] = {"schema": _without_null(schema)}
+    return {"required": bool(required), "content": content}
+
+
+_SCALARS = {"string", "integer", "number", "boolean", "null"}
+
+
+def _form_encodable(schema: dict[str, Any]) -> bool:
+    """Whether a body field survives `a=1&b=x` as it is: a scalar or a list of scalars, never an object.
+
+    A form body has no way to send an object, `{}` or an empty list, so a body with such a
+    field is offered as JSON only (a client that sends it as a form would not be understood).
+    """
+    types = _types(schema)
+    if not types or not types <= _SCALARS | {"array"} or "oneOf" in schema or "anyOf" in schema:
+        return False
+    items = schema.get("items")
+    return "array" not in types or (isinstance(items, dict) and bool(_types(items)) and _types(items) <= _SCALARS
+                                    and "null" not in _types(items) and schema.get("minItems", 0) > 0)
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """The body schema as a form sends it: a form field is text, never null (`date=` is an empty string)."""
+    properties = {}
+    for name, prop in schema["properties"].items():
+        types = _types(prop)
+        if "null" in types:
+            prop = dict(prop, type=sorted(types - {"null"}) if len(types) > 2 else next(iter(types - {"null"})))
+        properties[name] = prop
+    return dict(schema, properties=properties)
+
+
+# The fields of a multipart body its schema does not name (Meta.unknown = INCLUDE): text, repeated
+# text (`choices[]`) or a file, as a browser sends a form.
+_MULTIPART_OTHER_FIELD = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+                          "description": "A field of the form: its text, its repeated values, or a file."}
+
+
+def _multipart_request_body(body_schema: Any) -> dict[str, Any]:
+    """Route.multipart_body as a `multipart/form-data` requestBody (files are strings of any media type)."""
+    instance = schema_instance(body_schema)
+    properties = {name: accepted(json_schema(prop)) for name, prop in schema_properties(instance).items()}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [field.data_key or name for name, field in instance.fields.items() if field.required]
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = dict(_MULTIPART_OTHER_FIELD) if instance.unknown == INCLUDE else False
+    return {"required": True, "content": {"multipart/form-data": {"schema": schema}}}
 
 
 def component_name(text: str) -> str:
@@ -308,7 +414,7 @@ class _Builder:
 
     def _operation(self, route, endpoint, method: str, path: str, groups: dict[str, str],
                    item_ref: dict[str, str] | None) -> dict[str, Any]:
-        args = endpoint.described_args() if endpoint.args else {}
+        args = {name: advertised(arg) for name, arg in endpoint.args.items()} if endpoint.args else {}
         parameters = [_path_parameter(name, regex, args.get(name)) for name, regex in groups.items()]
         other_args = {name: arg for name, arg in args.items() if name not in groups}
         operation: dict[str, Any] = {
@@ -324,7 +430,11 @@ class _Builder:
             operation["x-capability"] = endpoint.capability
         if endpoint.allow_batch:
             operation["x-allow-batch"] = True
-        if method in BODY_METHODS:
+        if method in BODY_METHODS and endpoint.multipart_body is not None:
+            # The body is the form; any other args travel in the query string beside it.
+            operation["requestBody"] = _multipart_request_body(endpoint.multipart_body)
+            parameters.extend(_query_parameter(name, arg) for name, arg in other_args.items())
+        elif method in BODY_METHODS:
             body = _request_body(other_args)
             if body:
                 operation["requestBody"] = body
@@ -342,8 +452,10 @@ class _Builder:
             body_schema: dict[str, Any] = {}
         elif route.path.endswith(")") or method != "GET":  # the path ends in the item's id
             body_schema = item_ref
-        else:  # a collection lists items (also under a parent: .../revisions); a few (users/me) answer one
-            body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref]}
+        else:  # a collection lists items (also under a parent: .../revisions); a few (users/me) answer one;
+            # types, statuses and taxonomies answer an object of items keyed by name, as WordPress
+            body_schema = {"anyOf": [{"type": "array", "items": item_ref}, item_ref,
+                                     {"type": "object", "additionalProperties": item_ref}]}
         success = {"description": "Success.", "content": {"application/json": {"schema": body_schema}}}
         responses: dict[str, Any] = {"200": success}
         if method == "POST":
@@ -416,7 +528,8 @@ def reference_html(document: dict[str, Any]) -> str:
                          f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
             rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))
                     for p in operation.get("parameters", [])]
-            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+            contents = operation.get("requestBody", {}).get("content", {})  # JSON, else the form (multipart)
+            body = (contents.get("application/json") or next(iter(contents.values()), {})).get("schema")
             if body:
                 rows.extend((name, "body", name in body.get("required", []), prop, prop.get("description", ""))
                             for name, prop in body["properties"].items())

@@ -18,7 +18,7 @@ from marshmallow import Schema
 from .args import handler_validated_args
 from .lru import LruCache
 from .rest.schemas import args_from_schema, item_schema
-from .rest.validation import GUARD_MAX_LENGTH
+from .rest.validation import GUARDS
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 # Discovery and OpenAPI documents kept per (kind, base URL, context): a site answers on one or
@@ -96,6 +96,10 @@ class Route:
     none) while the OpenAPI document still describes answers with it.
     `schema_links(base_url) -> list` gives the Link Description Objects that `schema` shows as
     its `links` (WordPress's action links of posts), with the REST root's URL.
+    `multipart_body` is a marshmallow Schema class of the fields a route reads from a
+    `multipart/form-data` body itself (request.form, request.files), such as a form submission;
+    the OpenAPI document then gives the operation that body, so a generated client sends
+    multipart. The handler validates those fields; they are not args (discovery shows none).
     """
 
     namespace: str
@@ -121,6 +125,7 @@ class Route:
     anonymous_refusal: int = 401
     show_schema: bool = True
     schema_links: Callable | None = None
+    multipart_body: Any = None
 
 
 @dataclass(frozen=True)
@@ -347,12 +352,13 @@ class Endpoint:
     bulk_batch: Callable | None = None  # Route.bulk_batch
     anonymous_refusal: int = 401  # Route.anonymous_refusal
     described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
+    multipart_body: Any = None  # Route.multipart_body
 
     def described_args(self) -> dict[str, dict[str, Any]]:
-        """`args` without the host's unadvertised guards (GUARD_MAX_LENGTH), as discovery and OPTIONS show them."""
+        """`args` without the host's guards (validation.GUARDS), as discovery and OPTIONS show them."""
         if self.described is None:
-            self.described = {name: {key: value for key, value in arg.items() if key != GUARD_MAX_LENGTH}
-                              if GUARD_MAX_LENGTH in arg else arg for name, arg in self.args.items()}
+            self.described = {name: {key: value for key, value in arg.items() if key not in GUARDS}
+                              if GUARDS.keys() & arg.keys() else arg for name, arg in self.args.items()}
         return self.described
 
 
@@ -400,6 +406,7 @@ class CompiledRoute:
     schema: Any = None
     title: str = ""
     has_variables: bool = False
+    number_groups: frozenset[str] = frozenset()  # path groups of digits only (number_groups())
     show_schema: bool = True  # Route.show_schema of the route that gave `schema`
     schema_links: Callable | None = None  # Route.schema_links
 
@@ -453,6 +460,32 @@ def _handler_validated_args(schema: type[Schema] | None) -> tuple[str, ...]:
     if found is None:
         found = _handler_validated[schema] = handler_validated_args(schema)
     return found
+
+
+# A named group of digits only: `(?P<id>[\d]+)`, `(?P<id>\d+)`, `(?P<id>[0-9]+)`.
+_NUMBER_GROUP = re.compile(r"\(\?P<(\w+)>(?:\[\\d\]|\\d|\[0-9\])[+*]\)")
+
+
+def number_groups(pattern: str) -> frozenset[str]:
+    """Names of the path groups of a route pattern that match digits only: numbers, usually ids.
+
+    The host refuses one past MAX_INTEGER (RestServer.prepare_params), whether or not the route
+    declares it as an integer arg, and /openapi.json describes it as an integer in 0..MAX_INTEGER.
+    """
+    return frozenset(_NUMBER_GROUP.findall(pattern))
+
+
+def _multipart_body(route: Route) -> Any:
+    """Route.multipart_body, checked at startup: a marshmallow Schema class, on a route that takes a body."""
+    body = route.multipart_body
+    if body is None:
+        return None
+    if not (isinstance(body, type) and issubclass(body, Schema)):
+        raise StartupError(f"route {route.namespace}{route.pattern!r}: multipart_body must be a marshmallow "
+                           f"Schema class, not {type(body).__name__}")
+    if not set(normalize_methods(route.methods)) & {"POST", "PUT", "PATCH"}:
+        raise StartupError(f"route {route.namespace}{route.pattern!r}: multipart_body needs POST, PUT or PATCH")
+    return body
 
 
 def _require_capability(capability: str, permission: Callable | None) -> Callable:
@@ -527,7 +560,7 @@ class Registry:
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,
-            anonymous_refusal=route.anonymous_refusal,
+            anonymous_refusal=route.anonymous_refusal, multipart_body=_multipart_body(route),
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:
@@ -536,7 +569,8 @@ class Registry:
                                           and set(existing.methods) & set(endpoint.methods))]
         if compiled is None:
             compiled = CompiledRoute(full, route.namespace, regex, [], route.schema, route.title,
-                                     has_variables="(?P<" in full, show_schema=route.show_schema)
+                                     has_variables="(?P<" in full, show_schema=route.show_schema,
+                                     number_groups=number_groups(full))
             self.routes[full] = compiled
             if route.namespace and not host_route:
                 self._routes_by_namespace.setdefault(route.namespace, []).append(compiled)

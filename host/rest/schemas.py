@@ -15,7 +15,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import Schema, fields, validate
 
-from .validation import GUARD_MAX_LENGTH
+from .validation import GUARD_MAX_LENGTH, GUARD_MAXIMUM, GUARDS
 
 # The JSON-Schema keywords an arg keeps in the discovery documents, in this order.
 ARG_KEYWORDS = (
@@ -26,7 +26,7 @@ ARG_KEYWORDS = (
 )
 _METADATA_OVERRIDES = ("type", "default", "format", "description", "title", "enum", "pattern",
                        "minimum", "maximum", "minItems", "maxItems", "uniqueItems", "anyOf", "oneOf",
-                       "additionalProperties", "properties", "items", "minLength", "maxLength", GUARD_MAX_LENGTH)
+                       "additionalProperties", "properties", "items", "minLength", "maxLength", GUARD_MAX_LENGTH, GUARD_MAXIMUM)
 
 
 @lru_cache(maxsize=1)
@@ -116,8 +116,9 @@ def args_from_schema(schema: Any, partial: bool = False) -> dict[str, dict[str, 
             continue
         json_schema = field_to_json_schema(field)
         arg = {key: json_schema[key] for key in ARG_KEYWORDS if key in json_schema}
-        if GUARD_MAX_LENGTH in json_schema:  # validated, never described (Endpoint.described_args)
-            arg[GUARD_MAX_LENGTH] = json_schema[GUARD_MAX_LENGTH]
+        for guard in GUARDS:  # validated, never described in discovery (Endpoint.described_args)
+            if guard in json_schema:
+                arg[guard] = json_schema[guard]
         if partial:
             arg.pop("default", None)
             arg["required"] = False

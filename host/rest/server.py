@@ -27,7 +27,7 @@ from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden
 from .kept_embeds import KeptEmbeds
 from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
-from .validation import ParamError, sanitize_value, validate_value
+from .validation import MAX_INTEGER, ParamError, sanitize_value, validate_value
 
 log = logging.getLogger("sitehost.rest")
 
@@ -470,6 +470,7 @@ class RestServer:
                             {"params": missing})
         invalid: dict[str, str] = {}
         details: dict[str, Any] = {}
+        self._check_path_numbers(request, endpoint, invalid, details)
         unchecked = endpoint.handler_validated  # passed on as sent (host.args.RenderedText)
         for name, arg in endpoint.args.items():
             if name not in sent or name in unchecked:
@@ -486,6 +487,21 @@ class RestServer:
             if name in sent and name not in unchecked:
                 params[name] = sanitize_value(sent[name], arg)
         return params
+
+    @staticmethod
+    def _check_path_numbers(request: RestRequest, endpoint, invalid: dict[str, str], details: dict[str, Any]) -> None:
+        """A number in the path past what a database column holds, where the route declares no arg for it."""
+        route = request.route
+        for name in route.number_groups if route is not None else ():
+            value = request.url_params.get(name)
+            if name in endpoint.args or not isinstance(value, str) or len(value) < 19:
+                continue
+            digits = value.lstrip("0")
+            if len(digits) <= 19 and int(digits or "0") <= MAX_INTEGER:  # never int() of thousands of digits
+                continue
+            message = f"{name} must be between 0 (inclusive) and {MAX_INTEGER} (inclusive)"
+            invalid[name] = message
+            details[name] = {"code": "rest_out_of_bounds", "message": message, "data": None}
 
     def _check_permission(self, request: RestRequest, endpoint) -> None:
         if endpoint.permission is None:

@@ -254,6 +254,10 @@ def looks_like_email(value: str) -> bool:
 # A length limit the host enforces without advertising it: discovery shows only JSON-Schema keywords
 # (schemas.ARG_KEYWORDS), so an arg keeps WordPress's published shape while the guard still holds.
 GUARD_MAX_LENGTH = "guardMaxLength"
+# The same for a number's upper bound (a page number past which the offset would not fit a column).
+GUARD_MAXIMUM = "guardMaximum"
+# Both guards; the OpenAPI document advertises them as the JSON-Schema keyword they stand for.
+GUARDS = {GUARD_MAX_LENGTH: "maxLength", GUARD_MAXIMUM: "maximum"}
 
 
 def _validate_string(value: str, schema: dict, param: str) -> None:
@@ -274,6 +278,9 @@ def _validate_number(value: Any, schema: dict, param: str) -> None:
         ratio = number / schema["multipleOf"]
         if not float(ratio).is_integer():
             raise ParamError("rest_invalid_multiple", f"{param} must be a multiple of {_fmt(schema['multipleOf'])}.")
+    guard = schema.get(GUARD_MAXIMUM)
+    if guard is not None and number > guard and schema.get("maximum") is None:  # WordPress's messages otherwise
+        raise ParamError("rest_out_of_bounds", f"{param} must be less than or equal to {_fmt(guard)}")
     minimum, maximum = schema.get("minimum"), schema.get("maximum")
     exclusive_min = schema.get("exclusiveMinimum") is True
     exclusive_max = schema.get("exclusiveMaximum") is True

@@ -19,6 +19,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import and_, delete as sql_delete, exists, func, select
 
 from host import RestError, RestResponse, Route, forbidden
+from host.args import page_field
 
 from . import event_routes, places, state, times
 from .events import rows_of, shape_events, sync_status
@@ -55,7 +56,7 @@ def _when(description: str) -> fields.Field:
 
 
 class PageArgs(Schema):
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={"description": "Page."})
+    page = page_field("Page.")
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
                               metadata={"description": "Items per page (1 to 100)."})
 

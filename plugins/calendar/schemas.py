@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, id_list
+from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, id_list, page_field
 
 MAX_DATE = 64
 MAX_TEXT = 100_000
@@ -42,8 +42,7 @@ LINKED = {"type": ["array", "integer", "object"], "maxItems": MAX_LINKED,
 class PageArgs(Schema):
     """page and per_page as this namespace has them: per_page defaults to 10, anything above 50 is cut."""
 
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1),
-                          metadata=_meta("The archive page to return."))
+    page = page_field("The archive page to return.")
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1),
                               metadata=_meta("The number of items to return on each page (at most 50)."))
 

@@ -19,6 +19,7 @@ from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, 
 from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
 from host.auth.roles import ROLES
+from host.rest.validation import MAX_INTEGER
 from host.text import strip_tags
 
 from . import store
@@ -141,7 +142,7 @@ def target_user(request, key: str = "id"):
     if raw in cached:
         return cached[raw]
     user = None
-    if raw.isdigit() and int(raw) > 0:
+    if raw.isdigit() and len(raw) <= 19 and 0 < int(raw) <= MAX_INTEGER:  # no user has a larger id
         # A short read session of its own: permission checks also run for the Allow header
         # after the request's transaction has ended.
         with request.app.db.session() as session:

@@ -19,7 +19,7 @@ from . import properties as props
 from . import render, rules, store, template
 from .feedback import feedback
 from .schemas import (
-    FeedbackResultSchema, FeedbackSchemaSchema, FormIdArgs, FormListArgs, FormSchema, FormSummarySchema,
+    FeedbackBody, FeedbackResultSchema, FeedbackSchemaSchema, FormIdArgs, FormListArgs, FormSchema, FormSummarySchema,
     FormUpdateArgs, FormWriteArgs, SubmissionListArgs,
 )
 from .settings import settings_of
@@ -217,7 +217,7 @@ def routes() -> list[Route]:
               **guarded),
         Route(NAMESPACE, ITEM, "DELETE", delete_form, args=FormIdArgs, permission=can_delete_form, **guarded),
         Route(NAMESPACE, ITEM + "/feedback", "POST", feedback, args=FormIdArgs, schema=FeedbackResultSchema,
-              title="contact-form-feedback", **shown_only_in_openapi),
+              title="contact-form-feedback", multipart_body=FeedbackBody, **shown_only_in_openapi),
         Route(NAMESPACE, ITEM + "/feedback/schema", "GET", feedback_schema, args=FormIdArgs,
               schema=FeedbackSchemaSchema, title="contact-form-schema"),
         Route(NAMESPACE, ITEM + "/refill", "GET", refill, args=FormIdArgs, title="contact-form-refill"),

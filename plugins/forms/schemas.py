@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import INCLUDE, Schema, fields, validate
 
 from host.args import enum_field, in_order
 
@@ -51,6 +51,28 @@ class FormIdArgs(Schema):
                         metadata={"description": "Unique identifier for the contact form."})
 
 
+class FeedbackBody(Schema):
+    """The multipart/form-data body of a submission: the hidden fields the rendered form carries, then
+    the form's own fields by their names (text, repeated values, files). The feedback handler reads
+    and checks them (feedback.py); this tells the OpenAPI document, so a client sends multipart."""
+
+    class Meta:
+        unknown = INCLUDE  # the form's own fields, whatever the template names them
+
+    form = fields.String(data_key="_forms", metadata={"description": "Id of the form, as rendered."})
+    version = fields.String(data_key="_forms_version", metadata={"description": "Version of the form markup."})
+    locale = fields.String(data_key="_forms_locale", metadata={"description": "Locale of the form."})
+    # Characters other than letters, digits, `_` and `-` are dropped; nothing left is refused (400).
+    unit_tag = fields.String(data_key="_forms_unit_tag", required=True, validate=validate.Regexp(r"[A-Za-z0-9_-]"),
+                             metadata={"description": "Which rendering of the form on the page was submitted."})
+    container_post = fields.String(data_key="_forms_container_post",
+                                   metadata={"description": "Id of the page that shows the form (digits)."})
+    posted_data_hash = fields.String(data_key="_forms_posted_data_hash",
+                                     metadata={"description": "Hash of the previous submission, if any."})
+    nonce = fields.String(data_key="_forms_nonce",
+                          metadata={"description": "The signed-in visitor's form nonce (subscribers-only forms)."})
+
+
 class FormWriteArgs(Schema):
     """Create and update: only the properties sent change on update."""
 
@@ -81,7 +103,8 @@ class SubmissionListArgs(Schema):
 
 
 class FormSummarySchema(Schema):
-    id = fields.Integer(metadata={"description": "Unique identifier for the contact form."})
+    # null in the answer to a create with context=dry-run, which saves nothing (as the real plugin).
+    id = fields.Integer(allow_none=True, metadata={"description": "Unique identifier for the contact form."})
     hash = fields.String(metadata={"description": "Short id used to embed the form."})
     slug = fields.String(metadata={"description": "Slug of the form."})
     title = fields.String(metadata={"description": "Title of the form."})

@@ -14,7 +14,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from host import RestError
-from host.args import JsonSchemaField
+from host.args import JsonSchemaField, page_field
 
 from .apikeys import PERMISSIONS
 
@@ -130,8 +130,7 @@ class EnrolmentListArgs(Schema):
     user = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only this user's enrolments."})
     status = fields.String(validate=validate.OneOf(["completed", "cancelled"]), metadata={
         "description": "Only enrolments in this state (cancelled: refunded)."})
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={
-        "description": "Current page of the collection."})
+    page = page_field()
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
         "description": "Maximum number of items to be returned in result set."})
 
@@ -144,8 +143,7 @@ class PaymentEventListArgs(Schema):
         "description": "Only events with this outcome (refused: the amount or currency was not the course's price)."})
     course = fields.Integer(validate=validate.Range(min=1, max=2**63 - 1), metadata={
         "description": "Only this course's events."})
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={
-        "description": "Current page of the collection."})
+    page = page_field()
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
         "description": "Maximum number of items to be returned in result set."})
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .fuzzing import FUZZ_CALLERS, FUZZ_FILE, FUZZ_SHARES, caller_and_share_of_file, share_of_operation
+from .fuzzing import (DOCUMENTED_REFUSALS, FUZZ_CALLERS, FUZZ_FILE, FUZZ_SHARES, caller_and_share_of_file,
+                      share_of_operation)
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
@@ -24,3 +25,13 @@ def test_the_fuzz_shares_cover_every_operation_exactly_once(site):
     assert all(len(found) >= 10 for found in shares.values()), {share: len(found) for share, found in shares.items()}
     assert sum(len(found) for found in shares.values()) == len(operations)
     assert set().union(*shares.values()) == set(operations)
+
+
+def test_every_documented_refusal_has_a_reason_and_is_in_the_docs():
+    """The fuzzing's exceptions are the list docs/openapi.md gives to client authors, each with its reason."""
+    docs = (Path(__file__).parents[2] / "docs" / "openapi.md").read_text()
+    assert len(DOCUMENTED_REFUSALS) >= 20
+    for key, reason in DOCUMENTED_REFUSALS.items():
+        code, _, arg = key.partition(":")
+        assert len(reason) > 20, key
+        assert f"`{code}" in docs and (not arg or f"{arg}`" in docs), key

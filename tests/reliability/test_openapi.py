@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -10,6 +11,7 @@ from openapi_spec_validator import validate
 
 from host.cli import main
 from host.openapi import path_templates
+from host.rest.validation import GUARDS, MAX_INTEGER
 
 ARG_KEYWORDS_THAT_MUST_AGREE = ("type", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
                                 "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "pattern", "format",
@@ -28,10 +30,26 @@ def _operation_parameters(operation: dict) -> dict[str, dict]:
     return found
 
 
-def assert_same_constraints(arg: dict, schema: dict, where: tuple, in_path: bool = False) -> None:
+def enforced_bounds(arg: dict, lowest: int = -MAX_INTEGER) -> dict:
+    """The bounds the server enforces on an integer arg that declares none: the document writes them out."""
+    types = arg.get("type") if isinstance(arg.get("type"), list) else [arg.get("type")]
+    if "integer" not in types:
+        return {}
+    bounds = {}
+    if "minimum" not in arg and "exclusiveMinimum" not in arg:
+        bounds["minimum"] = lowest
+    if "maximum" not in arg and "exclusiveMaximum" not in arg:
+        bounds["maximum"] = MAX_INTEGER
+    return bounds
+
+
+def assert_same_constraints(arg: dict, schema: dict, where: tuple, in_path: bool = False,
+                            lowest: int = -MAX_INTEGER) -> None:
     """Same type, enum, bounds, format and default, down through items and properties.
 
-    A path parameter has no default and takes its `pattern` from the route regex.
+    A path parameter has no default and takes its `pattern` from the route regex. Where an integer
+    arg declares no bound the document shows the one the server enforces (`lowest` .. MAX_INTEGER;
+    a path of digits cannot be negative, so its `lowest` is 0).
     """
     with_default = not in_path
     if "anyOf" in schema and "default" in schema and {"const": schema["default"]} in schema["anyOf"]:
@@ -41,7 +59,11 @@ def assert_same_constraints(arg: dict, schema: dict, where: tuple, in_path: bool
     for keyword in ARG_KEYWORDS_THAT_MUST_AGREE:
         if (keyword == "default" and not with_default) or (keyword == "pattern" and in_path):
             continue
-        assert schema.get(keyword) == arg.get(keyword), (*where, keyword)
+        expected = enforced_bounds(arg, lowest).get(keyword, arg.get(keyword))
+        if keyword == "format" and expected == "ip":  # not a JSON-Schema format: IPv4 or IPv6
+            assert schema["anyOf"] == [{"format": "ipv4"}, {"format": "ipv6"}], where
+            expected = None
+        assert schema.get(keyword) == expected, (*where, keyword)
     if isinstance(arg.get("items"), dict):
         assert_same_constraints(arg["items"], schema["items"], (*where, "items"))
     if isinstance(arg.get("properties"), dict):
@@ -54,8 +76,18 @@ def assert_same_constraints(arg: dict, schema: dict, where: tuple, in_path: bool
             assert_same_constraints(sub, schema["properties"][name], (*where, name))
 
 
-def assert_discovery_and_openapi_agree(client) -> int:
-    """Every arg of every endpoint in the root index is the same parameter in /openapi.json; returns the count."""
+def _guards(app, pattern: str, method: str, name: str) -> dict:
+    """The bounds the host enforces on an arg without showing them in discovery (validation.GUARDS)."""
+    arg = app.registry.routes[pattern].endpoint_for(method).args[name]
+    return {keyword: arg[guard] for guard, keyword in GUARDS.items() if guard in arg}
+
+
+def assert_discovery_and_openapi_agree(app) -> int:
+    """Every arg of every endpoint in the root index is the same parameter in /openapi.json; returns the count.
+
+    The document also advertises the guards discovery leaves out, to show WordPress's shape.
+    """
+    client = app.client
     routes = client.get("/wp-json/").json["routes"]
     document = client.get("/openapi.json").json
     checked = 0
@@ -74,8 +106,11 @@ def assert_discovery_and_openapi_agree(client) -> int:
                     assert set(parameters) == expected_names, (method, pattern)
                     for name, arg in args.items():
                         parameter = parameters[name]
-                        assert_same_constraints(arg, parameter, (method, pattern, name),
-                                                in_path=parameter["_in"] == "path")
+                        in_path = parameter["_in"] == "path"
+                        lowest = 0 if in_path and re.fullmatch(r"\[\\d\]\+|\\d\+|\[0-9\]\+", groups[name]) \
+                            else -MAX_INTEGER
+                        assert_same_constraints({**arg, **_guards(app, pattern, method, name)}, parameter,
+                                                (method, pattern, name), in_path=in_path, lowest=lowest)
                         if parameter["_in"] != "path":
                             assert parameter["_required"] == arg["required"], (method, pattern, name)
                         checked += 1
@@ -102,18 +137,19 @@ def test_document_is_valid_openapi_3_1_and_covers_every_route(example_app):
 
 
 def test_discovery_args_and_openapi_parameters_agree(example_app):
-    assert assert_discovery_and_openapi_agree(example_app.client) >= 40
+    assert assert_discovery_and_openapi_agree(example_app) >= 40
 
 
 def test_discovery_args_and_openapi_parameters_agree_for_every_enabled_plugin(make_app, example_plugin):
     app = make_app()  # built-ins as they land, plus the example plugin
-    assert assert_discovery_and_openapi_agree(app.client) > 0
+    assert assert_discovery_and_openapi_agree(app) > 0
 
 
 def test_path_parameters_carry_the_route_regex(example_app):
     item = example_app.client.get("/openapi.json").json["paths"]["/wp-json/example/v1/notes/{id}"]["get"]
     assert item["parameters"] == [{"name": "id", "in": "path", "required": True, "description": "Unique identifier.",
                                    "schema": {"type": "integer", "description": "Unique identifier.",
+                                              "minimum": 0, "maximum": MAX_INTEGER,
                                               "pattern": "^(?:[\\d]+)$"}}]
 
 

@@ -20,6 +20,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import Column, DateTime, Integer, String, Table, Text, delete, func, insert, select, update
 
 from host import ContentDeleted, ContentSaved, Namespace, PluginInfo, RestError, RestResponse, Route, Status, forbidden, hookimpl
+from host.args import page_field
 
 PLUGIN = PluginInfo(name="example", version="1.2.3", description="Notes, to prove the kernel end to end")
 NAMESPACE = "example/v1"
@@ -28,7 +29,7 @@ NAMESPACE = "example/v1"
 class NoteListArgs(Schema):
     context = fields.String(load_default="view", validate=validate.OneOf(["view", "embed", "edit"]),
                             metadata={"description": "Scope under which the request is made."})
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1), metadata={"description": "Current page."})
+    page = page_field("Current page.")  # refused past host.args.MAX_PAGE, so OFFSET fits a column
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
                               metadata={"description": "Maximum number of items to return."})
     order = fields.String(load_default="desc", validate=validate.OneOf(["asc", "desc"]))
