@@ -84,6 +84,8 @@ DOCUMENTED_REFUSALS = {
                                      "`next monday`), which no JSON-Schema format describes"
        for name in ("start_date", "end_date", "starts_before", "starts_after", "ends_before", "ends_after")},
     "rest_forbidden_status": "a status the caller may not list or set (WordPress)",
+    "rest_value_out_of_range": "an id past 2**31 - 1 on PostgreSQL, whose id columns are 32-bit (SQLite's and "
+                               "the document's bound is 2**63 - 1, as WordPress's unsigned BIGINT ids)",
     # one arg against another, or the value once sanitized
     "rest_no_search_term_defined": "orderby=relevance needs search (WordPress)",
     "rest_invalid_field": "a post cannot be sticky and have a password (WordPress)",
