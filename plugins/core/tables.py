@@ -93,6 +93,10 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Index("ix_posts_file", "file"),
         sqlite_autoincrement=True,
     )
+    # PostgreSQL: slugs in code point order whatever the database's collation, for the range of a slug's
+    # family (`slug-2`, `slug-3` ...) that a create reads (plugins/core/store/slugs.py); SQLite's own
+    # ix_posts_type_slug already compares bytes.
+    Index("ix_posts_type_slug_c", posts.c.type, posts.c.slug.collate("C")).ddl_if(dialect="postgresql")
     post_meta = Table(
         "post_meta", metadata,
         Column("id", Integer, primary_key=True),
