@@ -93,10 +93,6 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
         Index("ix_posts_file", "file"),
         sqlite_autoincrement=True,
     )
-    # PostgreSQL: slugs in code point order whatever the database's collation, for the range of a slug's
-    # family (`slug-2`, `slug-3` ...) that a create reads (plugins/core/store/slugs.py); SQLite's own
-    # ix_posts_type_slug already compares bytes.
-    Index("ix_posts_type_slug_c", posts.c.type, posts.c.slug.collate("C")).ddl_if(dialect="postgresql")
     post_meta = Table(
         "post_meta", metadata,
         Column("id", Integer, primary_key=True),
@@ -148,6 +144,7 @@ def define_tables(metadata: MetaData) -> dict[str, Table]:
 
 # Replaced: ix_posts_type_date_id by ix_posts_type_date_id_status; ix_posts_attachment_file (partial) by ix_posts_file.
 SUPERSEDED_INDEXES = ("ix_posts_type_date_id", "ix_posts_attachment_file")
+POSTGRES_SLUG_INDEX = "ix_posts_type_slug_c"
 
 
 def create_missing_indexes(app) -> None:
@@ -159,6 +156,11 @@ def create_missing_indexes(app) -> None:
                 index.create(connection, checkfirst=True)
         for name in SUPERSEDED_INDEXES:
             connection.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
+        if connection.dialect.name == "postgresql":
+            # Slugs in code point order whatever the database's collation, for the range of a slug's family
+            # (`slug-2`, `slug-3` ...) a create reads (plugins/core/store/slugs.py); SQLite's ix_posts_type_slug
+            # already compares bytes. Not in the MetaData: SQLite has no "C" collation to build it with.
+            connection.exec_driver_sql(f'CREATE INDEX IF NOT EXISTS {POSTGRES_SLUG_INDEX} ON posts (type, slug COLLATE "C")')
 
 
 # Comments, users and settings count too: embedded replies and authors are built from them (Route.answer_version).
