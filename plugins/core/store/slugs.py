@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from collections.abc import Iterator
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import and_, bindparam, distinct, func, not_, or_, select
 
 from host.text import strip_tags
 
@@ -44,31 +46,15 @@ def lock_slugs(app, session) -> None:
 def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, parent: int = 0) -> str:
     """Make `slug` unique in its scope by appending -2, -3 ... (reference 5.4).
 
+    WordPress probes `slug-2`, `slug-3` ... one query each, so the 1,000th item of one title cost
+    1,000 queries. One query here tells whether `slug` is taken, which `slug-N` is the highest and
+    how many there are (`_free_slugs`): a create costs the same however many items share its slug.
+
     On PostgreSQL concurrent writers would both see a slug free (read committed), so slug
     assignment takes a transaction-scoped advisory lock; SQLite writers are already serial.
     """
-    posts = tables(app)["posts"]
     lock_slugs(app, session)
-    scope = _scope(app, post_type)
-    probe = app.db.prepared(f"core.slug_probe:{scope}:{bool(post_id)}", lambda: _slug_probe(posts, scope, bool(post_id)))
-    params = {"type": post_type, "parent": parent, "post_id": post_id}
-
-    def taken(candidate: str) -> bool:
-        if candidate in RESERVED_SLUGS:
-            return True
-        if post_type == "page" and re.fullmatch(r"(page)?\d+", candidate):
-            return True
-        return session.execute(probe, {**params, "slug": candidate}).first() is not None
-
-    if not taken(slug):
-        return slug
-    suffix = 2
-    while True:
-        tail = f"-{suffix}"
-        candidate = slug[: MAX_SLUG - len(tail)] + tail
-        if not taken(candidate):
-            return candidate
-        suffix += 1
+    return next(_free_slugs(app, session, slug, post_type, post_id, parent, set()))
 
 
 def unique_slugs(app, session, slugs: list[str], post_type: str, parent: int = 0) -> list[str]:
@@ -76,45 +62,82 @@ def unique_slugs(app, session, slugs: list[str], post_type: str, parent: int = 0
 
     Each item sees the slugs given to those before it, as one create after another would (two
     items titled the same get `title` and `title-2`). One query reads which of the wanted slugs
-    are stored; more run only when a slug is taken, for the next suffixes.
+    are stored; a slug that is taken (stored, reserved or given before) costs the one query of
+    `unique_slug` once, whatever the number of items wanting it.
     """
     posts = tables(app)["posts"]
     lock_slugs(app, session)
     scope = _scope(app, post_type)
+    wanted = list(dict.fromkeys(slug for slug in slugs if slug))
     probe = app.db.prepared(f"core.slugs_probe:{scope}", lambda: _slugs_probe(posts, scope))
-    stored: dict[str, bool] = {}
-
-    def look_up(candidates: list[str]) -> None:
-        unknown = [candidate for candidate in dict.fromkeys(candidates) if candidate not in stored]
-        if unknown:
-            found = set(session.scalars(probe, {"type": post_type, "parent": parent, "slugs": unknown}))
-            stored.update((candidate, candidate in found) for candidate in unknown)
-
-    def reserved(candidate: str) -> bool:
-        return candidate in RESERVED_SLUGS or bool(post_type == "page" and re.fullmatch(r"(page)?\d+", candidate))
-
-    look_up([slug for slug in slugs if slug])
+    stored = set(session.scalars(probe, {"type": post_type, "parent": parent, "slugs": wanted})) if wanted else set()
     given: set[str] = set()
+    families: dict[str, Iterator[str]] = {}
     result = []
     for slug in slugs:
-        if not slug:
-            result.append("")
-            continue
-        suffix = 1
-        while True:
-            candidate = _suffixed(slug, suffix)
-            if candidate not in stored:
-                look_up([_suffixed(slug, number) for number in range(suffix, suffix + 8)])
-            if not (reserved(candidate) or stored[candidate] or candidate in given):
-                break
-            suffix += 1
-        given.add(candidate)
-        result.append(candidate)
+        if slug and (slug in stored or slug in given or _reserved(slug, post_type)):
+            if slug not in families:
+                families[slug] = _free_slugs(app, session, slug, post_type, None, parent, given)
+            slug = next(families[slug])
+        if slug:
+            given.add(slug)
+        result.append(slug)
     return result
 
 
+PAGE_NUMBER = re.compile(r"(page)?\d+")
+# "-" and nine digits: a slug at most MAX_SLUG - LONGEST_SUFFIX long keeps it whole before any suffix below a billion.
+LONGEST_SUFFIX = 10
+
+
+def _reserved(candidate: str, post_type: str) -> bool:
+    """Feed names; for pages also a number or `pageN`, which paging and date archives would read."""
+    return candidate in RESERVED_SLUGS or bool(post_type == "page" and PAGE_NUMBER.fullmatch(candidate))
+
+
+def _free_slugs(app, session, slug: str, post_type: str, post_id: int | None, parent: int,
+                given: set[str]) -> Iterator[str]:
+    """The free names of `slug`'s family in its scope, lowest first, as WordPress's probing finds them:
+    `slug` itself, then `slug-2`, `slug-3` ... skipping stored ones (but `post_id`'s own), reserved
+    ones and those in `given` (handed out earlier in this transaction; each name yielded joins it).
+
+    One query answers whether `slug` is stored, the highest stored `slug-N` and how many `slug-N`
+    there are. When 2 ... highest are all stored (no gap) every later number is free, so no
+    further query runs. A gap (an item deleted or renamed), or a slug so long that a suffix cuts
+    it, costs one more query, for the family's stored names, and the numbers are walked in Python.
+    """
+    posts = tables(app)["posts"]
+    scope, dialect = _scope(app, post_type), app.db.engine.dialect.name
+    params = {"type": post_type, "parent": parent, "post_id": post_id or 0, "slug": slug,
+              "low": slug + "-", "high": slug + ".", "rest_from": len(slug) + 2}
+    short = len(slug) <= MAX_SLUG - LONGEST_SUFFIX
+    if short:
+        summary = app.db.prepared(f"core.slug_family_summary:{scope}:{dialect}",
+                                  lambda: _family_summary(posts, scope, dialect))
+        row = session.execute(summary, params).one()
+        if not (row.bare or _reserved(slug, post_type) or slug in given):
+            given.add(slug)
+            yield slug
+        highest = int(row.highest[len(slug) + 1:]) if row.highest else 1
+        if row.suffixes == highest - 1:
+            for suffix in itertools.count(highest + 1):
+                candidate = _suffixed(slug, suffix)
+                if candidate not in given:
+                    given.add(candidate)
+                    yield candidate
+    else:  # every name of the family shares the first MAX_SLUG - LONGEST_SUFFIX characters
+        params.update(low=slug[: MAX_SLUG - LONGEST_SUFFIX], high=slug[: MAX_SLUG - LONGEST_SUFFIX] + "\uffff")
+    family = app.db.prepared(f"core.slug_family:{scope}:{dialect}", lambda: _family_names(posts, scope, dialect))
+    stored = set(session.scalars(family, params))
+    for suffix in itertools.count(1):
+        candidate = _suffixed(slug, suffix)
+        if not (candidate in stored or candidate in given or _reserved(candidate, post_type)):
+            given.add(candidate)
+            yield candidate
+
+
 def _suffixed(slug: str, suffix: int) -> str:
-    """`slug` itself for 1, else `slug-N` cut to fit MAX_SLUG, as `unique_slug` makes them."""
+    """`slug` itself for 1, else `slug-N` cut to fit MAX_SLUG, as WordPress makes them."""
     if suffix == 1:
         return slug
     tail = f"-{suffix}"
@@ -131,24 +154,49 @@ def _scope(app, post_type: str) -> str:
 
 
 def _slugs_probe(posts, scope: str):
-    """SELECT of the slugs among :slugs held in the scope (as `_slug_probe`, for many at once)."""
+    """SELECT of the slugs among :slugs held in the scope."""
     return select(posts.c.slug).where(posts.c.slug.in_(bindparam("slugs", expanding=True)), *_scope_where(posts, scope))
 
 
 def _scope_where(posts, scope: str) -> list:
+    """Attachments: every type but revisions; pages (and hierarchical types): the type and attachments
+    of one parent (an IN, so the (type, slug) index serves both); others: the type."""
     if scope == "attachment":
         return [posts.c.type != "revision"]
     if scope == "hierarchical":
-        return [or_(posts.c.type == bindparam("type"), posts.c.type == "attachment"), posts.c.parent == bindparam("parent")]
+        return [posts.c.type.in_([bindparam("type"), "attachment"]), posts.c.parent == bindparam("parent")]
     return [posts.c.type == bindparam("type")]
 
 
-def _slug_probe(posts, scope: str, other_than_id: bool):
-    """SELECT of one post holding :slug in the scope (attachments: every type; pages: same parent)."""
-    where = _scope_where(posts, scope)
-    if other_than_id:
-        where.append(posts.c.id != bindparam("post_id"))
-    return select(posts.c.id).where(posts.c.slug == bindparam("slug"), *where).limit(1)
+def _in_family_range(posts, dialect: str):
+    """:low <= slug < :high, in code point order: PostgreSQL compares in "C", as its slug index does."""
+    slug = posts.c.slug.collate("C") if dialect == "postgresql" else posts.c.slug
+    return and_(slug >= bindparam("low"), slug < bindparam("high"))
+
+
+def _family_summary(posts, scope: str, dialect: str):
+    """One row: `bare` (whether :slug is stored), `highest` (the stored `slug-N` of the highest N) and
+    `suffixes` (how many distinct `slug-N` are stored), N written as WordPress writes it: digits, no
+    leading zero. The numbers are compared as text, longest first, so no cast can overflow."""
+    number = func.substr(posts.c.slug, bindparam("rest_from"))
+    if dialect == "postgresql":
+        canonical = number.op("~")("^[1-9][0-9]*$")
+    else:
+        canonical = and_(number.op("GLOB")("[1-9]*"), not_(number.op("GLOB")("*[^0-9]*")))
+    where = [*_scope_where(posts, scope), posts.c.id != bindparam("post_id")]
+    numbered = [*where, _in_family_range(posts, dialect), canonical]
+    bare = select(posts.c.id).where(posts.c.slug == bindparam("slug"), *where).limit(1).exists()
+    highest = (select(posts.c.slug).where(*numbered)
+               .order_by(func.length(posts.c.slug).desc(), posts.c.slug.desc()).limit(1).scalar_subquery())
+    suffixes = select(func.count(distinct(posts.c.slug))).where(*numbered).scalar_subquery()
+    return select(bare.label("bare"), highest.label("highest"), suffixes.label("suffixes"))
+
+
+def _family_names(posts, scope: str, dialect: str):
+    """SELECT of the stored names that may be of :slug's family (:slug and those in [:low, :high))."""
+    where = [*_scope_where(posts, scope), posts.c.id != bindparam("post_id")]
+    return select(posts.c.slug).where(or_(posts.c.slug == bindparam("slug"), _in_family_range(posts, dialect)),
+                                      *where)
 
 
 def _hierarchical(app, post_type: str) -> bool:

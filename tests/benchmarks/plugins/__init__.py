@@ -37,7 +37,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class Measure:
-    """`run(workdir)` times something in process and returns milliseconds; the line is met at most `limit_ms`.
+    """`run(workdir)` measures something in process and returns it in `unit` (milliseconds unless told:
+    a ratio of statement counts is "x"); the line is met at most `limit_ms`, in that unit.
 
     `key` is prefixed with the plugin's name (``spam-check``) so that ``--scenarios`` can pick it.
     """
@@ -47,6 +48,7 @@ class Measure:
     limit_ms: float
     run: Callable[[Path], float]
     why: str = ""
+    unit: str = "ms"
 
 
 def discovered() -> tuple[list, list[Budget], list[Measure]]:

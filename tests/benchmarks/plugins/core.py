@@ -1,0 +1,67 @@
+"""The core plugin's in-process lines: creates that share a title (issue 44.3).
+
+Recurring event imports and weekly newsletters create many posts of one title; each needs a
+slug of its own (`title`, `title-2`, ...). A create must cost the same however many items
+already share its slug, so the line compares the SQL statements of the last 100 of 2,000
+same-titled creates with those of the first 100: statements, not time, so that a busy shared
+machine cannot move the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import event
+
+from . import Measure
+
+SAME_TITLE_CREATES = 2000
+SAME_TITLE_WINDOW = 100
+
+
+def same_title_statement_ratio(workdir: Path, creates: int = SAME_TITLE_CREATES,
+                               window: int = SAME_TITLE_WINDOW) -> float:
+    """Statements of the last `window` of `creates` published creates of one title over the first `window`'s,
+    through the REST route in process on an SQLite file (core only: no other plugin's statements)."""
+    from host.app import create_app
+    from host.config import Settings
+    from host.testing import create_test_user
+    from tests.benchmarks.profile import call
+
+    folder = workdir / "same-title"
+    folder.mkdir(exist_ok=True)
+    settings = Settings(database_url=f"sqlite:///{folder}/site.db", uploads_dir=str(folder / "uploads"))
+    settings.only_plugins = ["core"]
+    app = create_app(settings)
+    try:
+        app.install_site(demo=False)
+        author = create_test_user(app, "author")
+        headers = {"Authorization": author.headers["Authorization"]}
+        body = json.dumps({"title": "Weekly newsletter", "status": "publish", "content": "<p>This week.</p>"}).encode()
+        counts = []
+        seen = [0]
+
+        def record(_conn, _cursor, statement, *_args):
+            if "rendered_content" not in statement:  # the renderings' batch, written when due by time
+                seen[0] += 1
+
+        event.listen(app.db.engine, "before_cursor_execute", record)
+        try:
+            for number in range(creates):
+                seen[0] = 0
+                status, answer = call(app, "/core/v2/posts", "POST", headers, body)
+                expected = "weekly-newsletter" if number == 0 else f"weekly-newsletter-{number + 1}"
+                if not status.startswith("201") or json.loads(answer)["slug"] != expected:
+                    raise RuntimeError(f"create {number + 1} answered {status}: {answer[:200]!r}")
+                counts.append(seen[0])
+        finally:
+            event.remove(app.db.engine, "before_cursor_execute", record)
+        return sum(counts[-window:]) / sum(counts[:window])
+    finally:
+        app.close()
+
+
+MEASURES = [Measure("core-same-title", f"last {SAME_TITLE_WINDOW} of {SAME_TITLE_CREATES:,} same-titled creates, "
+                    f"SQL statements over the first {SAME_TITLE_WINDOW}'s (SQLite)", 1.2, same_title_statement_ratio,
+                    "issue 44.3: a create costs the same however many items share its title", unit="x")]

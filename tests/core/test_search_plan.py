@@ -1,0 +1,104 @@
+"""A posts search on PostgreSQL reads the GIN index of the posts' visible text (issue 44.4).
+
+PostgreSQL once inlined `sitehost_text` and priced its regular expressions as cheap operators: a
+search's first page walked the date index and ran them over every post it passed (0.24 s at
+1,000 posts) instead of asking the index. EXPLAIN of the statements a search runs shows the plan.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from sqlalchemy import event, insert
+
+from tests.core.helpers import API
+
+SEARCH_INDEX = "ix_posts_search_text"
+
+
+@pytest.fixture
+def pg_site(make_app):
+    app = make_app(plugins=["core"])
+    if app.db.engine.dialect.name != "postgresql":
+        pytest.skip("EXPLAIN of PostgreSQL's GIN index; SQLite searches its FTS5 table (tests/core/test_posts_collection.py)")
+    posts = app.db.metadata.tables["posts"]
+    start = datetime.datetime(2024, 1, 1)
+    rows = []
+    for number in range(600):
+        date = start + datetime.timedelta(hours=number)
+        topic = ("The orchestra rehearses" if number % 50 == 0 else "Chess club news" if number % 3 == 1
+                 else "Sports day results")
+        rows.append({"type": "post", "status": "publish", "slug": f"news-{number}", "title": f"{topic} {number}",
+                     "content": "<p>" + "Lessons, clubs and trips for every year group. " * 40 + "</p>",
+                     "excerpt": "", "date": date, "date_gmt": date, "modified": date, "modified_gmt": date})
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(insert(posts), rows)
+    with app.db.engine.connect() as connection:
+        connection.exec_driver_sql("ANALYZE posts")
+        connection.commit()
+    return app
+
+
+def _search_statements(app, query: dict) -> tuple[list, list[tuple[str, object]]]:
+    """The answer of GET posts with `query`, and the statements on posts it ran with the search predicate."""
+    seen = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        if "@@" in statement:
+            seen.append((statement, parameters))
+
+    event.listen(app.db.engine, "before_cursor_execute", record)
+    try:
+        answer = app.client.get(f"{API}/posts", query, status=200)
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", record)
+    return answer, seen
+
+
+def _plan(app, statement: str, parameters) -> list[str]:
+    with app.db.engine.connect() as connection:
+        return [line for (line,) in connection.exec_driver_sql("EXPLAIN " + statement, parameters)]
+
+
+@pytest.mark.parametrize("search,found", [("orchestra", 12), ("orch", 12), ("orchestra rehearses", 12),
+                                          ('"orchestra rehearses"', 12)])
+def test_a_selective_posts_search_reads_the_gin_index_and_runs_no_text_function_per_row(pg_site, search, found):
+    answer, statements = _search_statements(pg_site, {"search": search, "per_page": 10})
+    assert answer.headers["X-WP-Total"] == str(found) and len(answer.json) == 10
+    assert statements, "the search ran no full-text predicate"
+    for statement, parameters in statements:
+        plan = _plan(pg_site, statement, parameters)
+        text = "\n".join(plan)
+        assert f"Bitmap Index Scan on {SEARCH_INDEX}" in text, text
+        assert "Seq Scan on posts" not in text, text
+        # The visible-text function appears only as the index's condition (and the bitmap's recheck
+        # of the rows the index found), never as a filter run over the rows a scan walks.
+        filters = [line for line in plan if line.strip().startswith("Filter:")]
+        assert not any("sitehost_text" in line for line in filters), text
+
+
+def test_a_search_a_third_of_the_posts_match_counts_through_the_index(pg_site):
+    answer, statements = _search_statements(pg_site, {"search": "chess", "per_page": 10})
+    assert answer.headers["X-WP-Total"] == "196" and len(answer.json) == 10
+    plans = ["\n".join(_plan(pg_site, statement, parameters)) for statement, parameters in statements]
+    assert plans and all("Seq Scan on posts" not in plan for plan in plans), plans
+    counts = [plan for plan in plans if not plan.startswith("Limit")]
+    assert counts and all(f"Bitmap Index Scan on {SEARCH_INDEX}" in plan for plan in counts), plans
+
+
+def test_a_search_nearly_every_post_matches_pages_by_walking_the_date_index(pg_site):
+    """Then the cheapest page walks the date index and tests the ten or so rows it passes."""
+    answer, statements = _search_statements(pg_site, {"search": "sports", "per_page": 10})
+    assert answer.headers["X-WP-Total"] == "392" and len(answer.json) == 10
+    pages = ["\n".join(_plan(pg_site, statement, parameters)) for statement, parameters in statements
+             if "LIMIT" in statement]
+    assert pages and all("Index Scan Backward using ix_posts_type_date_id_status on posts" in plan
+                         or f"Bitmap Index Scan on {SEARCH_INDEX}" in plan for plan in pages), pages
+
+
+def test_the_page_is_the_newest_matches_in_date_order(pg_site):
+    answer, _statements = _search_statements(pg_site, {"search": "orchestra", "per_page": 5, "page": 2})
+    assert [item["title"]["rendered"] for item in answer.json] == [
+        f"The orchestra rehearses {number}" for number in (300, 250, 200, 150, 100)]
+    assert answer.headers["X-WP-TotalPages"] == "3"
