@@ -240,3 +240,21 @@ def test_hook_user_created(make_app, make_user):
     logins = [user["slug"] for user in app.client.get("/wp-json/core/v2/users", {"context": "edit", "per_page": 100},
                                                       headers=admin.headers).json]
     assert "refused-by-listener" not in logins and {"ada", "grace"} <= set(logins)
+
+
+def test_hook_site_settings_changed(make_app, make_user):
+    """Fired once per committed write of core/v2/settings, naming the settings written; not for a refused one."""
+    heard = []
+
+    def site_settings_changed(app, keys):
+        heard.append((keys, app.site_identity()["name"]))
+
+    app = make_app(plugins=["core", make_plugin("listener", site_settings_changed)])
+    admin = make_user(app, "administrator")
+    app.client.post_json("/wp-json/core/v2/settings", {"title": "Riverside Primary", "posts_per_page": 7},
+                         headers=admin.headers, status=200)
+    assert [keys for keys, _name in heard] == [["posts_per_page", "title"]]
+    assert heard[0][1] == "Riverside Primary"  # after the commit: the new name is what a reader sees
+    app.client.post_json("/wp-json/core/v2/settings", {"timezone": "Mars/Olympus"}, headers=admin.headers, status=400)
+    assert len(heard) == 1  # a refused write changed nothing, and nobody hears about it
+    assert app.client.get("/wp-json/").json["name"] == "Riverside Primary"

@@ -31,7 +31,7 @@ CASES = [
     # plugin tables, against the Schema class each plugin declares in PluginInfo.settings
     ('[plugins.core]\nmax_upload_bytes = "lots"', "[plugins.core]: max_upload_bytes = 'lots' is not valid; Not a valid"),
     ('[plugins.core]\navatar_url = "gravatar"', "[plugins.core]: avatar_url = 'gravatar' is not valid; allowed: empty"),
-    ('[plugins.cache]\nmax_entriez = 3', "[plugins.cache]: unknown setting 'max_entriez' (known: cache_indexes"),
+    ('[plugins.cache]\nmax_entriez = 3', "[plugins.cache]: unknown setting 'max_entriez' (known: allow_private_targets, cache_indexes"),
     ('[plugins.oembed]\nfetch_timeout_seconds = 0', "[plugins.oembed]: fetch_timeout_seconds = 0 is not valid"),
 ]
 
