@@ -11,19 +11,18 @@ filters and the menu's pending count are one GROUP BY / COUNT over core's own co
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from sqlalchemy import func, select
 
 from host.admin import AdminAnswer, AdminRequest
 
 from . import comment_store as cs
+from .admin_lists import ListQuery
 from .comments import MAX_LENGTHS
 from .tables import tables
 
 COMMENTS = "/core/v2/comments"
 PER_PAGE = 20
-MAX_SEARCH = 200
 MAX_BULK = 100  # ticked rows one bulk action may change (a page shows PER_PAGE)
 FILTERS = (("all", "All"), ("hold", "Pending"), ("approved", "Approved"), ("spam", "Spam"), ("trash", "Trash"))
 REST_STATUS = {"all": "all", "hold": "hold", "approved": "approve", "spam": "spam", "trash": "trash"}
@@ -72,35 +71,12 @@ def post_titles(app, post_ids: set[int]) -> dict[int, str]:
 
 # --- the request ---------------------------------------------------------------------------------
 
-class Query:
-    """The list's filter, search and page from the address; `problem` names a bad value."""
-
-    def __init__(self, page: AdminRequest):
-        values = page.request.query.decode()
-        self.status = str(values.get("status", "all") or "all")
-        self.search = str(values.get("s", ""))[: MAX_SEARCH + 1]
-        raw_page = str(values.get("paged", "1") or "1")
-        self.page = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
-        self.problem = ""
-        if self.status not in REST_STATUS:
-            self.problem = "There is no such list of comments."
-        elif len(self.search) > MAX_SEARCH:
-            self.problem = f"Search for at most {MAX_SEARCH} characters."
-        elif self.page < 1:
-            self.problem = "The page number must be a whole number from 1."
-
-    def url(self, base: str, **changes: Any) -> str:
-        values = {"status": self.status, "s": self.search, "paged": self.page, **changes}
-        shown = {key: value for key, value in values.items()
-                 if value not in ("", None) and not (key == "paged" and value == 1)
-                 and not (key == "status" and value == "all")}
-        return base + ("?" + urlencode(shown) if shown else "")
 
 
 def comments_page(page: AdminRequest):
     if page.subpath:
         return single_comment(page)
-    query = Query(page)
+    query = ListQuery(page, REST_STATUS, "There is no such list of comments.")
     status = 200
     if page.method == "POST":
         status = handle_post(page)
@@ -124,7 +100,7 @@ def comments_page(page: AdminRequest):
     return AdminAnswer(body, status)
 
 
-def list_context(page: AdminRequest, query: Query, rows: list[dict], total: int, total_pages: int) -> dict:
+def list_context(page: AdminRequest, query: ListQuery, rows: list[dict], total: int, total_pages: int) -> dict:
     counts = status_counts(page.app)
     base = page.url()
     return {"query": query, "rows": rows, "counts": counts, "filters": FILTERS, "total": total,

@@ -11,13 +11,13 @@ REST URL (the block editor plugin serves no editing page of its own).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlencode
 
 from host.admin import AdminAnswer, AdminRequest
 from host.auth import users as user_service
 
+from .admin_lists import ListQuery
+
 PER_PAGE = 20
-MAX_SEARCH = 200
 MAX_BULK = 100
 FILTERS = (("all", "All"), ("publish", "Published"), ("future", "Scheduled"), ("draft", "Drafts"),
            ("pending", "Pending"), ("private", "Private"), ("trash", "Trash"))
@@ -40,7 +40,7 @@ class ListPage:
         if page.subpath:
             page.notice("<p>There is no such page.</p>", "error")
             return AdminAnswer("", 404)
-        query = Query(page)
+        query = ListQuery(page, REST_STATUS, "There is no such status to list.")
         status = bulk(page, self) if page.method == "POST" else 200
         if query.problem:
             page.notice(f"<p>{query.problem}</p>", "error")
@@ -79,7 +79,7 @@ class ListPage:
                          "edit": editor_url(page.app, item, rest_url)})
         return rows
 
-    def render(self, page: AdminRequest, query: Query, rows: list[dict], total: int, total_pages: int):
+    def render(self, page: AdminRequest, query: ListQuery, rows: list[dict], total: int, total_pages: int):
         base = page.url()
         return page.render("core_posts.html", query=query, rows=rows, total=total, total_pages=total_pages,
                            counts=self.counts(page), filters=FILTERS, here=query.url(base),
@@ -97,29 +97,6 @@ def editor_url(app, item: dict, rest_url: str) -> str:
     return str(self_links[0].get("href", ""))
 
 
-class Query:
-    """The list's status filter, search and page from the address; `problem` names a bad value."""
-
-    def __init__(self, page: AdminRequest):
-        values = page.request.query.decode()
-        self.status = str(values.get("status", "all") or "all")
-        self.search = str(values.get("s", ""))[: MAX_SEARCH + 1]
-        raw_page = str(values.get("paged", "1") or "1")
-        self.page = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
-        self.problem = ""
-        if self.status not in REST_STATUS:
-            self.problem = "There is no such status to list."
-        elif len(self.search) > MAX_SEARCH:
-            self.problem = f"Search for at most {MAX_SEARCH} characters."
-        elif self.page < 1:
-            self.problem = "The page number must be a whole number from 1."
-
-    def url(self, base: str, **changes: Any) -> str:
-        values = {"status": self.status, "s": self.search, "paged": self.page, **changes}
-        shown = {key: value for key, value in values.items()
-                 if value not in ("", None) and not (key == "paged" and value == 1)
-                 and not (key == "status" and value == "all")}
-        return base + ("?" + urlencode(shown) if shown else "")
 
 
 def message_of(answer) -> str:
