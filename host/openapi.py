@@ -460,6 +460,7 @@ class _Builder:
         responses: dict[str, Any] = {"200": success}
         if method == "POST":
             responses["201"] = {"description": "Created.", "content": {"application/json": {"schema": body_schema}}}
+        responses["204"] = {"description": "Done, with nothing to answer (no body)."}
         responses["2XX"] = {"description": "Other success, e.g. 207 Multi-Status from batch/v1.",
                             "content": {"application/json": {"schema": {}}}}
         error = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}

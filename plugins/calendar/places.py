@@ -135,8 +135,7 @@ def _fields(request, kind: str, values: dict, current: dict | None) -> tuple[dic
         post["author"] = author
     dates_source = {name: values.get(name) for name in ("date", "date_utc") if values.get(name)}
     if dates_source:
-        holder = type("Values", (), {"get": staticmethod(dates_source.get)})
-        published = common.publication_date(request, holder)
+        published = common.publication_date(request, dates_source)
         if published is not None:
             post["date_gmt"] = published
     for key in spec["meta"]:

@@ -131,3 +131,15 @@ def test_venue_and_organizer_writes(make_app):
     assert_rest_error(admin.delete(f"{ORGANIZERS}/{organizer['id']}", status=410), "organizer-is-in-trash", 410)
     contributor = client_as(app, create_test_user(app, "contributor"))
     assert contributor.post_json(VENUES, {"venue": "Pending place", "status": "publish"}).json["status"] == "pending"
+
+
+def test_a_venue_written_with_a_publication_date_keeps_it_and_a_bad_one_is_refused(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    dated = admin.post_json(VENUES, {"venue": "Old hall", "date_utc": "2024-05-01 09:30:00"}, status=201).json
+    assert dated["date_utc"] == "2024-05-01 09:30:00" and dated["date"] == "2024-05-01 10:30:00"  # London, BST
+    local = admin.post_json(ORGANIZERS, {"organizer": "PTA", "date": "2024-01-10 12:00:00"}, status=201).json
+    assert local["date_utc"] == "2024-01-10 12:00:00"
+    refused = admin.post_json(VENUES, {"venue": "Nowhere", "date_utc": "\u00be\U0009ea7dk)\u00fb"}, status=400)
+    assert_rest_error(refused, "rest_invalid_param", 400)
+    assert [venue["venue"] for venue in admin.get(VENUES, {"search": "Nowhere"}).json.get("venues", [])] == []

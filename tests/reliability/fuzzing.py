@@ -77,12 +77,17 @@ DOCUMENTED_REFUSALS = {
     "rest_invalid_param:topic_id": "lms: topic_id is declared without a type, as the real plugin, and must be a number",
     "lms_invalid_catalogue": "lms catalogue import: each course needs a title (checked by the importer)",
     "invalid_title": "builder globals: a new global needs a title (an update does not)",
+    "invalid_items": "builder global classes: each item needs an id, a label and a type the builder knows",
+    "invalid_order": "builder global classes: `order` lists exactly the ids of `items`",
+    "rest_invalid_param:value": "builder globals: a colour's value must be a CSS colour (#hex, rgb(), rgba(), hsl(), "
+                                "hsla() or a name), a grammar its description gives and no JSON-Schema format does",
     "rest_invalid_param:geoloc_lat": "geoloc_lat and geoloc_lng go together",
     "rest_invalid_param:geoloc_lng": "geoloc_lat and geoloc_lng go together",
     "unknown-field": "the cache plugin's callbacks (LiteSpeed's) refuse body fields they do not know",
     **{f"rest_invalid_param:{name}": "the calendar's date filters take what PHP's strtotime reads (`2025-03-30 9am`, "
                                      "`next monday`), which no JSON-Schema format describes"
-       for name in ("start_date", "end_date", "starts_before", "starts_after", "ends_before", "ends_after")},
+       for name in ("start_date", "end_date", "starts_before", "starts_after", "ends_before", "ends_after", "date",
+                    "date_utc")},
     "rest_forbidden_status": "a status the caller may not list or set (WordPress)",
     "rest_value_out_of_range": "an id past 2**31 - 1 on PostgreSQL, whose id columns are 32-bit (SQLite's and "
                                "the document's bound is 2**63 - 1, as WordPress's unsigned BIGINT ids)",
