@@ -37,6 +37,7 @@ SQLITE_CACHE_KB = 8192
 HANDOFF_AFTER = 0.02  # s a writer waits before the write lock is handed to it (ProcessWriteLock)
 FILE_RETRY = 0.0005  # s between a writer's tries at the lock file until then
 WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
+STARTUP_LOCK_SUFFIX = "-startup"  # site.db-startup: the file whose flock queues the processes' start-up DDL
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 PING_AFTER_IDLE = 10.0  # s a pooled PostgreSQL connection may sit idle before its checkout pings the server
 AUTOCOMMIT_READS = "sitehost_autocommit_reads"  # execution option of Database.read_session's connections
@@ -50,6 +51,7 @@ class Database:
         self.url = make_url(url)
         self.metadata = MetaData()
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
+        self.startup_lock_path: Path | None = None  # SQLite files only: see startup_lock
         if self.is_sqlite:
             database = self.url.database
             if database and database.startswith("file:"):  # an SQLite URI: SQLite reads its options
@@ -64,6 +66,7 @@ class Database:
             )
             on_disk = database and database != ":memory:"
             self.write_lock = ProcessWriteLock(Path(database + WRITE_LOCK_SUFFIX) if on_disk else None)
+            self.startup_lock_path = Path(database + STARTUP_LOCK_SUFFIX) if on_disk else None
             _configure_sqlite(self.engine, self.write_lock)
         elif self.url.get_backend_name() == "postgresql":
             self.write_lock = None
@@ -132,13 +135,28 @@ class Database:
 
     @contextlib.contextmanager
     def startup_lock(self) -> Iterator[None]:
-        """One process at a time creates tables and runs the plugins' start-up DDL on PostgreSQL.
+        """One process at a time creates tables and runs the plugins' start-up DDL.
 
-        Workers of `sitehost serve` start together; two `CREATE OR REPLACE FUNCTION` or
-        `CREATE TRIGGER` at once fail with "tuple concurrently updated", and the worker that
-        lost left the plugin out (core's routes answered 404 there). A session-level advisory
-        lock queues them. SQLite serializes DDL on its file lock already.
+        Workers of `sitehost serve` start together (and again together on a reload that brings a
+        new plugin's tables). On PostgreSQL two `CREATE OR REPLACE FUNCTION` or `CREATE TRIGGER`
+        at once fail with "tuple concurrently updated", and the worker that lost left the plugin
+        out; a session-level advisory lock queues them. On SQLite a process whose read of the
+        schema turns into a CREATE while another process writes gets "database is locked" at
+        once (SQLite's busy handler cannot wait out that deadlock), and the worker died: an
+        exclusive flock of a file beside the database queues them there.
         """
+        if self.is_sqlite:
+            if self.startup_lock_path is None:  # in memory: one process only
+                yield
+                return
+            with open(self.startup_lock_path, "a+b") as lock_file:
+                os.chmod(self.startup_lock_path, PRIVATE_FILE)
+                fcntl.flock(lock_file.fileno(), fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
+            return
         if self.engine.dialect.name != "postgresql":
             yield
             return

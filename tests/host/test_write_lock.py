@@ -9,12 +9,15 @@ it gone on to BEGIN IMMEDIATE while the first held the database, it would fail a
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
 
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
 
-from host.db import WRITE_LOCK_SUFFIX, Database, ProcessWriteLock
+from host.db import STARTUP_LOCK_SUFFIX, WRITE_LOCK_SUFFIX, Database, ProcessWriteLock
 
 
 @pytest.fixture
@@ -82,3 +85,27 @@ def test_a_writer_that_waits_out_the_busy_timeout_fails_as_sqlite_would(tmp_path
     finally:
         holder.close()
         waiter.close()
+
+
+START_TOGETHER = """
+import sys, time
+from host.app import create_app
+start_at = float(sys.argv[2])
+while time.time() < start_at:
+    time.sleep(0.001)
+create_app(database_url="sqlite:///" + sys.argv[1]).close()
+print("started")
+"""
+
+
+def test_processes_starting_together_on_a_new_file_take_turns_at_creating_the_tables(tmp_path):
+    """Workers of a reload that brings a new plugin create its tables at the same moment. Without the
+    start-up lock SQLite answered "database is locked" at once to all but one, and they died."""
+    database = tmp_path / "site.db"
+    start_at = str(time.time() + 3)
+    processes = [subprocess.Popen([sys.executable, "-c", START_TOGETHER, str(database), start_at],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outcomes = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0, 0], [error[-500:] for _out, error in outcomes]
+    assert all(out.strip().endswith("started") for out, _error in outcomes)
+    assert (tmp_path / f"site.db{STARTUP_LOCK_SUFFIX}").exists()
