@@ -311,6 +311,11 @@ _MULTIPART_OTHER_FIELD = {"anyOf": [{"type": "string"}, {"type": "array", "items
                           "description": "A field of the form: its text, its repeated values, or a file."}
 
 
+# A field's name travels in its part's Content-Disposition header, where control characters are not
+# allowed (RFC 7578, RFC 9110): a body holding one is refused as rest_invalid_multipart.
+_MULTIPART_FIELD_NAME = {"type": "string", "pattern": "^[^\\x00-\\x1f\\x7f\"]*$"}
+
+
 def _multipart_request_body(body_schema: Any) -> dict[str, Any]:
     """Route.multipart_body as a `multipart/form-data` requestBody (files are strings of any media type)."""
     instance = schema_instance(body_schema)
@@ -320,6 +325,8 @@ def _multipart_request_body(body_schema: Any) -> dict[str, Any]:
     if required:
         schema["required"] = required
     schema["additionalProperties"] = dict(_MULTIPART_OTHER_FIELD) if instance.unknown == INCLUDE else False
+    if instance.unknown == INCLUDE:
+        schema["propertyNames"] = _MULTIPART_FIELD_NAME
     return {"required": True, "content": {"multipart/form-data": {"schema": schema}}}
 
 
@@ -466,6 +473,10 @@ class _Builder:
         error = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
         for status, description in ERROR_RESPONSES.items():
             responses[status] = {"description": description, "content": {"application/json": {"schema": error}}}
+        if method == "DELETE":
+            responses["410"] = {"description": "The item is already in the trash (rest_already_trashed): "
+                                               "delete it with force=true.",
+                                "content": {"application/json": {"schema": error}}}
         return responses
 
     def _operation_id(self, method: str, path: str) -> str:

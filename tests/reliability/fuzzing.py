@@ -56,6 +56,7 @@ DOCUMENTED_REFUSALS = {
     "rest_invalid_author": "author must be the id of an existing user (WordPress)",
     "rest_post_invalid_id": "a post id (post, parent, featured_media ...) must name an existing item (WordPress)",
     "rest_post_invalid_page_number": "a page past the collection's last page (WordPress)",
+    "rest_already_trashed": "410: a DELETE without force of an item already in the trash (WordPress)",
     "rest_user_invalid_reassign": "reassign must name an existing user other than the one deleted (WordPress)",
     "rest_invalid_param:reassign": "reassign: true is not a user to reassign to (WordPress takes false or an id)",
     "rest_user_invalid_role": "roles must be registered roles (WordPress declares no enum)",
@@ -116,7 +117,7 @@ DOCUMENTED_REFUSALS = {
 
 def document_allows_only_what_server_accepts(ctx, response, case):
     """schemathesis's positive_data_acceptance, less the DOCUMENTED_REFUSALS."""
-    if response.status_code in (400, 422) and _refusal_reasons(response) <= DOCUMENTED_REFUSALS.keys():
+    if response.status_code in (400, 410, 422) and _refusal_reasons(response) <= DOCUMENTED_REFUSALS.keys():
         return None
     return positive_data_acceptance(ctx, response, case)
 
