@@ -484,6 +484,11 @@ def chromium_path() -> str | None:
     return os.environ.get("SITEHOST_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+# How long a web-first assertion (playwright's `expect`) waits: as long as a click or a fill may
+# (playwright's action timeout), not expect's own 5 s, which a loaded CI machine can overrun.
+BROWSER_WAIT_MS = 30_000
+
+
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium (the system's, driven by playwright) shared by the session's tests.
@@ -492,12 +497,24 @@ def browser():
     machine the test is skipped with a loud reason (`.ci/run` installs Debian's `chromium` first,
     so CI skips only when that install failed); a Chromium that exists but fails to start is an
     error, not a skip.
+
+    Assert with playwright's web-first assertions, which wait until they hold (up to
+    BROWSER_WAIT_MS): `expect(page.get_by_role("status")).to_contain_text("User sam added")`,
+    `expect(rows).to_have_count(2)`, `expect(page).to_have_url(...)`. A click that submits a form
+    or follows a link returns once the navigation *starts*; `inner_text()`, `count()`,
+    `all_inner_texts()`, `is_visible()` and `page.url` read whichever page is there at that
+    instant, often the one being left (`inner_text()` waits for an element, but takes the old
+    page's when both have one). Before a read that does not wait, or an assertion that something
+    is absent, wait for the new page first: `page.wait_for_url(...)`, or the new action's notice.
+    See docs/plugin-guide.md, "Browser tests".
     """
     executable = chromium_path()
     if not executable:
         pytest.skip("!!! BROWSER TEST SKIPPED: no Chromium found (install Debian's `chromium`, "
                     "or set SITEHOST_CHROMIUM) !!!")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=BROWSER_WAIT_MS)
 
     with sync_playwright() as playwright:
         # --no-sandbox: CI runs as root, where Chromium refuses its sandbox.

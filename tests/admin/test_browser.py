@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import expect
+
 from host.testing import stop_sitehost
 
 from .served import init_site, serve, wait_for_namespaces
@@ -20,7 +22,7 @@ def test_an_operator_manages_the_site_from_the_browser(browser, tmp_path):
     menu = page.get_by_role("navigation", name="Admin")
     try:
         page.goto(site + "/admin/")
-        assert page.url.endswith("/admin/sign-in?next=/admin/")
+        expect(page).to_have_url(re.compile(r"/admin/sign-in\?next=/admin/$"))
         # With the keyboard alone: type, Tab to the password, Enter submits; focus is visible.
         page.get_by_label("Username or email address").focus()
         page.keyboard.type(login)
@@ -30,13 +32,16 @@ def test_an_operator_manages_the_site_from_the_browser(browser, tmp_path):
         page.keyboard.type(password)
         page.keyboard.press("Enter")
         page.wait_for_url(lambda url: "/sign-in" not in url)  # the sign-in URL itself ends in ?next=/admin/
-        assert page.get_by_role("heading", level=1).inner_text() == "Dashboard"
+        expect(page.get_by_role("heading", level=1)).to_have_text("Dashboard", use_inner_text=True)
 
         menu.get_by_role("link", name="Plugins").click()
         page.get_by_role("button", name="Disable oembed").click()
-        assert "oembed disabled" in page.get_by_role("status").inner_text()
+        expect(page.get_by_role("status")).to_contain_text("oembed disabled", use_inner_text=True)
         assert wait_for_namespaces(rest, lambda names: "oembed/1.0" not in names), "oembed stayed in /wp-json/"
         menu.get_by_role("link", name="Plugins").click()
+        # Same address as the page with the notice: the fresh one is the one without it (else the
+        # click below could land on the page being left, and the menu's navigation cancel its form).
+        expect(page.get_by_role("status")).to_have_count(0)
         page.get_by_role("button", name="Enable oembed").click()
         assert wait_for_namespaces(rest, lambda names: "oembed/1.0" in names), "oembed did not come back"
 
@@ -45,21 +50,25 @@ def test_an_operator_manages_the_site_from_the_browser(browser, tmp_path):
         page.get_by_label("Email address").fill("sam@school.test")
         page.get_by_label("Role").select_option("editor")
         page.get_by_role("button", name="Add user").click()
-        assert "User sam added" in page.get_by_role("status").inner_text()
-        assert page.get_by_role("cell", name="sam@school.test").is_visible()
+        expect(page.get_by_role("status")).to_contain_text("User sam added", use_inner_text=True)
+        expect(page.get_by_role("cell", name="sam@school.test")).to_be_visible()
 
         menu.get_by_role("link", name="Your profile").click()
+        page.wait_for_url(re.compile(r"/admin/profile$"))
         page.get_by_label("Name", exact=True).fill("Phone")
         page.get_by_role("button", name="Create application password").click()
-        assert re.fullmatch(r"(\w{4} ){5}\w{4}", page.locator("kbd.new-application-password").inner_text())
+        expect(page.locator("kbd.new-application-password")).to_have_text(re.compile(r"^(\w{4} ){5}\w{4}$"),
+                                                                         use_inner_text=True)
         page.get_by_role("button", name="Revoke Phone").click()
+        # The page being left has a notice too (the new password's): wait for the revocation's.
+        expect(page.locator(".notice")).to_contain_text("Phone revoked", use_inner_text=True)
         assert "Phone</strong> revoked" in page.locator(".notice").inner_html()
-        assert page.get_by_role("button", name="Revoke Phone").count() == 0
+        expect(page.get_by_role("button", name="Revoke Phone")).to_have_count(0)
 
         page.get_by_role("button", name="Sign out").click()
-        assert page.url.endswith("/admin/sign-in")
+        expect(page).to_have_url(re.compile(r"/admin/sign-in$"))
         page.goto(site + "/admin/users")
-        assert "/admin/sign-in" in page.url
+        expect(page).to_have_url(re.compile(r"/admin/sign-in"))
     finally:
         page.close()
         stop_sitehost(process)

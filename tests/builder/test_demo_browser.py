@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import urllib.request
 
+from playwright.sync_api import expect
+
 from host.testing import stop_sitehost
 from tests.admin.served import init_site, serve
 
@@ -38,8 +40,8 @@ def test_demo_pages_load_without_errors_and_show_their_picture_and_form(browser,
         assert heading.evaluate("element => getComputedStyle(element).color") == "rgb(255, 255, 255)"  # from CSS
         page.goto(links["contact"])
         page.wait_for_load_state("networkidle")
-        assert page.get_by_role("button", name="Send message").is_visible()
-        assert page.locator("p form, p div.forms").count() == 0  # the form is not inside a paragraph
+        expect(page.get_by_role("button", name="Send message")).to_be_visible()
+        expect(page.locator("p form, p div.forms")).to_have_count(0)  # the form is not inside a paragraph
         unexpected = [url for url in refused_urls if not url.endswith("/favicon.ico")]
         assert unexpected == [], unexpected
         # The favicon's 404 is logged as a failed load (playwright does not report its response).

@@ -8,6 +8,8 @@ import re
 import time
 from zoneinfo import ZoneInfo
 
+from playwright.sync_api import expect
+
 from host.app import create_app
 from host.testing import client_as, create_test_user, start_sitehost, stop_sitehost
 
@@ -39,23 +41,23 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
         try:
             answer = page.goto(f"{site}/events/")
             assert answer.status == 200
-            assert page.locator("#cal-heading").inner_text() == f"{today:%B %Y}"
-            page.get_by_role("link", name="Next month").click()
             heading = page.locator("#cal-heading")
+            showing(heading, f"{today:%B %Y}")
+            page.get_by_role("link", name="Next month").click()
             showing(heading, f"{following:%B %Y}")
             page.wait_for_url(f"{site}/events/month/{following:%Y-%m}/")
             grid = page.get_by_role("table")
-            assert "Spring concert" in grid.inner_text()
+            expect(grid).to_contain_text("Spring concert", use_inner_text=True)
             assert "Staff only briefing" not in page.content()
             assert views == [200]  # re-rendered in place through cal/views/v2/html with the page's tokens
             cell = page.get_by_role("link", name=f"{datetime.date(following.year, following.month, 14):%A} 14 "
                                                  f"{following:%B %Y}, 1 event")
-            assert cell.count() == 1
+            expect(cell).to_have_count(1)
             grid.get_by_role("link", name="19:00 Spring concert").click()  # the event's day, at the event
             concert_day = datetime.date(following.year, following.month, 14)
             showing(heading, f"{concert_day:%A} 14 {following:%B %Y}")
             assert page.evaluate("document.activeElement.className") == "cal-event"
-            assert "19:00–21:00" in page.locator("article.cal-event").inner_text()
+            expect(page.locator("article.cal-event")).to_contain_text("19:00–21:00", use_inner_text=True)
             page.go_back()
             showing(heading, f"{following:%B %Y}")
             page.go_forward()
@@ -75,7 +77,7 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
             with page.expect_response(lambda response: response.request == held[0].request):
                 held[0].continue_()
             page.wait_for_timeout(500)  # time for a stale answer to be (wrongly) drawn
-            assert heading.inner_text() == f"{today:%B %Y}"
+            assert heading.inner_text() == f"{today:%B %Y}"  # read now, on purpose: nothing may change it
             assert page.url == f"{site}/events/"
         finally:
             page.close()
@@ -84,8 +86,8 @@ def test_a_visitor_pages_to_next_month_and_sees_its_events(browser, tmp_path):
 
 
 def showing(heading, text: str) -> None:
-    """Wait until the heading reads exactly `text`: "December 2026" is also part of a day's heading."""
-    heading.filter(has_text=re.compile(f"^{re.escape(text)}$")).wait_for()
+    """Assert, waiting, that the heading reads exactly `text`: "December 2026" is also part of a day's heading."""
+    expect(heading).to_have_text(re.compile(f"^{re.escape(text)}$"), use_inner_text=True)
 
 
 def waiting_for(page, condition, seconds: float = 10) -> None:

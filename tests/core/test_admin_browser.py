@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from playwright.sync_api import expect
+
 from host.testing import stop_sitehost
 from tests.admin.served import init_site, serve
 
@@ -23,29 +27,35 @@ def test_an_operator_moderates_comments_and_trashes_and_restores_a_post(browser,
         sign_in(page, site, login, password)
         menu.get_by_role("link", name="Comments, 1 pending").click()
         page.get_by_role("navigation", name="Comment lists").get_by_role("link", name="Pending").click()
+        page.wait_for_url(re.compile(r"/admin/comments\?status=hold$"))
         row = page.locator("main tbody tr")
-        assert row.count() == 1 and "Aisha Rahman" in row.inner_text()
+        expect(row).to_have_count(1)
+        expect(row).to_contain_text("Aisha Rahman", use_inner_text=True)
         row.locator("summary").click()  # opens the reply form
         page.get_by_label("Your reply").fill("Yes: a coach leaves the school at 9:00.")
         page.get_by_role("button", name="Publish reply").click()
-        assert "Your reply to comment" in page.get_by_role("status").inner_text()
-        assert menu.get_by_role("link", name="Comments", exact=True).is_visible()  # nothing pending: no count
+        expect(page.get_by_role("status")).to_contain_text("Your reply to comment", use_inner_text=True)
+        expect(menu.get_by_role("link", name="Comments", exact=True)).to_be_visible()  # nothing pending: no count
         page.get_by_role("navigation", name="Comment lists").get_by_role("link", name="Approved").click()
-        assert "a coach leaves the school at 9:00" in page.locator("main tbody").inner_text()
+        page.wait_for_url(re.compile(r"/admin/comments\?status=approved$"))
+        expect(page.locator("main tbody")).to_contain_text("a coach leaves the school at 9:00", use_inner_text=True)
         page.get_by_role("button", name="Spam comment by Aisha Rahman", exact=False).click()
-        assert "marked as spam" in page.get_by_role("status").inner_text()
+        expect(page.get_by_role("status")).to_contain_text("marked as spam", use_inner_text=True)
 
         menu.get_by_role("link", name="Posts").click()
+        page.wait_for_url(re.compile(r"/admin/posts$"))
         title = page.locator("main tbody tr").first.locator("[data-label=Title] strong").inner_text()
         page.get_by_label(f"Select {title}").check()
         page.get_by_role("button", name="Move ticked posts to the Trash").click()
-        assert "1 post moved to the Trash" in page.get_by_role("status").inner_text()
+        expect(page.get_by_role("status")).to_contain_text("1 post moved to the Trash", use_inner_text=True)
         page.get_by_role("navigation", name="Posts by status").get_by_role("link", name="Trash").click()
+        page.wait_for_url(re.compile(r"/admin/posts\?status=trash$"))
         page.get_by_label(f"Select {title}").check()
         page.get_by_role("button", name="Restore ticked posts").click()
-        assert "1 post restored as drafts" in page.get_by_role("status").inner_text()
+        expect(page.get_by_role("status")).to_contain_text("1 post restored as drafts", use_inner_text=True)
         page.get_by_role("navigation", name="Posts by status").get_by_role("link", name="Drafts").click()
-        assert title in page.locator("main tbody").inner_text()
+        page.wait_for_url(re.compile(r"/admin/posts\?status=draft$"))
+        expect(page.locator("main tbody")).to_contain_text(title, use_inner_text=True)
     finally:
         page.close()
         stop_sitehost(process)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+
+from playwright.sync_api import expect
 
 from host.testing import stop_sitehost
 from tests.admin.served import init_site, serve
@@ -38,22 +41,23 @@ def test_an_administrator_edits_previews_and_saves_a_form_then_searches_and_expo
 
         menu.get_by_role("link", name="Contact forms").click()
         page.get_by_role("link", name="Contact the school office", exact=True).click()
+        page.wait_for_url(re.compile(r"/admin/forms/\d+$"))
         form_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
         page.get_by_label("The message was sent").fill("Thank you! The office answers within two school days.")
         template = page.get_by_label("Form template")
         saved_template = template.input_value()
         template.fill(saved_template.replace("[submit", "<label> Your phone [tel phone] </label>\n[submit"))
         page.get_by_role("button", name="Preview").click()
-        assert "nothing was saved" in page.get_by_role("status").inner_text()
+        expect(page.get_by_role("status")).to_contain_text("nothing was saved", use_inner_text=True)
         preview = page.locator(".forms-preview-frame")
-        assert preview.locator("input[name=phone][type=tel]").is_visible()
-        assert preview.locator("input[type=submit][value='Send message']").is_visible()
+        expect(preview.locator("input[name=phone][type=tel]")).to_be_visible()
+        expect(preview.locator("input[type=submit][value='Send message']")).to_be_visible()
         assert send(page, rest, form_id, "Before Save", "x")["message"] != \
             "Thank you! The office answers within two school days."  # the preview saved nothing
         page.get_by_role("button", name="Save").click()
-        assert page.get_by_role("status").inner_text() == "The form was saved."
-        assert page.get_by_label("The message was sent").input_value() == \
-            "Thank you! The office answers within two school days."
+        expect(page.get_by_role("status")).to_have_text("The form was saved.", use_inner_text=True)
+        expect(page.get_by_label("The message was sent")).to_have_value(
+            "Thank you! The office answers within two school days.")
         answer = send(page, rest, form_id, "Sam Parent", "Is there a place in Year 7 next September?")
         assert answer["status"] == "mail_sent"
         assert answer["message"] == "Thank you! The office answers within two school days."
@@ -61,11 +65,13 @@ def test_an_administrator_edits_previews_and_saves_a_form_then_searches_and_expo
 
         menu.get_by_role("link", name="Form submissions").click()
         page.get_by_role("link", name="Contact the school office", exact=True).click()
-        assert page.locator("tbody tr").count() == 3
+        page.wait_for_url(re.compile(rf"/admin/form-submissions/{form_id}$"))
+        expect(page.locator("tbody tr")).to_have_count(3)
         page.get_by_label("Search the values sent").fill("year 7")
         page.get_by_role("button", name="Search").click()
-        assert page.locator("tbody tr").count() == 1
-        assert "Sam Parent" in page.locator("tbody tr").inner_text()
+        page.wait_for_url(re.compile(r"\?s=year\+7&"))
+        expect(page.locator("tbody tr")).to_have_count(1)
+        expect(page.locator("tbody tr")).to_contain_text("Sam Parent", use_inner_text=True)
         with page.expect_download() as download_info:
             page.get_by_role("link", name="Export as CSV").click()
         download = download_info.value
@@ -75,6 +81,7 @@ def test_an_administrator_edits_previews_and_saves_a_form_then_searches_and_expo
         assert [row[3] for row in table[1:]] == ["Sam Parent"]
         page.get_by_label("Search the values sent").fill("")
         page.get_by_role("button", name="Search").click()
+        page.wait_for_url(re.compile(r"\?s=&"))  # else the export link clicked is the filtered page's
         with page.expect_download() as download_info:
             page.get_by_role("link", name="Export as CSV").click()
         text = open(download_info.value.path(), encoding="utf-8-sig", newline="").read()
@@ -83,8 +90,9 @@ def test_an_administrator_edits_previews_and_saves_a_form_then_searches_and_expo
         assert streamed.text().lstrip("\ufeff") == text
         assert "'=SUM(A1:A9) is what my spreadsheet shows" in text
         page.locator("tbody tr").first.get_by_role("link").click()
-        assert page.get_by_role("heading", name="Values sent").is_visible()
-        assert "Alex Carer" in page.locator("section[aria-labelledby=fields-heading]").inner_text()
+        expect(page.get_by_role("heading", name="Values sent")).to_be_visible()
+        expect(page.locator("section[aria-labelledby=fields-heading]")).to_contain_text("Alex Carer",
+                                                                                       use_inner_text=True)
     finally:
         page.close()
         stop_sitehost(process)

@@ -8,6 +8,8 @@ import json
 import os
 import urllib.request
 
+from playwright.sync_api import expect
+
 from host.testing import start_sitehost, stop_sitehost
 
 
@@ -24,7 +26,7 @@ def test_a_visitor_reads_a_published_post_in_chromium(browser, tmp_path):
             assert answer.status == 200
             assert answer.headers["content-type"].startswith("text/html")
             assert post["title"]["rendered"] in page.title()
-            assert page.locator("h1").first.inner_text() == post["title"]["rendered"]
+            expect(page.locator("h1").first).to_have_text(post["title"]["rendered"], use_inner_text=True)
         finally:
             page.close()
     finally:
