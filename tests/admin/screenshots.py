@@ -9,12 +9,15 @@ form after a save, and the dashboard at a phone's width.
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import urllib.request
 from pathlib import Path
 
-from host.testing import chromium_path, stop_sitehost
+from playwright.sync_api import expect, sync_playwright
+
+from host.testing import BROWSER_WAIT_MS, chromium_path, stop_sitehost
 
 from .served import init_site, serve
 
@@ -23,8 +26,8 @@ CALENDAR_DATA = Path(__file__).resolve().parents[1] / "calendar" / "data"
 
 
 def main(out: Path = OUT) -> None:
-    from playwright.sync_api import sync_playwright
-
+    # Each action's page is waited for before its photograph (a click returns once its navigation starts).
+    expect.set_options(timeout=BROWSER_WAIT_MS)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         config, login, password = init_site(Path(folder))
@@ -45,34 +48,40 @@ def main(out: Path = OUT) -> None:
                 page.get_by_label("Username or email address").fill(login)
                 page.get_by_label("Password").fill(password)
                 page.get_by_role("button", name="Sign in").click()
+                page.wait_for_url(lambda url: "/sign-in" not in url)
                 page.goto(site + "/admin/users")
                 page.get_by_label("Login").fill("ms-okafor")
                 page.get_by_label("Email address").fill("okafor@riverside.example")
                 page.get_by_label("Role").select_option("editor")
                 page.get_by_label("Password").fill("a good long password")
                 page.get_by_role("button", name="Add user").click()
+                expect(page.get_by_role("status")).to_contain_text("User ms-okafor added")
                 page.goto(site + "/admin/sign-in")
                 shot("dashboard")
                 page.goto(site + "/admin/plugins")
                 shot("plugins")
                 page.get_by_role("button", name="Disable core").click()
+                expect(page.get_by_role("alert")).to_contain_text("Nothing was changed")
                 shot("plugins-refused", full=False)
                 page.goto(site + "/admin/users")
                 page.get_by_label("Login").fill("admin")
                 page.get_by_label("Email address").fill("office@riverside.example")
                 page.get_by_label("Password").fill("short")
                 page.get_by_role("button", name="Add user").click()
+                expect(page.get_by_role("alert").first).to_contain_text("Please correct the fields")
                 shot("users-errors")
                 page.goto(site + "/admin/users")
                 shot("users")
                 page.goto(site + "/admin/profile")
                 page.get_by_label("Name", exact=True).fill("Timetable app")
                 page.get_by_role("button", name="Create application password").click()
+                expect(page.locator("kbd.new-application-password")).to_be_visible()
                 shot("profile")
                 page.goto(site + "/admin/settings")
                 page.get_by_label("Tagline").fill("Learning together by the river")
                 page.get_by_label("Blog pages show at most").fill("12")
                 page.get_by_role("button", name="Save settings").click()
+                expect(page.get_by_role("status")).to_contain_text("Settings saved")
                 shot("settings")
                 for _read in range(3):
                     urllib.request.urlopen(rest + "/core/v2/posts").read()
@@ -99,6 +108,7 @@ def _shoot_calendar(page, site: str, shot) -> None:
     page.goto(site + "/admin/calendar")
     page.get_by_label("iCalendar file (.ics)").set_input_files(str(CALENDAR_DATA / "school-term.ics"))
     page.get_by_role("button", name="Import the file").click()
+    expect(page.get_by_role("region", name="Import summary")).to_be_visible()
     shot("calendar")
 
 
@@ -109,6 +119,7 @@ def _shoot_core(page, site: str, shot) -> None:
     page.goto(site + "/admin/comments?status=hold")
     page.locator("main tbody summary").first.click()
     page.get_by_role("button", name="Publish reply").click()
+    expect(page.get_by_role("alert").first).to_contain_text("Please correct the fields")
     shot("core-comments-reply-error")
     comment = page.locator("main tbody tr").first.get_attribute("id").removeprefix("comment-")
     page.goto(site + f"/admin/comments/{comment}?confirm=approve")
@@ -127,13 +138,17 @@ def _shoot_backup(page, site: str, shot) -> None:
     """Backups after a backup and a check, with the schedule refused and then saved."""
     page.goto(site + "/admin/backups")
     page.get_by_role("button", name="Back up now").click()
+    expect(page.get_by_role("status").first).to_contain_text("Backup done")
     name = page.locator("section[aria-labelledby=archives-heading] tbody code").first.inner_text()
     page.get_by_role("button", name=f"Verify {name}").click()
+    expect(page.get_by_role("status").first).to_contain_text("match their checksums")
     page.get_by_role("textbox", name="Schedule").fill("weekly")
     page.get_by_role("button", name="Save schedule").click()
+    expect(page.get_by_role("alert").first).to_contain_text("Please correct the fields")
     shot("backup-schedule-error")
     page.get_by_role("textbox", name="Schedule").fill("daily 02:30")
     page.get_by_role("button", name="Save schedule").click()
+    expect(page.get_by_role("status").first).to_contain_text("Backups now run daily at 02:30")
     shot("backup")
 
 
@@ -142,6 +157,7 @@ def _shoot_forms(page, site: str, shot) -> None:
     page.goto(site + "/admin/forms")
     shot("forms-list")
     page.get_by_role("link", name="Contact the school office", exact=True).click()
+    page.wait_for_url(re.compile(r"/admin/forms/\d+$"))
     form_id = int(page.url.rstrip("/").rsplit("/", 1)[1])
     for name, message in (("Sam Parent", "Is there a place in Year 7 next September?"),
                           ("Alex Carer", "Could you send the uniform list again, please?"),
@@ -154,10 +170,12 @@ def _shoot_forms(page, site: str, shot) -> None:
     template.fill(template.input_value().replace("[submit", "<label> Your phone (optional)\n    [tel your-phone] "
                                                  "</label>\n\n[submit"))
     page.get_by_role("button", name="Preview").click()
+    expect(page.get_by_role("status")).to_contain_text("nothing was saved")
     shot("forms-editor-preview", full=False)
     page.goto(f"{site}/admin/form-submissions/{form_id}")
     shot("forms-submissions")
     page.locator("tbody tr").first.get_by_role("link").click()
+    expect(page.get_by_role("heading", name="Values sent")).to_be_visible()
     shot("forms-submission")
 
 
@@ -176,17 +194,20 @@ def _shoot_newsletter(page, site: str, shot) -> None:
     page.get_by_label("Consent was already given").check()
     page.get_by_label("How consent was given").fill("Paper forms signed at the Year 7 welcome evening, 9 September")
     page.get_by_role("button", name="Import").click()
+    expect(page.locator(".notice").first).to_contain_text("added as confirmed")
     shot("newsletter-import")
     page.goto(site + "/admin/newsletter")
     shot("newsletter-lists")
     page.goto(site + "/admin/newsletter/subscribers?search=adaeze")
     page.get_by_role("link", name="adaeze.obi@example.org").click()
+    expect(page.get_by_role("heading", name="Consent records")).to_be_visible()
     shot("newsletter-subscriber")
     page.goto(site + "/admin/newsletter/mailings")
     page.get_by_label("List").select_option(label="Year 7 parents")
     page.get_by_label("Subject").fill("Welcome to Year 7")
     page.get_by_label("Text").fill("Dear families,\n\nWelcome to Riverside. Term starts on Monday.")
     page.get_by_role("button", name="Queue the mailing").click()
+    expect(page.get_by_role("status")).to_contain_text("mail(s) to Year 7 parents")
     page.wait_for_timeout(2500)  # the server's mail sender delivers (.eml files here)
     page.reload()
     shot("newsletter-mailings")
@@ -218,6 +239,7 @@ def _shoot_courses(page, site: str, shot) -> None:
     page.goto(site + "/admin/courses/keys")
     page.get_by_label("Description").fill("Parents' portal")
     page.get_by_role("button", name="Issue key").click()
+    expect(page.locator("kbd.api-secret")).to_be_visible()
     shot("courses-keys")
 
 
