@@ -10,7 +10,7 @@ when the two differ, when a hook has no docstring, or when a hook has no `test_h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable
+from typing import TYPE_CHECKING, Any, Hashable, Iterable
 
 import pluggy
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
                            Status, Taxonomy)
     from .rest.request import RestRequest
     from .rest.response import RestResponse
+    from .wxr import WxrExport, WxrImport, WxrItem
 
 hookspec = pluggy.HookspecMarker("sitehost")
 hookimpl = pluggy.HookimplMarker("sitehost")  # the one marker; plugins import it from `host`
@@ -556,6 +557,80 @@ def oembed_providers(app: App) -> list[tuple[str, str]] | None:
     Arguments: `app`.
     Returns: a list of (url_pattern, endpoint_url) pairs; url_pattern is a regular
     expression matched against the URL to embed. The lists of all plugins are joined.
+    """
+
+
+# --- WordPress migration (issue 41): host.wxr's shapes; the wordpress_migrate plugin runs them ---
+
+@hookspec(firstresult=True)
+def import_wordpress_item(app: App, item: WxrItem, run: WxrImport) -> bool | None:
+    """Import an item of a WordPress export (WXR) whose post type your plugin owns.
+
+    When: `sitehost import wordpress` (or the admin page, or the `wordpress/import` ability) calls it
+    for every <item> of the file, in the file's order, before core's own types (post, page,
+    attachment, nav_menu_item and the post types registered in this site by name).
+    Arguments: `app`; `item`, a `host.wxr.WxrItem` with the OLD site's ids, post type and raw meta
+    strings; `run`, the `host.wxr.WxrImport` of this run: write through `run.session` (one transaction
+    per batch; never commit it), look up `run.new_id("post", item.post_id)` first and count
+    "unchanged" when nothing differs (a second run of the same file, or one resumed after a kill,
+    must create nothing twice), `run.remember("post", old_id, new_id, item.link)` so the old link
+    redirects, `run.clean_html`/`run.rewrite_links` for HTML, `run.count(...)` for what you wrote,
+    `run.not_imported(label, reason)` for what you cannot keep, `run.after_all(callback)` for
+    references to items further down the file.
+    Returns: True when the item was yours (imported, unchanged, or named as not imported), None to
+    leave it to the others. An item nobody claims is listed as not imported.
+    firstresult: the first True wins.
+    """
+
+
+@hookspec
+def wordpress_item_imported(app: App, item: WxrItem, new_id: int, run: WxrImport) -> None:
+    """Add your part to a post or page that core just imported from a WordPress export (a page
+    builder turns `_elementor_data` meta into its document).
+
+    When: after core imported (created, updated or found unchanged) a post, page or other post type
+    it stores, in the same batch transaction.
+    Arguments: `app`; `item`, the `host.wxr.WxrItem` as read; `new_id`, the item's id on this site;
+    `run`, the `host.wxr.WxrImport` (write through `run.session`, count what you write).
+    Returns: nothing.
+    """
+
+
+@hookspec
+def wordpress_taxonomies(app: App) -> dict[str, str] | None:
+    """Say which WordPress taxonomies your plugin's terms come from and go to.
+
+    When: once per import and per export run, before items are read or written.
+    Arguments: `app`.
+    Returns: {WordPress taxonomy name: this site's taxonomy name}, e.g. {"tribe_events_cat": ...};
+    the answers are merged (core maps category and post_tag to themselves). On import, terms of a
+    taxonomy nobody maps are listed as not imported; on export the map is read in reverse.
+    """
+
+
+@hookspec
+def export_wordpress_items(app: App, export: WxrExport) -> Iterable[WxrItem] | None:
+    """Give the items of the post types your plugin owns, in WordPress's shape, for a WXR export.
+
+    When: `sitehost export wordpress` calls it once per run, after the authors and terms are written.
+    Arguments: `app`; `export`, the `host.wxr.WxrExport` of this run (`session` to read through,
+    `base_url`, `site_zone`, `link(post_id)`).
+    Returns: an iterable (a generator is best: the file is written as it goes) of `host.wxr.WxrItem`
+    with THIS site's ids and WordPress's post type names and meta keys (`tribe_events` with
+    `_EventStartDate` ...), or None. Core gives posts, pages and attachments.
+    """
+
+
+@hookspec
+def wordpress_item_exported(app: App, item: WxrItem, post_id: int, export: WxrExport) -> None:
+    """Add your meta to a core item on its way into a WXR export (a page builder adds
+    `_elementor_data`, `_elementor_edit_mode` and `_elementor_page_settings` to a page it has a
+    document for).
+
+    When: for each post, page or attachment core exports, before it is written.
+    Arguments: `app`; `item`, the `host.wxr.WxrItem` about to be written (append to `item.meta`);
+    `post_id`, its id on this site; `export`, the `host.wxr.WxrExport`.
+    Returns: nothing.
     """
 
 
