@@ -69,7 +69,8 @@ class WxrComment:
 
 @dataclass
 class WxrAuthor:
-    """A channel-level <wp:author> (a user who wrote something on the old site)."""
+    """A channel-level <wp:author> (a user who wrote something on the old site). WordPress writes no
+    role; `role` is read from a <wp:author_role> when an exporter added one ("" otherwise)."""
 
     author_id: int
     login: str
@@ -77,6 +78,7 @@ class WxrAuthor:
     display_name: str
     first_name: str
     last_name: str
+    role: str = ""
 
 
 @dataclass
