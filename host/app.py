@@ -594,6 +594,10 @@ class App:
         @web.error(404)
         def not_found(_error):
             bottle.response.content_type = "text/html; charset=UTF-8"
+            if bottle.request.method in ("GET", "HEAD"):
+                view = app.hook.html_not_found(app=app, request=bottle.request)
+                if view is not None:
+                    return app.render_view(view)
             return app.render_html_page("Page not found", "<p>The page you asked for does not exist.</p>")
 
         @web.error(500)

@@ -19,6 +19,7 @@ Core fires `content_saved` for every comment written, with `event.type == "comme
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .stash import StashKey
@@ -41,6 +42,14 @@ class CommentService(Protocol):
     def set_status(self, request: RestRequest, comment_id: int, status: str, actor: str) -> dict:
         """Move the comment to `status` (one of COMMENT_STATUSES); `actor` names who did it
         (a plugin name). Raises LookupError for a missing comment, ValueError for a bad status."""
+
+
+    def create(self, request: RestRequest, post_id: int, *, content: str, status: str = "hold", parent: int = 0,
+               author: int = 0, author_name: str = "", author_email: str = "", author_url: str = "",
+               author_ip: str = "", author_user_agent: str = "", date_gmt: datetime.datetime | None = None,
+               type: str = "comment") -> dict:
+        """Store a comment as given (an import: no duplicate or flood check, no spam check, no mail);
+        `date_gmt` naive UTC (None: now). Raises LookupError for a missing post, ValueError for a bad status."""
 
 
 COMMENT_SERVICE = StashKey[CommentService]("comments")

@@ -79,17 +79,37 @@ class ContentService(Protocol):
                excerpt: str = "", status: str = "draft", author: int | None = None, parent: int = 0,
                menu_order: int = 0, slug: str = "", meta: dict[str, Any] | None = None, password: str = "",
                featured_media: int = 0, date_gmt: datetime.datetime | None = None,
-               terms: Mapping[str, Iterable[int]] | None = None) -> dict:
+               terms: Mapping[str, Iterable[int]] | None = None, item_id: int | None = None,
+               comment_status: str = "", ping_status: str = "", sticky: bool = False, format: str = "",
+               template: str = "", date: datetime.datetime | None = None,
+               modified_gmt: datetime.datetime | None = None) -> dict:
         """Store a new item (author: the caller when None) and answer it as `get` would.
 
         date_gmt: the publication date (naive UTC; None: now, or none while draft/pending);
         terms: {taxonomy: [term ids]} links it to terms of taxonomies registered for its type (ids
-        not of that taxonomy are dropped).
+        not of that taxonomy are dropped). For imports: item_id, the id to give it when no item has
+        it (otherwise a new one: read the answer's `id`); comment_status/ping_status ("open" or
+        "closed", "" for the default), sticky, format (a post format), template; date, the local
+        date of a draft without date_gmt; modified_gmt, the last change (None: now).
         """
+
+    def create_attachment(self, request: RestRequest, name: str, data: bytes, *, title: str = "",
+                          caption: str = "", description: str = "", alt_text: str = "", parent: int = 0,
+                          author: int | None = None, status: str = "inherit", slug: str = "",
+                          date_gmt: datetime.datetime | None = None, item_id: int | None = None,
+                          comment_status: str = "open", modified_gmt: datetime.datetime | None = None) -> dict:
+        """Store a media item and its file `data` (named `name`; stored under uploads/YYYY/MM/ of its
+        date), refused with ValueError when core/v2/media would refuse the file for the request's user.
+        item_id as for `create`. Answers the item as `get` would (`file`, `mime_type`, `media_details`)."""
+
+    def clean_html(self, request: RestRequest, html: str) -> str:
+        """`html` filtered as core/v2 filters the content written by a user without unfiltered_html
+        (scripts, event handlers and unknown tags removed): for HTML a plugin stores from outside."""
 
     def update(self, request: RestRequest, item_id: int, *, revision: bool = False, **fields: Any) -> dict:
         """Change the named fields (title, content, excerpt, status, slug, author, parent, menu_order, meta,
-        password, featured_media, date_gmt, terms); `revision`: then keep a revision of the new state, as
+        password, featured_media, date_gmt, terms, comment_status, ping_status, sticky, format, template,
+        alt_text); `revision`: then keep a revision of the new state, as
         core/v2 updates do, when the type supports revisions and title, content or excerpt changed."""
 
     def trash(self, request: RestRequest, item_id: int) -> dict:

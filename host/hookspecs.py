@@ -395,6 +395,18 @@ def html_view(app: App, request: bottle.BaseRequest) -> HtmlView | None:
     """
 
 
+@hookspec(firstresult=True)
+def html_not_found(app: App, request: bottle.BaseRequest) -> HtmlView | None:
+    """Answer a GET or HEAD of a site address that nothing serves, before the "Page not found" page
+    (an imported site's old permalinks redirect to their new addresses this way).
+
+    When: only for addresses outside the REST root that no route, page or plugin page matched.
+    Arguments: `app`; `request`, the Bottle request (`request.path`, `request.query_string`).
+    Returns: a `host.HtmlView` (e.g. status 301 with a `Location` header), or None to leave the 404.
+    firstresult: the first view wins.
+    """
+
+
 @hookspec
 def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> str | None:
     """Add tags to the `<head>` of an HTML view of a content item (discovery links, meta tags).

@@ -301,6 +301,7 @@ class WxrImport(abc.ABC):
         self.outcomes: Counter[str] = Counter()
         self.outcomes_by_kind: dict[str, Counter[str]] = {}
         self.skipped: list[tuple[str, str]] = []
+        self.claimed_meta: set[str] = set()  # emptied by the importer before each item
         self.kind = "item"  # the kind `count` books under; the importer sets it before each hook call
         self._after_all: list[Callable[[WxrImport], None]] = []
 
@@ -332,6 +333,11 @@ class WxrImport(abc.ABC):
         imported) pointing at their new addresses on this site."""
 
     # counting and reporting: the same for every run
+
+    def claim_meta(self, *keys: str) -> None:
+        """Say that your hook used these meta keys of the current item (a page builder reading
+        `_elementor_data` of a page core imported), so the summary does not list them as not imported."""
+        self.claimed_meta.update(keys)
 
     def not_imported(self, label: str, reason: str) -> None:
         """Name something of the file that this site does not keep, and why; the summary and the

@@ -14,4 +14,5 @@ BUILTIN: dict[str, str] = {
     "forms": "plugins.forms",
     "newsletter": "plugins.newsletter",
     "calendar": "plugins.calendar",
+    "wordpress_migrate": "plugins.wordpress_migrate",
 }

@@ -222,6 +222,23 @@ class CoreCommentService:
         fire_saved(request, changed, False, comment["status"], actor)
         return changed
 
+    def create(self, request, post_id: int, *, content: str, status: str = "hold", parent: int = 0, author: int = 0,
+               author_name: str = "", author_email: str = "", author_url: str = "", author_ip: str = "",
+               author_user_agent: str = "", date_gmt=None, type: str = "comment") -> dict:
+        if status not in COMMENT_STATUSES:
+            raise ValueError(f"unknown comment status {status!r} (one of {', '.join(COMMENT_STATUSES)})")
+        if get_post(self.app, request.session, int(post_id)) is None:
+            raise LookupError(f"no post {post_id}")
+        when = dates.utcnow() if date_gmt is None else date_gmt
+        comment = insert_comment(self.app, request.session, {
+            "post": int(post_id), "parent": int(parent), "author": int(author) or None, "author_name": author_name[:245],
+            "author_email": author_email[:100], "author_url": author_url[:200], "author_ip": author_ip[:100],
+            "author_user_agent": author_user_agent[:255], "date": dates.utc_to_local(when, self.app.timezone()),
+            "date_gmt": when, "content": content, "status": status, "pre_trash_status": "",
+            "type": (type or "comment")[:20], "spam_guid": ""})
+        fire_saved(request, comment, True, "", getattr(getattr(request, "user", None), "id", 0))
+        return comment
+
 
 __all__ = ["CoreCommentService", "can_edit_comment", "can_read_comment", "visible_clause"]
 

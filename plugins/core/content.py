@@ -28,7 +28,8 @@ def _filtered(request, name: str, value: Any) -> Any:
 
 
 UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
-                       "password", "featured_media", "date_gmt", "terms"})
+                       "password", "featured_media", "date_gmt", "terms", "comment_status", "ping_status", "sticky",
+                       "format", "template", "alt_text"})
 
 
 class CoreContentService:
@@ -166,7 +167,10 @@ class CoreContentService:
     def create(self, request, post_type: str, *, title: str = "", content: str = "", excerpt: str = "",
                status: str = "draft", author: int | None = None, parent: int = 0, menu_order: int = 0,
                slug: str = "", meta: dict[str, Any] | None = None, password: str = "", featured_media: int = 0,
-               date_gmt: datetime.datetime | None = None, terms: Mapping[str, Iterable[int]] | None = None) -> dict:
+               date_gmt: datetime.datetime | None = None, terms: Mapping[str, Iterable[int]] | None = None,
+               item_id: int | None = None, comment_status: str = "", ping_status: str = "", sticky: bool = False,
+               format: str = "", template: str = "", date: datetime.datetime | None = None,
+               modified_gmt: datetime.datetime | None = None) -> dict:
         self._post_type(post_type)
         self._writable_status(post_type, status)
         meta = self._checked_meta(post_type, meta or {})
@@ -183,7 +187,19 @@ class CoreContentService:
             "date_gmt": None if status in FLOATING and date_gmt is None else published_utc,
             "modified": local, "modified_gmt": utc,
         }
+        if date is not None and values["date_gmt"] is None:
+            values["date"] = date  # a floating draft keeps the local date it had
+        if modified_gmt is not None:
+            values.update(modified=dates.utc_to_local(modified_gmt, app.timezone()), modified_gmt=modified_gmt)
+        values.update({name: value for name, value in (("comment_status", comment_status), ("ping_status", ping_status),
+                                                       ("format", format), ("template", template)) if value})
+        values["sticky"] = bool(sticky)
+        own_id = item_id is not None and store.id_is_free(app, session, int(item_id))
+        if own_id:
+            values["id"] = int(item_id)
         item_id = store.insert_item(app, session, values)
+        if own_id:
+            store.catch_up_sequence(app, session)
         wanted = store.sanitize_slug(slug or title) or str(item_id)
         # The guid is the plain permalink on the site's address, as core/v2's creates give it.
         store.update_item(app, session, item_id, {
@@ -196,6 +212,55 @@ class CoreContentService:
         item = store.get_item(app, session, item_id, post_type)
         self._announce_saved(request, item, created=True)
         return item
+
+    def create_attachment(self, request, name: str, data: bytes, *, title: str = "", caption: str = "",
+                          description: str = "", alt_text: str = "", parent: int = 0, author: int | None = None,
+                          status: str = "inherit", slug: str = "", date_gmt: datetime.datetime | None = None,
+                          item_id: int | None = None, comment_status: str = "open",
+                          modified_gmt: datetime.datetime | None = None) -> dict:
+        """A media item with its file stored under uploads/ (in the year/month folder of its date), checked
+        as core/v2/media checks uploads for the request's user."""
+        from .media import check_file, image_size, store_file
+
+        if status not in ("inherit", "private"):
+            raise ValueError("an attachment's status is inherit or private")
+        app, session = self.app, request.session
+        user = getattr(request, "user", None)
+        name = name.replace("\\", "/").rsplit("/", 1)[-1]
+        mime = check_file(name, data, user is None or user.can("unfiltered_html"))  # ValueError: refused
+        utc = dates.utcnow() if date_gmt is None else date_gmt
+        local = dates.utc_to_local(utc, app.timezone())
+        relative = store_file(app, name, data, local)
+        size = image_size(data, mime) if mime.startswith("image/") else None
+        details: dict[str, Any] = {"filesize": len(data)}
+        if size:
+            details = {"width": size[0], "height": size[1], "file": relative, "filesize": len(data),
+                       "sizes": {}, "image_meta": {}}
+        modified_utc = modified_gmt or utc
+        stem = name.rsplit(".", 1)[0] if "." in name else name
+        values: dict[str, Any] = {
+            "type": "attachment", "status": status, "slug": "", "title": _filtered(request, "title", title) or stem,
+            "content": _filtered(request, "content", description), "excerpt": _filtered(request, "excerpt", caption),
+            "author": (user.id if user is not None else None) if author is None else int(author),
+            "parent": int(parent), "comment_status": comment_status or "open", "ping_status": "closed",
+            "date": local, "date_gmt": utc, "modified": dates.utc_to_local(modified_utc, app.timezone()),
+            "modified_gmt": modified_utc, "mime_type": mime, "file": relative, "media_details": details,
+            "alt_text": render.plain_text(alt_text), "guid": f"{guid_base(request)}/uploads/{relative}",
+        }
+        own_id = item_id is not None and store.id_is_free(app, session, int(item_id))
+        if own_id:
+            values["id"] = int(item_id)
+        post_id = store.insert_item(app, session, values)
+        if own_id:
+            store.catch_up_sequence(app, session)
+        store.update_item(app, session, post_id, {"slug": store.unique_slug(
+            app, session, store.sanitize_slug(slug or values["title"]) or str(post_id), "attachment", post_id)})
+        item = store.get_item(app, session, post_id, "attachment")
+        self._announce_saved(request, item, created=True)
+        return item
+
+    def clean_html(self, request, html: str) -> str:
+        return render.sanitize_html(html) if html else html
 
     def update(self, request, item_id: int, *, revision: bool = False, **fields: Any) -> dict:
         unknown = set(fields) - UPDATABLE

@@ -16,12 +16,12 @@ from .query import PostQuery, ReadScope, TaxClause, filters, order_clauses
 from .search import search_clause, split_search
 from .slugs import MAX_SLUG, RESERVED_SLUGS, sanitize_slug, unique_slug, unique_slugs
 from .writes import (
-    delete_item, insert_item, insert_items, link_terms, new_item, reserve_id, reserve_ids, set_meta, set_terms, update_item,
+    catch_up_sequence, delete_item, id_is_free, insert_item, insert_items, link_terms, new_item, reserve_id, reserve_ids, set_meta, set_terms, update_item,
 )
 
 __all__ = [
     "AUTOSAVE_SUFFIX", "DEEP_SEARCH_OFFSET", "MAX_SLUG", "RESERVED_SLUGS", "PostQuery", "ReadScope", "TaxClause",
-    "answer_version", "content_version", "fill_renderings", "keep_rendering", "stored_rendering", "write_pending",
+    "answer_version", "catch_up_sequence", "id_is_free", "content_version", "fill_renderings", "keep_rendering", "stored_rendering", "write_pending",
     "decode_meta", "delete_item", "effective_status", "filters", "get_item", "get_items", "insert_item",
     "item_select", "list_page_ids", "list_rows", "meta_keys_for", "new_item", "order_clauses", "post_exists",
     "reserve_id", "reserve_ids", "revisions_of", "insert_items", "link_terms", "unique_slugs",

@@ -43,6 +43,20 @@ def reserve_id(app, session) -> int | None:
     return int(session.execute(statement).scalar())
 
 
+def id_is_free(app, session, item_id: int) -> bool:
+    """Whether no post has `item_id` (an import keeps an old site's ids where it can)."""
+    posts = tables(app)["posts"]
+    return item_id > 0 and session.execute(select(posts.c.id).where(posts.c.id == item_id)).first() is None
+
+
+def catch_up_sequence(app, session) -> None:
+    """After rows were inserted with ids of their own: PostgreSQL's sequence moves past the highest id,
+    so the next plain insert does not collide (SQLite's AUTOINCREMENT keeps up by itself)."""
+    if app.db.engine.dialect.name == "postgresql":
+        session.execute(text("SELECT setval(pg_get_serial_sequence('posts', 'id'), greatest((SELECT max(id) FROM posts), "
+                             "nextval(pg_get_serial_sequence('posts', 'id'))))"))
+
+
 def reserve_ids(app, session, count: int) -> list[int] | None:
     """`reserve_id` for `count` new posts at once, ascending; None on databases other than SQLite
     and PostgreSQL (the bulk path then leaves the items to the single create)."""

@@ -1,0 +1,56 @@
+"""WordPress migration: `sitehost import wordpress` reads a WordPress export (WXR) into this site, its
+old links redirect to the new items, and the admin page and the `wordpress/import` ability start the
+same import (issue 41).
+
+Hook implementations only; the parts live beside this file: reader.py (the streaming, defused WXR
+reader), importer.py (the run: id map, links, core's users/terms/posts/attachments/comments), run.py
+(one import from check to summary), redirects.py (old permalinks answered 301), jobs.py (imports in
+the background for the admin page and the ability), commands.py, admin.py, abilities.py, tables.py.
+"""
+
+from __future__ import annotations
+
+from host import PluginInfo, hookimpl
+
+from .settings import WordpressMigrateConfigSchema
+
+PLUGIN = PluginInfo(name="wordpress_migrate", version="1.0.0", requires=("core",), settings=WordpressMigrateConfigSchema,
+                    description="Imports a WordPress site's export (WXR) and keeps its old links working")
+
+IMPORT_CAPABILITY = "import"
+
+
+@hookimpl
+def register_tables(metadata):
+    from .tables import define_tables
+
+    define_tables(metadata)
+
+
+@hookimpl
+def register_commands(cli):
+    from .commands import register
+
+    register(cli)
+
+
+@hookimpl
+def wordpress_taxonomies(app):
+    """Core's taxonomies keep their WordPress names."""
+    from .importer import CORE_TAXONOMIES
+
+    return dict(CORE_TAXONOMIES)
+
+
+@hookimpl(tryfirst=True)
+def html_view(app, request):
+    from .redirects import permalink_redirect
+
+    return permalink_redirect(app, request)
+
+
+@hookimpl
+def html_not_found(app, request):
+    from .redirects import path_redirect
+
+    return path_redirect(app, request)

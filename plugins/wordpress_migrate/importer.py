@@ -1,0 +1,638 @@
+"""`sitehost import wordpress`: a WXR file into this site, one transaction per batch of items.
+
+The run reads the file twice: a check that reads it all (so a malformed or hostile file fails
+with one line and changes nothing), then the import. Each batch of items is written in one
+transaction together with its rows of the id map, so a run killed half-way leaves whole
+batches only, and the next run finds them in the map and goes on without duplicates. Items
+are offered to the plugins first (`import_wordpress_item`); core's own types come last.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import html
+import json
+import logging
+import re
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sqlalchemy import select
+
+from host import ANONYMOUS
+from host.auth.users import ROLES, UserError, create_user, find_user
+from host.comments import COMMENT_SERVICE
+from host.content import service_request
+from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
+
+from . import redirects
+from .reader import WxrError, WxrReader, safe_upload_path
+from .tables import tables
+
+log = logging.getLogger(__name__)
+
+BATCH_ITEMS = 200
+NO_DATE = "0000-00-00 00:00:00"
+COMMENT_STATUS = {"1": "approved", "approved": "approved", "0": "hold", "hold": "hold", "spam": "spam",
+                  "trash": "trash", "post-trashed": "trash"}
+CORE_TAXONOMIES = {"category": "category", "post_tag": "post_tag"}
+FORMAT_PREFIX = "post-format-"
+NOT_KEPT_TYPES = {
+    "nav_menu_item": "this site has no navigation menus yet",
+    "revision": "revisions are not exported by WordPress and not imported",
+    "customize_changeset": "theme customizer drafts belong to a WordPress theme",
+    "custom_css": "theme CSS belongs to a WordPress theme",
+    "wp_global_styles": "block theme styles belong to a WordPress theme",
+    "wp_template": "block theme templates belong to a WordPress theme",
+    "wp_template_part": "block theme templates belong to a WordPress theme",
+    "wp_navigation": "this site has no navigation menus yet",
+    "oembed_cache": "cached embeds are fetched again when shown",
+    "user_request": "privacy requests stay with the old site",
+}
+# Meta WordPress keeps for its own bookkeeping; meaningless here (listed, with this reason).
+BOOKKEEPING_META = {"_edit_last", "_edit_lock", "_wp_old_slug", "_wp_old_date", "_encloseme", "_pingme",
+                    "_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug", "_wp_suggested_privacy_policy_text"}
+# Meta core turns into fields of its own.
+CORE_FIELD_META = {"_thumbnail_id", "_wp_page_template", "_wp_attached_file", "_wp_attachment_metadata",
+                   "_wp_attachment_image_alt", "_wp_attachment_backup_sizes"}
+
+
+def parse_date(text: str) -> datetime.datetime | None:
+    """A WXR date ("YYYY-MM-DD HH:MM:SS") as a naive datetime; None for WordPress's zero date or nothing."""
+    text = (text or "").strip()
+    if not text or text.startswith("0000-00-00"):
+        return None
+    try:
+        return datetime.datetime.strptime(text[:19], "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return None
+
+
+def fingerprint(*parts) -> str:
+    """A digest of what the file says about a thing: equal digests mean nothing changed since the last run."""
+    return hashlib.sha256(json.dumps(parts, default=repr, ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass
+class Summary:
+    """What a run did, per kind, and what it did not import and why."""
+
+    by_kind: dict[str, Counter] = field(default_factory=dict)
+    not_imported: list[tuple[str, str]] = field(default_factory=list)
+    users_without_password: list[str] = field(default_factory=list)
+
+    def totals(self) -> Counter:
+        total: Counter = Counter()
+        for counter in self.by_kind.values():
+            total.update(counter)
+        return total
+
+    def headline(self) -> str:
+        total = self.totals()
+        return (f"{total['created']} created, {total['updated']} updated, {total['unchanged']} unchanged, "
+                f"{total['not imported']} not imported")
+
+    def lines(self) -> list[str]:
+        lines = [f"WordPress import: {self.headline()}"]
+        for kind in sorted(self.by_kind):
+            counter = self.by_kind[kind]
+            lines.append(f"  {kind}: {counter['created']} created, {counter['updated']} updated, "
+                         f"{counter['unchanged']} unchanged, {counter['not imported']} not imported")
+        if self.not_imported:
+            lines.append("Not imported:")
+            grouped = Counter(self.not_imported)
+            for (label, reason), times in sorted(grouped.items()):
+                lines.append(f"  - {label}: {reason}" + (f" ({times} times)" if times > 1 else ""))
+        if self.users_without_password:
+            lines.append("Imported users have no password (a WordPress export holds none). Give each one with "
+                         "`sitehost user set-password LOGIN`, or let them use the sign-in page's reset mail: "
+                         + ", ".join(self.users_without_password))
+        return lines
+
+    def as_dict(self) -> dict:
+        return {"headline": self.headline(), "by_kind": {kind: dict(counter) for kind, counter in self.by_kind.items()},
+                "not_imported": [list(pair) for pair in self.not_imported],
+                "users_without_password": self.users_without_password}
+
+
+class ImportRun(WxrImport):
+    """host.wxr.WxrImport over this plugin's id map and redirects and core's content services."""
+
+    def __init__(self, app, site_zone: str, old_base_url: str, new_base_url: str, *,
+                 uploads_dir: Path | None = None, fetch_media: Callable[[str], bytes] | None = None):
+        super().__init__(app, None, site_zone, old_base_url, new_base_url)
+        self.uploads_dir = uploads_dir
+        self.fetch_media = fetch_media
+        self.request = None
+        self.taxonomy_map: dict[str, str] = {}
+        self.users_by_login: dict[str, int] = {}
+        self.terms_by_slug: dict[tuple[str, str], int] = {}
+        self.links: dict[str, str] = {}  # old path -> new address, found this run
+        self.pending_links: set[int] = set()  # new ids whose content still links to the old site
+        self.new_users: list[str] = []
+        tables_ = tables(app)
+        self.id_map, self.redirect_table = tables_["wordpress_id_map"], tables_["wordpress_redirects"]
+        old = urllib.parse.urlsplit(self.old_base_url)
+        host = re.escape(old.netloc or "old-site.invalid")
+        self._old_url = re.compile(rf"(?:https?:)?//{host}(?P<path>/[^\s\"'<>()\[\]]*)?", re.IGNORECASE)
+
+    def use_session(self, session) -> None:
+        """Write the next batch through `session` (a request for the content services goes with it)."""
+        self.session = session
+        self.request = service_request(self.app, session, ANONYMOUS)
+
+    # --- the id map -----------------------------------------------------------------------
+
+    def mapped(self, kind: str, old_id: int) -> tuple[int, str] | None:
+        row = self.session.execute(select(self.id_map.c.new_id, self.id_map.c.fingerprint).where(
+            self.id_map.c.kind == kind, self.id_map.c.old_id == int(old_id))).first()
+        return (row.new_id, row.fingerprint) if row is not None else None
+
+    def new_id(self, kind: str, old_id: int) -> int | None:
+        found = self.mapped(kind, old_id)
+        return found[0] if found else None
+
+    def remember(self, kind: str, old_id: int, new_id: int, old_link: str | None = None, digest: str = "") -> None:
+        table = self.id_map
+        where = (table.c.kind == kind, table.c.old_id == int(old_id))
+        if self.session.execute(select(table.c.new_id).where(*where)).first() is None:
+            self.session.execute(table.insert().values(kind=kind, old_id=int(old_id), new_id=int(new_id),
+                                                       fingerprint=digest))
+        else:
+            self.session.execute(table.update().where(*where).values(new_id=int(new_id), fingerprint=digest))
+        if old_link:
+            self.redirect(old_link, new_id)
+
+    def redirect(self, old_link: str, new_id: int) -> None:
+        """Make `old_link` (absolute on the old site, or a path) answer 301 to item `new_id`."""
+        path = redirects.old_path(old_link, self.old_base_url)
+        if path is None or path in ("/", ""):
+            return
+        table = self.redirect_table
+        if self.session.execute(select(table.c.new_id).where(table.c.path == path)).first() is None:
+            self.session.execute(table.insert().values(path=path, new_id=int(new_id)))
+        else:
+            self.session.execute(table.update().where(table.c.path == path).values(new_id=int(new_id)))
+        self.links.pop(path, None)
+
+    def user_id(self, login: str) -> int | None:
+        return self.users_by_login.get(login)
+
+    # --- HTML -------------------------------------------------------------------------------
+
+    def clean_html(self, html_text: str) -> str:
+        return self.app.content.clean_html(self.request, html_text)
+
+    def rewrite_links(self, html_text: str) -> str:
+        if not html_text or not self.old_base_url:
+            return html_text
+
+        def replace(match: re.Match) -> str:
+            path = match.group("path") or "/"
+            target = self.address_of(html.unescape(path))
+            return target if target is not None else match.group(0)
+
+        return self._old_url.sub(replace, html_text)
+
+    def links_to_old_site(self, html_text: str) -> bool:
+        return bool(self.old_base_url) and self._old_url.search(html_text or "") is not None
+
+    def address_of(self, old_link: str) -> str | None:
+        """This site's address for an old link, when the item it named is imported already."""
+        path = redirects.old_path(old_link, self.old_base_url)
+        if path is None:
+            return None
+        if path in self.links:
+            return self.links[path]
+        new_id = self.session.execute(select(self.redirect_table.c.new_id).where(
+            self.redirect_table.c.path == path)).scalar()
+        if new_id is None:
+            return None
+        item = self.app.content.get(self.request, new_id)
+        target = redirects.target_of(item) if item else None
+        if target is None:
+            return None
+        self.links[path] = self.new_base_url + target
+        return self.links[path]
+
+
+# --- core's own part: users, terms, posts, attachments, comments ------------------------------
+
+class CoreImporter:
+    """Writes what core stores; everything else is offered to the plugins first."""
+
+    def __init__(self, run: ImportRun, importing_user_id: int):
+        self.run = run
+        self.app = run.app
+        self.importing_user_id = importing_user_id
+        self.pending_parents: list[tuple[int, int]] = []  # (new id, old parent id)
+        self.pending_featured: list[tuple[int, int]] = []  # (new id, old attachment id)
+        self.pending_term_parents: list[tuple[int, str, str]] = []
+
+    # --- authors ---------------------------------------------------------------------------
+
+    def author(self, author: WxrAuthor) -> None:
+        run = self.run
+        run.kind = "users"
+        existing = run.new_id("user", author.author_id) if author.author_id else None
+        if existing is None:
+            found = find_user(self.app, run.session, author.login)
+            if found is None and author.email:
+                found = find_user(self.app, run.session, author.email)
+            if found is not None:
+                existing = found.id
+                run.remember("user", author.author_id or found.id, found.id)
+        if existing is not None:
+            run.users_by_login[author.login] = existing
+            run.count("unchanged")
+            return
+        role = author.role if author.role in ROLES else "author"
+        email = author.email or f"{author.login}@invalid.invalid"
+        try:
+            user = create_user(self.app, run.session, author.login[:60], email, role,
+                               display_name=author.display_name or author.login, first_name=author.first_name,
+                               last_name=author.last_name)
+        except UserError as refused:
+            run.not_imported(f"author {author.login}", str(refused))
+            return
+        except TypeError:  # first/last name are not columns of this site's users
+            user = create_user(self.app, run.session, author.login[:60], email, role,
+                               display_name=author.display_name or author.login)
+        run.remember("user", author.author_id or user.id, user.id)
+        run.users_by_login[author.login] = user.id
+        run.new_users.append(author.login)
+        run.count("created")
+
+    # --- terms ---------------------------------------------------------------------------
+
+    def term(self, term: WxrTerm) -> None:
+        run = self.run
+        run.kind = "terms"
+        taxonomy = run.taxonomy_map.get(term.taxonomy)
+        label = f"term {term.taxonomy}/{term.slug}"
+        if taxonomy is None:
+            run.not_imported(label, self._unknown_taxonomy(term.taxonomy))
+            return
+        name = html.unescape(term.name).strip() or term.slug
+        digest = fingerprint(taxonomy, term.slug, name, term.parent_slug, term.description)
+        found = run.mapped("term", term.term_id) if term.term_id else None
+        if found is not None:
+            run.terms_by_slug[(term.taxonomy, term.slug)] = found[0]
+            run.count("unchanged")
+            return
+        parent = run.terms_by_slug.get((term.taxonomy, term.parent_slug), 0) if term.parent_slug else 0
+        existing = [row for row in self.app.content.terms(run.request, taxonomy, names=[name])
+                    if row["slug"] == term.slug or row["name"].lower() == name.lower()]
+        if existing:
+            new_id = existing[0]["id"]
+            outcome = "unchanged"
+        else:
+            new_id = self.app.content.create_term(run.request, taxonomy, name[:200], slug=term.slug,
+                                                  description=html.unescape(term.description), parent=parent)
+            outcome = "created"
+            if term.parent_slug and not parent:
+                self.pending_term_parents.append((new_id, term.taxonomy, term.parent_slug))
+        if term.term_id:
+            run.remember("term", term.term_id, new_id, digest=digest)
+        run.terms_by_slug[(term.taxonomy, term.slug)] = new_id
+        run.count(outcome)
+
+    def _unknown_taxonomy(self, taxonomy: str) -> str:
+        if taxonomy == "nav_menu":
+            return "this site has no navigation menus yet"
+        if taxonomy == "post_format":
+            return "post formats are kept as each post's format, not as terms"
+        return f"no plugin of this site takes the taxonomy {taxonomy!r}"
+
+    def item_terms(self, item: WxrItem, post_type: str) -> tuple[dict[str, list[int]], str]:
+        """{site taxonomy: [term ids]} of an item, and its post format."""
+        run = self.run
+        linked: dict[str, list[int]] = {}
+        post_format = ""
+        registered = self.app.registry.taxonomies
+        for term in item.terms:
+            if term.taxonomy == "post_format":
+                post_format = term.slug.removeprefix(FORMAT_PREFIX)
+                continue
+            taxonomy = run.taxonomy_map.get(term.taxonomy)
+            if taxonomy is None or post_type not in registered[taxonomy][0].object_types:
+                run.kind = "terms"
+                run.not_imported(f"{item.post_type} {item.post_id} term {term.taxonomy}/{term.slug}",
+                                 self._unknown_taxonomy(term.taxonomy) if taxonomy is None
+                                 else f"{taxonomy!r} is not a taxonomy of {post_type!r} here")
+                continue
+            term_id = run.terms_by_slug.get((term.taxonomy, term.slug))
+            if term_id is None:
+                name = html.unescape(term.name).strip() or term.slug
+                found = self.app.content.terms(run.request, taxonomy, names=[name], create=True)
+                term_id = found[0]["id"]
+                run.terms_by_slug[(term.taxonomy, term.slug)] = term_id
+            linked.setdefault(taxonomy, []).append(term_id)
+        run.kind = item.post_type
+        return linked, post_format
+
+    # --- items -------------------------------------------------------------------------------
+
+    def item(self, item: WxrItem) -> None:
+        run = self.run
+        run.kind = item.post_type
+        run.claimed_meta = set()
+        claimed = self.app.hook.import_wordpress_item(app=self.app, item=item, run=run)
+        if claimed:
+            return
+        if item.post_type in NOT_KEPT_TYPES:
+            run.not_imported(f"{item.post_type} {item.post_id} {html.unescape(item.title)!r}".rstrip(), NOT_KEPT_TYPES[item.post_type])
+            return
+        if item.post_type == "attachment":
+            self.attachment(item)
+            return
+        if item.post_type not in self.app.registry.post_types or item.post_type == "revision":
+            run.not_imported(f"{item.post_type} {item.post_id} {html.unescape(item.title)!r}",
+                             f"no plugin of this site takes the post type {item.post_type!r}")
+            return
+        self.post(item)
+
+    def _status(self, item: WxrItem, post_type: str) -> str | None:
+        status = item.status or "draft"
+        if status == "auto-draft":
+            return None
+        allowed = self.app.registry.status_names(post_type, writable_only=True)
+        return status if status in allowed else None
+
+    def _author(self, item: WxrItem) -> int:
+        return self.run.user_id(item.author_login) or self.importing_user_id
+
+    def post(self, item: WxrItem) -> None:
+        run, content = self.run, self.app.content
+        post_type = item.post_type
+        label = f"{post_type} {item.post_id} {html.unescape(item.title)!r}"
+        status = self._status(item, post_type)
+        if status is None:
+            run.not_imported(label, f"the status {item.status!r} is not one this site keeps for {post_type!r}")
+            return
+        terms, post_format = self.item_terms(item, post_type)
+        meta, skipped = self._meta(item, post_type)
+        digest = fingerprint(item.title, item.content, item.excerpt, item.slug, status, item.date, item.date_gmt,
+                             item.modified_gmt, item.author_login, item.parent, item.menu_order, item.password,
+                             item.is_sticky, item.comment_status, item.ping_status, post_format, item.terms, item.meta)
+        parent = run.new_id("post", item.parent) if item.parent else 0
+        fields = dict(
+            title=run.rewrite_links(item.title), content=run.rewrite_links(item.content),
+            excerpt=run.rewrite_links(item.excerpt), status=status, author=self._author(item),
+            parent=parent or 0, menu_order=item.menu_order, slug=item.slug, password=item.password,
+            date_gmt=parse_date(item.date_gmt), terms=terms, meta=meta,
+            comment_status=item.comment_status if item.comment_status in ("open", "closed") else "",
+            ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
+            sticky=item.is_sticky and post_type == "post", format=post_format,
+            template=self._template(item))
+        found = run.mapped("post", item.post_id)
+        if found is not None and content.get(run.request, found[0]) is not None:
+            new_id = found[0]
+            if found[1] == digest:
+                run.count("unchanged")
+            else:
+                updates = {name: value for name, value in fields.items() if name not in ("date_gmt",)}
+                if fields["date_gmt"] is not None:
+                    updates["date_gmt"] = fields["date_gmt"]
+                for name in ("comment_status", "ping_status"):
+                    if not updates[name]:
+                        del updates[name]
+                content.update(run.request, new_id, **updates)
+                run.remember("post", item.post_id, new_id, digest=digest)
+                run.count("updated")
+        else:
+            created = content.create(run.request, post_type, item_id=item.post_id,
+                                     date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **fields)
+            new_id = created["id"]
+            run.remember("post", item.post_id, new_id, digest=digest)
+            run.count("created")
+        self._links_of(item, new_id)
+        if item.parent and not parent:
+            self.pending_parents.append((new_id, item.parent))
+        thumbnail = item.meta_value("_thumbnail_id")
+        if thumbnail and thumbnail.strip().isdigit():
+            self.pending_featured.append((new_id, int(thumbnail)))
+        if run.links_to_old_site(item.content) or run.links_to_old_site(item.excerpt):
+            run.pending_links.add(new_id)
+        self.comments(item, new_id)
+        self.app.hook.wordpress_item_imported(app=self.app, item=item, new_id=new_id, run=run)
+        self._report_meta(item, skipped)
+
+    def _links_of(self, item: WxrItem, new_id: int) -> None:
+        """The old addresses of an item that redirect to it: its permalink, and ?p= / ?page_id= of its old id."""
+        run = self.run
+        if item.link:
+            run.redirect(item.link, new_id)
+        if new_id != item.post_id:
+            run.redirect(f"/?p={item.post_id}", new_id)
+            if item.post_type == "page":
+                run.redirect(f"/?page_id={item.post_id}", new_id)
+            if item.post_type == "attachment":
+                run.redirect(f"/?attachment_id={item.post_id}", new_id)
+
+    def _template(self, item: WxrItem) -> str:
+        template = (item.meta_value("_wp_page_template") or "").strip()
+        return "" if template in ("", "default") else template[:200]
+
+    def _meta(self, item: WxrItem, post_type: str) -> tuple[dict, list[str]]:
+        """Registered meta keys of the post type (decoded to their schema's type); the names of the others."""
+        registered = {key.key: key for key in self.app.registry.meta_keys(post_type)}
+        kept: dict = {}
+        skipped: list[str] = []
+        for key, value in item.meta:
+            if key in CORE_FIELD_META:
+                continue
+            meta_key = registered.get(key)
+            if meta_key is None:
+                skipped.append(key)
+                continue
+            decoded = _decode_meta(value, str(meta_key.schema.get("type", "string")))
+            try:
+                if decoded is not None and meta_key.check is not None:
+                    meta_key.check(decoded)
+            except ValueError as refused:
+                self.run.not_imported(f"{post_type} {item.post_id} meta {key}", str(refused))
+                continue
+            kept[key] = decoded
+        return kept, skipped
+
+    def _report_meta(self, item: WxrItem, skipped: list[str]) -> None:
+        run = self.run
+        run.kind = "post meta"
+        for key in skipped:
+            if key in run.claimed_meta:
+                continue
+            if key in BOOKKEEPING_META:
+                run.not_imported(f"post meta {key}", "WordPress's own bookkeeping (edit locks, old slugs); not needed here")
+            else:
+                run.not_imported(f"post meta {key}", f"no plugin of this site registers the key for {item.post_type!r}; "
+                                 "core stores registered meta keys only")
+
+    # --- attachments --------------------------------------------------------------------
+
+    def attachment(self, item: WxrItem) -> None:
+        run, content = self.run, self.app.content
+        label = f"attachment {item.post_id} {html.unescape(item.title)!r}"
+        relative = (item.meta_value("_wp_attached_file") or "").strip()
+        if not relative and item.attachment_url:
+            path = urllib.parse.urlsplit(item.attachment_url).path
+            relative = path.split("/wp-content/uploads/", 1)[1] if "/wp-content/uploads/" in path else Path(path).name
+        try:
+            relative = safe_upload_path(relative)
+        except WxrError as refused:
+            run.not_imported(label, str(refused))
+            return
+        digest = fingerprint(item.title, item.content, item.excerpt, item.slug, item.status, item.date_gmt,
+                             item.parent, relative, item.meta_value("_wp_attachment_image_alt"))
+        parent = run.new_id("post", item.parent) if item.parent else 0
+        alt_text = item.meta_value("_wp_attachment_image_alt") or ""
+        found = run.mapped("post", item.post_id)
+        if found is not None and content.get(run.request, found[0]) is not None:
+            new_id = found[0]
+            if found[1] == digest:
+                run.count("unchanged")
+            else:
+                content.update(run.request, new_id, title=item.title, excerpt=item.excerpt, content=item.content,
+                               parent=parent or 0, alt_text=alt_text)
+                run.remember("post", item.post_id, new_id, digest=digest)
+                run.count("updated")
+        else:
+            data = self._file(item, relative, label)
+            if data is None:
+                return
+            try:
+                created = content.create_attachment(
+                    run.request, Path(relative).name, data, title=html.unescape(item.title), caption=item.excerpt,
+                    description=item.content, alt_text=alt_text, parent=parent or 0, author=self._author(item),
+                    status="private" if item.status == "private" else "inherit", slug=item.slug,
+                    date_gmt=parse_date(item.date_gmt) or parse_date(item.date), item_id=item.post_id,
+                    comment_status=item.comment_status if item.comment_status in ("open", "closed") else "open",
+                    modified_gmt=parse_date(item.modified_gmt))
+            except ValueError as refused:
+                run.not_imported(label, f"the file {relative} is refused: {refused}")
+                return
+            new_id = created["id"]
+            run.remember("post", item.post_id, new_id, digest=digest)
+            run.count("created")
+        self._links_of(item, new_id)
+        run.redirect(f"/wp-content/uploads/{relative}", new_id)
+        if item.attachment_url:
+            run.redirect(item.attachment_url, new_id)
+        if item.parent and not parent:
+            self.pending_parents.append((new_id, item.parent))
+        self.comments(item, new_id)
+
+    def _file(self, item: WxrItem, relative: str, label: str) -> bytes | None:
+        run = self.run
+        if run.uploads_dir is not None:
+            path = (run.uploads_dir / relative).resolve()
+            if run.uploads_dir.resolve() not in path.parents:
+                run.not_imported(label, f"{relative} leaves the uploads folder")
+                return None
+            if path.is_file():
+                return path.read_bytes()
+        if run.fetch_media is not None and item.attachment_url:
+            try:
+                return run.fetch_media(item.attachment_url)
+            except Exception as failed:  # the outbound guard's RestError, or a network failure
+                run.not_imported(label, f"fetching {item.attachment_url} failed: {getattr(failed, 'message', failed)}")
+                return None
+        where = "--uploads folder" if run.uploads_dir is not None else "file: give --uploads DIR or --fetch-media"
+        run.not_imported(label, f"{relative} is not in the {where}")
+        return None
+
+    # --- comments -----------------------------------------------------------------------------
+
+    def comments(self, item: WxrItem, post_id: int) -> None:
+        run = self.run
+        service = self.app.stash.get(COMMENT_SERVICE)
+        previous_kind = run.kind
+        run.kind = "comments"
+        for comment in sorted(item.comments, key=lambda c: (c.parent != 0, c.comment_id)):
+            self.comment(service, comment, item, post_id)
+        run.kind = previous_kind
+
+    def comment(self, service, comment: WxrComment, item: WxrItem, post_id: int) -> None:
+        run = self.run
+        run.kind = "comment meta"
+        for key, _value in comment.meta:
+            run.not_imported(f"comment meta {key}", "this site keeps no comment meta (spam-filter history, "
+                             "trash bookkeeping)")
+        run.kind = "comments"
+        label = f"comment {comment.comment_id} on {item.post_type} {item.post_id}"
+        if comment.comment_id and run.new_id("comment", comment.comment_id) is not None:
+            run.count("unchanged")
+            return
+        status = COMMENT_STATUS.get(comment.approved)
+        if status is None:
+            run.not_imported(label, f"the comment status {comment.approved!r} is not one this site keeps")
+            return
+        if comment.type not in ("", "comment"):
+            run.not_imported(label, f"comments of type {comment.type!r} ({'pingbacks and trackbacks' if comment.type in ('pingback', 'trackback') else 'a plugin type'}) are not kept by core")
+            return
+        parent = run.new_id("comment", comment.parent) if comment.parent else 0
+        author = run.new_id("user", comment.user_id) if comment.user_id else None
+        created = service.create(
+            run.request, post_id, content=run.rewrite_links(comment.content), status=status, parent=parent or 0,
+            author=author or 0, author_name=html.unescape(comment.author), author_email=comment.author_email,
+            author_url=comment.author_url, author_ip=comment.author_ip,
+            date_gmt=parse_date(comment.date_gmt) or parse_date(comment.date), type="comment")
+        if comment.comment_id:
+            run.remember("comment", comment.comment_id, created["id"])
+        run.count("created")
+
+    # --- after every item -------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """Parents, featured images and links to items that came later in the file."""
+        run, content = self.run, self.app.content
+        for new_id, old_parent in self.pending_parents:
+            parent = run.new_id("post", old_parent)
+            if parent:
+                content.update(run.request, new_id, parent=parent)
+            else:
+                run.not_imported(f"parent {old_parent} of item {new_id}", "the parent is not in the file")
+        for new_id, old_attachment in self.pending_featured:
+            media = run.new_id("post", old_attachment)
+            current = content.get(run.request, new_id)
+            if media and current is not None and current.get("featured_media") != media:
+                content.update(run.request, new_id, featured_media=media)
+        for new_id, wp_taxonomy, parent_slug in self.pending_term_parents:
+            run.kind = "terms"
+            run.not_imported(f"parent {wp_taxonomy}/{parent_slug} of term {new_id}", "the parent term is not in the file")
+        for new_id in sorted(run.pending_links):
+            current = content.get(run.request, new_id)
+            if current is None:
+                continue
+            changes = {name: run.rewrite_links(current[name]) for name in ("content", "excerpt")
+                       if current.get(name) and run.rewrite_links(current[name]) != current[name]}
+            if changes:
+                content.update(run.request, new_id, **changes)
+
+
+def _decode_meta(value: str, kind: str):
+    """A meta string of the file as the registered key's type (JSON numbers and booleans, else the text)."""
+    if kind in ("integer", "number"):
+        try:
+            return int(value) if kind == "integer" else float(value)
+        except ValueError:
+            return None
+    if kind == "boolean":
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if kind in ("array", "object"):
+        from host.wxr import is_php_serialized, php_unserialize
+
+        if is_php_serialized(value):
+            try:
+                return php_unserialize(value)
+            except ValueError:
+                return None
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
