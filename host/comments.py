@@ -47,9 +47,11 @@ class CommentService(Protocol):
     def create(self, request: RestRequest, post_id: int, *, content: str, status: str = "hold", parent: int = 0,
                author: int = 0, author_name: str = "", author_email: str = "", author_url: str = "",
                author_ip: str = "", author_user_agent: str = "", date_gmt: datetime.datetime | None = None,
-               type: str = "comment") -> dict:
+               type: str = "comment", announce: bool = True) -> dict:
         """Store a comment as given (an import: no duplicate or flood check, no spam check, no mail);
-        `date_gmt` naive UTC (None: now). Raises LookupError for a missing post, ValueError for a bad status."""
+        `date_gmt` naive UTC (None: now); `announce` False: no `content_saved` for it (comments brought
+        from another site in bulk, which nobody moderated here). Raises LookupError for a missing post,
+        ValueError for a bad status."""
 
 
 COMMENT_SERVICE = StashKey[CommentService]("comments")

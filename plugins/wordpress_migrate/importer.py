@@ -136,21 +136,30 @@ class ImportRun(WxrImport):
         self.new_users: list[str] = []
         tables_ = tables(app)
         self.id_map, self.redirect_table = tables_["wordpress_id_map"], tables_["wordpress_redirects"]
+        # The id map and the redirects, read once: a run looks every item up in them (tens of thousands of
+        # rows at most); rows of earlier runs, and of batches of this run, are all in here.
+        self.known: dict[tuple[str, int], tuple[int, str]] = {}
+        self.redirect_ids: dict[str, int] = {}
+        self.targets: dict[int, str | None] = {}  # new id -> its address, for items imported by this run
         old = urllib.parse.urlsplit(self.old_base_url)
         host = re.escape(old.netloc or "old-site.invalid")
         self._old_url = re.compile(rf"(?:https?:)?//{host}(?P<path>/[^\s\"'<>()\[\]]*)?", re.IGNORECASE)
 
     def use_session(self, session) -> None:
         """Write the next batch through `session` (a request for the content services goes with it)."""
+        first = self.session is None
         self.session = session
         self.request = service_request(self.app, session, ANONYMOUS)
+        if first:
+            for row in session.execute(select(self.id_map.c.kind, self.id_map.c.old_id, self.id_map.c.new_id,
+                                              self.id_map.c.fingerprint)):
+                self.known[(row.kind, row.old_id)] = (row.new_id, row.fingerprint)
+            self.redirect_ids = dict(session.execute(select(self.redirect_table.c.path, self.redirect_table.c.new_id)).all())
 
     # --- the id map -----------------------------------------------------------------------
 
     def mapped(self, kind: str, old_id: int) -> tuple[int, str] | None:
-        row = self.session.execute(select(self.id_map.c.new_id, self.id_map.c.fingerprint).where(
-            self.id_map.c.kind == kind, self.id_map.c.old_id == int(old_id))).first()
-        return (row.new_id, row.fingerprint) if row is not None else None
+        return self.known.get((kind, int(old_id)))
 
     def new_id(self, kind: str, old_id: int) -> int | None:
         found = self.mapped(kind, old_id)
@@ -158,12 +167,14 @@ class ImportRun(WxrImport):
 
     def remember(self, kind: str, old_id: int, new_id: int, old_link: str | None = None, digest: str = "") -> None:
         table = self.id_map
-        where = (table.c.kind == kind, table.c.old_id == int(old_id))
-        if self.session.execute(select(table.c.new_id).where(*where)).first() is None:
-            self.session.execute(table.insert().values(kind=kind, old_id=int(old_id), new_id=int(new_id),
-                                                       fingerprint=digest))
-        else:
-            self.session.execute(table.update().where(*where).values(new_id=int(new_id), fingerprint=digest))
+        key = (kind, int(old_id))
+        if key not in self.known:
+            self.session.execute(self.app.db.prepared("wordpress_migrate.remember", lambda: table.insert()),
+                                 {"kind": kind, "old_id": int(old_id), "new_id": int(new_id), "fingerprint": digest})
+        elif self.known[key] != (int(new_id), digest):
+            self.session.execute(table.update().where(table.c.kind == kind, table.c.old_id == int(old_id))
+                                 .values(new_id=int(new_id), fingerprint=digest))
+        self.known[key] = (int(new_id), digest)
         if old_link:
             self.redirect(old_link, new_id)
 
@@ -173,10 +184,13 @@ class ImportRun(WxrImport):
         if path is None or path in ("/", ""):
             return
         table = self.redirect_table
-        if self.session.execute(select(table.c.new_id).where(table.c.path == path)).first() is None:
-            self.session.execute(table.insert().values(path=path, new_id=int(new_id)))
-        else:
+        known = self.redirect_ids.get(path)
+        if known is None:
+            self.session.execute(self.app.db.prepared("wordpress_migrate.redirect", lambda: table.insert()),
+                                 {"path": path, "new_id": int(new_id)})
+        elif known != int(new_id):
             self.session.execute(table.update().where(table.c.path == path).values(new_id=int(new_id)))
+        self.redirect_ids[path] = int(new_id)
         self.links.pop(path, None)
 
     def user_id(self, login: str) -> int | None:
@@ -198,6 +212,13 @@ class ImportRun(WxrImport):
 
         return self._old_url.sub(replace, html_text)
 
+    def _kept_id(self, path: str) -> int | None:
+        """`/?p=N` (or page_id, attachment_id) of an item that kept its old id: no redirect row names it."""
+        name, _, value = path.removeprefix("/?").partition("=")
+        if path.startswith("/?") and name in ("p", "page_id", "attachment_id") and value.isdigit():
+            return self.new_id("post", int(value))
+        return None
+
     def links_to_old_site(self, html_text: str) -> bool:
         return bool(self.old_base_url) and self._old_url.search(html_text or "") is not None
 
@@ -208,12 +229,14 @@ class ImportRun(WxrImport):
             return None
         if path in self.links:
             return self.links[path]
-        new_id = self.session.execute(select(self.redirect_table.c.new_id).where(
-            self.redirect_table.c.path == path)).scalar()
+        new_id = self.redirect_ids.get(path) or self._kept_id(path)
         if new_id is None:
             return None
-        item = self.app.content.get(self.request, new_id)
-        target = redirects.target_of(item) if item else None
+        if new_id in self.targets:
+            target = self.targets[new_id]
+        else:
+            item = self.app.content.get(self.request, new_id)
+            target = redirects.target_of(item) if item else None
         if target is None:
             return None
         self.links[path] = self.new_base_url + target
@@ -410,6 +433,8 @@ class CoreImporter:
             new_id = created["id"]
             run.remember("post", item.post_id, new_id, digest=digest)
             run.count("created")
+        run.targets[new_id] = redirects.target_of({"id": new_id, "type": post_type, "status": status,
+                                                   "password": item.password})
         self._links_of(item, new_id)
         if item.parent and not parent:
             self.pending_parents.append((new_id, item.parent))
@@ -516,6 +541,7 @@ class CoreImporter:
                 run.not_imported(label, f"the file {relative} is refused: {refused}")
                 return
             new_id = created["id"]
+            run.targets[new_id] = redirects.target_of(created)
             run.remember("post", item.post_id, new_id, digest=digest)
             run.count("created")
         self._links_of(item, new_id)
@@ -580,7 +606,7 @@ class CoreImporter:
             run.request, post_id, content=run.rewrite_links(comment.content), status=status, parent=parent or 0,
             author=author or 0, author_name=html.unescape(comment.author), author_email=comment.author_email,
             author_url=comment.author_url, author_ip=comment.author_ip,
-            date_gmt=parse_date(comment.date_gmt) or parse_date(comment.date), type="comment")
+            date_gmt=parse_date(comment.date_gmt) or parse_date(comment.date), type="comment", announce=False)
         if comment.comment_id:
             run.remember("comment", comment.comment_id, created["id"])
         run.count("created")
