@@ -306,9 +306,9 @@ class WxrReader:
                     yield from records
         except WxrError:
             raise
-        except DefusedXmlException as refused:
-            raise WxrError(f"refused: the file declares {type(refused).__name__.replace('Forbidden', '').lower()} "
-                           f"(a DTD, entities or external references are never read)") from None
+        except DefusedXmlException:
+            raise WxrError("refused: the file has a DTD, an entity declaration or an external reference "
+                           "(an export never has them; they are never read)") from None
         except xml.sax.SAXParseException as malformed:
             raise WxrError(f"malformed XML at line {malformed.getLineNumber()}, column "
                            f"{malformed.getColumnNumber()}: {malformed.getMessage()}") from None
