@@ -54,3 +54,17 @@ def html_not_found(app, request):
     from .redirects import path_redirect
 
     return path_redirect(app, request)
+
+
+@hookimpl
+def register_admin_pages(app):
+    from .admin import admin_pages
+
+    return admin_pages(IMPORT_CAPABILITY)
+
+
+@hookimpl
+def register_abilities(app):
+    from .abilities import ABILITIES
+
+    return ABILITIES

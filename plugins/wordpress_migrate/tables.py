@@ -32,6 +32,7 @@ def define_tables(metadata: MetaData) -> None:
           Column("error", Text, nullable=False, default=""),
           Column("user_id", Integer, nullable=False, default=0),
           Column("started_gmt", DateTime, nullable=False),
+          Column("updated_gmt", DateTime, nullable=False),
           Column("finished_gmt", DateTime, nullable=True),
           sqlite_autoincrement=True)
 
