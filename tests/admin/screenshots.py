@@ -23,6 +23,7 @@ from .served import init_site, serve
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "admin"
 CALENDAR_DATA = Path(__file__).resolve().parents[1] / "calendar" / "data"
+WORDPRESS_DATA = Path(__file__).resolve().parents[1] / "wordpress_migrate" / "data"
 
 
 def main(out: Path = OUT) -> None:
@@ -93,6 +94,7 @@ def main(out: Path = OUT) -> None:
                 _shoot_forms(page, site, shot)
                 _shoot_newsletter(page, site, shot)
                 _shoot_courses(page, site, shot)
+                _shoot_wordpress_migrate(page, site, shot)
                 page.set_viewport_size({"width": 390, "height": 844})
                 page.goto(site + "/admin/")
                 shot("dashboard-phone", full=False)
@@ -101,6 +103,16 @@ def main(out: Path = OUT) -> None:
                 browser.close()
         finally:
             stop_sitehost(process)
+
+
+def _shoot_wordpress_migrate(page, site: str, shot) -> None:
+    """The WordPress import page: its upload form, then the summary of the school export's import."""
+    page.goto(site + "/admin/wordpress-import")
+    shot("wordpress-import")
+    page.get_by_label("WordPress export file (.xml)").set_input_files(str(WORDPRESS_DATA / "hillside.wxr"))
+    page.get_by_role("button", name="Import the file").click()
+    page.wait_for_selector("#summary-headline", timeout=120_000)
+    shot("wordpress-import-summary")
 
 
 def _shoot_calendar(page, site: str, shot) -> None:
