@@ -70,6 +70,10 @@ def register(cli: click.Group) -> None:
         forms, events, courses, page-builder templates, sign-up forms) to their plugins. Old links
         redirect (301) to the new items. Safe to repeat: a second run of the same file changes nothing,
         and a run stopped half-way goes on where it stopped.
+
+        \b
+        Example:
+          sitehost import wordpress export.xml --uploads old-site/wp-content/uploads --report report.txt
         """
         from .reader import WxrError
         from .run import import_file
