@@ -27,6 +27,17 @@ def _filtered(request, name: str, value: Any) -> Any:
     return render.sanitize_title(value) if name == "title" else render.sanitize_html(value)
 
 
+def _insert_keeping_id(app, session, values: dict, item_id: int | None) -> int:
+    """Insert an item under `item_id` when no item has it (an import keeping an old site's id), else a new id."""
+    own_id = item_id is not None and store.id_is_free(app, session, int(item_id))
+    if own_id:
+        values["id"] = int(item_id)
+    new_id = store.insert_item(app, session, values)
+    if own_id:
+        store.catch_up_sequence(app, session)
+    return new_id
+
+
 UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
                        "password", "featured_media", "date_gmt", "terms", "comment_status", "ping_status", "sticky",
                        "format", "template", "alt_text"})
@@ -194,12 +205,7 @@ class CoreContentService:
         values.update({name: value for name, value in (("comment_status", comment_status), ("ping_status", ping_status),
                                                        ("format", format), ("template", template)) if value})
         values["sticky"] = bool(sticky)
-        own_id = item_id is not None and store.id_is_free(app, session, int(item_id))
-        if own_id:
-            values["id"] = int(item_id)
-        item_id = store.insert_item(app, session, values)
-        if own_id:
-            store.catch_up_sequence(app, session)
+        item_id = _insert_keeping_id(app, session, values, item_id)
         wanted = store.sanitize_slug(slug or title) or str(item_id)
         # The guid is the plain permalink on the site's address, as core/v2's creates give it.
         store.update_item(app, session, item_id, {
@@ -247,12 +253,7 @@ class CoreContentService:
             "modified_gmt": modified_utc, "mime_type": mime, "file": relative, "media_details": details,
             "alt_text": render.plain_text(alt_text), "guid": f"{guid_base(request)}/uploads/{relative}",
         }
-        own_id = item_id is not None and store.id_is_free(app, session, int(item_id))
-        if own_id:
-            values["id"] = int(item_id)
-        post_id = store.insert_item(app, session, values)
-        if own_id:
-            store.catch_up_sequence(app, session)
+        post_id = _insert_keeping_id(app, session, values, item_id)
         store.update_item(app, session, post_id, {"slug": store.unique_slug(
             app, session, store.sanitize_slug(slug or values["title"]) or str(post_id), "attachment", post_id)})
         item = store.get_item(app, session, post_id, "attachment")

@@ -412,22 +412,10 @@ class CoreImporter:
             ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
             sticky=item.is_sticky and post_type == "post", format=post_format,
             template=self._template(item))
-        found = run.mapped("post", item.post_id)
-        if found is not None and content.get(run.request, found[0]) is not None:
-            new_id = found[0]
-            if found[1] == digest:
-                run.count("unchanged")
-            else:
-                updates = {name: value for name, value in fields.items() if name not in ("date_gmt",)}
-                if fields["date_gmt"] is not None:
-                    updates["date_gmt"] = fields["date_gmt"]
-                for name in ("comment_status", "ping_status"):
-                    if not updates[name]:
-                        del updates[name]
-                content.update(run.request, new_id, **updates)
-                run.remember("post", item.post_id, new_id, digest=digest)
-                run.count("updated")
-        else:
+        updates = {name: value for name, value in fields.items()
+                   if value or name not in ("date_gmt", "comment_status", "ping_status")}
+        new_id = self._kept_or_updated(item, digest, updates)
+        if new_id is None:
             created = content.create(run.request, post_type, item_id=item.post_id,
                                      date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **fields)
             new_id = created["id"]
@@ -446,6 +434,21 @@ class CoreImporter:
         self.comments(item, new_id)
         self.app.hook.wordpress_item_imported(app=self.app, item=item, new_id=new_id, run=run)
         self._report_meta(item, skipped)
+
+    def _kept_or_updated(self, item: WxrItem, digest: str, updates: dict) -> int | None:
+        """The id of an item an earlier run imported and that still exists here, counted unchanged, or
+        updated with `updates` when the file says something else now; None when it is to be created."""
+        run = self.run
+        found = run.mapped("post", item.post_id)
+        if found is None or self.app.content.get(run.request, found[0]) is None:
+            return None
+        if found[1] == digest:
+            run.count("unchanged")
+        else:
+            self.app.content.update(run.request, found[0], **updates)
+            run.remember("post", item.post_id, found[0], digest=digest)
+            run.count("updated")
+        return found[0]
 
     def _links_of(self, item: WxrItem, new_id: int) -> None:
         """The old addresses of an item that redirect to it: its permalink, and ?p= / ?page_id= of its old id."""
@@ -515,17 +518,9 @@ class CoreImporter:
                              item.parent, relative, item.meta_value("_wp_attachment_image_alt"))
         parent = run.new_id("post", item.parent) if item.parent else 0
         alt_text = item.meta_value("_wp_attachment_image_alt") or ""
-        found = run.mapped("post", item.post_id)
-        if found is not None and content.get(run.request, found[0]) is not None:
-            new_id = found[0]
-            if found[1] == digest:
-                run.count("unchanged")
-            else:
-                content.update(run.request, new_id, title=item.title, excerpt=item.excerpt, content=item.content,
-                               parent=parent or 0, alt_text=alt_text)
-                run.remember("post", item.post_id, new_id, digest=digest)
-                run.count("updated")
-        else:
+        new_id = self._kept_or_updated(item, digest, dict(title=item.title, excerpt=item.excerpt, content=item.content,
+                                                          parent=parent or 0, alt_text=alt_text))
+        if new_id is None:
             data = self._file(item, relative, label)
             if data is None:
                 return
