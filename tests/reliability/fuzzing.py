@@ -77,6 +77,8 @@ DOCUMENTED_REFUSALS = {
     "rest_invalid_param:post_type": "builder add-new-post: a post type the builder edits",
     "rest_invalid_param:topic_id": "lms: topic_id is declared without a type, as the real plugin, and must be a number",
     "lms_invalid_catalogue": "lms catalogue import: each course needs a title (checked by the importer)",
+    "wordpress_import_refused": "abilities wordpress/import: `wxr` must be a WordPress export the safe reader "
+                                "accepts (well-formed XML, no DTD), which no JSON-Schema describes",
     "invalid_title": "builder globals: a new global needs a title (an update does not)",
     "invalid_items": "builder global classes: each item needs an id, a label and a type the builder knows",
     "invalid_order": "builder global classes: `order` lists exactly the ids of `items`",
