@@ -63,22 +63,24 @@ def main(argv=None) -> int:
     targets = [("SQLite", f"sqlite:///{work / 'site.db'}")]
     if options.postgres.startswith("postgresql"):
         targets.append(("PostgreSQL", postgres_schema_url(options.postgres)))
-    rows, failures = [], []
+    failures = []
+    print("| run | wall s | CPU s | peak RSS MB | summary |\n|---|---|---|---|---|", flush=True)
+
+    def measured(label: str, command: list[str]) -> tuple[float, float]:
+        seconds, rss, output, cpu = run(command, work, env)
+        print(f"| {label} | {seconds:.1f} | {cpu:.1f} | {rss:.0f} | {output.splitlines()[0]} |", flush=True)
+        return seconds, rss
+
     for name, url in targets:
         config = new_site(work, name.lower(), url)
         command = [sys.executable, "-m", "host.cli", "--config", str(config), "import", "wordpress", str(export)]
-        seconds, rss, output, cpu = run(command, work, env)
-        rows.append((f"import -> {name}", seconds, rss, cpu, output.splitlines()[0]))
+        seconds, rss = measured(f"import -> {name}", command)
         if seconds > BUDGET_SECONDS[name]:
             failures.append(f"{name}: {seconds:.1f} s > {BUDGET_SECONDS[name]:.0f} s")
         if rss > RSS_BUDGET_MB:
             failures.append(f"{name}: peak RSS {rss:.0f} MB > {RSS_BUDGET_MB} MB")
         if name == "SQLite":
-            seconds, rss, output, cpu = run(command, work, env)
-            rows.append(("second import -> SQLite", seconds, rss, cpu, output.splitlines()[0]))
-    print(f"| run | wall s | CPU s | peak RSS MB | summary |\n|---|---|---|---|---|")
-    for label, seconds, rss, cpu, summary in rows:
-        print(f"| {label} | {seconds:.1f} | {cpu:.1f} | {rss:.0f} | {summary} |")
+            measured("second import -> SQLite", command)
     if failures:
         print("over budget: " + "; ".join(failures))
         return 1
