@@ -109,7 +109,7 @@ class ContentService(Protocol):
     def update(self, request: RestRequest, item_id: int, *, revision: bool = False, **fields: Any) -> dict:
         """Change the named fields (title, content, excerpt, status, slug, author, parent, menu_order, meta,
         password, featured_media, date_gmt, terms, comment_status, ping_status, sticky, format, template,
-        alt_text); `revision`: then keep a revision of the new state, as
+        alt_text, modified_gmt: the time of the change, now when not given); `revision`: then keep a revision of the new state, as
         core/v2 updates do, when the type supports revisions and title, content or excerpt changed."""
 
     def trash(self, request: RestRequest, item_id: int) -> dict:

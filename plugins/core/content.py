@@ -40,7 +40,7 @@ def _insert_keeping_id(app, session, values: dict, item_id: int | None) -> int:
 
 UPDATABLE = frozenset({"title", "content", "excerpt", "status", "slug", "author", "parent", "menu_order", "meta",
                        "password", "featured_media", "date_gmt", "terms", "comment_status", "ping_status", "sticky",
-                       "format", "template", "alt_text"})
+                       "format", "template", "alt_text", "modified_gmt"})
 
 
 class CoreContentService:
@@ -288,7 +288,8 @@ class CoreContentService:
                                                post_type, int(item_id), int(values.get("parent", current["parent"])))
         if values.get("status") and values["status"] not in FLOATING and current["date_gmt"] is None:
             values["date_gmt"] = utc
-        values.update(modified=local, modified_gmt=utc)
+        changed_at = values.pop("modified_gmt", None) or utc  # an import keeps the file's last change
+        values.update(modified=dates.utc_to_local(changed_at, app.timezone()), modified_gmt=changed_at)
         store.update_item(app, session, int(item_id), values)
         for key, value in meta.items():
             store.set_meta(app, session, int(item_id), key, value)

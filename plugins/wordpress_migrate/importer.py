@@ -414,6 +414,7 @@ class CoreImporter:
             template=self._template(item))
         updates = {name: value for name, value in fields.items()
                    if value or name not in ("date_gmt", "comment_status", "ping_status")}
+        updates["modified_gmt"] = parse_date(item.modified_gmt)
         new_id = self._kept_or_updated(item, digest, updates)
         if new_id is None:
             created = content.create(run.request, post_type, item_id=item.post_id,
@@ -613,15 +614,16 @@ class CoreImporter:
         run, content = self.run, self.app.content
         for new_id, old_parent in self.pending_parents:
             parent = run.new_id("post", old_parent)
-            if parent:
-                content.update(run.request, new_id, parent=parent)
+            current = content.get(run.request, new_id)
+            if parent and current is not None:
+                content.update(run.request, new_id, parent=parent, modified_gmt=current["modified_gmt"])
             else:
                 run.not_imported(f"parent {old_parent} of item {new_id}", "the parent is not in the file")
         for new_id, old_attachment in self.pending_featured:
             media = run.new_id("post", old_attachment)
             current = content.get(run.request, new_id)
             if media and current is not None and current.get("featured_media") != media:
-                content.update(run.request, new_id, featured_media=media)
+                content.update(run.request, new_id, featured_media=media, modified_gmt=current["modified_gmt"])
         for new_id, wp_taxonomy, parent_slug in self.pending_term_parents:
             run.kind = "terms"
             run.not_imported(f"parent {wp_taxonomy}/{parent_slug} of term {new_id}", "the parent term is not in the file")
@@ -632,7 +634,7 @@ class CoreImporter:
             changes = {name: run.rewrite_links(current[name]) for name in ("content", "excerpt")
                        if current.get(name) and run.rewrite_links(current[name]) != current[name]}
             if changes:
-                content.update(run.request, new_id, **changes)
+                content.update(run.request, new_id, modified_gmt=current["modified_gmt"], **changes)
 
 
 def _decode_meta(value: str, kind: str):

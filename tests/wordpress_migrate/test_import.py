@@ -72,6 +72,7 @@ def test_posts_keep_ids_statuses_dates_sticky_formats_and_terms(site):
     assert post["date_gmt"] == "2025-01-06T09:00:00" and post["date"] == "2025-01-06T09:00:00"
     assert post["excerpt"]["raw"] == "The spring term starts on Monday 6 January."
     assert post["featured_media"] == 40 and post["author"] > 0
+    assert post["modified_gmt"] == "2025-01-06T09:00:00"  # the file's, though its featured image came later
     categories = {term["slug"]: term["id"] for term in get(app, None, "/wp-json/core/v2/categories").json}
     assert post["categories"] == [categories["news"]] and len(post["tags"]) == 2
     summer = get(app, admin, "/wp-json/core/v2/posts/21", context="edit").json
