@@ -56,7 +56,8 @@ class ContentService(Protocol):
         description, parent and count (linked items). `create` adds the names that are missing."""
 
     def get_many(self, request: RestRequest, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:
-        """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query)."""
+        """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query);
+        `post_type` may be `attachment` (reading only, as in `get_by_slug`)."""
 
     def get_by_slug(self, request: RestRequest, post_type: str, slug: str) -> dict | None:
         """The item of `post_type` with that slug (a trashed item answers to its slug too), or None.

@@ -133,7 +133,7 @@ class CoreContentService:
                 for row in sorted(unique_rows.values(), key=lambda row: row.id)]
 
     def get_many(self, request, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:
-        self._post_type(post_type)
+        self._post_type(post_type, reading=True)
         ids = list(dict.fromkeys(int(item_id) for item_id in item_ids))
         if not ids:
             return {}
@@ -152,7 +152,7 @@ class CoreContentService:
     def matching_ids(self, request, post_type: str, *, status: Iterable[str] | None = None, search: str = "",
                      terms: Mapping[str, Iterable[int]] | None = None, order: str | None = None,
                      descending: bool = False):
-        self._post_type(post_type)
+        self._post_type(post_type, reading=True)
         posts = tables(self.app)["posts"]
         # filters() answers [type clause, status clause, the others...]; the status clause is replaced
         # because this filter takes stored statuses as they are (None: any).

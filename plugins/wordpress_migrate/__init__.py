@@ -5,7 +5,8 @@ same import (issue 41).
 Hook implementations only; the parts live beside this file: reader.py (the streaming, defused WXR
 reader), importer.py (the run: id map, links, core's users/terms/posts/attachments/comments), run.py
 (one import from check to summary), redirects.py (old permalinks answered 301), jobs.py (imports in
-the background for the admin page and the ability), commands.py, admin.py, abilities.py, tables.py.
+the background for the admin page and the ability), commands.py, admin.py, abilities.py, tables.py;
+export.py (the site read for `sitehost export wordpress`), writer.py (the WXR document), export_command.py.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ def register_tables(metadata):
 
 @hookimpl
 def register_commands(cli):
+    from . import export_command
     from .commands import register
 
     register(cli)
+    export_command.register(cli)
 
 
 @hookimpl
@@ -40,6 +43,14 @@ def wordpress_taxonomies(app):
     from .importer import CORE_TAXONOMIES
 
     return dict(CORE_TAXONOMIES)
+
+
+@hookimpl(tryfirst=True)
+def export_wordpress_items(app, export):
+    """Core's posts, pages and attachments, before the other plugins' items (they may refer to them)."""
+    from .export import export_item_hook
+
+    return export_item_hook(app, export)
 
 
 @hookimpl(tryfirst=True)
