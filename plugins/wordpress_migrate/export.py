@@ -164,7 +164,8 @@ def authors(export: SiteExport) -> Iterator[WxrAuthor]:
 
     for user in list_users(export.app, export.session):
         export.logins[user.id] = user.login
-        yield WxrAuthor(user.id, user.login, user.email, user.display_name, user.first_name, user.last_name)
+        yield WxrAuthor(user.id, user.login, user.email, user.display_name, user.first_name, user.last_name,
+                        role=user.roles[0] if user.roles else "")
 
 
 def comments_of(export: SiteExport, post_ids: list[int]) -> dict[int, list[WxrComment]]:

@@ -141,6 +141,8 @@ class WxrWriter:
             self._wp("author_display_name", author.display_name, cdata=True)
             self._wp("author_first_name", author.first_name, cdata=True)
             self._wp("author_last_name", author.last_name, cdata=True)
+            if author.role:  # not WordPress's (it writes no role): sitehost's importer reads it back
+                self._wp("author_role", author.role, cdata=True)
             xf.write("\n\t")
 
     def term(self, term: WxrTerm) -> None:
