@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def register(cli: click.Group) -> None:
                 progress.advance(task)
 
             if out is None:
-                stream = click.get_binary_stream("stdout")
+                stream = sys.stdout.buffer
                 summary = export_site(app, stream, progress=advance)
                 stream.flush()
             else:
