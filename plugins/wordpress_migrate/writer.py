@@ -15,11 +15,11 @@ import datetime
 import re
 from dataclasses import dataclass
 from email.utils import format_datetime
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterator
 
 from lxml import etree
 
-from host.wxr import WxrAuthor, WxrComment, WxrItem, WxrTerm
+from host.wxr import WxrAuthor, WxrItem, WxrTerm
 
 WXR_VERSION = "1.2"
 WP = "http://wordpress.org/export/1.2/"
@@ -131,49 +131,41 @@ class WxrWriter:
         self._element("generator", channel.generator, indent="\n\t")
         self._xf.write("\n")
 
-    def author(self, author: WxrAuthor) -> None:
+    def _wp_group(self, tag: str, children: list[tuple[str, object]], indent: str = "\n\t",
+                  nested: list[tuple[str, list[tuple[str, object]]]] = ()) -> None:
+        """<wp:TAG> with a <wp:NAME> per child (numbers as text, the rest in CDATA, as WordPress
+        writes them), then the `nested` groups (a comment's meta)."""
         xf = self._xf
-        xf.write("\n\t")
-        with xf.element(f"{{{WP}}}author"):
-            self._wp("author_id", author.author_id)
-            self._wp("author_login", author.login, cdata=True)
-            self._wp("author_email", author.email, cdata=True)
-            self._wp("author_display_name", author.display_name, cdata=True)
-            self._wp("author_first_name", author.first_name, cdata=True)
-            self._wp("author_last_name", author.last_name, cdata=True)
-            if author.role:  # not WordPress's (it writes no role): sitehost's importer reads it back
-                self._wp("author_role", author.role, cdata=True)
-            xf.write("\n\t")
+        xf.write(indent)
+        with xf.element(f"{{{WP}}}{tag}"):
+            for name, value in children:
+                self._wp(name, value, cdata=not isinstance(value, int), indent=indent + "\t")
+            for nested_tag, nested_children in nested:
+                self._wp_group(nested_tag, nested_children, indent + "\t")
+            xf.write(indent)
+
+    def author(self, author: WxrAuthor) -> None:
+        children = [("author_id", author.author_id), ("author_login", author.login), ("author_email", author.email),
+                    ("author_display_name", author.display_name), ("author_first_name", author.first_name),
+                    ("author_last_name", author.last_name)]
+        if author.role:  # not WordPress's (it writes no role): sitehost's importer reads it back
+            children.append(("author_role", author.role))
+        self._wp_group("author", children)
 
     def term(self, term: WxrTerm) -> None:
         """A channel-level term: <wp:category> for categories, <wp:tag> for tags, <wp:term> otherwise
         (as WordPress writes them; its importer expects a parent before its children)."""
-        xf = self._xf
-        xf.write("\n\t")
         if term.taxonomy == "category":
-            with xf.element(f"{{{WP}}}category"):
-                self._wp("term_id", term.term_id)
-                self._wp("category_nicename", term.slug, cdata=True)
-                self._wp("category_parent", term.parent_slug, cdata=True)
-                self._wp("cat_name", term.name, cdata=True)
-                self._wp("category_description", term.description, cdata=True)
-                xf.write("\n\t")
+            self._wp_group("category", [("term_id", term.term_id), ("category_nicename", term.slug),
+                                        ("category_parent", term.parent_slug), ("cat_name", term.name),
+                                        ("category_description", term.description)])
         elif term.taxonomy == "post_tag":
-            with xf.element(f"{{{WP}}}tag"):
-                self._wp("term_id", term.term_id)
-                self._wp("tag_slug", term.slug, cdata=True)
-                self._wp("tag_name", term.name, cdata=True)
-                self._wp("tag_description", term.description, cdata=True)
-                xf.write("\n\t")
+            self._wp_group("tag", [("term_id", term.term_id), ("tag_slug", term.slug), ("tag_name", term.name),
+                                   ("tag_description", term.description)])
         else:
-            with xf.element(f"{{{WP}}}term"):
-                self._wp("term_id", term.term_id)
-                self._wp("term_taxonomy", term.taxonomy, cdata=True)
-                self._wp("term_slug", term.slug, cdata=True)
-                self._wp("term_parent", term.parent_slug, cdata=True)
-                self._wp("term_name", term.name, cdata=True)
-                self._wp("term_description", term.description, cdata=True)
-                xf.write("\n\t")
+            self._wp_group("term", [("term_id", term.term_id), ("term_taxonomy", term.taxonomy),
+                                    ("term_slug", term.slug), ("term_parent", term.parent_slug),
+                                    ("term_name", term.name), ("term_description", term.description)])
 
     def item(self, item: WxrItem) -> None:
         xf = self._xf
@@ -207,45 +199,15 @@ class WxrWriter:
                 self._element("category", term.name, cdata=True,
                               attributes={"domain": xml_text(term.taxonomy), "nicename": xml_text(term.slug)})
             for key, value in item.meta:
-                self._meta("postmeta", key, value, "\n\t\t")
+                self._wp_group("postmeta", [("meta_key", key), ("meta_value", value)], "\n\t\t")
             for comment in item.comments:
-                self._comment(comment)
+                self._wp_group("comment", [
+                    ("comment_id", comment.comment_id), ("comment_author", comment.author),
+                    ("comment_author_email", comment.author_email), ("comment_author_url", comment.author_url),
+                    ("comment_author_IP", comment.author_ip), ("comment_date", comment.date),
+                    ("comment_date_gmt", comment.date_gmt), ("comment_content", comment.content),
+                    ("comment_approved", comment.approved), ("comment_type", comment.type),
+                    ("comment_parent", comment.parent), ("comment_user_id", comment.user_id)], "\n\t\t",
+                    nested=[("commentmeta", [("meta_key", key), ("meta_value", value)]) for key, value in comment.meta])
             xf.write("\n\t")
         xf.write("\n")
-
-    def _meta(self, tag: str, key: str, value: str, indent: str) -> None:
-        xf = self._xf
-        xf.write(indent)
-        with xf.element(f"{{{WP}}}{tag}"):
-            self._wp("meta_key", key, cdata=True, indent=indent + "\t")
-            self._wp("meta_value", value, cdata=True, indent=indent + "\t")
-            xf.write(indent)
-
-    def _comment(self, comment: WxrComment) -> None:
-        xf = self._xf
-        xf.write("\n\t\t")
-        inner = "\n\t\t\t"
-        with xf.element(f"{{{WP}}}comment"):
-            self._wp("comment_id", comment.comment_id, indent=inner)
-            self._wp("comment_author", comment.author, cdata=True, indent=inner)
-            self._wp("comment_author_email", comment.author_email, cdata=True, indent=inner)
-            self._wp("comment_author_url", comment.author_url, cdata=True, indent=inner)
-            self._wp("comment_author_IP", comment.author_ip, cdata=True, indent=inner)
-            self._wp("comment_date", comment.date, cdata=True, indent=inner)
-            self._wp("comment_date_gmt", comment.date_gmt, cdata=True, indent=inner)
-            self._wp("comment_content", comment.content, cdata=True, indent=inner)
-            self._wp("comment_approved", comment.approved, cdata=True, indent=inner)
-            self._wp("comment_type", comment.type, cdata=True, indent=inner)
-            self._wp("comment_parent", comment.parent, indent=inner)
-            self._wp("comment_user_id", comment.user_id, indent=inner)
-            for key, value in comment.meta:
-                self._meta("commentmeta", key, value, inner)
-            xf.write("\n\t\t")
-
-    def items(self, items: Iterable[WxrItem]) -> int:
-        """Write every item of `items` as it comes; answer how many."""
-        written = 0
-        for item in items:
-            self.item(item)
-            written += 1
-        return written
