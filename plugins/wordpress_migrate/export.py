@@ -243,13 +243,22 @@ def id_pages(export: SiteExport, post_type: str) -> Iterator[list[int]]:
         last = ids[-1]
 
 
+def exported_post_types(app) -> list[str]:
+    """Core's types, then every type a plugin registered but gives no items of its own for (it has no
+    `export_wordpress_items`): those go out under this site's name for them, which is how an importer
+    that knows the type by name (sitehost's) takes them back."""
+    exporting = {implementation.plugin_name for implementation in app.hook.export_wordpress_items.get_hookimpls()}
+    others = [name for name, (_post_type, owner) in app.registry.post_types.items()
+              if name not in CORE_TYPES and name != "revision" and owner not in exporting]
+    return [name for name in CORE_TYPES if name in app.registry.post_types] + others
+
+
 def core_items(export: SiteExport) -> Iterator[WxrItem]:
-    """Posts, pages and attachments (every status but auto-draft), each with its comments; other plugins
-    add their part of an item through `wordpress_item_exported`."""
+    """Posts, pages and attachments (every status but auto-draft), and the items of plugins that export
+    none themselves, each with its comments; other plugins add their part of an item through
+    `wordpress_item_exported`."""
     app = export.app
-    for post_type in CORE_TYPES:
-        if post_type not in app.registry.post_types:
-            continue
+    for post_type in exported_post_types(app):
         for ids in id_pages(export, post_type):
             items = app.content.get_many(export.request, ids, post_type)
             comments = comments_of(export, ids)
