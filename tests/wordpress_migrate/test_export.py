@@ -193,6 +193,22 @@ def test_hook_wordpress_item_exported(make_app):
     assert meta[str(post["id"])] == []
 
 
+def test_a_post_type_whose_plugin_exports_nothing_goes_out_under_its_own_name(make_app):
+    """A plugin that registers a type but no export hook still has its items in the file, by name."""
+    from host import PostType
+
+    lunch = make_plugin("lunch", register_post_types=lambda: [PostType("menu", rest_base="menus")])
+    app = make_app(plugins=["core", "wordpress_migrate", lunch])
+    headers = _admin_headers(app)
+    menu = app.client.post_json("/wp-json/core/v2/menus", {"title": "Fish pie Friday", "status": "publish"},
+                                headers=headers).json
+    stream = io.BytesIO()
+    assert export_site(app, stream).items["menu"] == 1
+    item = next(item for item in etree.fromstring(stream.getvalue()).iter("item")
+                if item.findtext(f"{WP}post_type") == "menu")
+    assert (item.findtext(f"{WP}post_id"), item.findtext("title")) == (str(menu["id"]), "Fish pie Friday")
+
+
 def _admin_headers(app):
     from host.testing import create_test_user
 
