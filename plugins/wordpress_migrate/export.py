@@ -79,9 +79,17 @@ class SiteExport(WxrExport):
         self.logins: dict[int, str] = {}
         self.terms: dict[int, Any] = {}  # term id -> its row (taxonomy, name, slug, description, parent)
         self.taxonomy_names: dict[str, str] = {}  # this site's taxonomy -> WordPress's name
+        self._meta_defaults: dict[str, dict[str, Any]] = {}
 
     def link(self, post_id: int) -> str:
         return plain_permalink(self.base_url, post_id)
+
+    def meta_defaults(self, post_type: str) -> dict[str, Any]:
+        """{key: default} of the type's registered meta keys (looked up once per type)."""
+        if post_type not in self._meta_defaults:
+            self._meta_defaults[post_type] = {key.key: key.schema.get("default")
+                                              for key in self.app.registry.meta_keys(post_type)}
+        return self._meta_defaults[post_type]
 
     def wordpress_taxonomy(self, taxonomy: str) -> str:
         return self.taxonomy_names.get(taxonomy, taxonomy)
@@ -199,7 +207,7 @@ def core_item(export: SiteExport, item: dict, comments: list[WxrComment]) -> Wxr
         terms.append(WxrTerm("post_format", f"post-format-{item['format']}",
                              FORMAT_NAMES.get(item["format"], item["format"].title())))
     meta: list[tuple[str, str]] = []
-    defaults = {key.key: key.schema.get("default") for key in export.app.registry.meta_keys(post_type)}
+    defaults = export.meta_defaults(post_type)
     for key, value in item["meta"].items():
         if value is not None and value != defaults.get(key):
             meta.append((key, meta_text(value)))
