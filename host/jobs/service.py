@@ -173,10 +173,12 @@ class StartedJob:
     """A job `app.jobs.start` claimed and runs in a thread of this process."""
 
     id: int
-    thread: threading.Thread
+    thread: threading.Thread | None  # None: another process's worker claimed it first and runs it
 
     def join(self, timeout: float | None = None) -> bool:
-        """Wait for it at most `timeout` seconds; True when it finished."""
+        """Wait for it at most `timeout` seconds; True when it finished here."""
+        if self.thread is None:
+            return False
         self.thread.join(timeout)
         return not self.thread.is_alive()
 
@@ -260,11 +262,14 @@ class JobService:
         """Queue job `name` and run it now in a thread of this process (a request that waits for it a
         little); None when `key` is taken. Another node never takes it while this one's lease holds."""
         job_id = self.enqueue(name, payload, key=key)
-        if job_id is None:
-            return None
+        return None if job_id is None else self.run_here(job_id)
+
+    def run_here(self, job_id: int) -> StartedJob:
+        """Claim queued job `job_id` (enqueued in the caller's committed transaction) and run it in a
+        thread of this process; when a worker took it first, it runs there and the thread is empty."""
         claimed = self._claim(job_id)
         if claimed is None:  # a worker of this or another process took it first: it runs there
-            return StartedJob(job_id, threading.Thread(target=lambda: None))
+            return StartedJob(job_id, None)
         return StartedJob(job_id, self._launch(claimed))
 
     def cancel(self, job_id: int) -> bool:
