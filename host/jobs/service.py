@@ -331,10 +331,16 @@ class JobService:
         return or_(and_(table.c.state == QUEUED, table.c.run_at <= now),
                    and_(table.c.state == RUNNING, table.c.lease_until < now))
 
-    def _claim(self, job_id: int | None = None) -> dict[str, Any] | None:
-        """Take one due job this process knows (or job `job_id`), under a fresh lease; its row, or None."""
+    def _claim(self, job_id: int | None = None, names: list[str] | None = None) -> dict[str, Any] | None:
+        """Take one due job this process knows (or job `job_id`, or one of `names`) under a fresh lease;
+        its row, or None.
+
+        A plain read looks first, so an idle site's polls never take SQLite's write lock; the write
+        transaction then picks again (FOR UPDATE SKIP LOCKED on PostgreSQL: rows another node is
+        claiming are passed over) and takes its row with a conditional UPDATE, which decides on SQLite.
+        """
         table = self.table
-        names = list(self.declared)
+        names = [name for name in (names or self.declared) if name in self.declared]
         if not names:
             return None
         now = utcnow()
@@ -342,13 +348,15 @@ class JobService:
         query = select(table.c.id, table.c.name).where(due, table.c.name.in_(names))
         if job_id is not None:
             query = query.where(table.c.id == job_id)
-        query = query.order_by(table.c.run_at, table.c.id).limit(1).with_for_update(skip_locked=True)
+        query = query.order_by(table.c.run_at, table.c.id).limit(1)
+        with self.app.db.session() as session:
+            if session.execute(query).first() is None:
+                return None
         with self.app.db.session(write=True) as session, session.begin():
-            found = session.execute(query).first()
+            found = session.execute(query.with_for_update(skip_locked=True)).first()
             if found is None:
                 return None
             lease_until = now + self.lease_of(self.declared[found.name])
-            # On SQLite FOR UPDATE is not written: the conditional UPDATE (under the write lock) decides.
             taken = session.execute(update(table).where(table.c.id == found.id, due).values(
                 state=RUNNING, holder=self.holder, lease_until=lease_until, started_at=now,
                 attempts=table.c.attempts + 1))
@@ -423,12 +431,15 @@ class JobService:
                     self.table.c.id == job_id, self.table.c.holder == self.holder,
                     self.table.c.state == RUNNING).values(lease_until=now + self.lease_of(job)))
 
-    def run_due(self, limit: int | None = None, wait: bool = True) -> int:
-        """Claim and run due jobs until none is left (at most `limit`); how many ran (`sitehost jobs run`)."""
-        self.ensure_periodic_rows()
+    def run_due(self, limit: int | None = None, wait: bool = True, names: list[str] | None = None) -> int:
+        """Claim and run due jobs (only `names`, when given) until none is left, at most `limit`; how many
+        ran. `sitehost jobs run` runs them all; a plugin runs its own now when a reader must see their
+        writes (the spam filter's history)."""
+        if names is None:
+            self.ensure_periodic_rows()
         started: list[threading.Thread] = []
         while limit is None or len(started) < limit:
-            row = self._claim()
+            row = self._claim(names=names)
             if row is None:
                 break
             started.append(self._launch(row))
