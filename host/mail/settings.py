@@ -68,7 +68,8 @@ class MailSettingsSchema(Schema):
     max_attempts = _count(1, 100, "Delivery attempts before a message is marked failed.")
     retry_seconds = _count(0, 86400, "Wait after the first failed attempt; doubled after each further one "
                                      "(at most a day).")
-    poll_seconds = _count(1, 3600, "How often the background sender of `sitehost serve` looks at the outbox.")
+    poll_seconds = _count(1, 3600, "How often the background job `host.mail.deliver` of `sitehost serve` looks at the "
+                                   "outbox.")
 
 
 @dataclass(frozen=True)
