@@ -56,7 +56,7 @@ ERROR_LENGTH = 2000
 PAYLOAD_LIMIT = 64 * 1024  # bytes of JSON: a job carries ids and small values, never a file
 KEEP_FINISHED = datetime.timedelta(days=7)  # finished queued jobs are shown this long, then removed
 
-DEFAULTS: dict[str, Any] = {"poll_seconds": 1.0, "lease_seconds": 60.0, "concurrency": 4, "max_attempts": 5}
+DEFAULTS: dict[str, Any] = {"poll_seconds": 1.0, "lease_seconds": 30.0, "concurrency": 4, "max_attempts": 5}
 
 
 class JobSettingsSchema(Schema):

@@ -84,7 +84,9 @@ def register_jobs(app):
     """Delivery is a periodic job: the passes of every process and node of the site take turns."""
     from ..jobs import Job
 
-    return [Job("host.mail.deliver", deliver_outbox, every=app.mail.settings.poll_seconds)]
+    poll = app.mail.settings.poll_seconds
+    # A short lease: a node that died while delivering hands the outbox over within three polls (10 s at least).
+    return [Job("host.mail.deliver", deliver_outbox, every=poll, lease_seconds=max(10, 3 * poll))]
 
 
 @hookimpl

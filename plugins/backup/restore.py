@@ -80,9 +80,11 @@ def target_engine(url: str):
     return create_engine(parsed, poolclass=NullPool)
 
 
-# Tables older versions kept and this one no longer has: their rows only held leases of processes long
-# gone (background work is leased in host.jobs' `jobs` table now), so an archive's copy is left out.
-RETIRED_TABLES = frozenset({"mail_lease", "backup_lease"})
+# Tables older versions kept and this one no longer has, whose rows mean nothing on the target: leases of
+# processes long gone (background work is leased in host.jobs' `jobs` table now) and rate-limit counts
+# (the host's `rate_events` now). An archive's copy of them is left out.
+RETIRED_TABLES = frozenset({"mail_lease", "backup_lease", "forms_rate", "forms_autoreply_rate",
+                            "newsletter_rate_events"})
 
 
 HOST_JOBS = "jobs"  # host.jobs' table
