@@ -84,7 +84,7 @@ def target_engine(url: str):
 # processes long gone (background work is leased in host.jobs' `jobs` table now) and rate-limit counts
 # (the host's `rate_events` now). An archive's copy of them is left out.
 RETIRED_TABLES = frozenset({"mail_lease", "backup_lease", "forms_rate", "forms_autoreply_rate",
-                            "newsletter_rate_events"})
+                            "newsletter_rate_events", "sign_in_failures"})
 
 
 HOST_JOBS = "jobs"  # host.jobs' table
