@@ -3,7 +3,8 @@
 Besides the names below, these host modules are public API for plugins: `host.args` (base
 schemas for route args), `host.stash` (app.stash keys, request.state), `host.content` (the
 content service, `app.content`), `host.comments` (the comments service, for a spam filter),
-`host.lru` (the LRU helper), `host.jobs` (background jobs: `Job` for `register_jobs`, `app.jobs`), `host.commands` (`open_site` for a plugin's subcommands), `host.server_lock`
+`host.lru` (the LRU helper), `host.jobs` (background jobs: `Job` for `register_jobs`, `app.jobs`),
+`host.ratelimit` (limits counted in the database), `host.commands` (`open_site` for a plugin's subcommands), `host.server_lock`
 (which `sitehost serve` processes hold a database; a restore holds it exclusively), `host.auth.users` (users,
 roles and application passwords; core's users routes use it like any plugin would) and
 `host.testing` (pytest fixtures). A plugin reads another plugin's data through
