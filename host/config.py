@@ -252,6 +252,19 @@ def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: s
     return rows
 
 
+def checked_table(schema: Schema, table: Any, name: str,
+                  environment: dict[str, tuple[str, str]] | None = None) -> dict[str, Any]:
+    """A copy of the `[name]` table (absent: empty) after `check_section`: one ConfigError naming every
+    bad key, or a table that is no table. For the host's own tables (`[mail]`, `[jobs]`)."""
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{name}] must be a table")
+    table = dict(table)
+    check_section(schema, table, f"[{name}]", environment)
+    return table
+
+
 def check_section(schema: Schema, data: dict[str, Any], where: str,
                   environment: dict[str, tuple[str, str]] | None = None) -> None:
     """Raise one ConfigError naming every unknown key and bad value of `data` (a table of `where`).

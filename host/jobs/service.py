@@ -43,7 +43,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import (Column, DateTime, Index, Integer, MetaData, String, Table, Text, and_, delete, or_, select,
                         update)
 
-from ..config import ConfigError, check_section
+from ..config import checked_table
 from ..db import insert_if_absent
 from ..stash import StashKey
 
@@ -85,13 +85,7 @@ class JobSettings:
 
 def load_job_settings(table: Any, environment: dict[str, tuple[str, str]] | None = None) -> JobSettings:
     """JobSettings from the `[jobs]` table; one ConfigError naming every bad key."""
-    if table is None:
-        table = {}
-    if not isinstance(table, dict):
-        raise ConfigError("[jobs] must be a table")
-    table = dict(table)
-    check_section(JobSettingsSchema(), table, "[jobs]", environment)
-    return JobSettings(**{**DEFAULTS, **table})
+    return JobSettings(**{**DEFAULTS, **checked_table(JobSettingsSchema(), table, "jobs", environment)})
 
 
 @dataclass(frozen=True)

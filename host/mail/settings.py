@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..config import ConfigError, check_section
+from ..config import ConfigError, checked_table
 
 DEFAULTS: dict[str, Any] = {
     "smtp_host": "",
@@ -93,12 +93,7 @@ def load_mail_settings(table: Any, environment: dict[str, tuple[str, str]] | Non
 
     `environment`: the SITEHOST_MAIL__* values (Settings.environment["mail"]), read as the schema's types.
     """
-    if table is None:
-        table = {}
-    if not isinstance(table, dict):
-        raise ConfigError("[mail] must be a table")
-    table = dict(table)
-    check_section(MailSettingsSchema(), table, "[mail]", environment)
+    table = checked_table(MailSettingsSchema(), table, "mail", environment)
     if table.get("starttls") and table.get("ssl"):
         raise ConfigError("[mail]: starttls and ssl cannot both be true (ssl is TLS from the start)")
     return MailSettings(**{**DEFAULTS, **table})

@@ -20,6 +20,8 @@ from host.testing import create_test_user, start_sitehost, stop_sitehost
 from plugins.backup.archive import verify_archive
 from plugins.backup.service import backup_site, restore_site
 
+from tests.helpers import wait_until
+
 from .helpers import engine_under_test, new_database, open_site, raw_rows, site_settings
 
 WRITERS = 4
@@ -34,14 +36,8 @@ def call(url, headers, data=None, method=None, timeout=30):
         return error.code, json.loads(error.read() or b"null")
 
 
-def wait_for(condition, timeout=60.0, step=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("timed out")
+def wait_for(condition, timeout=60.0):
+    return wait_until(condition, timeout)
 
 
 def test_hook_serve_started(tmp_path):

@@ -25,7 +25,7 @@ from host.mail import Message
 from host.testing import start_sitehost, stop_sitehost
 from plugins import BUILTIN
 
-from tests.helpers import install_entry_point_plugin
+from tests.helpers import install_entry_point_plugin, wait_until
 
 PROBE_SOURCE = Path(__file__).parent / "jobprobe"
 FAST = {"poll_seconds": 0.1, "lease_seconds": 2.0}
@@ -53,16 +53,6 @@ def runs(app, phase: str | None = None, job: str | None = None) -> list:
         query = query.where(table.c.job == job)
     with app.db.session() as session:
         return list(session.execute(query))
-
-
-def wait_until(condition, timeout: float = 30, step: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(step)
-    raise AssertionError(f"not reached within {timeout} seconds: {condition.__doc__ or condition}")
 
 
 class Nodes:
