@@ -141,6 +141,13 @@ class App:
 
         return self.stash[MAIL_SERVICE]
 
+    @property
+    def jobs(self):
+        """The background jobs service (host.jobs.JobService): `app.jobs.enqueue(name, payload)`."""
+        from .jobs import JOBS_SERVICE
+
+        return self.stash[JOBS_SERVICE]
+
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
         """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
 

@@ -226,6 +226,9 @@ class HostSettings(Schema):
                                                    "`[plugins.NAME]` table per plugin."})
     auth = fields.Dict(error_messages={"invalid": "allowed: a table"},
                        metadata={"description": "The `[auth]` table: first administrator and sign-in limits."})
+    jobs = fields.Dict(error_messages={"invalid": "allowed: a table"},
+                       metadata={"description": "The `[jobs]` table: how background jobs are leased and run "
+                                                "(see Background jobs)."})
     mail = fields.Dict(error_messages={"invalid": "allowed: a table"},
                        metadata={"description": "The `[mail]` table: the SMTP server and the outbox's retries "
                                                 "(see Outgoing mail)."})
@@ -247,6 +250,19 @@ def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: s
         key = f"`{table + '.' if table else ''}{name}`"
         rows.append(f"| {key} | {'`' + shown + '`' if shown else ''} | {declared.metadata.get('description', '')} |")
     return rows
+
+
+def checked_table(schema: Schema, table: Any, name: str,
+                  environment: dict[str, tuple[str, str]] | None = None) -> dict[str, Any]:
+    """A copy of the `[name]` table (absent: empty) after `check_section`: one ConfigError naming every
+    bad key, or a table that is no table. For the host's own tables (`[mail]`, `[jobs]`)."""
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"[{name}] must be a table")
+    table = dict(table)
+    check_section(schema, table, f"[{name}]", environment)
+    return table
 
 
 def check_section(schema: Schema, data: dict[str, Any], where: str,
@@ -381,11 +397,11 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     problems = []
     for path, (variable, text) in (environment or {}).items():
         table, key = (".".join(path[:-1]), path[-1]) if len(path) > 1 else ("", path[0])
-        if table not in ("", "site", "mail", "auth", "plugins") and not table.startswith("plugins."):
+        if table not in ("", "site", "mail", "auth", "jobs", "plugins") and not table.startswith("plugins."):
             problems.append(f"{variable}: {path[0]} is not a table")
             continue
         by_table.setdefault(table, {})[key] = (variable, text)
-    for name in ("site", "mail", "auth"):
+    for name in ("site", "mail", "auth", "jobs"):
         if name in by_table and not isinstance(data.setdefault(name, {}), dict):
             problems.append(f"{where}: {name} is not a table, so {', '.join(v for v, _ in by_table[name].values())} "
                             "cannot set a key of it")
@@ -394,7 +410,7 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     if isinstance(data.get("site"), dict):
         problems += section_problems(SiteSettings(), data["site"], f"{where} [site]", by_table.get("site"))
     for table, values in by_table.items():
-        if table in ("mail", "auth") or table.startswith("plugins."):
+        if table in ("mail", "auth", "jobs") or table.startswith("plugins."):
             _place_for_later(settings, data, table, values)  # checked by whoever knows the table's schema
         elif table == "plugins":
             plugins = data.setdefault("plugins", {})

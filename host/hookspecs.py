@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
     from .app import App
     from .auth.users import User
     from .content import ContentDeleted, ContentSaved
+    from .jobs import Job
     from .registry import (AdminPage, Ability, AbilityCategory, HealthTest, HtmlView, MetaKey, Namespace, Page, PostType, Route,
                            Status, Taxonomy)
     from .rest.request import RestRequest
@@ -267,6 +268,23 @@ def shutdown(app: App) -> None:
     When: once, on `app.close()` (server stop, end of a test).
     Arguments: `app`.
     Returns: nothing.
+    """
+
+
+@hookspec
+def register_jobs(app: App) -> list[Job] | None:
+    """Declare the plugin's background jobs: periodic work and work queued with `app.jobs.enqueue`.
+
+    When: the first time `app.jobs` needs the list (a serving process's worker, `enqueue`,
+    `sitehost jobs`), after every plugin started.
+    Arguments: `app`.
+    Returns: a list of `host.jobs.Job(name, run, every=None, lease_seconds=None)`. `run(context)`
+    receives a `host.jobs.JobContext` (`app`, `payload`, `check()` to stop when the server stops).
+    A job with `every` (seconds) runs once per interval across every process and node of the site;
+    one without is queued by `app.jobs.enqueue(name, payload, run_at=None, key=None, session=None)`
+    and runs once. Jobs run in the worker threads of `sitehost serve` (and `sitehost jobs run`) under a
+    lease in the database, renewed while they run: a job whose node dies runs again once its lease
+    expired, never while it holds. Names are prefixed with the plugin's name ("library.remind").
     """
 
 

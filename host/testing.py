@@ -285,6 +285,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
                 settings.site.update(value)
             elif key == "mail":
                 settings.mail = {**settings.mail, **value}
+            elif key == "jobs":  # the `[jobs]` table: short leases and polls make lease tests take seconds
+                settings.extra["jobs"] = dict(value)
             else:
                 setattr(settings, key, value)
         app = create_app(settings)
@@ -310,7 +312,8 @@ def make_app(tmp_path_factory, tmp_path):
     make_app(plugins=None, disabled=(), config=None, **settings) -> App with `.client`
     (a WebTest TestApp). `plugins`: None for every built-in and installed plugin, or a
     list of plugin names and/or plugin modules to load alone. `config`: the
-    `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...).
+    `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...;
+    mail=... and jobs=... update those tables).
     """
     new_url, cleanup = _database_urls(tmp_path_factory)
     apps: list = []

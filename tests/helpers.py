@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -19,6 +20,17 @@ def install_entry_point_plugin(folder: Path, distribution: str, version: str, na
     (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: {version}\n")
     (dist_info / "entry_points.txt").write_text(f"[sitehost]\n{name} = {module}\n")
     return folder
+
+
+def wait_until(condition, timeout: float = 30, step: float = 0.1):
+    """Poll `condition()` until it answers something true (returned); AssertionError after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(step)
+    raise AssertionError(f"not reached within {timeout} seconds: {condition.__doc__ or condition}")
 
 
 class FakeRemote:

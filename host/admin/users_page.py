@@ -34,7 +34,7 @@ def users_page(page: AdminRequest):
 
 def failure_counts(app, session) -> dict[int, int]:
     """Recent failed sign-ins per user account (what `unlock` forgets)."""
-    failures = user_service.tables(app)["sign_in_failures"]
+    failures = ratelimit.events_table(app)
     rows = session.execute(select(failures.c.subject, func.count()).where(
         failures.c.scope == ratelimit.ACCOUNT_SCOPE, failures.c.subject.startswith("user:"))
         .group_by(failures.c.subject)).all()

@@ -36,14 +36,6 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("last_used", DateTime, nullable=True),
         Column("last_ip", String(45), nullable=True),
     )
-    sign_in_failures = Table(
-        "sign_in_failures", metadata,
-        Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
-        Column("scope", String(10), nullable=False),  # "account", "ip" or "pair" (host/auth/ratelimit.py)
-        Column("subject", String(200), nullable=False),
-        Column("failed_at", DateTime, nullable=False),
-        Index("ix_sign_in_failures_subject", "scope", "subject", "failed_at"),
-    )
     # Browser sessions of the site's own pages (the authorize page). The cookie holds a random
     # token; only its SHA-256 is stored, so a copy of the database cannot be replayed as cookies.
     auth_sessions = Table(
@@ -63,5 +55,5 @@ def define_auth_tables(metadata: MetaData) -> dict[str, Table]:
         Column("value", Text, nullable=False, default=""),
         UniqueConstraint("user_id", "key", name="uq_user_meta_user_key"),
     )
-    return {"users": users, "application_passwords": application_passwords, "sign_in_failures": sign_in_failures,
+    return {"users": users, "application_passwords": application_passwords,
             "auth_sessions": auth_sessions, "user_meta": user_meta}

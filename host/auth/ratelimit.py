@@ -1,7 +1,8 @@
 """Brute-force protection for sign-in: failures counted per account, per client address and per pair.
 
-The counts live in the `sign_in_failures` table, so every server process sharing the
-database sees the same numbers. Locks fall on the failing *source*, never on the account
+The failures are events of the host's rate limiter (the `rate_events` table, host.ratelimit, under
+the scopes `signin.account`, `signin.ip` and `signin.pair`), so every server process and node sharing
+the database sees the same numbers. What is particular to sign-in is what is read from them: Locks fall on the failing *source*, never on the account
 (issue 12.4: ten failures from anywhere used to lock the administrator out, their valid
 application password included):
 
@@ -32,11 +33,12 @@ from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..config import ConfigError
 from ..rest.response import RestError
-from .users import tables, utcnow
+from .users import utcnow
 
-ACCOUNT_SCOPE = "account"
-ADDRESS_SCOPE = "ip"
-PAIR_SCOPE = "pair"
+ACCOUNT_SCOPE = "signin.account"
+ADDRESS_SCOPE = "signin.ip"
+PAIR_SCOPE = "signin.pair"
+SCOPES = (ACCOUNT_SCOPE, ADDRESS_SCOPE, PAIR_SCOPE)
 SUBJECT_LENGTH = 200
 # The other keys of [auth]: the first administrator's login and email (host/auth/__init__.py).
 ADMIN_KEYS = {"admin_login", "admin_email"}
@@ -117,6 +119,11 @@ def account_subject(user, identifier: str) -> str:
     return f"user:{user.id}" if user is not None else "name:" + normalize_login(identifier)
 
 
+def events_table(app):
+    """The host rate limiter's events, where sign-in failures are counted."""
+    return app.host_tables["rate_events"]
+
+
 def limits(app) -> SignInLimits:
     cached = getattr(app, "_sign_in_limits", None)
     if cached is None:
@@ -136,7 +143,7 @@ def check_allowed(app, account: str, address: str, connection=None) -> int:
     else return the pair's recent failures (0: nothing to clear on success).
 
     Runs on every authenticated request, so the three subjects are read by ONE prepared
-    statement over the (scope, subject, failed_at) index, on `connection` when the caller has
+    statement over the (scope, subject, at) index, on `connection` when the caller has
     one open (the request's authentication reads), else on a plain connection of its own.
     """
     rules = limits(app)
@@ -172,7 +179,7 @@ def failure_count_columns(table, account_subject, pair_subject) -> list:
     are SQL expressions (bound values, or built from the looked-up row's columns)."""
     def failures(scope: str, subject, label: str):
         return (select(func.count()).select_from(table)
-                .where(table.c.scope == scope, table.c.subject == subject, table.c.failed_at >= bindparam("rate_since"))
+                .where(table.c.scope == scope, table.c.subject == subject, table.c.at >= bindparam("rate_since"))
                 .scalar_subquery().label(label))
 
     return [failures(ACCOUNT_SCOPE, account_subject, "rate_account"),
@@ -206,44 +213,44 @@ def check_counted(app, account: str, address: str, counts: tuple[int, int, int],
 
 def _failures_statement(app, scopes: tuple[str, ...]):
     """(scope, failures, latest) per scope since :since, for :subject_0 (, :subject_1 ...) of `scopes`."""
-    table = tables(app)["sign_in_failures"]
+    table = events_table(app)
     return app.db.prepared("auth.sign_in_failures:" + ",".join(scopes), lambda: (
-        select(table.c.scope, func.count(), func.max(table.c.failed_at))
+        select(table.c.scope, func.count(), func.max(table.c.at))
         .where(or_(*[and_(table.c.scope == scope, table.c.subject == bindparam(f"subject_{index}"))
                      for index, scope in enumerate(scopes)]),
-               table.c.failed_at >= bindparam("since"))
+               table.c.at >= bindparam("since"))
         .group_by(table.c.scope)))
 
 
 def record_failure(app, account: str, address: str, slow: bool = True) -> None:
     """Count one failed (or refused) attempt, committed at once; prune old rows; slow the caller when due."""
     rules = limits(app)
-    table = tables(app)["sign_in_failures"]
+    table = events_table(app)
     now = utcnow()
     keep_since = now - datetime.timedelta(seconds=max(rules.window_seconds, rules.lockout_seconds))
     subjects = _subjects(account, address)
     with app.db.session(write=True) as session, session.begin():
-        session.execute(insert(table), [{"scope": scope, "subject": subject, "failed_at": now}
+        session.execute(insert(table), [{"scope": scope, "subject": subject, "at": now}
                                         for scope, subject in subjects])
-        session.execute(delete(table).where(table.c.failed_at < keep_since))
+        session.execute(delete(table).where(table.c.scope.in_(SCOPES), table.c.at < keep_since))
         scope, subject = subjects[-1]  # the pair
-        count, _latest = session.execute(select(func.count(), func.max(table.c.failed_at)).where(
+        count, _latest = session.execute(select(func.count(), func.max(table.c.at)).where(
             table.c.scope == scope, table.c.subject == subject,
-            table.c.failed_at >= now - datetime.timedelta(seconds=rules.window_seconds))).one()
+            table.c.at >= now - datetime.timedelta(seconds=rules.window_seconds))).one()
     if slow and rules.slow_seconds and count > rules.slow_after:
         time.sleep(rules.slow_seconds)
 
 
 def clear_failures(app, account: str, address: str) -> None:
     """A successful sign-in forgets this account's failures from this address (not the address's own)."""
-    table = tables(app)["sign_in_failures"]
+    table = events_table(app)
     with app.db.session(write=True) as session, session.begin():
         session.execute(delete(table).where(table.c.scope == PAIR_SCOPE, table.c.subject == _subjects(account, address)[-1][1]))
 
 
 def unlock_account(app, session, user_id: int) -> int:
     """Forget every failure on the account, from every address (`sitehost user unlock LOGIN`)."""
-    table = tables(app)["sign_in_failures"]
+    table = events_table(app)
     account = f"user:{user_id}"
     return session.execute(delete(table).where(or_(
         and_(table.c.scope == ACCOUNT_SCOPE, table.c.subject == account),
@@ -252,7 +259,7 @@ def unlock_account(app, session, user_id: int) -> int:
 
 def unlock_address(app, session, address: str) -> int:
     """Forget every failure from the address (`sitehost user unlock --address IP`)."""
-    table = tables(app)["sign_in_failures"]
+    table = events_table(app)
     return session.execute(delete(table).where(or_(
         and_(table.c.scope == ADDRESS_SCOPE, table.c.subject == address),
         and_(table.c.scope == PAIR_SCOPE, table.c.subject.endswith("|" + address, autoescape=True))))).rowcount

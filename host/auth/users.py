@@ -549,7 +549,7 @@ def find_application_password(app, connection, identifier: str, password: str,
         account = literal_column("'user:'", String) + cast(users.c.id, String)
         pair = func.substr(account + bindparam("rate_pair_suffix"), 1, ratelimit.SUBJECT_LENGTH)
         return (select(users, *[column.label("app_password_" + column.key) for column in passwords.c],
-                       *ratelimit.failure_count_columns(tables(app)["sign_in_failures"], account, pair))
+                       *ratelimit.failure_count_columns(ratelimit.events_table(app), account, pair))
                 .outerjoin(passwords, passwords.c.user_id == users.c.id)
                 .where(users.c.login == bindparam("login"))
                 .order_by(passwords.c.created, passwords.c.uuid))

@@ -7,8 +7,8 @@
 
 `send` writes one row to the durable outbox table (inside `session`'s transaction when
 given) and returns its id; it never talks to SMTP. `app.mail.deliver_pending(limit=None)`
-runs one delivery pass now (tests, `sitehost mail send-test`); in `sitehost serve` a
-background sender (host.mail.sender, one per site through a database lease) runs the same
+runs one delivery pass now (tests, `sitehost mail send-test`); in `sitehost serve` the
+periodic job `host.mail.deliver` (host.jobs: one process of the site at a time) runs the same
 pass every `[mail] poll_seconds`, with retries and backoff (host.mail.outbox). Without
 `[mail] smtp_host`, messages are written as .eml files to `[mail] eml_dir`.
 
@@ -24,7 +24,7 @@ from ..stash import StashKey
 from .settings import MailSettings, load_mail_settings
 
 __all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE", "QUEUED", "SENDING", "SENT",
-           "FAILED", "start_sender"]
+           "FAILED"]
 
 # Loaded when first used (PEP 562), so that `sitehost --help` does not import SQLAlchemy and
 # email_validator through this essential plugin: {public name: module}.
@@ -42,6 +42,8 @@ def __getattr__(name: str):
     return value
 
 log = logging.getLogger("sitehost.mail")
+
+BATCH = 200  # messages per delivery pass of the periodic job
 
 MAIL_SERVICE = StashKey["MailService"]("host.mail")
 
@@ -66,16 +68,8 @@ def startup(app):
     settings = load_mail_settings(getattr(app.settings, "mail", None), app.settings.environment.get("mail"))
     from .outbox import MailService
 
-    tables = {name: app.db.metadata.tables[name] for name in ("mail_outbox", "mail_lease")}
+    tables = {"mail_outbox": app.db.metadata.tables["mail_outbox"]}
     app.stash[MAIL_SERVICE] = MailService(app, settings, tables)
-
-
-@hookimpl
-def shutdown(app):
-    service = app.stash.get(MAIL_SERVICE)
-    if service is not None and service.sender is not None:
-        service.sender.stop()
-        service.sender = None
 
 
 @hookimpl
@@ -86,22 +80,27 @@ def register_commands(cli):
 
 
 @hookimpl
+def register_jobs(app):
+    """Delivery is a periodic job: the passes of every process and node of the site take turns."""
+    from ..jobs import Job
+
+    poll = app.mail.settings.poll_seconds
+    # A short lease: a node that died while delivering hands the outbox over within three polls (10 s at least).
+    return [Job("host.mail.deliver", deliver_outbox, every=poll, lease_seconds=max(10, 3 * poll))]
+
+
+@hookimpl
 def serve_started(app):
-    """A serving process (the single one, or each worker) runs a sender; the lease lets one deliver."""
-    start_sender(app)
-
-
-def start_sender(app) -> None:
-    """Start the background sender of a serving process (`sitehost serve`, each worker)."""
-    from .sender import MailSender
-
+    """Say once per serving process where mail goes."""
     service = app.mail
-    if service.sender is not None:
-        return
     if service.uses_files():
         log.info("mail: no [mail] smtp_host set; outgoing mail is written as .eml files to %s",
                  service.eml_folder())
     else:
         log.info("mail: delivering through %s", service.describe_transport())
-    service.sender = MailSender(service)
-    service.sender.start()
+
+
+def deliver_outbox(context) -> None:
+    """One delivery pass, repeated while full batches come back (a long outbox empties in one run)."""
+    while context.app.mail.deliver_pending(limit=BATCH) >= BATCH:
+        context.check()

@@ -68,13 +68,7 @@ def define_mail_tables(metadata: MetaData) -> dict[str, Table]:
         Index("mail_outbox_due", "status", "next_attempt_at"),
         sqlite_autoincrement=True,
     )
-    lease = Table(
-        "mail_lease", metadata,
-        Column("name", String(64), primary_key=True),
-        Column("holder", String(200), nullable=False),
-        Column("expires_at", DateTime, nullable=False),
-    )
-    return {"mail_outbox": outbox, "mail_lease": lease}
+    return {"mail_outbox": outbox}
 
 
 def utcnow() -> datetime.datetime:
@@ -99,7 +93,6 @@ class MailService:
         self.app = app
         self.settings = settings
         self.tables = tables
-        self.sender = None  # the background sender (host.mail.sender), only in a serving process
 
     # --- queueing ----------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..config import ConfigError, check_section
+from ..config import ConfigError, checked_table
 
 DEFAULTS: dict[str, Any] = {
     "smtp_host": "",
@@ -68,7 +68,8 @@ class MailSettingsSchema(Schema):
     max_attempts = _count(1, 100, "Delivery attempts before a message is marked failed.")
     retry_seconds = _count(0, 86400, "Wait after the first failed attempt; doubled after each further one "
                                      "(at most a day).")
-    poll_seconds = _count(1, 3600, "How often the background sender of `sitehost serve` looks at the outbox.")
+    poll_seconds = _count(1, 3600, "How often the background job `host.mail.deliver` of `sitehost serve` looks at the "
+                                   "outbox.")
 
 
 @dataclass(frozen=True)
@@ -92,12 +93,7 @@ def load_mail_settings(table: Any, environment: dict[str, tuple[str, str]] | Non
 
     `environment`: the SITEHOST_MAIL__* values (Settings.environment["mail"]), read as the schema's types.
     """
-    if table is None:
-        table = {}
-    if not isinstance(table, dict):
-        raise ConfigError("[mail] must be a table")
-    table = dict(table)
-    check_section(MailSettingsSchema(), table, "[mail]", environment)
+    table = checked_table(MailSettingsSchema(), table, "mail", environment)
     if table.get("starttls") and table.get("ssl"):
         raise ConfigError("[mail]: starttls and ssl cannot both be true (ssl is TLS from the start)")
     return MailSettings(**{**DEFAULTS, **table})

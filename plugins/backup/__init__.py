@@ -4,7 +4,7 @@ restores into SQLite or PostgreSQL, a schedule with retention, and the version p
 Hook implementations only; the parts live beside this file: catalog.py (every table, disabled
 plugins' too), snapshot.py (a consistent read), codec.py (engine-independent JSON lines),
 archive.py (the archive and its verification), create.py, restore.py, jobs.py (background
-backups, the lease, the schedule), routes.py, commands.py (the CLI), settings.py, tables.py.
+backups and the schedule as host jobs), routes.py, commands.py (the CLI), settings.py, tables.py.
 """
 
 from __future__ import annotations
@@ -74,14 +74,14 @@ def startup(app):
 
 
 @hookimpl
-def serve_started(app):
+def register_jobs(app):
     from . import jobs
 
-    jobs.start_scheduler(app)
+    return jobs.declared_jobs()
 
 
 @hookimpl
-def shutdown(app):
+def serve_started(app):
     from . import jobs
 
-    jobs.stop(app)
+    jobs.describe_schedule(app)

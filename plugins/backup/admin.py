@@ -1,7 +1,7 @@
 """Backups in the admin area: the archives (download, verify), a backup now, the jobs' state and the schedule.
 
 The page uses this plugin's own modules. A backup and a verification run as jobs in a background
-thread (jobs.py, under the backup lease, one at a time per site); the page waits a few seconds
+thread (jobs.py, a host job, one at a time per site); the page waits a few seconds
 for them, so a small site sees the outcome at once, and otherwise shows the running job, whose
 state any worker reads from `backup_jobs`. Restoring replaces the whole site, so it stays a
 command on the server; the page says which. Only holders of the plugin's own capability
@@ -21,7 +21,7 @@ from host.admin import AdminAnswer, AdminRequest
 
 from . import archive as archives
 from .create import is_archive_name, list_archives
-from .jobs import job_state, last_scheduled, lease_holder, start_job, start_verify_job
+from .jobs import job_state, last_scheduled, running_holder, start_job, start_verify_job
 from .settings import MAX_EVERY_HOURS, current_schedule, settings_of, stored_schedule_text, store_schedule
 from .tables import jobs_table
 
@@ -92,10 +92,10 @@ def recent_jobs(page: AdminRequest) -> list[dict]:
     jobs = jobs_table(page.app)
     with page.app.db.session() as session:
         found = session.execute(select(jobs).order_by(jobs.c.id.desc()).limit(JOBS_SHOWN)).all()
-    held = lease_holder(page.app)
+    held = running_holder(page.app)
     rows = []
     for row in found:
-        status = job_state(row, held is not None and held[0] == row.holder)
+        status = job_state(row, held is not None and held == row.holder)
         percent = int(100 * row.done / row.total) if row.total else (100 if status == "done" else 0)
         rows.append({"id": row.id, "status": status, "trigger": row.trigger, "stage": row.stage,
                      "percent": min(percent, 100), "archive": row.archive, "message": row.message,
@@ -166,8 +166,8 @@ def create_now(page: AdminRequest) -> int:
     if started is None:
         page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
         return 409
-    job_id, thread = started
-    thread.join(WAIT_SECONDS)
+    job_id, job = started
+    job.join(WAIT_SECONDS)
     report_job(page, job_id, "Backup")
     return 200
 
@@ -181,8 +181,8 @@ def verify(page: AdminRequest) -> int:
     if started is None:
         page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
         return 409
-    job_id, thread = started
-    thread.join(WAIT_SECONDS)
+    job_id, job = started
+    job.join(WAIT_SECONDS)
     report_job(page, job_id, f"Verification of {name}")
     return 200
 

@@ -1,35 +1,31 @@
 """Backups that run in the server: asked for over REST or due by the schedule, one at a time per site.
 
-A database lease (`backup_lease`) decides which process runs a backup: it is taken with one
-conditional UPDATE (or the first INSERT), renewed while the backup reports progress, and
-released at the end; a process that dies leaves it to expire. The job row (`backup_jobs`)
-carries the progress that GET backup/v1/jobs/<id> shows, whichever worker answers.
+Each backup and each check of an archive is a queued job of the host (`app.jobs`, host.jobs): its
+lease in the database decides which process runs it, is renewed while it runs, and a job whose
+process died is run again by another once the lease expired. The host job's key `backup` makes
+them one at a time: a second backup is refused while one is queued or running. The schedule is the
+periodic job `backup.schedule`. The backup's own row (`backup_jobs`) carries the progress that
+GET backup/v1/jobs/<id> shows, whichever process answers; its `holder` names the host job.
 """
 
 from __future__ import annotations
 
 import datetime
 import logging
-import os
-import socket
-import threading
 import time
-import uuid
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.exc import IntegrityError
 
-from host.stash import StashKey
+from host.jobs import Job, JobContext, JobInterrupted
 
 from .create import apply_retention, create_backup
 from .progress import Reporter
 from .settings import current_schedule, settings_of
-from .tables import jobs_table, lease_table
+from .tables import jobs_table
 
 log = logging.getLogger("sitehost.backup")
 
-LEASE_NAME = "backup"
-LEASE_SECONDS = 120
+ONE_AT_A_TIME = "backup"  # the host job key every backup and check shares
 REPORT_EVERY = 0.5
 SCHEDULER_TICK = 30.0
 
@@ -38,77 +34,32 @@ def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-class Interrupted(Exception):
-    """The server is stopping: the backup in progress is abandoned (its partial file removed)."""
+def declared_jobs() -> list[Job]:
+    return [Job("backup.create", run_backup_job), Job("backup.verify", run_verify_job),
+            Job("backup.schedule", check_schedule, every=SCHEDULER_TICK)]
 
 
-class Runtime:
-    """Per-app state: the holder name of this process, the stop signal and running threads."""
-
-    def __init__(self):
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.stopping = threading.Event()
-        self.threads: list[threading.Thread] = []
-        self.scheduler: threading.Thread | None = None
-
-
-RUNTIME = StashKey[Runtime]("backup.runtime")
-
-
-def runtime_of(app) -> Runtime:
-    return app.stash.setdefault_by(RUNTIME, Runtime)
-
-
-# --- the lease -------------------------------------------------------------------------
-
-def take_lease(app, holder: str, seconds: int = LEASE_SECONDS) -> bool:
-    """True when `holder` now holds the backup lease (free, expired, or already its own)."""
-    lease = lease_table(app)
-    now = utcnow()
-    expires = now + datetime.timedelta(seconds=seconds)
-    with app.db.session(write=True) as session, session.begin():
-        taken = session.execute(
-            update(lease).where(lease.c.name == LEASE_NAME, (lease.c.expires < now) | (lease.c.holder == holder))
-            .values(holder=holder, expires=expires)).rowcount
-        if taken == 1:
-            return True
-        if session.execute(select(lease.c.name).where(lease.c.name == LEASE_NAME)).first() is not None:
-            return False
-    try:
-        with app.db.session(write=True) as session, session.begin():
-            session.execute(insert(lease).values(name=LEASE_NAME, holder=holder, expires=expires))
-        return True
-    except IntegrityError:  # another process inserted it at the same moment
-        return False
-
-
-def release_lease(app, holder: str) -> None:
-    lease = lease_table(app)
-    with app.db.session(write=True) as session, session.begin():
-        session.execute(update(lease).where(lease.c.name == LEASE_NAME, lease.c.holder == holder)
-                        .values(expires=utcnow() - datetime.timedelta(seconds=1)))
-
-
-def lease_holder(app) -> tuple[str, datetime.datetime] | None:
-    """The live holder of the lease and until when, or None when nobody holds it."""
-    lease = lease_table(app)
-    with app.db.session() as session:
-        row = session.execute(select(lease.c.holder, lease.c.expires).where(lease.c.name == LEASE_NAME)).first()
-    if row is None or row.expires < utcnow():
+def running_holder(app) -> str | None:
+    """The `holder` of the backup job queued or running under a live lease now, or None."""
+    found = app.jobs.by_key(ONE_AT_A_TIME)
+    if found is None or (found["state"] == "running" and not found["leased"]):
         return None
-    return row.holder, row.expires
+    return holder_of(found["id"])
+
+
+def holder_of(host_job_id: int) -> str:
+    return f"job:{host_job_id}"
 
 
 # --- jobs ------------------------------------------------------------------------------
 
 class JobReporter(Reporter):
-    """Writes a job's progress to its row (at most twice a second) and keeps the lease alive."""
+    """Writes a job's progress to its row (at most twice a second); stops the job when the server stops."""
 
-    def __init__(self, app, job_id: int, holder: str, stopping: threading.Event):
+    def __init__(self, app, job_id: int, context: JobContext):
         self.app = app
         self.job_id = job_id
-        self.holder = holder
-        self.stopping = stopping
+        self.context = context
         self.stage_name = ""
         self.done = 0
         self.total = 0
@@ -119,8 +70,7 @@ class JobReporter(Reporter):
         self.flush()
 
     def advance(self, amount: int) -> None:
-        if self.stopping.is_set():
-            raise Interrupted("the server is stopping")
+        self.context.check()
         self.done += amount
         if time.monotonic() - self.written_at >= REPORT_EVERY:
             self.flush()
@@ -131,15 +81,13 @@ class JobReporter(Reporter):
         with self.app.db.session(write=True) as session, session.begin():
             session.execute(update(jobs).where(jobs.c.id == self.job_id)
                             .values(stage=self.stage_name, done=self.done, total=self.total))
-        take_lease(self.app, self.holder)
 
 
-def new_job(app, trigger: str, user_id: int, holder: str) -> int:
+def new_job(app, session, trigger: str, user_id: int, archive: str = "") -> int:
     jobs = jobs_table(app)
-    with app.db.session(write=True) as session, session.begin():
-        return session.execute(insert(jobs).values(
-            trigger=trigger, status="running", stage="", done=0, total=0, archive="", message="",
-            user_id=user_id, holder=holder, created=utcnow())).inserted_primary_key[0]
+    return session.execute(insert(jobs).values(
+        trigger=trigger, status="running", stage="", done=0, total=0, archive=archive, message="",
+        user_id=user_id, holder="", created=utcnow())).inserted_primary_key[0]
 
 
 def finish_job(app, job_id: int, status: str, archive: str = "", message: str = "") -> None:
@@ -151,99 +99,110 @@ def finish_job(app, job_id: int, status: str, archive: str = "", message: str = 
         session.execute(update(jobs).where(jobs.c.id == job_id).values(**values))
 
 
-def run_job(app, job_id: int, holder: str) -> None:
-    """Make the backup of job `job_id` (the lease is held), record the outcome, release the lease."""
-    runtime = runtime_of(app)
+class _KeyTaken(Exception):
+    """Another backup or check is queued or running: the new job row is rolled back."""
+
+
+def queue_job(app, host_job: str, trigger: str, user_id: int, archive: str = "") -> tuple[int, int] | None:
+    """Write the backup's row and queue its host job in one transaction: (row id, host job id), or None
+    while another backup or check is queued or running (nothing written)."""
+    jobs = jobs_table(app)
+    try:
+        with app.db.session(write=True) as session, session.begin():
+            job_id = new_job(app, session, trigger, user_id, archive)
+            host_job_id = app.jobs.enqueue(host_job, {"job": job_id}, key=ONE_AT_A_TIME, session=session)
+            if host_job_id is None:
+                raise _KeyTaken
+            session.execute(update(jobs).where(jobs.c.id == job_id).values(holder=holder_of(host_job_id)))
+    except _KeyTaken:
+        return None
+    return job_id, host_job_id
+
+
+def start_job(app, trigger: str, user_id: int):
+    """Queue a backup and start it in a thread of this process: (row id, host.jobs.StartedJob), or None
+    when one is already queued or running."""
+    queued = queue_job(app, "backup.create", trigger, user_id)
+    if queued is None:
+        return None
+    return queued[0], app.jobs.run_here(queued[1])
+
+
+def start_verify_job(app, name: str, user_id: int):
+    """Check archive `name` in a thread of this process, one long operation at a time with backups:
+    (row id, host.jobs.StartedJob), or None while another backup or check runs."""
+    queued = queue_job(app, "backup.verify", "verify", user_id, archive=name)
+    if queued is None:
+        return None
+    return queued[0], app.jobs.run_here(queued[1])
+
+
+def _row(app, job_id: int):
+    jobs = jobs_table(app)
+    with app.db.session() as session:
+        return session.execute(select(jobs).where(jobs.c.id == job_id)).first()
+
+
+def _restart(app, job_id: int) -> None:
+    """The run was interrupted: its row shows it waiting again (another process or the next start runs it)."""
+    jobs = jobs_table(app)
+    with app.db.session(write=True) as session, session.begin():
+        session.execute(update(jobs).where(jobs.c.id == job_id).values(stage="", done=0, total=0))
+
+
+def run_backup_job(context: JobContext) -> None:
+    """Host job backup.create: make the backup of row `job`, record the outcome."""
+    app, job_id = context.app, int(context.payload["job"])
     settings = settings_of(app)
     try:
-        result = create_backup(app, settings.directory, JobReporter(app, job_id, holder, runtime.stopping))
+        result = create_backup(app, settings.directory, JobReporter(app, job_id, context))
         removed = apply_retention(settings.directory, settings.keep)
         note = f"; removed {len(removed)} older archive(s) (keep = {settings.keep})" if removed else ""
         finish_job(app, job_id, "done", result.path.name,
                    f"{sum(t['rows'] for t in result.manifest['tables'])} rows in "
                    f"{len(result.manifest['tables'])} tables, {result.manifest['uploads']['count']} uploads{note}")
         log.info("backup %s written (job %d)", result.path.name, job_id)
-    except Interrupted:
-        finish_job(app, job_id, "failed", message="interrupted: the server stopped before the backup was complete")
+    except JobInterrupted:
+        _restart(app, job_id)  # the partial archive is already removed; the host queues the job again
+        raise
     except Exception as error:  # recorded for the operator; the partial archive is already removed
         log.exception("backup job %d failed", job_id)
         finish_job(app, job_id, "failed", message=f"{type(error).__name__}: {error}")
-    finally:
-        release_lease(app, holder)
 
 
-def start_job(app, trigger: str, user_id: int) -> tuple[int, threading.Thread] | None:
-    """Take the lease and run a backup in a background thread: (job id, thread), or None when one
-    is already running."""
-    runtime = runtime_of(app)
-    holder = f"{runtime.holder}:{uuid.uuid4().hex[:6]}"
-    if not take_lease(app, holder):
-        return None
-    try:
-        job_id = new_job(app, trigger, user_id, holder)
-    except BaseException:
-        release_lease(app, holder)
-        raise
-    thread = threading.Thread(target=run_job, args=(app, job_id, holder), name=f"sitehost-backup-{job_id}",
-                              daemon=True)
-    runtime.threads = [alive for alive in runtime.threads if alive.is_alive()] + [thread]
-    thread.start()
-    return job_id, thread
-
-
-def run_verify(app, job_id: int, holder: str, name: str) -> None:
-    """Check archive `name` as a restore would (its checksums, and that this site's plugins define its
-    tables); the verdict is the job's status (done: it would restore) and message."""
+def run_verify_job(context: JobContext) -> None:
+    """Host job backup.verify: check the archive of row `job` as a restore would (its checksums, and
+    that this site's plugins define its tables); the verdict is the row's status (done: it would
+    restore) and message."""
     from .archive import ArchiveError
     from .catalog import build_catalog
     from .progress import StageAdapter
     from .restore import RestoreRefused, check_archive
 
-    runtime = runtime_of(app)
+    app, job_id = context.app, int(context.payload["job"])
+    name = _row(app, job_id).archive
     path = settings_of(app).directory / name
     try:
-        reporter = JobReporter(app, job_id, holder, runtime.stopping)
+        reporter = JobReporter(app, job_id, context)
         reporter.stage("verify", path.stat().st_size, "bytes")
         verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
         rows = sum(int(table.get("rows", 0)) for table in verified.manifest["tables"])
         finish_job(app, job_id, "done", name, f"OK: {verified.checked_tables} tables ({rows:,} rows) and "
                                               f"{verified.checked_files} uploads match their checksums")
-    except Interrupted:
-        finish_job(app, job_id, "failed", name, "interrupted: the server stopped before the check was complete")
+    except JobInterrupted:
+        _restart(app, job_id)
+        raise
     except (ArchiveError, RestoreRefused, OSError) as error:
         finish_job(app, job_id, "failed", name, f"{'damaged' if isinstance(error, ArchiveError) else 'refused'}: "
                                                 f"{error}")
     except Exception as error:  # recorded for the operator
         log.exception("verify job %d failed", job_id)
         finish_job(app, job_id, "failed", name, f"{type(error).__name__}: {error}")
-    finally:
-        release_lease(app, holder)
-
-
-def start_verify_job(app, name: str, user_id: int) -> tuple[int, threading.Thread] | None:
-    """Verify archive `name` in a background thread, under the backup lease (one long operation at a
-    time): (job id, thread), or None while another backup or check runs."""
-    runtime = runtime_of(app)
-    holder = f"{runtime.holder}:{uuid.uuid4().hex[:6]}"
-    if not take_lease(app, holder):
-        return None
-    try:
-        jobs = jobs_table(app)
-        job_id = new_job(app, "verify", user_id, holder)
-        with app.db.session(write=True) as session, session.begin():
-            session.execute(update(jobs).where(jobs.c.id == job_id).values(archive=name))
-    except BaseException:
-        release_lease(app, holder)
-        raise
-    thread = threading.Thread(target=run_verify, args=(app, job_id, holder, name), name=f"sitehost-verify-{job_id}",
-                              daemon=True)
-    runtime.threads = [alive for alive in runtime.threads if alive.is_alive()] + [thread]
-    thread.start()
-    return job_id, thread
 
 
 def job_state(row, holder_alive: bool) -> str:
-    """`running` only while the process that runs it still holds the lease; else `interrupted`."""
+    """`running` only while its host job is queued or runs under a live lease; else `interrupted` (a
+    process that died: another takes the job over once its lease expired)."""
     if row.status == "running" and not holder_alive:
         return "interrupted"
     return row.status
@@ -260,66 +219,38 @@ def last_scheduled(app) -> datetime.datetime | None:
 
 
 def run_due_backup(app, now: datetime.datetime | None = None) -> int | None:
-    """One scheduler tick: when a scheduled backup is due and the lease is free, run it here (blocking).
+    """One scheduler tick: when a scheduled backup is due and no other backup runs, make it here (blocking).
 
-    Returns the job id, or None when nothing was due or another process holds the lease. The
-    due time is checked again once the lease is held, so two workers never run the same one.
+    Returns the backup's row id, or None when nothing was due or another backup is queued or running.
+    The tick itself is the periodic host job `backup.schedule`, so one process of the site checks at a
+    time, and the due time is read again by whoever checks next.
     """
     schedule = current_schedule(app)
     if schedule is None:
         return None
     now = now or datetime.datetime.now(datetime.timezone.utc)
-    zone = app.timezone()
-    if schedule.next_run(last_scheduled(app), now, zone) > now:
+    if schedule.next_run(last_scheduled(app), now, app.timezone()) > now:
         return None
-    runtime = runtime_of(app)
-    holder = f"{runtime.holder}:schedule"
-    if not take_lease(app, holder):
+    queued = queue_job(app, "backup.create", "schedule", 0)
+    if queued is None:
         return None
-    try:
-        if schedule.next_run(last_scheduled(app), now, zone) > now:
-            return None
-        job_id = new_job(app, "schedule", 0, holder)
-    except BaseException:
-        release_lease(app, holder)
-        raise
-    run_job(app, job_id, holder)
+    job_id, host_job_id = queued
+    started = app.jobs.run_here(host_job_id)
+    while not started.join(1.0) and started.thread is not None:
+        app.jobs.renew_leases()
     return job_id
 
 
-def scheduler_loop(app) -> None:
-    runtime = runtime_of(app)
-    while not runtime.stopping.is_set():
-        try:
-            run_due_backup(app)
-        except Exception:  # a failed tick is logged; the next one tries again
-            log.exception("scheduled backup check failed")
-        runtime.stopping.wait(SCHEDULER_TICK)
+def check_schedule(context: JobContext) -> None:
+    """Host job backup.schedule, every 30 seconds. It runs even without a schedule: one set later in
+    the admin area takes effect without a restart."""
+    run_due_backup(context.app)
 
 
-def start_scheduler(app) -> None:
-    """Inside `sitehost serve` (hook serve_started): check the schedule every 30 seconds.
-
-    It runs even without a schedule: one set later in the admin area takes effect without a restart.
-    """
-    settings = settings_of(app)
-    runtime = runtime_of(app)
-    if runtime.scheduler is not None:
-        return
-    runtime.scheduler = threading.Thread(target=scheduler_loop, args=(app,), name="sitehost-backup-scheduler",
-                                         daemon=True)
-    runtime.scheduler.start()
+def describe_schedule(app) -> None:
+    """Inside `sitehost serve` (hook serve_started): say once what the schedule is."""
     schedule = current_schedule(app)
     if schedule is not None:
+        settings = settings_of(app)
         log.info("backups scheduled %s into %s (keeping %s)", schedule.describe(), settings.directory,
                  settings.keep or "all")
-
-
-def stop(app, wait: float = 10.0) -> None:
-    runtime = app.stash.get(RUNTIME)
-    if runtime is None:
-        return
-    runtime.stopping.set()
-    for thread in [*runtime.threads, runtime.scheduler]:
-        if thread is not None and thread.is_alive():
-            thread.join(wait)

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, func, insert, inspect, select, text
+from sqlalchemy import create_engine, event, func, insert, inspect, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
@@ -38,7 +38,6 @@ from .archive import CHUNK, ArchiveError, ArchiveReader, Progress, Verified, saf
 from .catalog import Catalog
 from .codec import RowDecoder
 from .progress import SILENT, Reporter, StageAdapter
-from .tables import LEASE
 
 BATCH = 1000
 
@@ -81,9 +80,31 @@ def target_engine(url: str):
     return create_engine(parsed, poolclass=NullPool)
 
 
+# Tables older versions kept and this one no longer has, whose rows mean nothing on the target: leases of
+# processes long gone (background work is leased in host.jobs' `jobs` table now) and rate-limit counts
+# (the host's `rate_events` now). An archive's copy of them is left out.
+RETIRED_TABLES = frozenset({"mail_lease", "backup_lease", "forms_rate", "forms_autoreply_rate",
+                            "newsletter_rate_events", "sign_in_failures"})
+
+
+HOST_JOBS = "jobs"  # host.jobs' table
+
+
+def _forget_source_leases(connection, jobs) -> None:
+    """The source's processes ran some jobs when the archive was made; on the target nobody does. A
+    periodic job is due again; a queued one that was running (the backup that made this archive among
+    them) is dropped, so its backup row reads as interrupted, which is what it is here."""
+    running = jobs.c.state == "running"
+    connection.execute(update(jobs).where(running, jobs.c.key.like("every:%")).values(
+        state="queued", holder=None, lease_until=None))
+    connection.execute(jobs.delete().where(running))
+
+
 def _check_fits(manifest: dict, catalog: Catalog) -> list[str]:
     problems = []
     for table in manifest["tables"]:
+        if table["name"] in RETIRED_TABLES:
+            continue
         defined = catalog.metadata.tables.get(table["name"])
         if defined is None:
             problems.append(f"table {table['name']} (plugin {table.get('plugin', '?')}) is in the backup, but no "
@@ -288,10 +309,8 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                     result.tables += 1
                     result.rows += entry["rows"]
                 _plugin_triggers(connection, wanted, enabled=True)
-                if LEASE in catalog.metadata.tables and LEASE in archived:
-                    # the source's processes held it; on the target nobody does (its jobs then read
-                    # as interrupted, which is what they are there)
-                    connection.execute(catalog.metadata.tables[LEASE].delete())
+                if HOST_JOBS in catalog.metadata.tables and HOST_JOBS in archived:
+                    _forget_source_leases(connection, catalog.metadata.tables[HOST_JOBS])
             if staging is not None:
                 if uploads_dir.exists() and uploads_state == "empty":
                     shutil.rmtree(uploads_dir)  # empty folders only: nothing to keep

@@ -17,7 +17,7 @@ from host import FileBody, RestError, RestResponse, Route, forbidden
 
 from . import archive as archives
 from .create import is_archive_name, list_archives, sitehost_version
-from .jobs import job_state, lease_holder, start_job
+from .jobs import job_state, running_holder, start_job
 from .schemas import (ArchiveNameArgs, BackupListArgs, BackupSchema, CreateBackupArgs, JobArgs, JobListArgs,
                       JobSchema, VersionsSchema)
 from .settings import settings_of
@@ -134,8 +134,7 @@ def _iso(value: datetime.datetime) -> str:
 
 
 def _live_holder(request) -> str | None:
-    held = lease_holder(request.app)
-    return held[0] if held else None
+    return running_holder(request.app)
 
 
 def create_backup_job(request):
@@ -148,8 +147,8 @@ def create_backup_job(request):
     started = start_job(request.app, "rest", request.user.id)
     if started is None:
         raise RestError("backup_in_progress", "A backup is already running; wait for it to finish.", 409)
-    job_id, thread = started
-    thread.join(WAIT_SECONDS)
+    job_id, job = started
+    job.join(WAIT_SECONDS)
     job = _read_job(request, job_id)
     return RestResponse(job, 202 if job["status"] == "running" else 201,
                         {"Location": f"{request.base_url}/{NAMESPACE}/jobs/{job_id}"})

@@ -1,8 +1,7 @@
-"""The backup plugin's tables: backup jobs (progress readable by any worker) and the lease.
+"""The backup plugin's tables: backup jobs (progress readable by any worker) and the admin's options.
 
-Both live in the site's database so that every server process sees them: a job started by
-one worker is followed through another, and the lease makes one process, and only one, run
-a backup at a time (scheduled or asked for).
+They live in the site's database so that every server process sees them: a job started by one
+worker is followed through another. Which process runs a backup is host.jobs' lease (jobs.py).
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 from sqlalchemy import Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
 JOBS = "backup_jobs"
-LEASE = "backup_lease"
 OPTIONS = "backup_options"
 
 
@@ -32,13 +30,6 @@ def define_tables(metadata: MetaData) -> None:
         Index("ix_backup_jobs_trigger_id", "trigger", "id"),
         sqlite_autoincrement=True,
     )
-    Table(
-        LEASE, metadata,
-        Column("name", String(40), primary_key=True),
-        Column("holder", String(100), nullable=False),
-        Column("expires", DateTime, nullable=False),
-    )
-
     # Settings an operator changed in the admin area (the schedule): a row wins over sitehost.toml,
     # in every server process, since a web page cannot rewrite the server's configuration file.
     Table(
@@ -50,10 +41,6 @@ def define_tables(metadata: MetaData) -> None:
 
 def jobs_table(app) -> Table:
     return app.db.metadata.tables[JOBS]
-
-
-def lease_table(app) -> Table:
-    return app.db.metadata.tables[LEASE]
 
 
 def options_table(app) -> Table:

@@ -112,6 +112,13 @@ def register_pages(app):
 
 
 @hookimpl
+def register_jobs():
+    from .scheduled import declared_jobs
+
+    return declared_jobs()
+
+
+@hookimpl
 def startup(app):
     """Indexes added since the database was created, the content version, the full-text index and the
     stored term counts with their triggers, the stored renderings' table, and the default category (id 1)

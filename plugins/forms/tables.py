@@ -42,21 +42,6 @@ def define_tables(metadata) -> None:
         Index("ix_forms_submissions_form", "form_id", "id"),
         sqlite_autoincrement=True,
     )
-    # Submissions per client address per minute, shared by every worker through the database.
-    Table(
-        "forms_rate", metadata,
-        Column("address", String(64), primary_key=True),
-        Column("window", Integer, primary_key=True),  # minutes since the epoch
-        Column("count", Integer, nullable=False),
-    )
-    # Autoreplies per recipient per day (a visitor-given address), shared by every worker. The
-    # address is kept as a SHA-256 digest: a limit needs no one's address in clear.
-    Table(
-        "forms_autoreply_rate", metadata,
-        Column("address", String(64), primary_key=True),
-        Column("window", Integer, primary_key=True),  # days since the epoch (UTC)
-        Column("count", Integer, nullable=False),
-    )
     Table(
         "forms_secrets", metadata,
         Column("name", String(40), primary_key=True),

@@ -120,7 +120,7 @@ def authenticate(app, request):
     keys = table(app, API_KEYS)
     users = user_service.tables(app)["users"]
     account = "lms-api-key:" + key[:80].lower()
-    failures = user_service.tables(app)["sign_in_failures"]
+    failures = ratelimit.events_table(app)
     # The key with its user's row and the sign-in failures of this key, this address and the pair,
     # in one prepared statement (this runs on every call of an outside app). It answers one row
     # for an unknown key too (its columns NULL), so both cost the same.

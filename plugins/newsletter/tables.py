@@ -19,7 +19,6 @@ FORMS = "newsletter_forms"
 SUBSCRIBERS = "newsletter_subscribers"
 SUBSCRIPTIONS = "newsletter_subscriptions"
 SUPPRESSIONS = "newsletter_suppressions"
-RATE_EVENTS = "newsletter_rate_events"
 MAILINGS = "newsletter_mailings"
 MAILING_MAILS = "newsletter_mailing_mails"
 CONSENTS = "newsletter_consents"
@@ -80,15 +79,6 @@ def define_tables(metadata: MetaData) -> None:
         Column("email_hash", String(64), nullable=False),  # keyed SHA-256 of the erased address
         Column("created", DateTime, nullable=False),
         UniqueConstraint("email_hash", name="uq_newsletter_suppressions_hash"),
-    )
-    Table(
-        RATE_EVENTS, metadata,
-        Column("id", Integer, primary_key=True),
-        Column("scope", String(10), nullable=False),  # ip or email
-        Column("subject", String(100), nullable=False),  # the address, or the keyed hash of the email
-        Column("at", DateTime, nullable=False),
-        Index("ix_newsletter_rate_events_subject", "scope", "subject", "at"),
-        Index("ix_newsletter_rate_events_at", "at"),
     )
     Table(
         MAILINGS, metadata,

@@ -52,6 +52,16 @@ def startup(app):
 
 
 @hookimpl
+def register_jobs():
+    from host.jobs import Job
+
+    from .learning import learn_job, report_job
+    from .recorder import LEARN_JOB, REPORT_JOB
+
+    return [Job(LEARN_JOB, learn_job), Job(REPORT_JOB, report_job)]
+
+
+@hookimpl
 def shutdown(app):
     from .recorder import RECORDER
 

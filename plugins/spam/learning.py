@@ -15,7 +15,7 @@ import logging
 from sqlalchemy import select, update
 
 from . import classifier, options, remote
-from .recorder import recorder_of
+from .recorder import LEARN_JOB, REPORT_JOB, recorder_of
 from .settings import settings_of
 from .tables import CHECKS, HISTORY, table
 
@@ -83,17 +83,34 @@ def comment_saved(app, event) -> None:
     else:
         label, report = "", f"status-changed-{status}"
 
-    def learn(session):
-        if label:
-            label_record(app, session, guid, label, person, report)
+    app.jobs.enqueue(LEARN_JOB, {"guid": guid, "label": label, "person": person, "report": report})
+    if label and report.startswith("report-") and settings_of(app).service_url:
+        app.jobs.enqueue(REPORT_JOB, {"submission": _service_submission(item), "spam": label == "spam"})
+    recorder.jobs_queued()
+
+
+def learn_job(context) -> None:
+    """Host job spam.learn: a person's decision on a comment trains the filter (once, on any node)."""
+    app, payload = context.app, context.payload
+    with app.db.session(write=True) as session, session.begin():
+        if payload["label"]:
+            label_record(app, session, payload["guid"], payload["label"], payload["person"], payload["report"])
         else:
-            history_entry(app, session, guid, report, person)
-    recorder.put(learn)
-    if label and report.startswith("report-"):
-        _report_to_service(app, item, label == "spam")
+            history_entry(app, session, payload["guid"], payload["report"], payload["person"])
 
 
-def _report_to_service(app, item, spam: bool) -> None:
+def report_job(context) -> None:
+    """Host job spam.report: tell the remote service (when one is set) about a missed spam or a false alarm."""
+    _report_to_service(context.app, context.payload["submission"], context.payload["spam"])
+
+
+def _service_submission(item) -> dict:
+    return {"type": "comment", "author": item.get("author_name", ""), "email": item.get("author_email", ""),
+            "url": item.get("author_url", ""), "content": item.get("content", ""), "ip": item.get("author_ip", ""),
+            "user_agent": item.get("author_user_agent", ""), "guid": item.get("spam_guid", "")}
+
+
+def _report_to_service(app, submission: dict, spam: bool) -> None:
     config = settings_of(app)
     if not config.service_url:
         return
@@ -101,9 +118,6 @@ def _report_to_service(app, item, spam: bool) -> None:
         key = options.read(app, session, "key")
     if not key:
         return
-    submission = {"type": "comment", "author": item.get("author_name", ""), "email": item.get("author_email", ""),
-                  "url": item.get("author_url", ""), "content": item.get("content", ""), "ip": item.get("author_ip", ""),
-                  "user_agent": item.get("author_user_agent", ""), "guid": item.get("spam_guid", "")}
     home = app.settings.site.get("home") or app.settings.site.get("url") or ""
     try:
         remote.submit(config.service_url, key, home, submission, spam, config.service_timeout)

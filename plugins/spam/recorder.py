@@ -1,14 +1,21 @@
-"""Writes of the spam filter made outside a request's own transaction, in the order queued.
+"""Writes of the spam filter made outside a request's own transaction.
 
 A verdict is normally written in the submitting request's transaction (the caller passes its
 `request`). What cannot be (a discarded submission, whose request is rolled back; a call of
-the hook outside any request; learning from a moderator's decision, which arrives after the
-request committed) is queued here and written in one transaction per drain.
+the hook outside any request) is buffered here and written in one transaction per drain: the
+caller may hold the database's write lock when it asks for a verdict, so these writes wait in
+this process's memory until it let go.
 
-A REST request that queued something drains the queue itself in `request_finished`, after its
-own transaction ended: when its answer leaves, its records are on file. Routes that read the
-history drain first (`flush`). Anything queued outside a request is drained by a background
-thread within a second. Never drain while the calling thread holds a write transaction.
+Learning from a person's decision (which arrives after the request committed) and reporting it to
+a remote service are host jobs (`spam.learn`, `spam.report`, host.jobs): durable, and run once on
+whichever node takes them.
+
+A REST request that buffered or queued something drains both itself in `request_finished`, after
+its own transaction ended: when its answer leaves, its records are on file. Routes that read the
+history drain first (`flush`). A buffered write made outside a REST request is drained by this
+process's own thread within a second: the buffer is this process's memory, so the loop that empties
+it runs in every process (a site-wide job could not reach it). Never drain while the calling thread
+holds a write transaction.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from host.stash import StashKey
 
 LOG = logging.getLogger("sitehost.spam")
 FALLBACK_SECONDS = 1.0
+LEARN_JOB, REPORT_JOB = "spam.learn", "spam.report"
 
 
 class Recorder:
@@ -42,17 +50,22 @@ class Recorder:
         self.pending.append(write)
         self._start()
 
+    def jobs_queued(self) -> None:
+        """This thread queued spam jobs: its REST request runs them at its end (`flush_own`)."""
+        self.local.pending = True
+
     def flush(self) -> None:
-        """Write everything queued so far, now, in this thread."""
+        """Write everything buffered so far, and run the due learning jobs, now, in this thread."""
         with self.write_lock:
             writes = []
             while self.pending:
                 writes.append(self.pending.popleft())
             if writes:
                 self._write(writes)
+        self.app.jobs.run_due(names=[LEARN_JOB, REPORT_JOB])
 
     def flush_own(self) -> None:
-        """At the end of a REST request: write what it (and anyone before it) queued."""
+        """At the end of a REST request: write what it (and anyone before it) buffered or queued."""
         if getattr(self.local, "pending", False):
             self.local.pending = False
             self.flush()
@@ -62,7 +75,11 @@ class Recorder:
         if self.thread is not None:
             self.thread.join(timeout=10)
             self.thread = None
-        self.flush()
+        with self.write_lock:  # the jobs stay queued for the next process; only the buffer is this one's
+            writes = list(self.pending)
+            self.pending.clear()
+            if writes:
+                self._write(writes)
 
     def _start(self) -> None:
         if self.thread is not None:

@@ -112,7 +112,7 @@ def test_wrong_passwords_are_counted_and_lock_out_a_source_whose_sign_in_was_kep
     client = from_address(app, "203.0.113.90")
     for _warm in range(3):
         assert client.get(ME, headers=victim.headers).json["id"] == victim.id
-    table = app.auth_tables["sign_in_failures"]
+    table = app.host_tables["rate_events"]
     for index in range(4):  # max_failures_per_address: other logins from the same address
         assert_rest_error(client.get(ME, headers=basic(f"nobody{index}", "guess"), status=401),
                           "incorrect_password", 401)
@@ -141,7 +141,7 @@ def test_a_kept_api_key_revoked_is_refused_and_a_wrong_secret_counted(app):
         assert app.client.get(f"{LMS}/courses", headers=headers).json["code"] == "not_found"
     assert_rest_error(app.client.get(f"{LMS}/courses", headers=basic(created["key"], "secret_guess"), status=401),
                       "rest_forbidden", 401)
-    table = app.auth_tables["sign_in_failures"]
+    table = app.host_tables["rate_events"]
     with app.db.session() as session:
         assert session.execute(select(func.count()).select_from(table)).scalar_one() == 3
     assert app.client.get(f"{LMS}/courses", headers=headers).json["code"] == "not_found"

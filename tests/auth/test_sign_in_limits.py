@@ -64,7 +64,7 @@ def test_attempts_during_a_lock_out_keep_only_the_attacker_locked(guarded):
     attacker = from_address(guarded, "203.0.113.68")
     for _attempt in range(3):
         attacker.get(ME, headers=basic(victim.login, "guess"), status=401)
-    table = guarded.auth_tables["sign_in_failures"]
+    table = guarded.host_tables["rate_events"]
     with guarded.db.session() as session:
         before = session.execute(select(func.count()).select_from(table)).scalar_one()
     for _attempt in range(4):
@@ -119,13 +119,13 @@ def test_a_locked_pair_is_refused_with_the_right_password_too_and_long_addresses
 def test_success_clears_the_pair_count(guarded):
     user = create_test_user(guarded, "author")
     client = from_address(guarded, "192.0.2.60")
-    table = guarded.auth_tables["sign_in_failures"]
+    table = guarded.host_tables["rate_events"]
     for attempts in (2, 1):
         for _attempt in range(attempts):
             client.get(ME, headers=basic(user.login, "guess"), status=401)
         assert client.get(ME, headers=user.headers).json["id"] == user.id
         with guarded.db.session() as session:
-            pairs = session.execute(select(func.count()).select_from(table).where(table.c.scope == "pair")).scalar_one()
+            pairs = session.execute(select(func.count()).select_from(table).where(table.c.scope == "signin.pair")).scalar_one()
         assert pairs == 0
 
 
@@ -165,10 +165,10 @@ def test_operators_unlock_an_account_or_an_address(guarded):
 
 
 def test_old_failures_are_pruned(guarded):
-    table = guarded.auth_tables["sign_in_failures"]
+    table = guarded.host_tables["rate_events"]
     with guarded.db.session(write=True) as session, session.begin():
-        session.execute(insert(table).values(scope="account", subject="name:ghost",
-                                             failed_at=datetime.datetime(2000, 1, 1)))
+        session.execute(insert(table).values(scope="signin.account", subject="name:ghost",
+                                             at=datetime.datetime(2000, 1, 1)))
     from_address(guarded, "192.0.2.90").get(ME, headers=basic("someone", "guess"), status=401)
     with guarded.db.session() as session:
         subjects = sorted(session.execute(select(table.c.subject)).scalars().all())

@@ -13,7 +13,6 @@ from sqlalchemy import select
 from host.cli import main
 from host.config import ConfigError
 from host.mail import Attachment, Message
-from host.mail.sender import MailSender
 from host.testing import mail_header_problems, start_sitehost, stop_sitehost
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
@@ -254,16 +253,21 @@ def test_the_mail_table_is_read_from_sitehost_toml(tmp_path):
         create_app(load_settings(config, env={}, only_plugins=[]))
 
 
-def test_one_sender_holds_the_lease_and_another_takes_over_when_it_goes(make_app):
-    app = make_app(plugins=[])
-    other_worker = make_app(plugins=[], database_url=app.settings.database_url)
-    first, second = MailSender(app.mail), MailSender(other_worker.mail)
-    assert first.acquire() is True
-    assert second.acquire() is False
-    assert first.acquire() is True  # renewing
-    first.release()
-    assert second.acquire() is True
-    assert first.acquire() is False
+def test_delivery_is_the_periodic_job_host_mail_deliver_run_once_per_interval(make_app, smtp_server):
+    """Two apps on one database stand for two nodes: the job's lease and its next run decide who delivers."""
+    app = make_app(plugins=[], mail={"smtp_host": "127.0.0.1", "smtp_port": smtp_server.port, "poll_seconds": 60})
+    other_node = make_app(plugins=[], database_url=app.settings.database_url,
+                          mail={"smtp_host": "127.0.0.1", "smtp_port": smtp_server.port, "poll_seconds": 60})
+    assert app.jobs.declared["host.mail.deliver"].every == 60
+    app.mail.send(Message(to=["a@school.test"], subject="one", text="1"))
+    assert app.jobs.run_due() >= 1
+    assert [message["Subject"] for message in smtp_server.wait_for(1)] == ["one"]
+    app.mail.send(Message(to=["b@school.test"], subject="two", text="2"))
+    assert other_node.jobs.run_due() == 0  # delivered a moment ago: not due again for 60 seconds
+    assert app.mail.outbox(status="queued")[0]["subject"] == "two"
+    other_node.jobs.run_soon("host.mail.deliver")
+    assert other_node.jobs.run_due() == 1
+    assert sorted(message["Subject"] for message in smtp_server.wait_for(2)) == ["one", "two"]
 
 
 def cli(*args):

@@ -145,13 +145,14 @@ def test_forgotten_rate_events_are_cleaned_up(make_app, monkeypatch):
 
     from sqlalchemy import func, insert, select
 
-    from plugins.newsletter import ratelimit
+    from host import ratelimit
 
     site = standard_site(make_app(plugins=["newsletter"]))
-    events = site.app.db.metadata.tables["newsletter_rate_events"]
+    events = site.app.host_tables["rate_events"]
     old = datetime.datetime(2020, 1, 1)
     with site.app.db.session(write=True) as session, session.begin():
-        session.execute(insert(events), [{"scope": "ip", "subject": f"192.0.2.{index}", "at": old} for index in range(5)])
+        session.execute(insert(events), [{"scope": "newsletter.address", "subject": f"192.0.2.{index}", "at": old}
+                                         for index in range(5)])
     monkeypatch.setattr(ratelimit, "CLEANUP_SHARE", 1.0)  # clean on this sign-up instead of one in a hundred
     site.sign_up("family", EMAIL="parent@example.org", FNAME="Sam")
     with site.app.db.session() as session:

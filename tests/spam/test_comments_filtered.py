@@ -141,3 +141,23 @@ def test_short_or_empty_texts_are_never_repeated_content(site):
                                                          "email": f"p{number}@example.org", "ip": f"10.4.2.{number}"})
         assert short["spam"] is False
         flush(app)
+
+
+def test_learning_is_a_host_job_run_once_whichever_process_takes_it(site):
+    """A moderator's decision is queued as the job spam.learn in the database: it survives its process, and
+    another process (a second worker or node) that runs the due jobs afterwards learns nothing twice."""
+    from host.app import create_app
+
+    app, people, post = site
+    other_node = create_app(app.settings)  # a second process on the same database
+    try:
+        comment = visitor_comment(app, post, "Cheap replica watches, pills and more").json
+        app.client.put_json(f"{COMMENTS}/{comment['id']}", {"status": "spam"}, headers=people["editor"].headers,
+                            status=200)  # the request runs the spam jobs it queued when it finishes
+        learned = [job for job in app.jobs.listing() if job["name"] == "spam.learn"]
+        assert [(job["state"], job["payload"]["report"]) for job in learned] == [("done", "report-spam")]
+        assert other_node.jobs.run_due(names=["spam.learn", "spam.report"]) == 0
+        assert [entry["event"] for entry in rows(app, "spam_history")].count("report-spam") == 1
+        assert rows(app, "spam_model")[0]["spam_docs"] == 1
+    finally:
+        other_node.close()
