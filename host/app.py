@@ -24,6 +24,7 @@ from .args import in_order
 from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
 from .db import Database, insert_if_absent
+from .health import HEALTH_PATH, probe as health_probe
 from .plugin_state import apply_stored_set
 from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
@@ -533,6 +534,8 @@ class App:
     # --- WSGI ----------------------------------------------------------------------------
 
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == HEALTH_PATH:
+            return self._health(environ, start_response)
         route_path = self._rest_route_path(environ)
         if route_path is None:
             return self.bottle(environ, start_response)
@@ -544,6 +547,19 @@ class App:
         status, headers, body = self.rest.handle(environ, route_path)
         start_response(status, headers)
         return body
+
+    def _health(self, environ, start_response):
+        """`/-/health` for load balancers: 200 `ok`, or 503 and the reason, as one line of text (host.health)."""
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            start_response("405 Method Not Allowed", [("Allow", "GET, HEAD"), ("Content-Type", "text/plain"),
+                                                      ("Content-Length", "0"), ("Cache-Control", "no-store")])
+            return []
+        healthy, reason = health_probe(self)
+        body = (reason + "\n").encode()
+        start_response("200 OK" if healthy else "503 Service Unavailable", [
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+        return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
     def _rest_route_path(self, environ):
         raw = environ.get("PATH_INFO") or "/"
