@@ -25,6 +25,7 @@ from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
 from .db import Database, insert_if_absent
 from .health import HEALTH_PATH, probe as health_probe
+from .proxies import forwarded, trusted_networks
 from .plugin_state import apply_stored_set
 from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
@@ -96,6 +97,7 @@ class App:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.trusted_proxies = trusted_networks(settings)  # who may set X-Forwarded-* (host.proxies)
         apply_stored_set(settings)  # the set stored for the site wins over sitehost.toml's
         self.pm, self.plugin_records = build_plugin_manager(settings)
         check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
@@ -325,13 +327,22 @@ class App:
     # --- site facts ----------------------------------------------------------------------
 
     def site_url(self, environ: dict | None = None) -> str:
+        """The base of a request's own links: `[site] url`, else the scheme and host the request was made to.
+
+        Behind load balancers (`trusted_proxies`), the scheme and host are those the balancer forwards
+        (X-Forwarded-Proto, X-Forwarded-Host, else its Host); a request that reached this node around
+        them gets the site address instead, so no outsider's Host header becomes a link. What is
+        stored or mailed never follows a request (site_address).
+        """
         configured = self.settings.site.get("url")
         if configured:
             return configured.rstrip("/")
         environ = environ or {}
-        scheme = environ.get("HTTP_X_FORWARDED_PROTO") if self.settings.extra.get("trust_proxy") else None
-        scheme = scheme or environ.get("wsgi.url_scheme", "http")
-        host = environ.get("HTTP_HOST")
+        view = forwarded(environ, self.trusted_proxies)
+        if self.trusted_proxies and not view.via_proxy and environ.get("REMOTE_ADDR"):
+            return self.site_address()
+        scheme = view.scheme
+        host = view.host
         if host and scheme == "http" and host.endswith(":80"):
             host = host[:-3]
         elif host and scheme == "https" and host.endswith(":443"):
@@ -462,7 +473,7 @@ class App:
         headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
         request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [], headers,
                               environ=environ, base_url=self.rest_base_url(environ),
-                              remote_addr=environ.get("REMOTE_ADDR", ""))
+                              remote_addr=forwarded(environ, self.trusted_proxies).client)
         try:
             user = self.hook.authenticate(app=self, request=request)
         except RestError:

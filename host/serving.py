@@ -62,6 +62,7 @@ from waitress.utilities import BadRequest, RequestEntityTooLarge
 from .serve_options import DEFAULT_THREADS, default_workers  # noqa: F401
 from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
                      DEFAULT_MAX_BODY_BYTES, ConfigError)
+from .proxies import is_trusted, trusted_networks
 
 log = logging.getLogger("sitehost.serving")
 
@@ -170,9 +171,13 @@ class ServerLimits:
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
     connection_limit_per_address: int = DEFAULT_CONNECTION_LIMIT_PER_ADDRESS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    # `trust_proxy = true`: the X-Forwarded-* headers reach the site, which reads them itself
-    # (App.site_url, the client address). Otherwise waitress drops them before the site sees them.
-    keep_proxy_headers: bool = False
+    # `trusted_proxies` (or `trust_proxy = true`): the X-Forwarded-* headers reach the site, which
+    # believes them only from these networks (host.proxies). Otherwise waitress drops them.
+    trusted_proxies: tuple = ()
+
+    @property
+    def keep_proxy_headers(self) -> bool:
+        return bool(self.trusted_proxies)
 
     @classmethod
     def from_settings(cls, settings) -> "ServerLimits":
@@ -184,19 +189,22 @@ class ServerLimits:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"{name} = {value!r}: must be a whole number of at least {least}")
             values[name] = value
-        return cls(**values, keep_proxy_headers=settings.extra.get("trust_proxy") is True)
+        try:
+            trusted = trusted_networks(settings)
+        except ValueError as error:
+            raise ConfigError(f"trusted_proxies: {error}") from None
+        return cls(**values, trusted_proxies=trusted)
 
     @property
     def per_address_cap(self) -> int:
         """Connections one peer address may hold; 0: none.
 
-        With `trust_proxy` every connection comes from the proxy, so the peer address says
-        nothing about the client (X-Forwarded-For only arrives with a request, and idle client
-        sockets never reach us through a proxy anyway): the proxy caps per client instead
-        (README, Running behind a reverse proxy), and only the idle shedding at
-        `connection_limit` applies here.
+        A trusted proxy is not capped (SitehostServer.make_room): every connection through it comes
+        from its address, which says nothing about the client (X-Forwarded-For only arrives with a
+        request, and idle client sockets never reach us through a proxy anyway), so the proxy caps
+        per client instead (README, Running behind a reverse proxy). Any other peer is capped.
         """
-        return 0 if self.keep_proxy_headers else self.connection_limit_per_address
+        return self.connection_limit_per_address
 
     def waitress_options(self) -> dict[str, Any]:
         return {
@@ -301,6 +309,7 @@ class SitehostServer(TcpWSGIServer):
     channel_class = _Channel
     draining = False
     per_address_cap = 0  # make_server sets ServerLimits.per_address_cap
+    trusted_proxies: tuple = ()  # and the networks whose connections are never capped
 
     def readable(self):
         """waitress stops accepting at connection_limit; we go on while an idle connection can make room."""
@@ -338,7 +347,7 @@ class SitehostServer(TcpWSGIServer):
         for channel in open_channels:
             peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
             held.setdefault(peer, []).append(channel)
-        cap = self.per_address_cap
+        cap = 0 if is_trusted(address, self.trusted_proxies) else self.per_address_cap
         if cap and len(held.get(address, ())) >= cap:
             own_idle = [channel for channel in held[address] if _is_idle(channel)]
             if not own_idle:
@@ -424,6 +433,7 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
     sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
     server = SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
     server.per_address_cap = limits.per_address_cap
+    server.trusted_proxies = limits.trusted_proxies
     return server
 
 

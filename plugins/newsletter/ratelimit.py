@@ -23,6 +23,7 @@ import random
 from sqlalchemy import bindparam, delete, func, insert, select, text
 
 from host import RestError
+from host.auth.pages import client_address as host_client_address
 
 from .settings import settings_of
 from .tables import RATE_EVENTS, table
@@ -33,14 +34,8 @@ CLEANUP_SHARE = 0.01  # one sign-up in a hundred deletes the events every window
 
 
 def client_address(app, environ) -> str:
-    """REMOTE_ADDR, or with `trust_proxy` the address the proxy appended last to X-Forwarded-For.
-
-    (The host's REST request keeps REMOTE_ADDR as it is; the sign-in limits read the proxy's
-    header the same way as here.)
-    """
-    if app.settings.extra.get("trust_proxy") and environ.get("HTTP_X_FORWARDED_FOR"):
-        return environ["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()[:100]
-    return environ.get("REMOTE_ADDR", "")[:100]
+    """The client's address by the host's rule (X-Forwarded-For only from `trusted_proxies`), at most 100 characters."""
+    return host_client_address(app, environ)[:100]
 
 
 def _now() -> datetime.datetime:

@@ -183,7 +183,7 @@ def https_test(app, site_url: str) -> HealthResult:
     return HealthResult("recommended", "The site is not served over HTTPS",
                         f"{site_url} uses plain HTTP: application passwords and sign-ins cross the network readable "
                         "by anyone on the way.",
-                        "Put sitehost behind a proxy with a TLS certificate, set trust_proxy = true and set "
+                        "Put sitehost behind a proxy with a TLS certificate, list its address in trusted_proxies and set "
                         "[site] url to the https:// address.")
 
 
