@@ -36,6 +36,7 @@ from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .stash import Stash
+from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
@@ -108,9 +109,13 @@ class App:
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
         self.registry = self._build_registry_until_stable()
-        with self.db.startup_lock():  # workers starting together take turns at the DDL
+        with self.db.startup_lock():  # workers and nodes starting together take turns at the DDL
             self.db.create_tables()
+            # False while a newer release than this one has changed the tables (host.upgrades).
+            self.schema_changes_allowed = may_change_schema(self)
             self._start_plugins()
+            if self.schema_changes_allowed:
+                record_release(self)
         self.rest = RestServer(self)
         self.bottle = self._build_bottle()
         self._closed = False
