@@ -62,6 +62,7 @@ from waitress.utilities import BadRequest, RequestEntityTooLarge
 from .serve_options import DEFAULT_THREADS, default_workers  # noqa: F401
 from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
                      DEFAULT_MAX_BODY_BYTES, ConfigError)
+from .plugin_state import STORED_KEY as STORED_PLUGIN_SET_KEY
 from .proxies import is_trusted, trusted_networks
 
 log = logging.getLogger("sitehost.serving")
@@ -469,8 +470,27 @@ class ReloadingSite:
                 return
             reason = "SIGHUP" if self.requested.is_set() else self.stored_set.changed()
             self.requested.clear()
+            if reason == StoredSetWatch.REASON:
+                self._withdraw_disabled(self.stored_set.value)
             if reason:
                 self.reload(reason)
+
+    def _withdraw_disabled(self, stored: Any) -> None:
+        """Plugins the stored set now disables stop answering here at once; the reload that follows
+        takes seconds (a whole site is built) and the old site serves until it is done."""
+        app = getattr(self.site, "app", self.site)  # behind the access log
+        try:
+            disabled = set(json.loads(stored)) if isinstance(stored, str) else set()
+        except ValueError:
+            return
+        leaving = {record.name for record in getattr(app, "enabled_plugins", ()) if record.name in disabled}
+        if leaving:
+            log.info("withdrawing %s until the reload is done", ", ".join(sorted(leaving)))
+            app.registry.withdraw(leaving)
+        try:  # answers cached before the change (the root index lists the namespaces) are stale everywhere
+            app.hook.site_settings_changed(app=app, keys=[STORED_PLUGIN_SET_KEY])
+        except Exception:
+            log.exception("a site_settings_changed hook failed")
 
     def reload(self, reason: str) -> None:
         log.info("%s: reloading the site", reason)

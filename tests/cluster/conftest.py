@@ -1,0 +1,97 @@
+"""The cluster of tests/cluster/: one PostgreSQL schema, three nodes, nginx, an SMTP sink, for a whole module."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from host.testing import ReceivedMail, create_test_user
+
+from .harness import BALANCER_ADDRESS, Balancer, Node, nginx_binary
+
+ON_POSTGRES = os.environ.get("SITEHOST_TEST_DATABASE_URL", "").startswith("postgresql")
+SIGN_IN_LIMITS = {"max_failures": 4, "max_failures_per_address": 50, "window_seconds": 600, "lockout_seconds": 300,
+                  "slow_after": 3, "slow_seconds": 0}
+MAIL = {"poll_seconds": 1, "retry_seconds": 1}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/cluster/" in str(item.path).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.cluster)
+            if not ON_POSTGRES:
+                item.add_marker(pytest.mark.skip(reason="cluster tests need PostgreSQL (SITEHOST_TEST_DATABASE_URL): "
+                                                        "several nodes never share an SQLite file"))
+            elif nginx_binary() is None:
+                item.add_marker(pytest.mark.skip(reason="nginx is not installed (.ci/run installs Debian's nginx)"))
+
+
+@pytest.fixture(scope="module")
+def sink():
+    """An aiosmtpd SMTP server on 127.0.0.1 for the whole module (host.testing's smtp_server is per test)."""
+    from aiosmtpd.controller import Controller
+
+    from .harness import free_port
+
+    received = ReceivedMail("127.0.0.1", free_port())
+
+    class Handler:
+        async def handle_DATA(self, server, session, envelope):
+            received.add(envelope)
+            return "250 Message accepted for delivery"
+
+    controller = Controller(Handler(), hostname="127.0.0.1", port=received.port)
+    controller.start()
+    yield received
+    controller.stop()
+
+
+class Cluster:
+    def __init__(self, app, nodes, balancer, sink, admin):
+        self.app = app  # an in-process App on the same database: seeding and reading what the nodes wrote
+        self.nodes = nodes
+        self.balancer = balancer
+        self.sink = sink
+        self.admin = admin
+
+    def logs(self) -> str:
+        return "\n".join(f"--- node {index} ---\n{node.log()[-4000:]}" for index, node in enumerate(self.nodes))
+
+
+def node_config(url: str, site_url: str, sink: ReceivedMail) -> str:
+    lines = [f"database_url = {json.dumps(url)}", 'uploads_dir = "uploads"',
+             f"trusted_proxies = [{json.dumps(BALANCER_ADDRESS)}]",
+             "", "[site]", f"url = {json.dumps(site_url)}",
+             "", "[mail]", f'smtp_host = "127.0.0.1"', f"smtp_port = {sink.port}", 'eml_dir = "mail"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in MAIL.items()]
+    lines += ["", "[auth]"] + [f"{key} = {json.dumps(value)}" for key, value in SIGN_IN_LIMITS.items()]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def cluster(make_module_app, sink, tmp_path_factory):
+    from concurrent.futures import ThreadPoolExecutor
+
+    app = make_module_app(mail={"smtp_host": "127.0.0.1", "smtp_port": sink.port, **MAIL},
+                          extra={"auth": SIGN_IN_LIMITS, "trusted_proxies": [BALANCER_ADDRESS]})
+    admin = create_test_user(app, "administrator")
+    url = app.db.url.render_as_string(hide_password=False)
+    root = tmp_path_factory.mktemp("cluster")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SITEHOST_")}
+    # The balancer's port is known before the nodes start: it is the site's address.
+    nodes = [Node(root / f"node{number}", "", env) for number in range(3)]
+    balancer = Balancer(root / "nginx", nodes)
+    for node in nodes:
+        node.config.write_text(node_config(url, balancer.url, sink))
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(Node.start, nodes))
+    balancer.start()
+    cluster = Cluster(app, nodes, balancer, sink, admin)
+    try:
+        yield cluster
+    finally:
+        balancer.stop()
+        for node in nodes:
+            node.stop()
