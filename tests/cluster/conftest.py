@@ -9,12 +9,9 @@ import pytest
 
 from host.testing import ReceivedMail, create_test_user
 
-from .harness import BALANCER_ADDRESS, Balancer, Node, nginx_binary
+from .harness import BALANCER_ADDRESS, MAIL, SIGN_IN_LIMITS, Balancer, Node, nginx_binary
 
 ON_POSTGRES = os.environ.get("SITEHOST_TEST_DATABASE_URL", "").startswith("postgresql")
-SIGN_IN_LIMITS = {"max_failures": 4, "max_failures_per_address": 50, "window_seconds": 600, "lockout_seconds": 300,
-                  "slow_after": 3, "slow_seconds": 0}
-MAIL = {"poll_seconds": 1, "retry_seconds": 1}
 
 
 def pytest_collection_modifyitems(items):

@@ -25,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 NGINX_CONF = ROOT / "docs" / "deploy" / "nginx" / "sitehost.conf"
 BALANCER_ADDRESS = "127.0.0.2"  # nginx's source address towards the nodes (proxy_bind)
 TIMEOUT = 30  # s for any one HTTP request of the tests
+SIGN_IN_LIMITS = {"max_failures": 4, "max_failures_per_address": 50, "window_seconds": 600, "lockout_seconds": 300,
+                  "slow_after": 3, "slow_seconds": 0}  # every node's [auth]
+MAIL = {"poll_seconds": 1, "retry_seconds": 1}  # every node's [mail], beside the sink's address
 
 
 def free_port() -> int:

@@ -19,8 +19,7 @@ from sqlalchemy import func, select
 
 from host.testing import basic_auth_headers, create_test_user
 
-from .conftest import SIGN_IN_LIMITS
-from .harness import BALANCER_ADDRESS, TIMEOUT, session
+from .harness import BALANCER_ADDRESS, SIGN_IN_LIMITS, TIMEOUT, session
 
 REST = "/wp-json"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
