@@ -7,7 +7,6 @@ loopback; every wait is bounded.
 
 from __future__ import annotations
 
-import datetime
 import threading
 import time
 import uuid
@@ -22,7 +21,6 @@ from host.testing import basic_auth_headers, create_test_user
 from .harness import BALANCER_ADDRESS, SIGN_IN_LIMITS, TIMEOUT, session
 
 REST = "/wp-json"
-SCHEDULED_AHEAD = 20  # s between making the scheduled post and its date (the issue says a minute or less)
 RUN: dict = {}  # what the workload test saw, for the tests after it
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
@@ -244,10 +242,7 @@ def test_a_mixed_workload_survives_a_node_killed_and_restarted(cluster):
                                        headers=admin.headers, status=201).json["id"]
     post = editor.post_json(REST + "/core/v2/posts", {"title": "Open day", "status": "publish"},
                             headers=admin.headers, status=201).json["id"]
-    due = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=SCHEDULED_AHEAD)
-    scheduled = editor.post_json(REST + "/core/v2/posts", {
-        "title": "Term dates", "status": "future", "date_gmt": due.strftime("%Y-%m-%dT%H:%M:%S")},
-        headers=admin.headers, status=201).json["id"]
+
     mails_before = len(cluster.sink.messages)
     outbox_before = sum(outbox_rows(app).values())
 
@@ -324,7 +319,7 @@ def test_a_mixed_workload_survives_a_node_killed_and_restarted(cluster):
         assert subjects.count(f"Enquiry from Sam {tag}") == 1
     assert victim.process.poll() is None  # the restarted node serves again
     assert session().get(victim.url + "/-/health", timeout=TIMEOUT).status_code == 200
-    RUN.update(readable=readable, scheduled=scheduled, due=due)
+    RUN.update(readable=readable)
 
 
 def backup_rows(app) -> list[tuple[str, str]]:
@@ -341,9 +336,9 @@ def test_the_scheduled_backup_ran_once_across_the_nodes(cluster):
 
 
 def test_the_post_scheduled_during_the_run_went_live_once(cluster):
-    if "scheduled" not in RUN:
-        pytest.skip("the workload test did not run")
-    number = RUN["scheduled"]
+    """Scheduled a minute ahead when the cluster started (the shortest schedule: a date less than 60 s
+    ahead publishes at once, as WordPress does), so its time comes during the workload."""
+    number = cluster.scheduled_post
     posts = cluster.app.db.metadata.tables["posts"]
 
     def stored_status():
@@ -362,7 +357,11 @@ def test_the_post_scheduled_during_the_run_went_live_once(cluster):
         events = connection.exec_driver_sql(
             "SELECT status, created FROM witness_saved WHERE item = %(item)s AND type = 'post'",
             {"item": number}).all()
-    assert sorted(events) == [("future", True), ("publish", False)]  # made once, went live once
+        everything = connection.exec_driver_sql("SELECT item, type, status, created FROM witness_saved").all()
+    assert sorted(events) == [("publish", False)], ([row for row in everything if row[0] == number],
+                                                    [line for node in cluster.nodes for line in node.log().splitlines()
+                                                     if "WARNING" in line or "ERROR" in line or "Error" in line
+                                                     or "File " in line])
 
 
 def test_every_upload_is_readable_through_every_node(cluster):
