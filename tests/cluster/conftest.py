@@ -70,7 +70,7 @@ def node_config(url: str, site_url: str, sink: ReceivedMail, storage: dict | Non
              # The workload's clients all reach nginx from 127.0.0.1: the per-address limits of comments
              # and forms (a flood guard, not what is tested here) would refuse most of it.
              "comment_flood = 0",
-             "", "[mail]", f'smtp_host = "127.0.0.1"', f"smtp_port = {sink.port}", 'eml_dir = "mail"']
+             "", "[mail]", 'smtp_host = "127.0.0.1"', f"smtp_port = {sink.port}", 'eml_dir = "mail"']
     lines += [f"{key} = {json.dumps(value)}" for key, value in MAIL.items()]
     lines += ["", "[auth]"] + [f"{key} = {json.dumps(value)}" for key, value in SIGN_IN_LIMITS.items()]
     lines += ["", "[plugins.forms]", "submissions_per_minute = 0"]

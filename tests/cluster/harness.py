@@ -28,6 +28,7 @@ TIMEOUT = 30  # s for any one HTTP request of the tests
 SIGN_IN_LIMITS = {"max_failures": 4, "max_failures_per_address": 50, "window_seconds": 600, "lockout_seconds": 300,
                   "slow_after": 3, "slow_seconds": 0}  # every node's [auth]
 MAIL = {"poll_seconds": 1, "retry_seconds": 1}  # every node's [mail], beside the sink's address
+FIGURES_PROPERTY = "cluster_workload"  # the workload's figures, a test property the run's summary prints
 
 
 def free_port() -> int:

@@ -8,7 +8,6 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from sqlalchemy import delete, insert, select
 
 from host.app import create_app
