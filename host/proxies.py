@@ -14,15 +14,15 @@ same machine that the README's single-node setup describes.
 from __future__ import annotations
 
 import ipaddress
-import re
+import string
 from dataclasses import dataclass
 from typing import Iterable
+from urllib.parse import urlsplit
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
 MAX_FORWARDED_HOPS = 32  # entries of X-Forwarded-For looked at, from the right (the header's length is the client's)
-# A host name or address with an optional port, as a proxy forwards it (no user info, no path).
-_HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}"
-                   r"[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+# What a forwarded host may hold: a name or an address, and a port (no user info, no path, no space).
+_HOST_CHARACTERS = frozenset(string.ascii_letters + string.digits + ".-:[]")
 FORWARDED_KEY = "sitehost.forwarded"  # environ key of the request's Forwarded view, computed once
 
 
@@ -91,9 +91,21 @@ def forwarded(environ: dict, networks: tuple) -> Forwarded:
         proto = _last(environ.get("HTTP_X_FORWARDED_PROTO", "")).lower()
         forwarded_host = _last(environ.get("HTTP_X_FORWARDED_HOST", ""))
         view = Forwarded(client, proto if proto in ("http", "https") else scheme,
-                         forwarded_host if _HOST.match(forwarded_host) else host, True)
+                         forwarded_host if _plain_host(forwarded_host) else host, True)
     environ[FORWARDED_KEY] = view
     return view
+
+
+def _plain_host(value: str) -> bool:
+    """`host` or `host:port` as a proxy forwards it, and nothing else."""
+    if not value or len(value) > 255 or not set(value) <= _HOST_CHARACTERS:
+        return False
+    try:
+        parts = urlsplit("//" + value)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        return False
+    return bool(parts.hostname) and parts.netloc == value
 
 
 def _last(value: str) -> str:
