@@ -84,7 +84,7 @@ START_TIMEOUT_SECONDS = 120.0
 QUICK_DEATH_SECONDS = 5.0  # a worker dying sooner than this after its start backs off before the next try
 MAX_RESTART_DELAY = 10.0
 POLL_SECONDS = 0.2
-WATCH_SECONDS = 1.0  # how often `sitehost serve` reads the plugin set stored for the site
+WATCH_SECONDS = 0.5  # how often `sitehost serve` reads the plugin set stored for the site (one row, a kept connection)
 DRAIN_IDLE_SECONDS = 1.0
 DRAIN_GRACE_SECONDS = 30.0  # a draining worker (or a replaced single-process site) stops after this at most  # a draining worker closes a kept-alive connection idle this long
 
