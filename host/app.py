@@ -24,6 +24,8 @@ from .args import in_order
 from .config import ConfigError, Settings, check_plugin_tables, load_settings
 from .content import CONTENT_SERVICE, ContentService
 from .db import Database, insert_if_absent
+from .health import HEALTH_PATH, probe as health_probe
+from .proxies import forwarded, trusted_networks
 from .plugin_state import apply_stored_set
 from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
@@ -34,6 +36,7 @@ from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .stash import Stash
+from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
 
 log = logging.getLogger("sitehost")
@@ -95,6 +98,7 @@ class App:
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.trusted_proxies = trusted_networks(settings)  # who may set X-Forwarded-* (host.proxies)
         apply_stored_set(settings)  # the set stored for the site wins over sitehost.toml's
         self.pm, self.plugin_records = build_plugin_manager(settings)
         check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
@@ -105,9 +109,13 @@ class App:
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
         self.registry = self._build_registry_until_stable()
-        with self.db.startup_lock():  # workers starting together take turns at the DDL
+        with self.db.startup_lock():  # workers and nodes starting together take turns at the DDL
             self.db.create_tables()
+            # False while a newer release than this one has changed the tables (host.upgrades).
+            self.schema_changes_allowed = may_change_schema(self)
             self._start_plugins()
+            if self.schema_changes_allowed:
+                record_release(self)
         self.rest = RestServer(self)
         self.bottle = self._build_bottle()
         self._closed = False
@@ -331,13 +339,22 @@ class App:
     # --- site facts ----------------------------------------------------------------------
 
     def site_url(self, environ: dict | None = None) -> str:
+        """The base of a request's own links: `[site] url`, else the scheme and host the request was made to.
+
+        Behind load balancers (`trusted_proxies`), the scheme and host are those the balancer forwards
+        (X-Forwarded-Proto, X-Forwarded-Host, else its Host); a request that reached this node around
+        them gets the site address instead, so no outsider's Host header becomes a link. What is
+        stored or mailed never follows a request (site_address).
+        """
         configured = self.settings.site.get("url")
         if configured:
             return configured.rstrip("/")
         environ = environ or {}
-        scheme = environ.get("HTTP_X_FORWARDED_PROTO") if self.settings.extra.get("trust_proxy") else None
-        scheme = scheme or environ.get("wsgi.url_scheme", "http")
-        host = environ.get("HTTP_HOST")
+        view = forwarded(environ, self.trusted_proxies)
+        if self.trusted_proxies and not view.via_proxy and environ.get("REMOTE_ADDR"):
+            return self.site_address()
+        scheme = view.scheme
+        host = view.host
         if host and scheme == "http" and host.endswith(":80"):
             host = host[:-3]
         elif host and scheme == "https" and host.endswith(":443"):
@@ -468,7 +485,7 @@ class App:
         headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
         request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [], headers,
                               environ=environ, base_url=self.rest_base_url(environ),
-                              remote_addr=environ.get("REMOTE_ADDR", ""))
+                              remote_addr=forwarded(environ, self.trusted_proxies).client)
         try:
             user = self.hook.authenticate(app=self, request=request)
         except RestError:
@@ -540,6 +557,8 @@ class App:
     # --- WSGI ----------------------------------------------------------------------------
 
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == HEALTH_PATH:
+            return self._health(environ, start_response)
         route_path = self._rest_route_path(environ)
         if route_path is None:
             return self.bottle(environ, start_response)
@@ -551,6 +570,19 @@ class App:
         status, headers, body = self.rest.handle(environ, route_path)
         start_response(status, headers)
         return body
+
+    def _health(self, environ, start_response):
+        """`/-/health` for load balancers: 200 `ok`, or 503 and the reason, as one line of text (host.health)."""
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            start_response("405 Method Not Allowed", [("Allow", "GET, HEAD"), ("Content-Type", "text/plain"),
+                                                      ("Content-Length", "0"), ("Cache-Control", "no-store")])
+            return []
+        healthy, reason = health_probe(self)
+        body = (reason + "\n").encode()
+        start_response("200 OK" if healthy else "503 Service Unavailable", [
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+        return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
     def _rest_route_path(self, environ):
         raw = environ.get("PATH_INFO") or "/"

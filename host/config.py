@@ -162,6 +162,15 @@ def _text(description: str = "", **options) -> fields.String:
                          **options)
 
 
+def _networks(values: list[str]) -> None:
+    from .proxies import parse_networks
+
+    try:
+        parse_networks(values)
+    except ValueError as error:
+        raise ValidationError(f"{error}; allowed: IP addresses or networks such as 10.0.0.5 or 10.1.0.0/16") from None
+
+
 class SiteSettings(Schema):
     """`[site]`: what the root index and the settings describe."""
 
@@ -210,16 +219,23 @@ class HostSettings(Schema):
                               "backlog.")
     connection_limit_per_address = _count(
         0, 100_000, description="Open connections one client address may hold per server process; beyond it its "
-        "longest idle connection is closed (or the new one, when none is idle). 0: no cap. Not applied with "
-        "`trust_proxy` (every connection comes from the proxy, which must cap per client; see Running behind a "
+        "longest idle connection is closed (or the new one, when none is idle). 0: no cap. Not applied to "
+        "`trusted_proxies` (every connection comes from the proxy, which must cap per client; see Running behind a "
         "reverse proxy).")
     cors_origins = fields.List(_text(validate=_site_url),
                                error_messages={"invalid": "allowed: a list of origins such as [\"https://app.school.test\"]"},
                                metadata={"description": "Origins CORS answers are given to; empty: any origin "
                                                         "(see Security below)."})
     trust_proxy = fields.Boolean(truthy={True}, falsy={False}, error_messages={"invalid": "allowed: true or false"},
-                                 metadata={"description": "Believe X-Forwarded-For and X-Forwarded-Proto (only "
-                                                          "behind a proxy that sets them)."})
+                                 metadata={"description": "The older spelling of `trusted_proxies = [\"127.0.0.0/8\", "
+                                                          "\"::1\"]` (a proxy on this machine); ignored when "
+                                                          "`trusted_proxies` is set."})
+    trusted_proxies = fields.List(
+        _text(), validate=[validate.Length(max=1000), _networks],
+        error_messages={"invalid": "allowed: a list of addresses or networks such as [\"10.0.0.5\", \"10.1.0.0/16\"]"},
+        metadata={"description": "Addresses or networks of the load balancers and proxies in front: only a "
+                                 "connection from one of them may set the client's address, scheme and host with "
+                                 "X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (see docs/deploy/)."})
     site = fields.Dict(error_messages={"invalid": "allowed: a table"}, metadata={"description": "The `[site]` table."})
     plugins = fields.Dict(error_messages={"invalid": "allowed: a table"},
                           metadata={"description": "`disabled` (a list of plugin names) and one "

@@ -511,7 +511,9 @@ def site_settings_changed(app: App, keys: list[str]) -> None:
 
     When: fired by the plugin that owns the settings, after the write committed, as
     `app.hook.site_settings_changed(app=app, keys=[...])`. core fires it for `core/v2/settings`;
-    the root index (name, description) follows `app.site_identity()` by itself.
+    the root index (name, description) follows `app.site_identity()` by itself. The host fires it
+    with `keys=["plugins.disabled"]` in each serving process that notices the site's plugin set
+    changed (the root index lists the namespaces), before that process reloads.
     Arguments: `app`; `keys`, the names of the settings that were written.
     Returns: nothing.
     """

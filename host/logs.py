@@ -18,6 +18,8 @@ import sys
 import time
 from typing import Any, Callable, Iterable
 
+from .health import HEALTH_PATH
+
 ACCESS_LOGGER = "sitehost.access"
 LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 ACCESS_FORMATS = ("text", "json")
@@ -163,7 +165,9 @@ class AccessLog:
         return _LoggedBody(body, lambda sent: self.write(environ, answer["status"], sent, started))
 
     def write(self, environ: dict, status: int, sent: int, started: float) -> None:
-        if not self.log.isEnabledFor(logging.INFO):
+        # A balancer probes /-/health every few seconds per node: a good answer is logged at debug only.
+        level = logging.DEBUG if status == 200 and environ.get("PATH_INFO") == HEALTH_PATH else logging.INFO
+        if not self.log.isEnabledFor(level):
             return
         fields = {
             "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace(
@@ -177,9 +181,9 @@ class AccessLog:
             "user": int(environ.get("sitehost.user_id") or 0),
         }
         if self.format == "json":
-            self.log.info(json.dumps(fields, separators=(",", ":")))
+            self.log.log(level, json.dumps(fields, separators=(",", ":")))
         else:
-            self.log.info("%(time)s %(client)s %(method)s %(path)s %(status)d %(bytes)d %(duration_ms).1fms "
+            self.log.log(level, "%(time)s %(client)s %(method)s %(path)s %(status)d %(bytes)d %(duration_ms).1fms "
                           "user=%(user)d", fields)
 
 

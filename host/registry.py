@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -584,6 +585,30 @@ class Registry:
             compiled.show_schema = route.show_schema
         if route.schema_links is not None and compiled.schema_links is None:
             compiled.schema_links = route.schema_links
+
+    def withdraw(self, plugins: set[str]) -> None:
+        """Stop serving the namespaces and routes `plugins` registered, at once (their routes answer 404).
+
+        For the moments between a plugin being disabled in another process and this process's
+        reload (host.serving.ReloadingSite): building the new site takes seconds, and a disabled
+        plugin should not answer meanwhile. Copies are swapped in whole, so a request reading the
+        registry at the same moment sees the old or the new tables, never a half-changed one.
+        """
+        self.namespaces = {name: entry for name, entry in self.namespaces.items() if entry[1] not in plugins}
+        routes: dict[str, CompiledRoute] = {}
+        for path, route in self.routes.items():
+            endpoints = [endpoint for endpoint in route.endpoints if endpoint.plugin not in plugins]
+            if len(endpoints) != len(route.endpoints):
+                route = dataclasses.replace(route, endpoints=endpoints)
+            if endpoints:
+                routes[path] = route
+        self._global_routes = [routes[route.path] for route in self._global_routes if route.path in routes]
+        self._routes_by_namespace = {
+            name: [routes[route.path] for route in members if route.path in routes]
+            for name, members in self._routes_by_namespace.items() if name in self.namespaces}
+        self.routes = routes
+        self._namespace_prefixes = None
+        self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
 
     # --- queries -------------------------------------------------------------------------
 

@@ -62,6 +62,8 @@ from waitress.utilities import BadRequest, RequestEntityTooLarge
 from .serve_options import DEFAULT_THREADS, default_workers  # noqa: F401
 from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
                      DEFAULT_MAX_BODY_BYTES, ConfigError)
+from .plugin_state import STORED_KEY as STORED_PLUGIN_SET_KEY
+from .proxies import is_trusted, trusted_networks
 
 log = logging.getLogger("sitehost.serving")
 
@@ -82,7 +84,7 @@ START_TIMEOUT_SECONDS = 120.0
 QUICK_DEATH_SECONDS = 5.0  # a worker dying sooner than this after its start backs off before the next try
 MAX_RESTART_DELAY = 10.0
 POLL_SECONDS = 0.2
-WATCH_SECONDS = 1.0  # how often `sitehost serve` reads the plugin set stored for the site
+WATCH_SECONDS = 0.5  # how often `sitehost serve` reads the plugin set stored for the site (one row, a kept connection)
 DRAIN_IDLE_SECONDS = 1.0
 DRAIN_GRACE_SECONDS = 30.0  # a draining worker (or a replaced single-process site) stops after this at most  # a draining worker closes a kept-alive connection idle this long
 
@@ -170,9 +172,13 @@ class ServerLimits:
     connection_limit: int = DEFAULT_CONNECTION_LIMIT
     connection_limit_per_address: int = DEFAULT_CONNECTION_LIMIT_PER_ADDRESS
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    # `trust_proxy = true`: the X-Forwarded-* headers reach the site, which reads them itself
-    # (App.site_url, the client address). Otherwise waitress drops them before the site sees them.
-    keep_proxy_headers: bool = False
+    # `trusted_proxies` (or `trust_proxy = true`): the X-Forwarded-* headers reach the site, which
+    # believes them only from these networks (host.proxies). Otherwise waitress drops them.
+    trusted_proxies: tuple = ()
+
+    @property
+    def keep_proxy_headers(self) -> bool:
+        return bool(self.trusted_proxies)
 
     @classmethod
     def from_settings(cls, settings) -> "ServerLimits":
@@ -184,19 +190,22 @@ class ServerLimits:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"{name} = {value!r}: must be a whole number of at least {least}")
             values[name] = value
-        return cls(**values, keep_proxy_headers=settings.extra.get("trust_proxy") is True)
+        try:
+            trusted = trusted_networks(settings)
+        except ValueError as error:
+            raise ConfigError(f"trusted_proxies: {error}") from None
+        return cls(**values, trusted_proxies=trusted)
 
     @property
     def per_address_cap(self) -> int:
         """Connections one peer address may hold; 0: none.
 
-        With `trust_proxy` every connection comes from the proxy, so the peer address says
-        nothing about the client (X-Forwarded-For only arrives with a request, and idle client
-        sockets never reach us through a proxy anyway): the proxy caps per client instead
-        (README, Running behind a reverse proxy), and only the idle shedding at
-        `connection_limit` applies here.
+        A trusted proxy is not capped (SitehostServer.make_room): every connection through it comes
+        from its address, which says nothing about the client (X-Forwarded-For only arrives with a
+        request, and idle client sockets never reach us through a proxy anyway), so the proxy caps
+        per client instead (README, Running behind a reverse proxy). Any other peer is capped.
         """
-        return 0 if self.keep_proxy_headers else self.connection_limit_per_address
+        return self.connection_limit_per_address
 
     def waitress_options(self) -> dict[str, Any]:
         return {
@@ -301,6 +310,7 @@ class SitehostServer(TcpWSGIServer):
     channel_class = _Channel
     draining = False
     per_address_cap = 0  # make_server sets ServerLimits.per_address_cap
+    trusted_proxies: tuple = ()  # and the networks whose connections are never capped
 
     def readable(self):
         """waitress stops accepting at connection_limit; we go on while an idle connection can make room."""
@@ -338,7 +348,7 @@ class SitehostServer(TcpWSGIServer):
         for channel in open_channels:
             peer = channel.addr[0] if isinstance(channel.addr, tuple) else channel.addr
             held.setdefault(peer, []).append(channel)
-        cap = self.per_address_cap
+        cap = 0 if is_trusted(address, self.trusted_proxies) else self.per_address_cap
         if cap and len(held.get(address, ())) >= cap:
             own_idle = [channel for channel in held[address] if _is_idle(channel)]
             if not own_idle:
@@ -424,6 +434,7 @@ def make_server(app, sock: socket.socket, threads: int, limits: ServerLimits | N
     sockinfo = (sock.family, sock.type, sock.proto, sock.getsockname())
     server = SitehostServer(app, {}, True, sock, dispatcher=dispatcher, adj=adj, bind_socket=False, sockinfo=sockinfo)
     server.per_address_cap = limits.per_address_cap
+    server.trusted_proxies = limits.trusted_proxies
     return server
 
 
@@ -459,8 +470,27 @@ class ReloadingSite:
                 return
             reason = "SIGHUP" if self.requested.is_set() else self.stored_set.changed()
             self.requested.clear()
+            if reason == StoredSetWatch.REASON:
+                self._withdraw_disabled(self.stored_set.value)
             if reason:
                 self.reload(reason)
+
+    def _withdraw_disabled(self, stored: Any) -> None:
+        """Plugins the stored set now disables stop answering here at once; the reload that follows
+        takes seconds (a whole site is built) and the old site serves until it is done."""
+        app = getattr(self.site, "app", self.site)  # behind the access log
+        try:
+            disabled = set(json.loads(stored)) if isinstance(stored, str) else set()
+        except ValueError:
+            return
+        leaving = {record.name for record in getattr(app, "enabled_plugins", ()) if record.name in disabled}
+        if leaving:
+            log.info("withdrawing %s until the reload is done", ", ".join(sorted(leaving)))
+            app.registry.withdraw(leaving)
+        try:  # answers cached before the change (the root index lists the namespaces) are stale everywhere
+            app.hook.site_settings_changed(app=app, keys=[STORED_PLUGIN_SET_KEY])
+        except Exception:
+            log.exception("a site_settings_changed hook failed")
 
     def reload(self, reason: str) -> None:
         log.info("%s: reloading the site", reason)

@@ -56,3 +56,19 @@ def example_plugin(tmp_path, monkeypatch):
 def example_app(make_app, example_plugin):
     """An app with only the example plugin, loaded through its entry point."""
     return make_app(plugins=["example"])
+
+
+_CLUSTER_FIGURES: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    """Keep the figures of tests/cluster's workload (a user property: it crosses from xdist's workers)."""
+    if report.when == "call":
+        _CLUSTER_FIGURES.extend(value for name, value in report.user_properties if name == "cluster_workload")
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _CLUSTER_FIGURES:
+        terminalreporter.section("cluster workload (tests/cluster)")
+        for line in _CLUSTER_FIGURES:
+            terminalreporter.write_line(line)

@@ -19,6 +19,7 @@ import bottle
 
 from . import ratelimit, sessions
 from . import users as user_service
+from ..proxies import forwarded
 from ..text import strip_tags
 
 AUTHORIZE_PATH = "/authorize-application"
@@ -124,10 +125,8 @@ class _Context:
 
 
 def client_address(app, environ) -> str:
-    """REMOTE_ADDR, or with `trust_proxy` the address the proxy appended last to X-Forwarded-For."""
-    if app.settings.extra.get("trust_proxy") and environ.get("HTTP_X_FORWARDED_FOR"):
-        return environ["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()
-    return environ.get("REMOTE_ADDR", "")
+    """The client's address: REMOTE_ADDR, or behind a trusted proxy what it put in X-Forwarded-For (host.proxies)."""
+    return forwarded(environ, app.trusted_proxies).client
 
 
 def authorize_page(app, request):

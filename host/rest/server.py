@@ -23,6 +23,7 @@ from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
 from ..compression import negotiate
+from ..proxies import forwarded
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden
 from .kept_embeds import KeptEmbeds
@@ -208,7 +209,7 @@ class RestServer:
             request_headers["content-length"] = environ["CONTENT_LENGTH"]
         request = RestRequest(
             self.app, method, route_path, pairs, request_headers, environ=environ,
-            base_url=base_url, remote_addr=environ.get("REMOTE_ADDR", ""),
+            base_url=base_url, remote_addr=forwarded(environ, self.app.trusted_proxies).client,
         )
         try:
             body = self._read_body(environ)

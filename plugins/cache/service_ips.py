@@ -70,5 +70,5 @@ def _save(app, record: dict) -> None:
 
 
 def caller_address(request) -> str:
-    """The caller's address by the host's rule (X-Forwarded-For's last hop only with `trust_proxy`)."""
+    """The caller's address by the host's rule (X-Forwarded-For only from `trusted_proxies`)."""
     return client_address(request.app, request.environ)

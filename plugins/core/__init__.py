@@ -132,9 +132,10 @@ def startup(app):
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)
-    install_content_version(app)
-    install_search_index(app)
-    install_term_counts(app)
+    if app.schema_changes_allowed:  # not while a newer release serves the same database (a rolling upgrade)
+        install_content_version(app)
+        install_search_index(app)
+        install_term_counts(app)
     install_rendered_content(app)
     terms = tables(app)["terms"]
     with app.db.session(write=True) as session, session.begin():

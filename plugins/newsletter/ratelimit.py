@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from host import RestError
 from host.ratelimit import RateLimit, take
+from host.auth.pages import client_address as host_client_address
 
 from .settings import settings_of
 from .tokens import email_hash
@@ -24,14 +25,8 @@ ADDRESS_SCOPE, EMAIL_SCOPE = "newsletter.address", "newsletter.email"
 
 
 def client_address(app, environ) -> str:
-    """REMOTE_ADDR, or with `trust_proxy` the address the proxy appended last to X-Forwarded-For.
-
-    (The host's REST request keeps REMOTE_ADDR as it is; the sign-in limits read the proxy's
-    header the same way as here.)
-    """
-    if app.settings.extra.get("trust_proxy") and environ.get("HTTP_X_FORWARDED_FOR"):
-        return environ["HTTP_X_FORWARDED_FOR"].split(",")[-1].strip()[:100]
-    return environ.get("REMOTE_ADDR", "")[:100]
+    """The client's address by the host's rule (X-Forwarded-For only from `trusted_proxies`), at most 100 characters."""
+    return host_client_address(app, environ)[:100]
 
 
 def check_address(app, session, address: str, message: str) -> None:

@@ -27,7 +27,7 @@ class NewsletterSettingsSchema(Schema):
                                           metadata={"description": "The email window, in seconds."})
     exempt_addresses = fields.List(fields.String(), load_default=lambda: ["127.0.0.1", "::1"], metadata={
         "description": "Client addresses the address limit does not count (this machine: a local proxy "
-                       "without trust_proxy, health checks, benchmarks)."})
+                       "outside trusted_proxies, health checks, benchmarks)."})
     confirm_max_age_seconds = fields.Integer(load_default=7 * DAY, validate=validate.Range(min=60, max=365 * DAY),
                                              metadata={"description": "How long a confirmation link works."})
     unsubscribe_max_age_seconds = fields.Integer(

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 
 from host import HealthResult, HealthTest
+from host.health import schema_report
 
 
 PROBE_PATH = "/site-health/v1/authorization-probe"
@@ -29,24 +30,21 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 # --- database -----------------------------------------------------------------------------------
 
 def database_test(app, _site_url: str) -> HealthResult:
-    from sqlalchemy import inspect, text
     from sqlalchemy.exc import SQLAlchemyError
 
     engine = app.db.engine
     try:
         with engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-            present = set(inspect(connection).get_table_names())
-            missing = sorted(set(app.db.metadata.tables) - present)
+            schema = schema_report(app, connection)  # the same check as the balancers' /-/health
             details = _sqlite_details(connection) if engine.dialect.name == "sqlite" else _postgres_details(connection)
     except SQLAlchemyError as error:
         return HealthResult("critical", "The database cannot be reached",
                             f"Connecting to the {engine.dialect.name} database failed: {type(error).__name__}.",
                             "Check database_url in sitehost.toml (or SITEHOST_DATABASE_URL) and that the server runs.")
-    if missing:
+    if not schema.current:
         return HealthResult("critical", "The database schema is not up to date",
-                            f"Tables of enabled plugins are missing: {', '.join(missing)}.",
-                            "Restart sitehost: it creates missing tables at start-up.")
+                            f"The database lacks what enabled plugins expect: {schema.reason()}.",
+                            "Restart sitehost: a starting node makes its table changes (docs/deploy/upgrades.md).")
     problems, facts = details
     if problems:
         return HealthResult(problems[0][0], problems[0][1], " ".join(facts), problems[0][2])
@@ -185,7 +183,7 @@ def https_test(app, site_url: str) -> HealthResult:
     return HealthResult("recommended", "The site is not served over HTTPS",
                         f"{site_url} uses plain HTTP: application passwords and sign-ins cross the network readable "
                         "by anyone on the way.",
-                        "Put sitehost behind a proxy with a TLS certificate, set trust_proxy = true and set "
+                        "Put sitehost behind a proxy with a TLS certificate, list its address in trusted_proxies and set "
                         "[site] url to the https:// address.")
 
 

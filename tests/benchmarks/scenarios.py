@@ -146,6 +146,22 @@ def _check_document(path: str, key: str) -> Callable[[Context], None]:
     return check
 
 
+def _lua_health(context: Context) -> str:
+    return 'wrk.method = "GET"\nwrk.path = "/-/health"\n'
+
+
+def _check_health(context: Context) -> None:
+    """The balancers' probe (host.health): `200 ok`, at the site's root rather than under the REST prefix."""
+    url = context.rest[: -len(context.rest_path)] + "/-/health" if context.rest_path != "/" else context.rest + "/-/health"
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode()
+    if (status, text) != (200, "ok\n"):
+        raise Unavailable(f"/-/health answered {status}: {text.strip()[:200]}")
+
+
 def _check_single(context: Context) -> None:
     post_id = context.seeded.first_post
     status, _headers, body = fetch(context.rest + f"/core/v2/posts/{post_id}")
@@ -283,6 +299,7 @@ SCENARIOS: list[Scenario] = [
              _check_list(lambda c: "/core/v2/posts?_embed", embedded=True)),
     Scenario("single", "GET posts/<random id>", _lua_single, _check_single),
     Scenario("root", "GET / (root index)", _fixed_get(lambda c: "/"), _check_document("/", "routes")),
+    Scenario("health", "GET /-/health (balancer probe)", _lua_health, _check_health),
     Scenario("namespace", "GET /core/v2 (namespace index)", _fixed_get(lambda c: "/core/v2"),
              _check_document("/core/v2", "routes")),
     Scenario("terms", "GET categories (10, counts)", _fixed_get(lambda c: "/core/v2/categories"),

@@ -150,7 +150,7 @@ def test_without_a_secret_the_address_list_alone_decides(service_app):
 
 def test_behind_a_trusted_proxy_the_forwarded_address_is_the_caller(service_app):
     forwarded = {"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": f"192.0.2.200, {SERVICE_ADDRESS}"}
-    trusting = service_app(extra={"trust_proxy": True})
+    trusting = service_app(extra={"trusted_proxies": ["10.0.0.0/8"]})
     assert post(trusting, "/cache/v3/ping", environ=forwarded).json["_res"] == "ok"
     spoofed = {"REMOTE_ADDR": "10.0.0.5", "HTTP_X_FORWARDED_FOR": f"{SERVICE_ADDRESS}, 192.0.2.200"}
     assert_rest_error(post(trusting, "/cache/v3/ping", environ=spoofed, status=401), "rest_forbidden", 401)

@@ -69,6 +69,8 @@ def test_serve_logs_plugin_states_the_url_and_one_line_per_request_to_the_log_fi
         source = json.loads(body)["source_url"]
         assert call(source) == (200, png())
         assert call(rest + "/", headers={"X-Forwarded-For": "198.51.100.7, 203.0.113.9 forged"})[0] == 200
+        health = rest.rsplit("/wp-json", 1)[0] + "/-/health"
+        assert [call(health) for _probe in range(3)] == [(200, b"ok\n")] * 3  # a balancer's probes
     finally:
         stop_sitehost(process)
     output = process.stdout.read()
@@ -84,7 +86,7 @@ def test_serve_logs_plugin_states_the_url_and_one_line_per_request_to_the_log_fi
     assert f"admin area: {admin_area} (sign in as the administrator); Ctrl+C stops the server" in output
 
     access = access_lines(text)
-    assert len(access) == 6, text  # one per request, nothing else matches
+    assert len(access) == 6, text  # one per request, nothing else matches; good health probes only at debug
     # Each line is written once its answer is sent, so two quick requests may log in either order.
     by_path = {line["path"].split("/")[1] if line["path"].startswith("/uploads/") else line["path"]: line
                for line in access}

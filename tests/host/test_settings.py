@@ -27,6 +27,9 @@ CASES = [
     ('rest_prefix = "/wp-json/"', "rest_prefix = '/wp-json/' is not valid; allowed: a path such as /wp-json"),
     ('channel_timeout = 0', "channel_timeout = 0 is not valid; allowed: a whole number from 1 to 3,600 (seconds)"),
     ('trust_proxy = "yes"', "trust_proxy = 'yes' is not valid; allowed: true or false"),
+    ('trusted_proxies = ["10.0.0.300"]',
+     "trusted_proxies = ['10.0.0.300'] is not valid; '10.0.0.300' is not an IP address or network; allowed: IP "
+     "addresses or networks such as 10.0.0.5"),
     ('site = "Riverside"', "site = 'Riverside' is not valid; allowed: a table"),
     # plugin tables, against the Schema class each plugin declares in PluginInfo.settings
     ('[plugins.core]\nmax_upload_bytes = "lots"', "[plugins.core]: max_upload_bytes = 'lots' is not valid; Not a valid"),

@@ -34,7 +34,8 @@ def plugin_settings_schemas() -> list[tuple[str, object]]:
 def expected_block() -> str:
     defaults = {spec.name: spec.default if spec.default is not dataclasses.MISSING else spec.default_factory()
                 for spec in dataclasses.fields(Settings)}
-    defaults.update(database_url="sqlite:///sitehost.db", trust_proxy=False, site={}, plugins={}, auth={}, jobs={})
+    defaults.update(database_url="sqlite:///sitehost.db", trust_proxy=False, trusted_proxies=[], site={}, plugins={}, auth={},
+                    jobs={})
     rows = ["| key | default | meaning |", "|---|---|---|"]
     rows += settings_reference(HostSettings(), defaults)
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
