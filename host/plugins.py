@@ -32,7 +32,7 @@ ENTRY_POINT_GROUP = "sitehost"
 
 # The host's own hook implementations; always loaded, never listed as disableable.
 ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth", "host.mail": "host.mail",
-             "host.admin": "host.admin"}
+             "host.storage": "host.storage", "host.admin": "host.admin"}
 
 
 @dataclass
