@@ -36,8 +36,9 @@ STORAGE = StashKey["Storage"]("host.storage")
 class Storage:
     """The site's file store: one Area per kind of file, all on the configured backend."""
 
-    def __init__(self, settings: StorageSettings, client=None):
+    def __init__(self, settings: StorageSettings, uploads_dir: str | os.PathLike = "uploads", client=None):
         self.settings = settings
+        self.uploads_dir = uploads_dir
         self.backend = settings.backend
         self._client = client
         self._areas: dict[tuple[str, str, bool], Area] = {}
@@ -61,6 +62,17 @@ class Storage:
                 found = LocalArea(folder, private)
             self._areas[(name, str(folder), private)] = found
         return found
+
+    def known_areas(self) -> list[tuple[str, str, bool, Area]]:
+        """(name, local folder, private, area) of every area opened so far: the uploads, and those the
+        plugins open at start-up (form files, backups); what `sitehost storage copy` copies."""
+        self.uploads()
+        return sorted((name, folder, private, area) for (name, folder, private), area in self._areas.items())
+
+    def uploads(self) -> Area:
+        """The site's public uploads (`uploads_dir`, or `uploads/` in the store): media and what plugins
+        publish beside them; backups carry this area's files."""
+        return self.area("uploads", self.uploads_dir)
 
     def describe(self) -> str:
         if self.backend == "s3":
@@ -164,7 +176,7 @@ def redirect_or_serve(app, area: Area, key: str, mimetype: str, headers: dict[st
 def startup(app):
     """A wrong `[storage]` table stops the start with a ConfigError naming the setting."""
     settings = load_storage_settings(getattr(app.settings, "storage", None), app.settings.environment.get("storage"))
-    app.stash[STORAGE] = Storage(settings)
+    app.stash[STORAGE] = Storage(settings, app.settings.uploads_dir)
 
 
 @hookimpl

@@ -93,6 +93,12 @@ class Area:
         """Every object whose key starts with `prefix`, in key order."""
         raise NotImplementedError
 
+    def move(self, key: str, target: "Area") -> None:
+        """Put the object into `target` under the same key and remove it here."""
+        with self.open(key) as handle:
+            target.put(key, handle)
+        self.delete(key)
+
     def url_for(self, key: str, expires: int, content_type: str = "", download_name: str = "") -> str | None:
         """A signed URL that lets anyone holding it read the object for `expires` seconds, or None
         when the backend has none (the local folder: sitehost serves it itself)."""
@@ -189,7 +195,8 @@ class LocalArea(Area):
             directories.sort()
             for name in files:
                 path = Path(folder) / name
-                if path.is_symlink() or not path.is_file() or name.endswith(".partial"):
+                # dot files are this class's own half-written files (and downloads being made)
+                if name.startswith(".") or path.is_symlink() or not path.is_file():
                     continue
                 key = path.relative_to(self.root).as_posix()
                 if key.startswith(prefix):
@@ -258,6 +265,14 @@ class S3Area(Area):
                 for item in page.get("Contents", []):
                     yield ObjectInfo(item["Key"][len(self.prefix):], item["Size"], item["LastModified"],
                                      item.get("ETag", "").strip('"'))
+
+    def move(self, key: str, target: Area) -> None:
+        if not (isinstance(target, S3Area) and target.bucket == self.bucket):
+            return super().move(key, target)
+        with _s3_errors(key):  # a copy inside the store: the bytes never leave it
+            self.client.copy_object(Bucket=self.bucket, Key=target.object_key(key),
+                                    CopySource={"Bucket": self.bucket, "Key": self.object_key(key)})
+        self.delete(key)
 
     def url_for(self, key: str, expires: int, content_type: str = "", download_name: str = "") -> str | None:
         params = {"Bucket": self.bucket, "Key": self.object_key(key)}

@@ -21,7 +21,8 @@ from sqlalchemy.exc import IntegrityError
 
 from host.stash import StashKey
 
-from .create import apply_retention, create_backup
+from . import shelf
+from .create import create_backup
 from .progress import Reporter
 from .settings import current_schedule, settings_of
 from .tables import jobs_table, lease_table
@@ -157,7 +158,8 @@ def run_job(app, job_id: int, holder: str) -> None:
     settings = settings_of(app)
     try:
         result = create_backup(app, settings.directory, JobReporter(app, job_id, holder, runtime.stopping))
-        removed = apply_retention(settings.directory, settings.keep)
+        shelf.publish(app, result.path, result.manifest)
+        removed = shelf.apply_retention(app, settings.keep)
         note = f"; removed {len(removed)} older archive(s) (keep = {settings.keep})" if removed else ""
         finish_job(app, job_id, "done", result.path.name,
                    f"{sum(t['rows'] for t in result.manifest['tables'])} rows in "
@@ -200,11 +202,11 @@ def run_verify(app, job_id: int, holder: str, name: str) -> None:
     from .restore import RestoreRefused, check_archive
 
     runtime = runtime_of(app)
-    path = settings_of(app).directory / name
     try:
         reporter = JobReporter(app, job_id, holder, runtime.stopping)
-        reporter.stage("verify", path.stat().st_size, "bytes")
-        verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
+        with shelf.local_copy(app, name) as path:
+            reporter.stage("verify", path.stat().st_size, "bytes")
+            verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
         rows = sum(int(table.get("rows", 0)) for table in verified.manifest["tables"])
         finish_job(app, job_id, "done", name, f"OK: {verified.checked_tables} tables ({rows:,} rows) and "
                                               f"{verified.checked_files} uploads match their checksums")

@@ -33,8 +33,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from host import prepare_sqlite_file
+from host.storage import Area, Storage
 
-from .archive import CHUNK, ArchiveError, ArchiveReader, Progress, Verified, safe_upload_path, verify_archive
+from .archive import (CHUNK, ArchiveError, ArchiveReader, HashingReader, Progress, Verified, safe_upload_path,
+                      verify_archive)
 from .catalog import Catalog
 from .codec import RowDecoder
 from .progress import SILENT, Reporter, StageAdapter
@@ -53,7 +55,7 @@ class RestoreResult:
     tables: int = 0
     rows: int = 0
     files: int = 0
-    moved_aside: Path | None = None
+    moved_aside: Path | str | None = None  # a folder, or a place in the object store
     notes: list[str] = field(default_factory=list)
 
 
@@ -167,6 +169,56 @@ def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, report
     return staging
 
 
+def _area_state(area: Area, files: list[dict]) -> str:
+    """_uploads_state for the object store: 'empty', 'same' or 'different'."""
+    present = {found.key: found for found in area.list()}
+    if not present:
+        return "empty"
+    wanted = {entry["path"]: entry for entry in files}
+    if set(present) != set(wanted):
+        return "different"
+    for key, found in present.items():
+        if found.size != wanted[key]["size"]:
+            return "different"
+        digest = hashlib.sha256()
+        for chunk in area.get(key):
+            digest.update(chunk)
+        if digest.hexdigest() != wanted[key]["sha256"]:
+            return "different"
+    return "same"
+
+
+def _stage_in_store(reader: ArchiveReader, files: list[dict], staging: Area, reporter: Reporter) -> None:
+    """The archive's uploads into a fresh area of the object store, each checked against the manifest
+    (a checksum that does not match empties the area again)."""
+    reporter.stage("uploads", sum(entry["size"] for entry in files), "bytes")
+    for entry in files:
+        if safe_upload_path(entry["path"]) is None:  # check_archive refused it already
+            staging.delete_prefix("")
+            raise ArchiveError([f"upload {entry['path']!r}: a path outside the uploads folder"])
+        with reader.upload(entry["path"]) as member:
+            source = HashingReader(member, StageAdapter(reporter))
+            staging.put(entry["path"], source)
+        if source.digest.hexdigest() != entry["sha256"]:
+            staging.delete_prefix("")
+            raise ArchiveError([f"upload {entry['path']}: checksum mismatch (the file was changed or damaged)"])
+
+
+def _swap_in_store(storage: Storage, staged: Area, state: str, stamp: str, folder: Path) -> str | None:
+    """The staged uploads become the site's (copies inside the store); what was there before is kept
+    under `uploads.before-restore-<time>/`, whose place is returned."""
+    uploads = storage.uploads()
+    moved_aside = None
+    if state == "different":
+        aside = storage.area(f"uploads.before-restore-{stamp}", folder)
+        for found in list(uploads.list()):
+            uploads.move(found.key, aside)
+        moved_aside = f"uploads.before-restore-{stamp}/ of {storage.describe()}"
+    for found in list(staged.list()):
+        staged.move(found.key, uploads)
+    return moved_aside
+
+
 def _drop_derived_sqlite_objects(connection) -> None:
     """Triggers and virtual tables (full-text indexes) are rebuilt by the plugins' start-up."""
     rows = connection.exec_driver_sql(
@@ -226,8 +278,12 @@ def _set_sequence(connection, table, stored: int | None) -> None:
 
 
 def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_dir: Path, force: bool = False,
-                    reporter: Reporter = SILENT, start_site=None) -> RestoreResult:
+                    reporter: Reporter = SILENT, start_site=None, storage: Storage | None = None) -> RestoreResult:
     """Restore `archive` into the database at `target_url` and the folder `uploads_dir`.
+
+    `storage`: the target site's storage (host.storage); when it is an object store, the uploads go
+    to its `uploads/` instead of the folder, staged in `uploads.restoring-<time>/` first, and files that
+    were there are kept under `uploads.before-restore-<time>/` (with --force).
 
     `catalog` describes the tables of this installation's plugins (built on a scratch site, so
     that the target is not touched before it is checked). `start_site(url)` starts and closes the
@@ -240,23 +296,29 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
     files = manifest["uploads"].get("files", [])
     engine = target_engine(target_url)
     result = RestoreResult(manifest=manifest)
+    in_store = storage is not None and storage.backend != "local"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     try:
         occupied = _non_empty_tables(engine, catalog)
-        uploads_state = _uploads_state(uploads_dir, files)
+        uploads_state = _area_state(storage.uploads(), files) if in_store else _uploads_state(uploads_dir, files)
         if not force:
             refusals = []
             if occupied:
                 refusals.append(f"the target database is not empty (rows in {', '.join(occupied[:8])}"
                                 f"{' ...' if len(occupied) > 8 else ''})")
             if uploads_state == "different":
-                refusals.append(f"the uploads folder {uploads_dir} holds other files")
+                refusals.append(f"the uploads {'of ' + storage.describe() if in_store else 'folder ' + str(uploads_dir)} "
+                                "hold other files")
             if refusals:
                 raise RestoreRefused(" and ".join(refusals) + ": restore into an empty site, or pass --force "
                                      "to replace what is there")
         reader = ArchiveReader(archive)
-        staging = None
+        staging = staged = None
         try:
-            if uploads_state != "same":
+            if uploads_state != "same" and in_store:
+                staged = storage.area(f"uploads.restoring-{stamp}", uploads_dir)
+                _stage_in_store(reader, files, staged, reporter)
+            elif uploads_state != "same":
                 staging = _unpack_uploads(reader, files, uploads_dir, reporter)
             archived = {table["name"]: table for table in manifest["tables"]}
             reporter.stage("tables", sum(table["rows"] for table in manifest["tables"]), "rows")
@@ -292,11 +354,13 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                     # the source's processes held it; on the target nobody does (its jobs then read
                     # as interrupted, which is what they are there)
                     connection.execute(catalog.metadata.tables[LEASE].delete())
+            if staged is not None:
+                result.moved_aside = _swap_in_store(storage, staged, uploads_state, stamp, uploads_dir)
+                staged = None
             if staging is not None:
                 if uploads_dir.exists() and uploads_state == "empty":
                     shutil.rmtree(uploads_dir)  # empty folders only: nothing to keep
                 elif uploads_dir.exists():
-                    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
                     result.moved_aside = uploads_dir.with_name(f"{uploads_dir.name}.before-restore-{stamp}")
                     os.replace(uploads_dir, result.moved_aside)
                 os.replace(staging, uploads_dir)
@@ -306,6 +370,8 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
             reader.close()
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
+            if staged is not None:
+                staged.delete_prefix("")
         if engine.dialect.name == "postgresql":
             with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
                 for table in catalog.tables:

@@ -144,7 +144,7 @@ MEDIA_AREA = StashKey[Area]("core.media_area")
 
 def media_area(app) -> Area:
     """Where attachments' files are: the uploads folder, or `uploads/` in the object store (host.storage)."""
-    return app.stash.setdefault_by(MEDIA_AREA, lambda: app.storage.area("uploads", app.settings.uploads_dir))
+    return app.stash.setdefault_by(MEDIA_AREA, app.storage.uploads)
 
 
 def upload_key(path: str) -> str | None:
