@@ -13,7 +13,7 @@ on the local folders and on S3: make_app(storage=storage_backend)),
 `browser` (headless Chromium through playwright, for pages a person uses). Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
-`assert_collection`.
+`assert_collection`, `stored_files`.
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
@@ -562,6 +562,19 @@ def s3_server(tmp_path_factory):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def stored_files(app, area: str = "uploads") -> dict[str, bytes]:
+    """Every file of one storage area of `app` ({key: bytes}), read straight from its folder or bucket
+    (with boto3 or the file system, not through host.storage), so a test sees what is really kept."""
+    settings = app.storage.settings
+    if settings.backend == "s3":
+        prefix = f"{settings.prefix}{area}/"
+        found = S3Server(settings.endpoint_url, settings.region or "us-east-1").keys(settings.bucket, prefix)
+        return {key[len(prefix):]: data for key, data in found.items()}
+    folder = next(folder for name, folder, _private, _area in app.storage.known_areas() if name == area)
+    root = Path(folder).resolve()
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
 
 
 @pytest.fixture(params=["local", "s3"])
