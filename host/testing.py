@@ -25,6 +25,7 @@ as `sitehost serve` records the address it listens on: guids and mailed links st
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import types
 import uuid
@@ -514,13 +515,12 @@ class S3Server:
         return found
 
 
-@pytest.fixture(scope="session")
-def s3_server(tmp_path_factory):
-    """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1 (never an in-process stub).
+@contextlib.contextmanager
+def running_s3_server(log_folder: Path):
+    """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1, for the block: an S3Server.
 
-    Yields an S3Server: `.endpoint_url`, `.new_bucket()`, `.storage_settings()` (the `[storage]`
-    table of a site on a new bucket), `.keys(bucket)`. The process has made-up credentials in its
-    environment, and so do boto3 clients of this process while it runs (moto accepts any).
+    The process and this one's boto3 clients get made-up credentials (moto accepts any); the
+    environment is put back afterwards. Used by the `s3_server` fixture and the storage benchmark.
     """
     import socket
     import subprocess
@@ -534,7 +534,7 @@ def s3_server(tmp_path_factory):
     credentials = {"AWS_ACCESS_KEY_ID": "sitehost-test", "AWS_SECRET_ACCESS_KEY": "sitehost-test-secret"}
     saved = {name: os.environ.get(name) for name in credentials}
     os.environ.update(credentials)
-    log = tmp_path_factory.mktemp("moto") / "server.log"
+    log = Path(log_folder) / "moto-server.log"
     with open(log, "wb") as output:
         process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
                                    stdout=output, stderr=subprocess.STDOUT, env={**os.environ, **credentials})
@@ -562,6 +562,18 @@ def s3_server(tmp_path_factory):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1 (never an in-process stub).
+
+    Yields an S3Server: `.endpoint_url`, `.new_bucket()`, `.storage_settings()` (the `[storage]`
+    table of a site on a new bucket), `.keys(bucket)`. The process has made-up credentials in its
+    environment, and so do boto3 clients of this process while it runs (moto accepts any).
+    """
+    with running_s3_server(tmp_path_factory.mktemp("moto")) as server:
+        yield server
 
 
 def stored_files(app, area: str = "uploads") -> dict[str, bytes]:
