@@ -20,7 +20,6 @@ from __future__ import annotations
 import email.utils
 import os
 import time
-from pathlib import Path
 
 from ..hookspecs import hookimpl
 from ..stash import StashKey
@@ -184,9 +183,3 @@ def register_commands(cli):
     from .cli import storage_group
 
     cli.add_command(storage_group)
-
-
-def local_folder_of(area: Area) -> Path | None:
-    """The folder of a local area (None on S3): for disk-space checks."""
-    return area.root if isinstance(area, LocalArea) else None
-

@@ -27,6 +27,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from sqlalchemy import create_engine, event, func, insert, inspect, select, text
 from sqlalchemy.engine import make_url
@@ -120,29 +121,41 @@ def _non_empty_tables(engine, catalog: Catalog) -> list[str]:
         return found
 
 
-def _digest_file(path: Path) -> str:
+def _digest(chunks) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
+    for chunk in chunks:
+        digest.update(chunk)
     return digest.hexdigest()
 
 
-def _uploads_state(root: Path, files: list[dict]) -> str:
-    """'empty', 'same' (exactly the archive's files) or 'different'."""
-    if not root.exists():
-        return "empty"
-    present = {path.relative_to(root).as_posix(): path for path in root.rglob("*") if path.is_file()}
+def _file_chunks(path: Path):
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            yield chunk
+
+
+def _uploads_state(present: dict[str, tuple[int, Callable[[], str]]], files: list[dict]) -> str:
+    """'empty', 'same' (exactly the archive's files) or 'different'; `present`: key -> (size, its sha256())."""
     if not present:
         return "empty"
     wanted = {entry["path"]: entry for entry in files}
     if set(present) != set(wanted):
         return "different"
-    for relative, path in present.items():
-        entry = wanted[relative]
-        if path.stat().st_size != entry["size"] or _digest_file(path) != entry["sha256"]:
+    for key, (size, sha256) in present.items():
+        if size != wanted[key]["size"] or sha256() != wanted[key]["sha256"]:
             return "different"
     return "same"
+
+
+def _folder_files(root: Path) -> dict[str, tuple[int, Callable[[], str]]]:
+    if not root.exists():
+        return {}
+    return {path.relative_to(root).as_posix(): (path.stat().st_size, lambda path=path: _digest(_file_chunks(path)))
+            for path in root.rglob("*") if path.is_file()}
+
+
+def _stored_files(area: Area) -> dict[str, tuple[int, Callable[[], str]]]:
+    return {found.key: (found.size, lambda key=found.key: _digest(area.get(key))) for found in area.list()}
 
 
 def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, reporter: Reporter) -> Path:
@@ -167,25 +180,6 @@ def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, report
             shutil.rmtree(staging, ignore_errors=True)
             raise ArchiveError([f"upload {entry['path']}: checksum mismatch (the file was changed or damaged)"])
     return staging
-
-
-def _area_state(area: Area, files: list[dict]) -> str:
-    """_uploads_state for the object store: 'empty', 'same' or 'different'."""
-    present = {found.key: found for found in area.list()}
-    if not present:
-        return "empty"
-    wanted = {entry["path"]: entry for entry in files}
-    if set(present) != set(wanted):
-        return "different"
-    for key, found in present.items():
-        if found.size != wanted[key]["size"]:
-            return "different"
-        digest = hashlib.sha256()
-        for chunk in area.get(key):
-            digest.update(chunk)
-        if digest.hexdigest() != wanted[key]["sha256"]:
-            return "different"
-    return "same"
 
 
 def _stage_in_store(reader: ArchiveReader, files: list[dict], staging: Area, reporter: Reporter) -> None:
@@ -300,7 +294,8 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     try:
         occupied = _non_empty_tables(engine, catalog)
-        uploads_state = _area_state(storage.uploads(), files) if in_store else _uploads_state(uploads_dir, files)
+        present = _stored_files(storage.uploads()) if in_store else _folder_files(uploads_dir)
+        uploads_state = _uploads_state(present, files)
         if not force:
             refusals = []
             if occupied:
