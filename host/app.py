@@ -156,6 +156,13 @@ class App:
 
         return self.stash[JOBS_SERVICE]
 
+    @property
+    def storage(self):
+        """Where the site's files live (host.storage.Storage): `app.storage.area(name, folder)`."""
+        from .storage import STORAGE
+
+        return self.stash[STORAGE]
+
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
         """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
 

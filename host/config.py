@@ -86,6 +86,8 @@ class Settings:
     config_file: str | None = None
     # The `[mail]` table (host.mail checks it at start-up; make_app(mail={...}) sets it in tests).
     mail: dict[str, Any] = field(default_factory=dict)
+    # The `[storage]` table (host.storage checks it at start-up): local folders or an S3-compatible store.
+    storage: dict[str, Any] = field(default_factory=dict)
     # Anything else from sitehost.toml, kept for subsystems that read their own table.
     extra: dict[str, Any] = field(default_factory=dict)
     # Lines to print at start-up: settings that are allowed but probably not meant.
@@ -102,7 +104,8 @@ class Settings:
 
 
 _SIMPLE_KEYS = {"database_url", "rest_prefix", "uploads_dir", "max_body_bytes", "max_json_depth", "cors_origins",
-                "channel_timeout", "connection_limit", "connection_limit_per_address", "mail"}
+                "channel_timeout", "connection_limit", "connection_limit_per_address", "mail",
+                "storage"}
 
 # Variables read by the test suite and CI rather than by a site (no warning when they are set).
 TOOL_VARIABLES = {"SITEHOST_TEST_DATABASE_URL", "SITEHOST_CI_POSTGRES", "SITEHOST_POSTGRES_URL",
@@ -248,6 +251,10 @@ class HostSettings(Schema):
     mail = fields.Dict(error_messages={"invalid": "allowed: a table"},
                        metadata={"description": "The `[mail]` table: the SMTP server and the outbox's retries "
                                                 "(see Outgoing mail)."})
+    storage = fields.Dict(error_messages={"invalid": "allowed: a table"},
+                          metadata={"description": "The `[storage]` table: where uploads, form files and backups "
+                                                   "are kept (local folders or an S3-compatible store; "
+                                                   "docs/storage.md)."})
 
 
 def settings_reference(schema: Schema, defaults: dict[str, Any] | None, table: str = "") -> list[str]:
@@ -413,11 +420,11 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     problems = []
     for path, (variable, text) in (environment or {}).items():
         table, key = (".".join(path[:-1]), path[-1]) if len(path) > 1 else ("", path[0])
-        if table not in ("", "site", "mail", "auth", "jobs", "plugins") and not table.startswith("plugins."):
+        if table not in ("", "site", "mail", "storage", "auth", "jobs", "plugins") and not table.startswith("plugins."):
             problems.append(f"{variable}: {path[0]} is not a table")
             continue
         by_table.setdefault(table, {})[key] = (variable, text)
-    for name in ("site", "mail", "auth", "jobs"):
+    for name in ("site", "mail", "storage", "auth", "jobs"):
         if name in by_table and not isinstance(data.setdefault(name, {}), dict):
             problems.append(f"{where}: {name} is not a table, so {', '.join(v for v, _ in by_table[name].values())} "
                             "cannot set a key of it")
@@ -426,7 +433,7 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     if isinstance(data.get("site"), dict):
         problems += section_problems(SiteSettings(), data["site"], f"{where} [site]", by_table.get("site"))
     for table, values in by_table.items():
-        if table in ("mail", "auth", "jobs") or table.startswith("plugins."):
+        if table in ("mail", "storage", "auth", "jobs") or table.startswith("plugins."):
             _place_for_later(settings, data, table, values)  # checked by whoever knows the table's schema
         elif table == "plugins":
             plugins = data.setdefault("plugins", {})

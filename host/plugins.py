@@ -32,7 +32,7 @@ ENTRY_POINT_GROUP = "sitehost"
 
 # The host's own hook implementations; always loaded, never listed as disableable.
 ESSENTIAL = {"host.defaults": "host.defaults", "host.auth": "host.auth", "host.mail": "host.mail",
-             "host.jobs": "host.jobs", "host.admin": "host.admin"}
+             "host.jobs": "host.jobs", "host.storage": "host.storage", "host.admin": "host.admin"}
 
 
 @dataclass

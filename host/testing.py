@@ -8,10 +8,12 @@
 
 Fixtures: `make_app`, `make_module_app` (one site for a module's tests), `app`, `client`,
 `users`, `make_user`, `smtp_server` (a real SMTP server on 127.0.0.1 that keeps what it receives),
+`s3_server` (moto's S3-compatible server as a process on 127.0.0.1), `storage_backend` (runs a test
+on the local folders and on S3: make_app(storage=storage_backend)),
 `browser` (headless Chromium through playwright, for pages a person uses). Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
-`assert_collection`.
+`assert_collection`, `stored_files`.
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
@@ -23,6 +25,7 @@ as `sitehost serve` records the address it listens on: guids and mailed links st
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import types
 import uuid
@@ -287,6 +290,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
                 settings.mail = {**settings.mail, **value}
             elif key == "jobs":  # the `[jobs]` table: short leases and polls make lease tests take seconds
                 settings.extra["jobs"] = dict(value)
+            elif key == "storage":
+                settings.storage = dict(value)
             else:
                 setattr(settings, key, value)
         app = create_app(settings)
@@ -478,6 +483,123 @@ def smtp_server():
         yield received
     finally:
         controller.stop()
+
+
+@dataclass
+class S3Server:
+    """A real S3-compatible server (moto's standalone server) on 127.0.0.1, for the whole session."""
+
+    endpoint_url: str
+    region: str = "us-east-1"
+
+    def client(self):
+        import boto3
+
+        return boto3.session.Session().client("s3", endpoint_url=self.endpoint_url, region_name=self.region)
+
+    def new_bucket(self) -> str:
+        """A fresh, empty bucket (each site of a test gets its own, so nothing is shared by accident)."""
+        name = f"sitehost-test-{uuid.uuid4().hex[:16]}"
+        self.client().create_bucket(Bucket=name)
+        return name
+
+    def storage_settings(self, **extra: Any) -> dict[str, Any]:
+        """The `[storage]` table of a site on a new bucket of this server: make_app(storage=...)."""
+        return {"backend": "s3", "bucket": self.new_bucket(), "endpoint_url": self.endpoint_url,
+                "region": self.region, **extra}
+
+    def keys(self, bucket: str, prefix: str = "") -> dict[str, bytes]:
+        """Every object of `bucket` under `prefix`, read back through the server: {key: bytes}."""
+        client = self.client()
+        found = {}
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+            for item in page.get("Contents", []):
+                found[item["Key"]] = client.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()
+        return found
+
+
+@contextlib.contextmanager
+def running_s3_server(log_folder: Path):
+    """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1, for the block: an S3Server.
+
+    The process and this one's boto3 clients get made-up credentials (moto accepts any); the
+    environment is put back afterwards. Used by the `s3_server` fixture and the storage benchmark.
+    """
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    credentials = {"AWS_ACCESS_KEY_ID": "sitehost-test", "AWS_SECRET_ACCESS_KEY": "sitehost-test-secret"}
+    saved = {name: os.environ.get(name) for name in credentials}
+    os.environ.update(credentials)
+    log = Path(log_folder) / "moto-server.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                                   stdout=output, stderr=subprocess.STDOUT, env={**os.environ, **credentials})
+    server = S3Server(f"http://127.0.0.1:{port}")
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{server.endpoint_url}/moto-api/", timeout=2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("moto's S3 server did not start:\n" + log.read_text(errors="replace"))
+                time.sleep(0.1)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1 (never an in-process stub).
+
+    Yields an S3Server: `.endpoint_url`, `.new_bucket()`, `.storage_settings()` (the `[storage]`
+    table of a site on a new bucket), `.keys(bucket)`. The process has made-up credentials in its
+    environment, and so do boto3 clients of this process while it runs (moto accepts any).
+    """
+    with running_s3_server(tmp_path_factory.mktemp("moto")) as server:
+        yield server
+
+
+def stored_files(app, area: str = "uploads") -> dict[str, bytes]:
+    """Every file of one storage area of `app` ({key: bytes}), read straight from its folder or bucket
+    (with boto3 or the file system, not through host.storage), so a test sees what is really kept."""
+    settings = app.storage.settings
+    if settings.backend == "s3":
+        prefix = f"{settings.prefix}{area}/"
+        found = S3Server(settings.endpoint_url, settings.region or "us-east-1").keys(settings.bucket, prefix)
+        return {key[len(prefix):]: data for key, data in found.items()}
+    folder = next(folder for name, folder, _private, _area in app.storage.known_areas() if name == area)
+    root = Path(folder).resolve()
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+@pytest.fixture(params=["local", "s3"])
+def storage_backend(request):
+    """The `[storage]` table of each backend in turn: `{}` (local folders), then a new bucket of
+    `s3_server`. make_app(storage=storage_backend) runs a test on both; the S3 server starts only
+    when an S3 case runs."""
+    if request.param == "local":
+        return {}
+    return request.getfixturevalue("s3_server").storage_settings()
 
 
 def chromium_path() -> str | None:

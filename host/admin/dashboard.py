@@ -83,7 +83,9 @@ def basic_checks(page: AdminRequest) -> list[tuple[str, str, str]]:
     except Exception as error:  # the page must still show
         rows.append(("critical", "The database does not answer", type(error).__name__))
     uploads = Path(app.settings.uploads_dir)
-    if uploads.is_dir():
+    if app.storage.backend != "local":
+        rows.append(("good", "The uploads are kept in the object store", app.storage.describe()))
+    elif uploads.is_dir():
         free = shutil.disk_usage(uploads).free
         rows.append(("good", "The uploads folder exists", f"{free // 2**20:,} MB free"))
     else:

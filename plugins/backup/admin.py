@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import datetime
 from html import escape
-from pathlib import Path
-
 import bottle
 from sqlalchemy import select
 
 from host.admin import AdminAnswer, AdminRequest
+from host.storage import ObjectInfo, serve_object
 
 from . import archive as archives
-from .create import is_archive_name, list_archives
+from . import shelf
+from .create import is_archive_name
 from .jobs import job_state, last_scheduled, running_holder, start_job, start_verify_job
 from .settings import MAX_EVERY_HOURS, current_schedule, settings_of, stored_schedule_text, store_schedule
 from .tables import jobs_table
@@ -46,7 +46,7 @@ def backups_page(page: AdminRequest):
         status = {"create": create_now, "verify": verify, "schedule": change_schedule}[page.action](page)
     raw_page = str(page.request.query.decode().get("paged", "1") or "1")
     number = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
-    paths = list(reversed(list_archives(settings_of(page.app).directory)))
+    paths = list(reversed(shelf.stored_archives(page.app)))
     total_pages = max(1, -(-len(paths) // PER_PAGE))
     if not 1 <= number <= total_pages:
         page.notice(f"<p>The archives fill {total_pages} page{'s' if total_pages != 1 else ''}.</p>", "error")
@@ -57,19 +57,19 @@ def backups_page(page: AdminRequest):
 
 # --- reading -------------------------------------------------------------------------------------
 
-def archive_rows(page: AdminRequest, paths: list[Path]) -> list[dict]:
+def archive_rows(page: AdminRequest, paths: list[ObjectInfo]) -> list[dict]:
     jobs = jobs_table(page.app)
-    names = [path.name for path in paths]
+    names = [path.key for path in paths]
     with page.app.db.session() as session:
         triggers = dict(session.execute(select(jobs.c.archive, jobs.c.trigger).where(
             jobs.c.archive.in_(names), jobs.c.trigger != "verify", jobs.c.status == "done")).all()) if names else {}
     rows = []
     for path in paths:
-        row = {"name": path.name, "size": path.stat().st_size, "created": "", "problem": "",
-               "kind": KINDS.get(triggers.get(path.name, ""), "made on the command line"),
-               "download": page.url(DOWNLOAD, path.name)}
+        row = {"name": path.key, "size": path.size, "created": "", "problem": "",
+               "kind": KINDS.get(triggers.get(path.key, ""), "made on the command line"),
+               "download": page.url(DOWNLOAD, path.key)}
         try:
-            manifest = archives.read_manifest(path)
+            manifest = shelf.manifest_of(page.app, path.key)
             row["created"] = utc_text(str(manifest.get("created", "")))
         except archives.ArchiveError as error:
             row["problem"] = str(error)
@@ -126,7 +126,7 @@ def render(page: AdminRequest, rows: list[dict], number: int, total_pages: int):
         due = schedule.next_run(last_scheduled(page.app), now, zone)
         next_run = "now" if due <= now else due.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     return page.render("backup_admin.html", rows=rows, jobs=jobs, human_size=human_size,
-                       running=any(job["status"] == "running" for job in jobs), directory=str(settings.directory),
+                       running=any(job["status"] == "running" for job in jobs), directory=shelf.where_kept(page.app),
                        keep=settings.keep, schedule=schedule, schedule_text=schedule_text,
                        next_run=next_run, schedule_from=("Chosen on this page." if stored is not None
                                       else "From [plugins.backup] schedule in sitehost.toml."),
@@ -138,21 +138,13 @@ def render(page: AdminRequest, rows: list[dict], number: int, total_pages: int):
 
 # --- downloading ---------------------------------------------------------------------------------
 
-def archive_path(page: AdminRequest, name: str) -> Path | None:
-    """The archive `name` in the backups folder, or None (a name this plugin never gives, or gone)."""
-    if not is_archive_name(name):
-        return None
-    path = settings_of(page.app).directory / name
-    return path if path.is_file() else None
-
-
 def download(page: AdminRequest, name: str):
-    """The archive as an attachment, streamed from disk by Bottle (never read into memory)."""
-    path = archive_path(page, name)
-    if path is None:
+    """The archive as an attachment, streamed from where it is kept (never read into memory)."""
+    if shelf.find(page.app, name) is None:
         page.notice("<p>There is no backup archive of that name.</p>", "error")
         return AdminAnswer("", 404)
-    answer = bottle.static_file(path.name, root=str(path.parent), mimetype="application/x-tar", download=path.name)
+    answer = serve_object(shelf.backups_area(page.app), name, "application/x-tar",
+                          {"Content-Disposition": f'attachment; filename="{name}"'})
     if isinstance(answer, bottle.HTTPResponse) and answer.status_code == 200:
         answer.set_header("Cache-Control", "no-store")
         answer.set_header("X-Content-Type-Options", "nosniff")
@@ -174,7 +166,7 @@ def create_now(page: AdminRequest) -> int:
 
 def verify(page: AdminRequest) -> int:
     name = page.form.get("name", "")
-    if archive_path(page, name) is None:
+    if shelf.find(page.app, name) is None:
         page.notice("<p>There is no backup archive of that name.</p>", "error")
         return 404 if is_archive_name(name) else 400
     started = start_verify_job(page.app, name, page.user.id)

@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable, Iterator
 
 from host import PRIVATE_FILE
+from host.storage import Area, ObjectInfo
 
 FORMAT = "sitehost-backup"
 FORMAT_VERSION = 1
@@ -92,7 +93,7 @@ class _HashingWriter(io.RawIOBase):
         return self.position
 
 
-class _HashingReader:
+class HashingReader:
     """A file being read (by tarfile) while its bytes are hashed and counted."""
 
     def __init__(self, source, progress: Progress | None = None):
@@ -191,15 +192,16 @@ class ArchiveWriter:
             progress("rows", len(batch))
         return rows + len(batch), size + len(data)
 
-    def add_file(self, relative: str, source: Path, progress: Progress | None = None) -> dict | None:
-        """One upload; None when it vanished before it could be read (deleted meanwhile)."""
+    def add_file(self, relative: str, area: Area, stored: ObjectInfo, progress: Progress | None = None) -> dict | None:
+        """One upload of the storage area; None when it vanished before it could be read (deleted meanwhile)."""
         try:
-            handle = open(source, "rb")
+            handle = area.open(stored.key)
         except FileNotFoundError:
             return None
         with handle:
-            size = os.fstat(handle.fileno()).st_size
-            reader = _HashingReader(handle, progress)
+            # A local file's size as it is now that it is open (it may have changed since it was listed).
+            size = os.fstat(handle.fileno()).st_size if area.local_path(stored.key) is not None else stored.size
+            reader = HashingReader(handle, progress)
             info = self._info(UPLOADS + relative, size)
             try:
                 self._tar.addfile(info, reader)

@@ -96,6 +96,8 @@ def register(cli: click.Group) -> None:
         from .archive import ArchiveError
         from .service import backup_site
 
+        from .shelf import where_kept
+
         started = time.monotonic()
         with open_site(ctx, plugin="backup") as app:
             try:
@@ -103,16 +105,17 @@ def register(cli: click.Group) -> None:
                     result, removed = backup_site(app, to, reporter)
             except (FileExistsError, ArchiveError, OSError) as error:
                 raise click.ClickException(str(error)) from error
+            kept = result.path if result.path.exists() else f"{result.path.name} in {where_kept(app)}"
         manifest = result.manifest
         rows = sum(table["rows"] for table in manifest["tables"])
-        click.echo(f"backup written: {result.path}")
+        click.echo(f"backup written: {kept}")
         click.echo(f"  {len(manifest['tables'])} tables, {rows:,} rows; {manifest['uploads']['count']} uploads "
-                   f"({_megabytes(manifest['uploads']['bytes'])}); archive {_megabytes(result.path.stat().st_size)}; "
+                   f"({_megabytes(manifest['uploads']['bytes'])}); archive {_megabytes(result.size)}; "
                    f"{time.monotonic() - started:.1f} s; snapshot: {manifest['snapshot']['method']}")
         for warning in manifest["warnings"]:
             click.echo(f"  warning: {warning}")
-        for path in removed:
-            click.echo(f"  removed old backup {path.name} ([plugins.backup] keep)")
+        for name in removed:
+            click.echo(f"  removed old backup {name} ([plugins.backup] keep)")
 
     @backup.command("list")
     @click.pass_context
@@ -123,25 +126,25 @@ def register(cli: click.Group) -> None:
         Example:
           sitehost backup list
         """
-        from .archive import ArchiveError, PARTIAL, read_manifest
-        from .create import list_archives
+        from .archive import ArchiveError, PARTIAL
         from .settings import read_settings
+        from .shelf import manifest_of, stored_archives, where_kept
 
         with open_site(ctx, plugin="backup") as app:
             directory = read_settings(app).directory
-        archives = list(reversed(list_archives(directory)))
-        if not archives:
-            click.echo(f"no backups in {directory}")
-        for path in archives:
-            try:
-                manifest = read_manifest(path)
-            except ArchiveError as error:
-                click.echo(f"{path.name}  {_megabytes(path.stat().st_size)}  UNREADABLE: {error}")
-                continue
-            rows = sum(table["rows"] for table in manifest["tables"])
-            click.echo(f"{path.name}  {manifest['created']}  {_megabytes(path.stat().st_size)}  "
-                       f"{manifest['snapshot']['engine']}  {len(manifest['tables'])} tables, {rows:,} rows, "
-                       f"{manifest['uploads']['count']} uploads")
+            archives = list(reversed(stored_archives(app)))
+            if not archives:
+                click.echo(f"no backups in {where_kept(app)}")
+            for found in archives:
+                try:
+                    manifest = manifest_of(app, found.key)
+                except ArchiveError as error:
+                    click.echo(f"{found.key}  {_megabytes(found.size)}  UNREADABLE: {error}")
+                    continue
+                rows = sum(table["rows"] for table in manifest["tables"])
+                click.echo(f"{found.key}  {manifest['created']}  {_megabytes(found.size)}  "
+                           f"{manifest['snapshot']['engine']}  {len(manifest['tables'])} tables, {rows:,} rows, "
+                           f"{manifest['uploads']['count']} uploads")
         if directory.is_dir():
             for path in sorted(directory.glob("*" + PARTIAL)):
                 click.echo(f"{path.name}  incomplete (a backup in progress, or one that was interrupted)")
@@ -161,14 +164,15 @@ def register(cli: click.Group) -> None:
         from .archive import ArchiveError
         from .progress import StageAdapter
         from .restore import RestoreRefused, check_archive
-        from .service import catalog_for
+        from .service import archive_file, catalog_for
 
         started = time.monotonic()
-        catalog = catalog_for(command_settings(ctx))
+        settings = command_settings(ctx)
+        catalog = catalog_for(settings)
         try:
-            with ConsoleReporter() as reporter:
-                reporter.stage("verify", archive.stat().st_size if archive.is_file() else 0, "bytes")
-                verified = check_archive(archive, catalog, StageAdapter(reporter))
+            with ConsoleReporter() as reporter, archive_file(settings, archive) as path:
+                reporter.stage("verify", path.stat().st_size if path.is_file() else 0, "bytes")
+                verified = check_archive(path, catalog, StageAdapter(reporter))
         except ArchiveError as error:
             raise click.ClickException(f"{archive} is damaged: {error}") from error
         except RestoreRefused as error:
@@ -194,6 +198,9 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     def restore_command(ctx, archive, into, uploads, force, stop_server):
         """Restore ARCHIVE after verifying it; the target must be empty unless --force.
+
+        ARCHIVE is a file, or the name of an archive the site keeps in its object store
+        (`[storage] backend = "s3"`), which is downloaded first; the uploads go where `[storage]` says.
 
         The load is one transaction: interrupted, the target keeps what it had. A target that
         a `sitehost serve` process serves is refused (every server holds a lock on its database,

@@ -87,23 +87,10 @@ def _sqlite_tables(connection) -> set[str]:
 
 @dataclass
 class BackupResult:
-    path: Path
+    path: Path  # where it was written (on S3 it is uploaded from there and this file goes)
     manifest: dict
     seconds: float
-
-
-def _upload_files(root: Path) -> list[tuple[str, Path]]:
-    if not root.is_dir():
-        return []
-    found = []
-    for folder, directories, files in os.walk(root):
-        directories.sort()
-        for name in sorted(files):
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            found.append((path.relative_to(root).as_posix(), path))
-    return found
+    size: int = 0  # bytes of the archive
 
 
 def create_backup(app, directory: Path, reporter: Reporter = SILENT, name: str | None = None) -> BackupResult:
@@ -135,12 +122,12 @@ def create_backup(app, directory: Path, reporter: Reporter = SILENT, name: str |
                     "sequence": _sequence_position(snapshot, table),
                 })
             engine_name, method, taken_at = snapshot.engine_name, snapshot.method, snapshot.taken_at
-        uploads_root = Path(app.settings.uploads_dir)
-        files = _upload_files(uploads_root)
-        reporter.stage("uploads", sum(path.stat().st_size for _relative, path in files), "bytes")
+        area = app.storage.uploads()  # the uploads folder, or uploads/ of the object store
+        files = list(area.list())
+        reporter.stage("uploads", sum(stored.size for stored in files), "bytes")
         uploads = []
-        for relative, source in files:
-            entry = writer.add_file(relative, source, StageAdapter(reporter))
+        for stored in files:
+            entry = writer.add_file(stored.key, area, stored, StageAdapter(reporter))
             if entry is not None:
                 uploads.append(entry)
         site = app.settings.site
@@ -163,7 +150,8 @@ def create_backup(app, directory: Path, reporter: Reporter = SILENT, name: str |
     except BaseException:
         writer.abandon()
         raise
-    return BackupResult(path=path, manifest=manifest, seconds=datetime.datetime.now().timestamp() - clock)
+    return BackupResult(path=path, manifest=manifest, seconds=datetime.datetime.now().timestamp() - clock,
+                        size=path.stat().st_size)
 
 
 def make_archives_private(directory: Path) -> None:
@@ -183,14 +171,3 @@ def list_archives(directory: Path) -> list[Path]:
     if not directory.is_dir():
         return []
     return sorted(path for path in directory.iterdir() if path.is_file() and is_archive_name(path.name))
-
-
-def apply_retention(directory: Path, keep: int) -> list[Path]:
-    """Remove all but the newest `keep` archives (0 keeps every one); returns what was removed."""
-    if keep <= 0:
-        return []
-    archives = list_archives(directory)
-    removed = archives[:-keep] if len(archives) > keep else []
-    for path in removed:
-        path.unlink(missing_ok=True)
-    return removed

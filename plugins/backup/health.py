@@ -17,22 +17,20 @@ def _age_text(age: datetime.timedelta) -> str:
 
 
 def last_backup_test(app, _site_url: str) -> HealthResult:
-    from .create import list_archives
-    from .settings import current_schedule, settings_of
+    from .settings import current_schedule
+    from .shelf import stored_archives, where_kept
 
-    settings = settings_of(app)
     chosen = current_schedule(app)
     schedule = chosen.describe() if chosen else "no schedule"
-    archives = list_archives(settings.directory)
+    archives = stored_archives(app)
     fix = ("Run `sitehost backup create`, and set [plugins.backup] schedule (for example \"daily 02:30\") so "
            "that backups happen without anyone remembering.")
     if not archives:  # a new site: worth saying, not a failure that should fail a container health check
         return HealthResult("recommended", "This site has no backup",
-                            f"No archive is in {settings.directory} ({schedule}).", fix)
+                            f"No archive is in {where_kept(app)} ({schedule}).", fix)
     newest = archives[-1]
-    modified = datetime.datetime.fromtimestamp(newest.stat().st_mtime, datetime.timezone.utc)
-    age = datetime.datetime.now(datetime.timezone.utc) - modified
-    described = f"The newest archive, {newest.name}, is {_age_text(age)} old ({len(archives)} kept; {schedule})."
+    age = datetime.datetime.now(datetime.timezone.utc) - newest.modified
+    described = f"The newest archive, {newest.key}, is {_age_text(age)} old ({len(archives)} kept; {schedule})."
     if age > STALE:
         return HealthResult("critical" if chosen else "recommended", "The last backup is over a week old",
                             described,

@@ -18,7 +18,8 @@ from sqlalchemy import insert, select, update
 
 from host.jobs import Job, JobContext, JobInterrupted
 
-from .create import apply_retention, create_backup
+from . import shelf
+from .create import create_backup
 from .progress import Reporter
 from .settings import current_schedule, settings_of
 from .tables import jobs_table
@@ -156,7 +157,8 @@ def run_backup_job(context: JobContext) -> None:
     settings = settings_of(app)
     try:
         result = create_backup(app, settings.directory, JobReporter(app, job_id, context))
-        removed = apply_retention(settings.directory, settings.keep)
+        shelf.publish(app, result.path, result.manifest)
+        removed = shelf.apply_retention(app, settings.keep)
         note = f"; removed {len(removed)} older archive(s) (keep = {settings.keep})" if removed else ""
         finish_job(app, job_id, "done", result.path.name,
                    f"{sum(t['rows'] for t in result.manifest['tables'])} rows in "
@@ -181,11 +183,11 @@ def run_verify_job(context: JobContext) -> None:
 
     app, job_id = context.app, int(context.payload["job"])
     name = _row(app, job_id).archive
-    path = settings_of(app).directory / name
     try:
         reporter = JobReporter(app, job_id, context)
-        reporter.stage("verify", path.stat().st_size, "bytes")
-        verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
+        with shelf.local_copy(app, name) as path:
+            reporter.stage("verify", path.stat().st_size, "bytes")
+            verified = check_archive(path, build_catalog(app), StageAdapter(reporter))
         rows = sum(int(table.get("rows", 0)) for table in verified.manifest["tables"])
         finish_job(app, job_id, "done", name, f"OK: {verified.checked_tables} tables ({rows:,} rows) and "
                                               f"{verified.checked_files} uploads match their checksums")

@@ -27,14 +27,17 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from sqlalchemy import create_engine, event, func, insert, inspect, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from host import prepare_sqlite_file
+from host.storage import Area, Storage
 
-from .archive import CHUNK, ArchiveError, ArchiveReader, Progress, Verified, safe_upload_path, verify_archive
+from .archive import (CHUNK, ArchiveError, ArchiveReader, HashingReader, Progress, Verified, safe_upload_path,
+                      verify_archive)
 from .catalog import Catalog
 from .codec import RowDecoder
 from .progress import SILENT, Reporter, StageAdapter
@@ -52,7 +55,7 @@ class RestoreResult:
     tables: int = 0
     rows: int = 0
     files: int = 0
-    moved_aside: Path | None = None
+    moved_aside: Path | str | None = None  # a folder, or a place in the object store
     notes: list[str] = field(default_factory=list)
 
 
@@ -139,29 +142,41 @@ def _non_empty_tables(engine, catalog: Catalog) -> list[str]:
         return found
 
 
-def _digest_file(path: Path) -> str:
+def _digest(chunks) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(CHUNK):
-            digest.update(chunk)
+    for chunk in chunks:
+        digest.update(chunk)
     return digest.hexdigest()
 
 
-def _uploads_state(root: Path, files: list[dict]) -> str:
-    """'empty', 'same' (exactly the archive's files) or 'different'."""
-    if not root.exists():
-        return "empty"
-    present = {path.relative_to(root).as_posix(): path for path in root.rglob("*") if path.is_file()}
+def _file_chunks(path: Path):
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            yield chunk
+
+
+def _uploads_state(present: dict[str, tuple[int, Callable[[], str]]], files: list[dict]) -> str:
+    """'empty', 'same' (exactly the archive's files) or 'different'; `present`: key -> (size, its sha256())."""
     if not present:
         return "empty"
     wanted = {entry["path"]: entry for entry in files}
     if set(present) != set(wanted):
         return "different"
-    for relative, path in present.items():
-        entry = wanted[relative]
-        if path.stat().st_size != entry["size"] or _digest_file(path) != entry["sha256"]:
+    for key, (size, sha256) in present.items():
+        if size != wanted[key]["size"] or sha256() != wanted[key]["sha256"]:
             return "different"
     return "same"
+
+
+def _folder_files(root: Path) -> dict[str, tuple[int, Callable[[], str]]]:
+    if not root.exists():
+        return {}
+    return {path.relative_to(root).as_posix(): (path.stat().st_size, lambda path=path: _digest(_file_chunks(path)))
+            for path in root.rglob("*") if path.is_file()}
+
+
+def _stored_files(area: Area) -> dict[str, tuple[int, Callable[[], str]]]:
+    return {found.key: (found.size, lambda key=found.key: _digest(area.get(key))) for found in area.list()}
 
 
 def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, reporter: Reporter) -> Path:
@@ -186,6 +201,37 @@ def _unpack_uploads(reader: ArchiveReader, files: list[dict], root: Path, report
             shutil.rmtree(staging, ignore_errors=True)
             raise ArchiveError([f"upload {entry['path']}: checksum mismatch (the file was changed or damaged)"])
     return staging
+
+
+def _stage_in_store(reader: ArchiveReader, files: list[dict], staging: Area, reporter: Reporter) -> None:
+    """The archive's uploads into a fresh area of the object store, each checked against the manifest
+    (a checksum that does not match empties the area again)."""
+    reporter.stage("uploads", sum(entry["size"] for entry in files), "bytes")
+    for entry in files:
+        if safe_upload_path(entry["path"]) is None:  # check_archive refused it already
+            staging.delete_prefix("")
+            raise ArchiveError([f"upload {entry['path']!r}: a path outside the uploads folder"])
+        with reader.upload(entry["path"]) as member:
+            source = HashingReader(member, StageAdapter(reporter))
+            staging.put(entry["path"], source)
+        if source.digest.hexdigest() != entry["sha256"]:
+            staging.delete_prefix("")
+            raise ArchiveError([f"upload {entry['path']}: checksum mismatch (the file was changed or damaged)"])
+
+
+def _swap_in_store(storage: Storage, staged: Area, state: str, stamp: str, folder: Path) -> str | None:
+    """The staged uploads become the site's (copies inside the store); what was there before is kept
+    under `uploads.before-restore-<time>/`, whose place is returned."""
+    uploads = storage.uploads()
+    moved_aside = None
+    if state == "different":
+        aside = storage.area(f"uploads.before-restore-{stamp}", folder)
+        for found in list(uploads.list()):
+            uploads.move(found.key, aside)
+        moved_aside = f"uploads.before-restore-{stamp}/ of {storage.describe()}"
+    for found in list(staged.list()):
+        staged.move(found.key, uploads)
+    return moved_aside
 
 
 def _drop_derived_sqlite_objects(connection) -> None:
@@ -247,8 +293,12 @@ def _set_sequence(connection, table, stored: int | None) -> None:
 
 
 def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_dir: Path, force: bool = False,
-                    reporter: Reporter = SILENT, start_site=None) -> RestoreResult:
+                    reporter: Reporter = SILENT, start_site=None, storage: Storage | None = None) -> RestoreResult:
     """Restore `archive` into the database at `target_url` and the folder `uploads_dir`.
+
+    `storage`: the target site's storage (host.storage); when it is an object store, the uploads go
+    to its `uploads/` instead of the folder, staged in `uploads.restoring-<time>/` first, and files that
+    were there are kept under `uploads.before-restore-<time>/` (with --force).
 
     `catalog` describes the tables of this installation's plugins (built on a scratch site, so
     that the target is not touched before it is checked). `start_site(url)` starts and closes the
@@ -261,23 +311,30 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
     files = manifest["uploads"].get("files", [])
     engine = target_engine(target_url)
     result = RestoreResult(manifest=manifest)
+    in_store = storage is not None and storage.backend != "local"
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     try:
         occupied = _non_empty_tables(engine, catalog)
-        uploads_state = _uploads_state(uploads_dir, files)
+        present = _stored_files(storage.uploads()) if in_store else _folder_files(uploads_dir)
+        uploads_state = _uploads_state(present, files)
         if not force:
             refusals = []
             if occupied:
                 refusals.append(f"the target database is not empty (rows in {', '.join(occupied[:8])}"
                                 f"{' ...' if len(occupied) > 8 else ''})")
             if uploads_state == "different":
-                refusals.append(f"the uploads folder {uploads_dir} holds other files")
+                refusals.append(f"the uploads {'of ' + storage.describe() if in_store else 'folder ' + str(uploads_dir)} "
+                                "hold other files")
             if refusals:
                 raise RestoreRefused(" and ".join(refusals) + ": restore into an empty site, or pass --force "
                                      "to replace what is there")
         reader = ArchiveReader(archive)
-        staging = None
+        staging = staged = None
         try:
-            if uploads_state != "same":
+            if uploads_state != "same" and in_store:
+                staged = storage.area(f"uploads.restoring-{stamp}", uploads_dir)
+                _stage_in_store(reader, files, staged, reporter)
+            elif uploads_state != "same":
                 staging = _unpack_uploads(reader, files, uploads_dir, reporter)
             archived = {table["name"]: table for table in manifest["tables"]}
             reporter.stage("tables", sum(table["rows"] for table in manifest["tables"]), "rows")
@@ -311,11 +368,13 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
                 _plugin_triggers(connection, wanted, enabled=True)
                 if HOST_JOBS in catalog.metadata.tables and HOST_JOBS in archived:
                     _forget_source_leases(connection, catalog.metadata.tables[HOST_JOBS])
+            if staged is not None:
+                result.moved_aside = _swap_in_store(storage, staged, uploads_state, stamp, uploads_dir)
+                staged = None
             if staging is not None:
                 if uploads_dir.exists() and uploads_state == "empty":
                     shutil.rmtree(uploads_dir)  # empty folders only: nothing to keep
                 elif uploads_dir.exists():
-                    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
                     result.moved_aside = uploads_dir.with_name(f"{uploads_dir.name}.before-restore-{stamp}")
                     os.replace(uploads_dir, result.moved_aside)
                 os.replace(staging, uploads_dir)
@@ -325,6 +384,8 @@ def restore_archive(archive: Path, target_url: str, catalog: Catalog, uploads_di
             reader.close()
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
+            if staged is not None:
+                staged.delete_prefix("")
         if engine.dialect.name == "postgresql":
             with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
                 for table in catalog.tables:

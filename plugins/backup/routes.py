@@ -8,19 +8,19 @@ Permission functions first, then handlers, then the route table. Every archive r
 from __future__ import annotations
 
 import datetime
-import os
-from pathlib import Path
 
 from sqlalchemy import func, select
 
 from host import FileBody, RestError, RestResponse, Route, forbidden
 
+from host.storage import ObjectInfo
+
 from . import archive as archives
-from .create import is_archive_name, list_archives, sitehost_version
+from . import shelf
+from .create import is_archive_name, sitehost_version
 from .jobs import job_state, running_holder, start_job
 from .schemas import (ArchiveNameArgs, BackupListArgs, BackupSchema, CreateBackupArgs, JobArgs, JobListArgs,
                       JobSchema, VersionsSchema)
-from .settings import settings_of
 from .tables import jobs_table
 
 NAMESPACE = "backup/v1"
@@ -51,22 +51,22 @@ def versions(request):
     return {"success": False, "message": "", "wp": sitehost_version(), "plugin": record.version if record else "0"}
 
 
-def _archive_path(request, name: str) -> Path:
+def _archive(request, name: str) -> ObjectInfo:
     if not is_archive_name(name):
         raise RestError("rest_invalid_param", "Invalid parameter(s): name", 400,
                         {"params": {"name": "Not the name of a backup archive."}})
-    path = settings_of(request.app).directory / name
-    if not path.is_file():
+    found = shelf.find(request.app, name)
+    if found is None:
         raise RestError("backup_not_found", "No backup of that name.", 404)
-    return path
+    return found
 
 
-def _summary(request, path: Path) -> dict:
-    size = path.stat().st_size
-    data = {"name": path.name, "size": size, "created": "", "site": {}, "sitehost_version": "", "schema_version": "",
+def _summary(request, found: ObjectInfo) -> dict:
+    name = found.key
+    data = {"name": name, "size": found.size, "created": "", "site": {}, "sitehost_version": "", "schema_version": "",
             "engine": "", "tables": 0, "rows": 0, "uploads": 0, "plugins": {}, "readable": True}
     try:
-        manifest = archives.read_manifest(path)
+        manifest = shelf.manifest_of(request.app, name)
     except archives.ArchiveError as error:
         data.update(readable=False, problem=str(error))
         manifest = None
@@ -77,14 +77,14 @@ def _summary(request, path: Path) -> dict:
                     engine=manifest.get("snapshot", {}).get("engine", ""), tables=len(manifest["tables"]),
                     rows=sum(int(table.get("rows", 0)) for table in manifest["tables"]),
                     uploads=int(manifest["uploads"].get("count", 0)), plugins=manifest.get("plugins", {}))
-    base = f"{request.base_url}/{NAMESPACE}/backups/{path.name}"
+    base = f"{request.base_url}/{NAMESPACE}/backups/{name}"
     data["_links"] = {"self": [{"href": base}], "download": [{"href": f"{base}/download"}],
                       "collection": [{"href": f"{request.base_url}/{NAMESPACE}/backups"}]}
     return data
 
 
 def list_backups(request):
-    paths = list(reversed(list_archives(settings_of(request.app).directory)))
+    paths = list(reversed(shelf.stored_archives(request.app)))
     page, per_page = request.params["page"], request.params["per_page"]
     total = len(paths)
     if page > 1 and (page - 1) * per_page >= total:
@@ -95,23 +95,22 @@ def list_backups(request):
 
 
 def get_backup(request):
-    return _summary(request, _archive_path(request, request.params["name"]))
+    return _summary(request, _archive(request, request.params["name"]))
 
 
 def download_backup(request):
-    """The archive itself, streamed (never read into memory), as an attachment."""
-    path = _archive_path(request, request.params["name"])
-    handle = open(path, "rb")
-    size = os.fstat(handle.fileno()).st_size
-    return RestResponse(FileBody(handle, size, "application/x-tar"), 200, {
-        "Content-Disposition": f'attachment; filename="{path.name}"',
+    """The archive itself, streamed from where it is kept (never read into memory), as an attachment."""
+    found = _archive(request, request.params["name"])
+    handle = shelf.backups_area(request.app).open(found.key)
+    return RestResponse(FileBody(handle, found.size, "application/x-tar"), 200, {
+        "Content-Disposition": f'attachment; filename="{found.key}"',
         "Cache-Control": "no-store"})
 
 
 def delete_backup(request):
-    path = _archive_path(request, request.params["name"])
-    previous = _summary(request, path)
-    path.unlink(missing_ok=True)
+    found = _archive(request, request.params["name"])
+    previous = _summary(request, found)
+    shelf.remove(request.app, found.key)
     return {"deleted": True, "previous": previous}
 
 

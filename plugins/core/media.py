@@ -10,9 +10,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import posixpath
 import re
 import struct
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -24,6 +24,8 @@ from marshmallow import fields
 from host import Page, RestError, RestResponse, Route, forbidden
 from host.args import JsonSchemaField
 from host.outbound import Limits, fetch
+from host.stash import StashKey
+from host.storage import Area, ObjectExists, checked_key, redirect_or_serve
 
 from . import dates, item_schemas, render, store
 from .posts import NAMESPACE, PostsController
@@ -137,8 +139,22 @@ def check_file(name: str, data: bytes, unfiltered: bool) -> str:
     return expected
 
 
-def uploads_root(app) -> Path:
-    return Path(app.settings.uploads_dir).resolve()
+MEDIA_AREA = StashKey[Area]("core.media_area")
+
+
+def media_area(app) -> Area:
+    """Where attachments' files are: the uploads folder, or `uploads/` in the object store (host.storage)."""
+    return app.stash.setdefault_by(MEDIA_AREA, app.storage.uploads)
+
+
+def upload_key(path: str) -> str | None:
+    """The stored `file` form of a requested /uploads/ path (`.` and `..` resolved), or None when it
+    would leave the uploads."""
+    normal = posixpath.normpath("/" + path.strip("/\\"))[1:]
+    try:
+        return checked_key(normal)
+    except ValueError:
+        return None
 
 
 # Shown in the browser; every other type (HTML, SVG, scripts, PDF, documents) downloads.
@@ -149,22 +165,20 @@ INLINE_TYPE_FAMILIES = ("audio/", "video/")
 
 
 def store_file(app, name: str, data: bytes, when) -> str:
-    """Write an upload under uploads/YYYY/MM/ (never over an existing file); its path relative to uploads/."""
-    folder = uploads_root(app) / f"{when:%Y}" / f"{when:%m}"
-    folder.mkdir(parents=True, exist_ok=True)
+    """Store an upload as YYYY/MM/NAME in the media area (never over an existing file); that key."""
+    area = media_area(app)
     stem, dot, extension = name.rpartition(".")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem or name).strip("-.") or "file"
     extension = re.sub(r"[^A-Za-z0-9]+", "", extension).lower()
     candidate, counter = f"{stem}.{extension}", 1
     while True:
+        key = f"{when:%Y}/{when:%m}/{candidate}"
         try:
-            with open(folder / candidate, "xb") as handle:  # exclusive create: never overwrite a file
-                handle.write(data)
-            break
-        except FileExistsError:
+            area.put(key, data, exclusive=True)  # never over another file, on either backend
+            return key
+        except ObjectExists:
             candidate = f"{stem}-{counter}.{extension}"
             counter += 1
-    return f"{when:%Y}/{when:%m}/{candidate}"
 
 
 def shown_inline(mime: str) -> bool:
@@ -181,9 +195,13 @@ def upload_headers(mime: str, name: str) -> dict[str, str]:
     """
     headers = {"Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"}
     if not shown_inline(mime):
-        safe_name = re.sub(r'[^A-Za-z0-9._-]', "_", name) or "download"
-        headers["Content-Disposition"] = f'attachment; filename="{safe_name}"'
+        headers["Content-Disposition"] = f'attachment; filename="{download_name(name)}"'
     return headers
+
+
+def download_name(name: str) -> str:
+    """The file name a download is saved under: nothing a header or a file system could mind."""
+    return re.sub(r'[^A-Za-z0-9._-]', "_", name) or "download"
 
 
 def attachment_for_file(app, relative: str) -> dict | None:
@@ -226,11 +244,9 @@ def uploads_page() -> Page:
     shared caches. Files in the folder that belong to no attachment are not served.
     """
     def serve(app, request, path):
-        root = str(uploads_root(app))
-        full = os.path.abspath(os.path.join(root, path.strip("/\\")))
-        if not full.startswith(root + os.sep):
+        relative = upload_key(path)  # the form stored in `file`
+        if relative is None:
             raise bottle.HTTPError(404)
-        relative = os.path.relpath(full, root).replace(os.sep, "/")  # the form stored in `file`
         item = attachment_for_file(app, relative)
         if item is None:
             raise bottle.HTTPError(404)
@@ -238,14 +254,14 @@ def uploads_page() -> Page:
         if not public and not user_can_read(app, app.page_user(request.environ), item):
             raise bottle.HTTPError(404)
         mime = item["mime_type"] or "application/octet-stream"
-        response = bottle.static_file(relative, root=root, mimetype=mime)
-        if isinstance(response, bottle.HTTPError):
-            return response
-        for name, value in upload_headers(mime, os.path.basename(relative)).items():
-            response.set_header(name, value)
+        name = posixpath.basename(relative)
+        headers = upload_headers(mime, name)
         if not public:
-            response.set_header("Cache-Control", "private, no-store")
-        return response
+            headers["Cache-Control"] = "private, no-store"
+        # `[storage] serve = "redirect"` sends a public file's reader to a signed URL of the store;
+        # a private one is always streamed, after the check above.
+        return redirect_or_serve(app, media_area(app), relative, mime, headers, public,
+                                 "" if shown_inline(mime) else download_name(name))
     return Page("/uploads/<path:path>", ("GET", "HEAD"), serve, name="core-uploads")
 
 
@@ -546,12 +562,9 @@ class MediaController(PostsController):
                             "The post does not support trashing. Set 'force' to true to delete.", 501)
         previous = self.prepare(request, item, "edit")
         store.delete_item(self.app, session, item["id"])
-        path = uploads_root(self.app) / item["file"] if item["file"] else None
-        app = self.app
-
-        def remove_file():
-            if path is not None and path.is_file() and uploads_root(app) in path.resolve().parents:
-                path.unlink()
-        request.after_commit(remove_file)
+        key = upload_key(item["file"]) if item["file"] else None
+        if key is not None:
+            area = media_area(self.app)
+            request.after_commit(lambda: area.delete(key))
         self.announce_deleted(request, item, True)
         return deleted_answer(previous)

@@ -95,6 +95,9 @@ def render_content(app, item, content):
 @hookimpl
 def startup(app):
     settings.load(app)
+    from .files import files_area
+
+    files_area(app)  # opened now, so `sitehost storage copy` knows it
 
 
 @hookimpl

@@ -224,9 +224,9 @@ class Submission:
                     self.invalid[name] = self.form.message("upload_file_type_invalid")
                     continue
                 try:
-                    path = uploads.store(self.config.files_dir, item["name"], item["data"])
-                except OSError as error:
-                    log.error("forms: cannot store an uploaded file in %s: %s", self.config.files_dir, error)
+                    path = uploads.store(uploads.files_area(self.app), item["name"], item["data"])
+                except OSError as error:  # a full disk, or an object store that refuses (StorageError)
+                    log.error("forms: cannot store an uploaded file: %s", error)
                     self.invalid[name] = self.form.message("upload_failed")
                     continue
                 self.uploads.setdefault(name, []).append(
@@ -361,10 +361,10 @@ class Submission:
         else:
             self._update_stored()
         if not self.config.store_submissions and self.uploads:
-            folder = self.config.files_dir
+            area = uploads.files_area(self.app)
             stored = [item["path"] for items in self.uploads.values() for item in items]
             # The outbox row holds a copy of each attached file; with storing off no one else needs them.
-            self.request.after_commit(lambda: [uploads.remove(folder, path) for path in stored])
+            self.request.after_commit(lambda: [uploads.remove(area, path) for path in stored])
         body: dict[str, Any] = {
             "contact_form_id": self.form.id, "status": self.status, "message": self.message,
             "posted_data_hash": self.posted_data_hash(), "into": f"#{self.unit_tag}",
@@ -381,7 +381,7 @@ class Submission:
     def _remove_files(self, stored: dict[str, list[dict[str, Any]]]) -> None:
         for items in stored.values():
             for item in items:
-                uploads.remove(self.config.files_dir, item["path"])
+                uploads.remove(uploads.files_area(self.app), item["path"])
 
 
 def admin_email(request, session) -> str:

@@ -3,17 +3,20 @@
 The checks are media's (core/v2/media): the extension must be one the form accepts, and the
 first bytes must prove what the extension claims for the formats that can be recognised
 (images, PDF, ZIP-based office files); an image's bytes under another extension are refused.
-Files go to `[plugins.forms] files_dir/<random>/<name>` (the folder 0700), never under the uploads
-folder that the site serves. They stay with their submission for the admin pages (download, resend)
+Files go to `<random>/<name>` of the `form-files` storage area (host.storage): the folder
+`[plugins.forms] files_dir` (each file's folder 0700), or `form-files/` in the object store, never
+among the uploads that the site serves. They stay with their submission for the admin pages (download, resend)
 until it is deleted; with `store_submissions` off they go once a queued mail carries them.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
-import shutil
-from pathlib import Path
+
+from host.stash import StashKey
+from host.storage import Area, checked_key
+
+from .settings import settings_of
 
 IMAGE_EXTENSIONS = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "jpe": "image/jpeg", "png": "image/png",
                     "gif": "image/gif", "bmp": "image/bmp", "webp": "image/webp", "tif": "image/tiff",
@@ -33,6 +36,13 @@ SIGNATURES = [
     (b"{\\rtf", "application/rtf"), (b"\x00\x00\x01\x00", "image/x-icon"),
 ]
 MAX_NAME = 120
+FILES_AREA = StashKey[Area]("forms.files_area")
+
+
+def files_area(app) -> Area:
+    """The submissions' files: private, outside the public uploads, on the site's storage backend."""
+    return app.stash.setdefault_by(
+        FILES_AREA, lambda: app.storage.area("form-files", settings_of(app).files_dir, private=True))
 
 
 def sniff(data: bytes) -> str | None:
@@ -81,19 +91,22 @@ def safe_name(name: str) -> str:
     return cleaned
 
 
-def store(folder: Path, name: str, data: bytes) -> str:
-    """Write `data` under a new random folder; the path relative to `folder`."""
-    target_folder = folder / secrets.token_hex(12)
-    target_folder.mkdir(parents=True, exist_ok=False)
-    os.chmod(target_folder, 0o700)
-    target = target_folder / safe_name(name)
-    with open(target, "xb") as handle:
-        handle.write(data)
-    return str(target.relative_to(folder))
+def store(area: Area, name: str, data: bytes) -> str:
+    """Store `data` under a new random folder of the area; its key (`<random>/<name>`)."""
+    key = f"{secrets.token_hex(12)}/{safe_name(name)}"
+    area.put(key, data, exclusive=True)
+    return key
 
 
-def remove(folder: Path, relative: str) -> None:
-    target = (folder / relative).resolve()
-    if folder.resolve() not in target.parents:
-        return
-    shutil.rmtree(target.parent, ignore_errors=True)
+def stored_key(relative: str) -> str | None:
+    """A submission's stored path as a key of the area, or None when it would leave the area."""
+    try:
+        return checked_key(relative)
+    except ValueError:
+        return None
+
+
+def remove(area: Area, relative: str) -> None:
+    key = stored_key(relative)
+    if key is not None:
+        area.delete(key)

@@ -20,11 +20,13 @@ import bottle
 from markupsafe import Markup
 
 from host.admin import AdminAnswer
+from host.storage import serve_object
 
 from . import store
 from . import submissions as stored
 from .admin import rest_request
 from .editor import MAX_ID
+from .files import files_area
 
 ACTIONS = ("resend", "delete")
 PER_PAGE = 20
@@ -162,7 +164,7 @@ def submission_html(page, form: store.Form | None, form_id: int, row: dict[str, 
               "to": ", ".join(states[outbox_id]["recipients"])}
              for outbox_id in json.loads(row["mail_ids"]) if outbox_id in states]
     files = [{"name": item.get("name", ""), "size": item.get("size", 0), "field": item.get("field", ""),
-              "kept": stored.file_path(page.app, item) is not None,
+              "kept": stored.file_key(page.app, item) is not None,
               "url": page.url(form_id, row["id"], "files", number)}
              for number, item in enumerate(stored.stored_files(row))]
     fields = [(name, ", ".join(value) if isinstance(value, list) else "" if value is None else str(value))
@@ -207,13 +209,12 @@ def download(page, form_id: int, submission_id: int, number: int):
     with rest_request(page) as request:
         row = stored.load(page.app, request.session, form_id, submission_id)
     items = stored.stored_files(row) if row is not None else []
-    path = stored.file_path(page.app, items[number]) if number < len(items) else None
-    if path is None:
+    key = stored.file_key(page.app, items[number]) if number < len(items) else None
+    if key is None:
         return AdminAnswer("<p>This file is not kept any more.</p>", 404)
     name = str(items[number].get("name") or "file")
     fallback = name.encode("ascii", "replace").decode().replace("?", "_").replace('"', "_")
-    response = bottle.static_file(path.name, root=str(path.parent), mimetype="application/octet-stream")
-    for header, value in {**DOWNLOAD_HEADERS, "Content-Disposition":
-                          f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"}.items():
-        response.set_header(header, value)
-    return response
+    # Streamed from the store after the permission check, never redirected: the files are private.
+    return serve_object(files_area(page.app), key, "application/octet-stream", {
+        **DOWNLOAD_HEADERS,
+        "Content-Disposition": f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"})

@@ -11,7 +11,6 @@ import csv
 import io
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -102,18 +101,17 @@ def stored_files(row: dict[str, Any]) -> list[dict[str, Any]]:
     return [item for item in json.loads(row["files"]) if isinstance(item, dict)]
 
 
-def file_path(app, item: dict[str, Any]) -> Path | None:
-    """Where a stored file is on disk, or None when it is gone or its path leaves the files folder."""
-    folder = settings_of(app).files_dir
-    target = (folder / str(item.get("path", ""))).resolve()
-    if folder not in target.parents or not target.is_file():
+def file_key(app, item: dict[str, Any]) -> str | None:
+    """The stored file's key in the form-files area, or None when it is gone or its path leaves the area."""
+    key = uploads.stored_key(str(item.get("path", "")))
+    if key is None or not uploads.files_area(app).exists(key):
         return None
-    return target
+    return key
 
 
 def remove_files(app, row: dict[str, Any]) -> None:
     for item in stored_files(row):
-        uploads.remove(settings_of(app).files_dir, str(item.get("path", "")))
+        uploads.remove(uploads.files_area(app), str(item.get("path", "")))
 
 
 # --- CSV ------------------------------------------------------------------------------------
@@ -181,11 +179,11 @@ def _attachable(app, row: dict[str, Any]) -> tuple[dict[str, list[dict]], dict[s
     data: dict[str, bytes] = {}
     missing: list[str] = []
     for item in stored_files(row):
-        path = file_path(app, item)
-        if path is None:
+        key = file_key(app, item)
+        if key is None:
             missing.append(str(item.get("name", "")))
             continue
-        data[str(item["path"])] = path.read_bytes()
+        data[str(item["path"])] = uploads.files_area(app).read(key)
         by_field.setdefault(str(item.get("field", "")), []).append(
             {key: item[key] for key in ("name", "content_type", "size", "path")})
     return by_field, data, missing

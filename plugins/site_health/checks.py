@@ -81,6 +81,8 @@ def _postgres_details(connection) -> tuple[list[tuple[str, str, str]], list[str]
 def uploads_test(app, _site_url: str) -> HealthResult:
     from .settings import config_of
 
+    if app.storage.backend != "local":
+        return _object_store_test(app)
     folder = Path(app.settings.uploads_dir).resolve()
     config = config_of(app)
     try:
@@ -101,6 +103,34 @@ def uploads_test(app, _site_url: str) -> HealthResult:
         return HealthResult("recommended", "The uploads disk is getting full", described,
                             "Free disk space soon: uploads and the database share little room.")
     return HealthResult("good", "The uploads folder is writable", described)
+
+
+def _object_store_test(app) -> HealthResult:
+    """With `[storage] backend = "s3"`: write and remove one small object among the uploads."""
+    from host.storage import StorageError
+
+    where = app.storage.describe()
+    area = app.storage.uploads()
+    probe = f".health-{secrets.token_hex(8)}"
+    try:
+        area.put(probe, b"sitehost")
+        area.delete(probe)
+    except StorageError as error:
+        return HealthResult("critical", "The object store refuses uploads",
+                            f"Writing to {where} failed: {error}. Media uploads will fail.",
+                            "Check the bucket, endpoint_url and region of [storage], and the credentials in "
+                            "sitehost's environment (docs/storage.md).")
+    return HealthResult("good", "The object store accepts uploads", f"{where} accepted a write and a delete.")
+
+
+def stored_size(area, deadline_entries: int = 200_000) -> tuple[int, bool]:
+    """directory_size for an area of the object store: bytes listed, and whether the listing was cut short."""
+    total = 0
+    for seen, found in enumerate(area.list(), start=1):
+        if seen > deadline_entries:
+            return total, True
+        total += found.size
+    return total, False
 
 
 # --- plugins ------------------------------------------------------------------------------------

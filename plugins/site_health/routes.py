@@ -76,7 +76,10 @@ def _test_handler(test: HealthTest):
 
 def directory_sizes(request):
     app = request.app
-    uploads, truncated = checks.directory_size(Path(app.settings.uploads_dir).resolve())
+    if app.storage.backend == "local":
+        uploads, truncated = checks.directory_size(Path(app.settings.uploads_dir).resolve())
+    else:
+        uploads, truncated = checks.stored_size(app.storage.uploads())
     database = checks.database_size(app)
     total = uploads + (database or 0)
     sizes = {

@@ -46,6 +46,13 @@ def test_dashboard_without_site_health_runs_the_basic_checks(make_app, people):
     assert "The database answers" in page.text and "only the basic checks" in page.text
 
 
+def test_the_basic_checks_name_the_object_store_the_uploads_are_kept_in(make_app, s3_server):
+    site = make_app(disabled=["site_health"], storage=s3_server.storage_settings())
+    page = sign_in(site, create_test_user(site, "administrator")).get("/admin/")
+    assert "The uploads are kept in the object store" in page.text
+    assert f"s3://{site.storage.settings.bucket}/" in page.text
+
+
 def test_plugins_page_lists_every_plugin_and_disables_and_enables_through_the_stored_set(site, people):
     client = sign_in(site, people["administrator"])
     page = client.get("/admin/plugins")

@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 
 from host.app import create_app
 from host.config import Settings
+from host.storage.backends import LocalArea
 from host.testing import make_plugin
 
 REST = "/wp-json"
@@ -196,10 +197,10 @@ def craft_archive(path: Path, like: Path | None, uploads: dict[str, bytes],
                        "rows": result.rows, "sha256": result.sha256, "sequence": None})
     files = []
     with tempfile.TemporaryDirectory() as scratch:
+        area = LocalArea(scratch)  # each file under a plain key; `relative` is the name it gets in the archive
         for number, (relative, data) in enumerate(uploads.items()):
-            source = Path(scratch) / str(number)
-            source.write_bytes(data)
-            files.append(writer.add_file(relative, source))
+            area.put(str(number), data)
+            files.append(writer.add_file(relative, area, area.stat(str(number))))
     assert all(entry["sha256"] == hashlib.sha256(data).hexdigest() for entry, data in zip(files, uploads.values()))
     manifest.update(tables=listed, uploads={"count": len(files), "bytes": sum(len(data) for data in uploads.values()),
                                             "files": files})

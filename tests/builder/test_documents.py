@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from host.testing import assert_rest_error, create_test_user
+from host.testing import assert_rest_error, create_test_user, stored_files
 
 from .helpers import (add_events, LazyUsers, BUILDER, PAGES, ImageServer, builder_meta, calendar_stand_in, create_page, png_bytes, section,
                       widget)
@@ -108,10 +108,11 @@ def test_documents_lists_what_the_caller_may_edit(site):
     assert app.client.get(DOCUMENTS, headers=admin).json["documents"] == []
 
 
-def test_media_import_copies_external_images_and_rewrites_the_document(make_app):
+def test_media_import_copies_external_images_and_rewrites_the_document(make_app, storage_backend):
     server = ImageServer({"/hall.png": ("image/png", png_bytes()), "/page.html": ("text/html", b"<p>no</p>")})
     try:
-        app = make_app(plugins=["core", "builder"], config={"builder": {"allow_private_targets": True}})
+        app = make_app(plugins=["core", "builder"], config={"builder": {"allow_private_targets": True}},
+                       storage=storage_backend)
         admin = create_test_user(app, "administrator")
         author = create_test_user(app, "author")
         tree = [section("m1", widget("m2", "image", image={"url": server.base + "/hall.png", "alt": "Hall"}),
@@ -136,6 +137,8 @@ def test_media_import_copies_external_images_and_rewrites_the_document(make_app)
         assert images == [{"url": media["source_url"], "alt": "Hall", "id": media_id},
                           {"url": media["source_url"], "id": media_id}]
         assert app.client.get(media["source_url"].replace("http://school.test", "")).body == png_bytes()
+        # the copy is kept where the site keeps its uploads (the folder, or the bucket), once
+        assert stored_files(app) == {media["source_url"].split("/uploads/", 1)[1]: png_bytes()}
     finally:
         server.close()
 

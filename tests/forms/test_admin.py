@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from host.testing import stored_files
+
 from tests.admin.helpers import csrf_of, form_with, sign_in
 
 from .helpers import BASE, VALID, create_form, site, submit
@@ -310,14 +312,24 @@ def test_the_csv_export_is_streamed_with_a_header_row_and_formulas_made_harmless
     sign_in(app, app.users["editor"]).get(f"/admin/form-submissions/{form['id']}/export.csv", status=403)
 
 
-def test_a_submission_shows_its_values_files_and_mail_and_its_file_downloads_only_here(app):
+@pytest.fixture
+def stored_app(make_app, smtp_server, storage_backend):
+    """`app` on each storage backend in turn (local folders, then a bucket of a real S3 server)."""
+    found = site(make_app, mail=smtp_server.mail_settings(), storage=storage_backend)
+    found.smtp = smtp_server
+    return found
+
+
+def test_a_submission_shows_its_values_files_and_mail_and_its_file_downloads_only_here(stored_app):
+    app = stored_app
     form = create_form(app, form=FILE_FORM, mail=FILE_MAIL)
     submit(app, form["id"], {"your-name": "Sam", "your-message": "<b>hello</b>"}, files=[("doc", "note.pdf", PDF)])
     [row] = rows(app)
     [kept] = json.loads(row["files"])
-    folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
-    assert (folder / kept["path"]).read_bytes() == PDF  # kept after the mail carried it
-    assert oct((folder / kept["path"]).parent.stat().st_mode)[-3:] == "700"
+    assert stored_files(app, "form-files") == {kept["path"]: PDF}  # kept after the mail carried it
+    if app.storage.backend == "local":
+        folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
+        assert oct((folder / kept["path"]).parent.stat().st_mode)[-3:] == "700"
     client = sign_in(app, app.users["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{row['id']}")
     values = {cells[0].text: cells[1].text for cells in (tr.select("td") for tr in page.html.select(
@@ -335,8 +347,8 @@ def test_a_submission_shows_its_values_files_and_mail_and_its_file_downloads_onl
     client.get(f"/admin/form-submissions/{form['id'] + 1}/{row['id']}/files/0", status=404)
     client.get(f"/admin/form-submissions/{form['id']}/{row['id']}/files/../0", status=404)
     sign_in(app, app.users["editor"]).get(link["href"], status=403)
-    # the uploads folder the site serves does not hold it
-    assert not list(Path(app.settings.uploads_dir).rglob("note.pdf"))
+    # the uploads the site serves do not hold it
+    assert stored_files(app, "uploads") == {}
 
 
 def test_resend_queues_the_form_mail_again_with_its_files_and_smtp_receives_it(app):
@@ -377,13 +389,14 @@ def test_resend_is_refused_for_a_mail_that_is_off_or_goes_to_the_visitor_and_cha
     assert (rows(app), rows(app, "mail_outbox")) == before
 
 
-def test_deleting_a_submission_removes_it_and_its_files(app):
+def test_deleting_a_submission_removes_it_and_its_files(stored_app):
+    app = stored_app
     form = create_form(app, form=FILE_FORM, mail=FILE_MAIL)
     submit(app, form["id"], {"your-name": "Sam"}, files=[("doc", "note.pdf", PDF)])
     send_other = create_form(app, title="Other")
     send(app, send_other["id"])
     first = rows(app)[0]
-    path = Path(app.settings.uploads_dir).resolve().parent / "form-files" / json.loads(first["files"])[0]["path"]
+    assert list(stored_files(app, "form-files")) == [json.loads(first["files"])[0]["path"]]
     client = sign_in(app, app.users["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{first['id']}")
     # the other form's submission cannot be reached through this form
@@ -392,7 +405,7 @@ def test_deleting_a_submission_removes_it_and_its_files(app):
     assert deleted.headers["Location"].endswith(f"/admin/form-submissions/{form['id']}?deleted=1")
     assert "was deleted" in notices(deleted.follow())
     assert [row["form_id"] for row in rows(app)] == [send_other["id"]]
-    assert not path.exists()
+    assert stored_files(app, "form-files") == {}
     token = csrf_of(client)
     client.post(f"/admin/form-submissions/{form['id']}/{first['id']}", {"csrf_token": token, "action": "delete"},
                 status=404)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from host.testing import TEST_SITE_ADDRESS, assert_rest_error, make_plugin
+from host.testing import TEST_SITE_ADDRESS, assert_rest_error, make_plugin, stored_files
 
 from .helpers import BASE, BROWSER, VALID, create_form, site, submit
 
@@ -218,21 +218,24 @@ def file_form(app):
 
 @pytest.mark.parametrize("store_submissions", [True, False])
 def test_an_uploaded_file_is_attached_to_the_mail_and_kept_only_while_submissions_are_stored(
-        make_app, smtp_server, store_submissions):
-    app = site(make_app, mail=smtp_server.mail_settings(), config={"forms": {"store_submissions": store_submissions}})
+        make_app, smtp_server, store_submissions, storage_backend):
+    app = site(make_app, mail=smtp_server.mail_settings(), storage=storage_backend,
+               config={"forms": {"store_submissions": store_submissions}})
     form = file_form(app)
-    folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
     body = submit(app, form["id"], {"your-name": "Sam"}, files=[("doc", "note.pdf", PDF)]).json
     assert body["status"] == "mail_sent"
     if store_submissions:  # kept for the admin's Form submissions page (download, resend)
         stored = json.loads(rows(app)[0]["files"])
         assert [(item["field"], item["name"], item["content_type"], item["size"]) for item in stored] == [
             ("doc", "note.pdf", "application/pdf", len(PDF))]
-        assert (folder / stored[0]["path"]).read_bytes() == PDF
+        assert stored_files(app, "form-files") == {stored[0]["path"]: PDF}
     else:  # the outbox holds the only copy now
         assert json.loads(rows(app)[0]["files"]) == []
-        assert not [path for path in folder.rglob("*") if path.is_file()]
-    assert not str(folder).startswith(str(Path(app.settings.uploads_dir).resolve()))
+        assert stored_files(app, "form-files") == {}
+    if not storage_backend:
+        folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
+        assert not str(folder).startswith(str(Path(app.settings.uploads_dir).resolve()))
+    assert stored_files(app, "uploads") == {}  # never among the files the site serves
     app.mail.deliver_pending()
     [message] = smtp_server.wait_for(1)
     [attachment] = list(message.iter_attachments())

@@ -15,6 +15,7 @@ import importlib
 from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
 from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
 from host.jobs.service import DEFAULTS as JOB_DEFAULTS, JobSettingsSchema
+from host.storage.settings import StorageSettingsSchema
 from plugins import BUILTIN
 
 SETTINGS_DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
@@ -35,13 +36,14 @@ def expected_block() -> str:
     defaults = {spec.name: spec.default if spec.default is not dataclasses.MISSING else spec.default_factory()
                 for spec in dataclasses.fields(Settings)}
     defaults.update(database_url="sqlite:///sitehost.db", trust_proxy=False, trusted_proxies=[], site={}, plugins={}, auth={},
-                    jobs={})
+                    jobs={}, storage={})
     rows = ["| key | default | meaning |", "|---|---|---|"]
     rows += settings_reference(HostSettings(), defaults)
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
     rows += ["| `plugins.disabled` | `[]` | Plugins not loaded (a name that is not installed is a warning). |"]
     rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
     rows += settings_reference(JobSettingsSchema(), JOB_DEFAULTS, "jobs")
+    rows += settings_reference(StorageSettingsSchema(), None, "storage")
     for name, schema in plugin_settings_schemas():
         rows += settings_reference(schema, None, f"plugins.{name}")
     return "\n".join(rows)
@@ -56,7 +58,8 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), JobSettingsSchema(), *(schema for _name, schema in plugin_settings_schemas())):
+    for schema in (HostSettings(), SiteSettings(), JobSettingsSchema(), StorageSettingsSchema(),
+                   *(schema for _name, schema in plugin_settings_schemas())):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
 
