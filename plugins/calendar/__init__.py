@@ -176,3 +176,25 @@ def demo_content(app, session):
     from .demo import write_demo_content
 
     write_demo_content(app, session)
+
+
+@hookimpl
+def import_wordpress_item(app, item, run):
+    """Events, venues and organizers of a WordPress export (`tribe_events`, `tribe_venue`, `tribe_organizer`)."""
+    from . import wordpress
+
+    return wordpress.import_item(app, item, run)
+
+
+@hookimpl
+def wordpress_taxonomies(app):
+    from . import wordpress
+
+    return wordpress.taxonomies()
+
+
+@hookimpl
+def export_wordpress_items(app, export):
+    from . import wordpress
+
+    return wordpress.export_items(app, export)

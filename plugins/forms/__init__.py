@@ -112,3 +112,18 @@ def demo_content(app, session):
     from . import demo
 
     demo.write_demo_forms(app, session)
+
+
+@hookimpl
+def import_wordpress_item(app, item, run):
+    """Contact forms of a WordPress export (`wpcf7_contact_form`)."""
+    from . import wordpress
+
+    return wordpress.import_item(app, item, run)
+
+
+@hookimpl
+def export_wordpress_items(app, export):
+    from . import wordpress
+
+    return wordpress.export_items(app, export)

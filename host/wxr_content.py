@@ -1,0 +1,156 @@
+"""Helpers for plugins that carry items of the content store to and from a WordPress export (WXR).
+
+A plugin's `import_wordpress_item` writes through the content service inside the import's batch
+transaction (`content_request`), and its `export_wordpress_items` turns the content service's
+item dicts back into `host.wxr.WxrItem`s (`wxr_item`). Dates travel as WordPress writes them,
+"YYYY-MM-DD HH:MM:SS", with "0000-00-00 00:00:00" for none.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Iterable
+
+from .content import service_request
+from .wxr import WxrComment, WxrExport, WxrImport, WxrItem, WxrTerm
+
+WXR_DATE = "%Y-%m-%d %H:%M:%S"
+NO_DATE = "0000-00-00 00:00:00"
+
+
+def parse_date(text: str | None) -> datetime.datetime | None:
+    """A WXR date as a naive datetime, or None for an empty or zero date; ValueError when malformed."""
+    if not text or text.strip() in ("", NO_DATE):
+        return None
+    return datetime.datetime.strptime(text.strip()[:19], WXR_DATE)
+
+
+def date_text(value: datetime.datetime | None) -> str:
+    return value.strftime(WXR_DATE) if value else NO_DATE
+
+
+def content_request(run: WxrImport) -> Any:
+    """A content-service request writing in the run's batch transaction. It has no user: the import
+    is an operator's command, trusted like the other commands; plugins clean HTML with
+    `run.clean_html` themselves and name each item's author explicitly."""
+    return service_request(run.app, run.session, None)
+
+
+def export_request(export: WxrExport) -> Any:
+    """A content-service request reading in the export's session."""
+    return service_request(export.app, export.session, None)
+
+
+def author_logins(export: WxrExport, user_ids: Iterable[int]) -> dict[int, str]:
+    """{user id: login} of the ids that exist (one query)."""
+    from .auth.users import get_users
+
+    return {user_id: user.login for user_id, user in get_users(export.app, export.session, list(user_ids)).items()}
+
+
+def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, str], *, content: str | None = None,
+             meta: list[tuple[str, str]] | None = None, terms: list[WxrTerm] | None = None,
+             comments: list[WxrComment] | None = None, parent: int | None = None,
+             menu_order: int | None = None) -> WxrItem:
+    """The WXR item of a content-service item under WordPress's `post_type`, this site's ids kept."""
+    status = item.get("stored_status") or item["status"]
+    return WxrItem(
+        post_id=item["id"], post_type=post_type, title=item.get("title") or "", slug=item.get("slug") or "",
+        status=status, content=item.get("content") or "" if content is None else content,
+        excerpt=item.get("excerpt") or "", date=date_text(item.get("date")), date_gmt=date_text(item.get("date_gmt")),
+        modified=date_text(item.get("modified")), modified_gmt=date_text(item.get("modified_gmt")),
+        author_login=logins.get(item.get("author") or 0, ""),
+        parent=item.get("parent") or 0 if parent is None else parent,
+        menu_order=item.get("menu_order") or 0 if menu_order is None else menu_order,
+        password=item.get("password") or "", is_sticky=False, comment_status="closed", ping_status="closed",
+        guid=item.get("guid") or export.link(item["id"]), link=export.link(item["id"]),
+        terms=terms or [], meta=meta or [], comments=comments or [])
+
+
+def all_items(export: WxrExport, post_type: str, statuses: Iterable[str] | None = None,
+              page_size: int = 100) -> Iterable[dict]:
+    """Every item of `post_type` (any stored status but auto-draft, or `statuses`), in id order, page by page."""
+    request = export_request(export)
+    wanted = tuple(statuses) if statuses is not None else tuple(
+        name for name in export.app.registry.status_names(post_type) if name != "auto-draft")
+    page = 1
+    while True:
+        found, total = export.app.content.query(request, post_type, status=wanted, per_page=page_size, page=page,
+                                                orderby="id", order="asc")
+        yield from found
+        if not found or page * page_size >= total:
+            return
+        page += 1
+
+
+# --- importing items of the content store ----------------------------------------------------------
+
+def item_label(item: WxrItem) -> str:
+    """How the summary names an item: its old type, id and title."""
+    return f"{item.post_type} {item.post_id} ({item.title[:80]!r})"
+
+
+def term_ids(run: WxrImport, request: Any, taxonomy: str, terms: Iterable[WxrTerm]) -> list[int]:
+    """This site's ids of an item's terms in `taxonomy` (matched by slug among the terms of that name,
+    created when missing: the file's channel-level terms usually made them already)."""
+    found: list[int] = []
+    for term in terms:
+        name = (term.name or term.slug).strip()[:200]
+        if not name:
+            continue
+        candidates = run.app.content.terms(request, taxonomy, names=[name])
+        match = next((candidate for candidate in candidates if candidate["slug"] == term.slug), None) \
+            or (candidates[0] if candidates and not term.slug else None)
+        found.append(match["id"] if match else run.app.content.create_term(request, taxonomy, name, slug=term.slug,
+                                                                            description=term.description))
+    return list(dict.fromkeys(found))
+
+
+def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, status: str,
+              meta: dict[str, Any] | None = None, terms: dict[str, list[int]] | None = None, parent: int = 0,
+              content: str | None = None) -> tuple[int, str]:
+    """Create or update the content item of `item` as `post_type`: (its id, "created", "updated" or
+    "unchanged"). Title, content and excerpt are cleaned and their old links rewritten; the slug is
+    set when the item is created (a later run leaves it, so a slug made unique stays). The old id
+    and link are remembered, so the old permalink redirects."""
+    content_service = run.app.content
+    html = item.content if content is None else content
+    wanted: dict[str, Any] = {
+        "title": run.clean_html(item.title)[:2000], "content": run.clean_html(run.rewrite_links(html)),
+        "excerpt": run.clean_html(run.rewrite_links(item.excerpt)), "status": status,
+        "author": run.user_id(item.author_login) or 0, "parent": parent, "menu_order": item.menu_order,
+        "password": item.password[:255], "date_gmt": parse_date(item.date_gmt)}
+    known = run.new_id("post", item.post_id)
+    current = content_service.get(request, known, post_type) if known else None
+    if current is None:
+        created = content_service.create(request, post_type, slug=item.slug, meta=meta or {}, terms=terms or {},
+                                         **wanted)
+        run.remember("post", item.post_id, created["id"], item.link or None)
+        return created["id"], "created"
+    if wanted["date_gmt"] is None:
+        wanted.pop("date_gmt")
+    changed = {name: value for name, value in wanted.items()
+               if (current.get("stored_status") or current["status"] if name == "status" else current.get(name))
+               != value}
+    changed_meta = {key: value for key, value in (meta or {}).items() if current["meta"].get(key) != value}
+    if changed_meta:
+        changed["meta"] = changed_meta
+    current_terms = {taxonomy: sorted(term_id for term_id, _slug in current["terms"].get(taxonomy, []))
+                     for taxonomy in (terms or {})}
+    if any(current_terms[taxonomy] != sorted(ids) for taxonomy, ids in (terms or {}).items()):
+        changed["terms"] = terms
+    if not changed:
+        return current["id"], "unchanged"
+    content_service.update(request, current["id"], **changed)
+    return current["id"], "updated"
+
+
+def writable_status(run: WxrImport, item: WxrItem, post_type: str) -> str | None:
+    """The item's status when `post_type` may have it here; else None, and the item is named as not imported."""
+    if item.status == "trash":
+        run.not_imported(item_label(item), "it is in the old site's trash")
+        return None
+    if item.status not in run.app.registry.status_names(post_type, writable_only=True):
+        run.not_imported(item_label(item), f"the status {item.status[:40]!r} does not exist here")
+        return None
+    return item.status

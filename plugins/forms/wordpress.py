@@ -1,0 +1,145 @@
+"""Contact forms to and from a WordPress export: the reference plugin's `wpcf7_contact_form` posts.
+
+The reference keeps a form's parts as post meta, each array PHP-serialized: `_form` (the
+template), `_mail` and `_mail_2` (subject, sender, body, recipient, additional_headers,
+attachments, use_html, exclude_blank, active), `_messages` ({key: text}), `_additional_settings`
+(text), `_locale` and `_hash`. They map one to one onto a form's properties here, so an export
+writes the same meta back and `import(export(site))` keeps every field.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from sqlalchemy import select, update
+
+from host.wxr import WxrExport, WxrImport, WxrItem, php_serialize, php_unserialize
+from host.wxr_content import all_items, author_logins, content_request, export_request, wxr_item
+
+from . import properties as props
+from . import store, template
+
+WORDPRESS_TYPE = "wpcf7_contact_form"
+MAIL_FLAGS = ("active", "use_html", "exclude_blank")
+HASH = re.compile(r"[0-9a-f]{40}\Z")
+DEFAULT_LOCALE = "en_US"
+LOCALE = re.compile(r"[A-Za-z]{2,3}(?:_[A-Za-z0-9]{2,8}){0,2}\Z")
+
+
+def _text(value: Any, name: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"{name} is not text")
+    text = str(value)
+    if len(text) > props.MAX_TEXT:
+        raise ValueError(f"{name} is longer than {props.MAX_TEXT:,} characters")
+    return text
+
+
+def _flag(value: Any) -> bool:
+    """The reference stores flags as PHP booleans, or "1"/"" in older versions."""
+    return value is True or (isinstance(value, (int, str)) and str(value).strip().lower() in ("1", "true", "yes", "on"))
+
+
+def _mail(raw: str | None, key: str, default: dict[str, Any]) -> dict[str, Any]:
+    if raw is None or raw == "":
+        return default
+    value = php_unserialize(raw)
+    if not isinstance(value, dict):
+        raise ValueError(f"_{key} is not an array")
+    mail = dict(default)
+    for name in props.MAIL_KEYS:
+        if name in value:
+            mail[name] = _flag(value[name]) if name in MAIL_FLAGS else _text(value[name], f"_{key}[{name}]")
+    return mail
+
+
+def properties_of(item: WxrItem) -> tuple[dict[str, Any], list[str]]:
+    """(the form's properties, message keys this site has no text for); ValueError when a part is unusable."""
+    found = props.defaults()
+    found["form"] = _text(item.meta_value("_form") or "", "_form")
+    found["mail"] = _mail(item.meta_value("_mail"), "mail", props.default_mail())
+    # A form saved before the second mail existed has none: it is off, as the reference reads it.
+    found["mail_2"] = _mail(item.meta_value("_mail_2"), "mail_2", {**props.default_mail_2(), "active": False})
+    unknown: list[str] = []
+    raw_messages = item.meta_value("_messages")
+    if raw_messages:
+        messages = php_unserialize(raw_messages)
+        if not isinstance(messages, dict):
+            raise ValueError("_messages is not an array")
+        found["messages"] = {}
+        for name, text in messages.items():
+            if name in props.DEFAULT_MESSAGES:
+                found["messages"][name] = _text(text, f"_messages[{name}]")
+            else:
+                unknown.append(str(name)[:100])
+    found["additional_settings"] = _text(item.meta_value("_additional_settings") or "", "_additional_settings")
+    return found, unknown
+
+
+def import_item(app, item: WxrItem, run: WxrImport) -> bool | None:
+    if item.post_type != WORDPRESS_TYPE:
+        return None
+    label = f"{WORDPRESS_TYPE} {item.post_id} ({item.title[:80]!r})"
+    if item.status == "trash":
+        run.not_imported(label, "the form is in the old site's trash")
+        return True
+    try:
+        properties, unknown = properties_of(item)
+    except ValueError as error:
+        run.not_imported(label, f"its meta cannot be read: {error}")
+        return True
+    for name in unknown:
+        run.not_imported(f"{label} message {name!r}", "no contact form message of that name exists here")
+    title = (item.title or "Untitled")[:500]
+    # The reference's forms are published; this site's own export may also write a form whose fields are off.
+    status = item.status if item.status in store.STATUSES else "publish"
+    locale = item.meta_value("_locale") or DEFAULT_LOCALE
+    locale = locale if LOCALE.match(locale) else DEFAULT_LOCALE
+    request = content_request(run)
+    known = run.new_id("post", item.post_id)
+    form = store.load(request, known) if known else None
+    parsed = template.parse(properties["form"])
+    errors = props.config_errors(properties, parsed)
+    if form is None:
+        form_id = store.create(request, title, locale, properties, errors, status=status,
+                               author=run.user_id(item.author_login) or 0, slug=item.slug)
+        _keep_hash(run, form_id, item.meta_value("_hash"))
+        run.remember("post", item.post_id, form_id, item.link or None)
+        run.count("created")
+    elif (form.title, form.locale, form.status, form.properties) == (title, locale, status, properties):
+        run.count("unchanged")
+    else:
+        store.save(request, form, title, locale, properties, errors, status)
+        run.count("updated")
+    return True
+
+
+def _keep_hash(run: WxrImport, form_id: int, old_hash: str | None) -> None:
+    """The reference's shortcodes name a form by its hash's first characters: keep the old hash when it is free."""
+    if not old_hash or not HASH.match(old_hash):
+        return
+    forms = store.table(run.app, "forms_forms")
+    if run.session.execute(select(forms.c.form_id).where(forms.c.hash == old_hash)).first() is None:
+        run.session.execute(update(forms).where(forms.c.form_id == form_id).values(hash=old_hash))
+
+
+def export_items(app, export: WxrExport) -> Iterable[WxrItem]:
+    request = export_request(export)
+    items = list(all_items(export, store.POST_TYPE, statuses=store.STATUSES))
+    logins = author_logins(export, {item["author"] for item in items})
+    for item in items:
+        form = store.load(request, item["id"], export.session)
+        if form is None:
+            continue
+        properties = form.properties
+        meta = [("_form", properties.get("form", "")),
+                ("_mail", php_serialize(properties.get("mail") or props.default_mail())),
+                ("_mail_2", php_serialize(properties.get("mail_2") or props.default_mail_2())),
+                ("_messages", php_serialize(properties.get("messages") or {})),
+                ("_additional_settings", properties.get("additional_settings", "")),
+                ("_locale", form.locale), ("_hash", form.hash)]
+        yield wxr_item(export, {**item, "stored_status": form.status}, WORDPRESS_TYPE, logins,
+                       content=properties.get("form", ""), meta=meta)
