@@ -125,3 +125,33 @@ def demo_content(app, session):
     from .demo import write_demo_content
 
     write_demo_content(app, session)
+
+
+@hookimpl
+def import_wordpress_item(app, item, run):
+    """The page builder's templates and kit of a WordPress export (`elementor_library`)."""
+    from . import wordpress
+
+    return wordpress.import_item(app, item, run)
+
+
+@hookimpl
+def wordpress_item_imported(app, item, new_id, run):
+    """A post or page's `_elementor_*` meta becomes its builder document."""
+    from . import wordpress
+
+    wordpress.item_imported(app, item, new_id, run)
+
+
+@hookimpl
+def export_wordpress_items(app, export):
+    from . import wordpress
+
+    return wordpress.export_items(app, export)
+
+
+@hookimpl
+def wordpress_item_exported(app, item, post_id, export):
+    from . import wordpress
+
+    wordpress.item_exported(app, item, post_id, export)

@@ -100,3 +100,25 @@ def demo_content(app, session):
     from .demo import write_demo_content
 
     write_demo_content(app, session)
+
+
+@hookimpl
+def import_wordpress_item(app, item, run):
+    """Courses, topics, lessons, quizzes, announcements, ratings and enrolments of a WordPress export."""
+    from . import wordpress
+
+    return wordpress.import_item(app, item, run)
+
+
+@hookimpl
+def wordpress_taxonomies(app):
+    from . import wordpress
+
+    return wordpress.taxonomies()
+
+
+@hookimpl
+def export_wordpress_items(app, export):
+    from . import wordpress
+
+    return wordpress.export_items(app, export)

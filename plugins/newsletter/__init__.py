@@ -81,3 +81,18 @@ def demo_content(app, session):
     from . import demo
 
     demo.write_demo(app, session)
+
+
+@hookimpl
+def import_wordpress_item(app, item, run):
+    """Sign-up forms of a WordPress export (`mc4wp-form`)."""
+    from . import wordpress
+
+    return wordpress.import_item(app, item, run)
+
+
+@hookimpl
+def export_wordpress_items(app, export):
+    from . import wordpress
+
+    return wordpress.export_items(app, export)
