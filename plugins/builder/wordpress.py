@@ -142,6 +142,8 @@ def kit_settings(item: WxrItem) -> tuple[dict, list[str]]:
                 if name not in {key for keys in COLOR_KINDS.values() for key in keys}][:50]
     for kind, keys in COLOR_KINDS.items():
         for key in keys:
+            if key not in settings:
+                continue  # the site keeps what the file does not name
             entries = settings.get(key) or []
             entries = list(entries.values()) if isinstance(entries, dict) else entries
             found[key] = []
