@@ -51,9 +51,13 @@ def author_logins(export: WxrExport, user_ids: Iterable[int]) -> dict[int, str]:
 def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, str], *, content: str | None = None,
              meta: list[tuple[str, str]] | None = None, terms: list[WxrTerm] | None = None,
              comments: list[WxrComment] | None = None, parent: int | None = None,
-             menu_order: int | None = None) -> WxrItem:
-    """The WXR item of a content-service item under WordPress's `post_type`, this site's ids kept."""
+             menu_order: int | None = None, thumbnail_key: str = "_thumbnail_id") -> WxrItem:
+    """The WXR item of a content-service item under WordPress's `post_type`, this site's ids kept; its
+    featured image is named by `thumbnail_key` meta, as WordPress (or the item's plugin) keeps it."""
     status = item.get("stored_status") or item["status"]
+    meta = list(meta or [])
+    if item.get("featured_media"):
+        meta.append((thumbnail_key, str(item["featured_media"])))
     return WxrItem(
         post_id=item["id"], post_type=post_type, title=item.get("title") or "", slug=item.get("slug") or "",
         status=status, content=item.get("content") or "" if content is None else content,
@@ -64,7 +68,7 @@ def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, st
         menu_order=item.get("menu_order") or 0 if menu_order is None else menu_order,
         password=item.get("password") or "", is_sticky=False, comment_status="closed", ping_status="closed",
         guid=item.get("guid") or export.link(item["id"]), link=export.link(item["id"]),
-        terms=terms or [], meta=meta or [], comments=comments or [])
+        terms=terms or [], meta=meta, comments=comments or [])
 
 
 def all_items(export: WxrExport, post_type: str, statuses: Iterable[str] | None = None,
@@ -108,18 +112,20 @@ def term_ids(run: WxrImport, request: Any, taxonomy: str, terms: Iterable[WxrTer
 
 def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, status: str,
               meta: dict[str, Any] | None = None, terms: dict[str, list[int]] | None = None, parent: int = 0,
-              content: str | None = None) -> tuple[int, str]:
+              content: str | None = None, thumbnail_key: str = "_thumbnail_id") -> tuple[int, str]:
     """Create or update the content item of `item` as `post_type`: (its id, "created", "updated" or
     "unchanged"). Title, content and excerpt are cleaned and their old links rewritten; the slug is
     set when the item is created (a later run leaves it, so a slug made unique stays). The old id
-    and link are remembered, so the old permalink redirects."""
+    and link are remembered, so the old permalink redirects. The featured image is the attachment the
+    `thumbnail_key` meta names, when the import brought it across."""
     content_service = run.app.content
     html = item.content if content is None else content
     wanted: dict[str, Any] = {
         "title": run.clean_html(item.title)[:2000], "content": run.clean_html(run.rewrite_links(html)),
         "excerpt": run.clean_html(run.rewrite_links(item.excerpt)), "status": status,
         "author": run.user_id(item.author_login) or 0, "parent": parent, "menu_order": item.menu_order,
-        "password": item.password[:255], "date_gmt": parse_date(item.date_gmt)}
+        "password": item.password[:255], "date_gmt": parse_date(item.date_gmt),
+        "featured_media": _attachment(run, item.meta_value(thumbnail_key))}
     known = run.new_id("post", item.post_id)
     current = content_service.get(request, known, post_type) if known else None
     if current is None:
@@ -143,6 +149,11 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
         return current["id"], "unchanged"
     content_service.update(request, current["id"], **changed)
     return current["id"], "updated"
+
+
+def _attachment(run: WxrImport, old_id: str | None) -> int:
+    text = (old_id or "").strip()
+    return (run.new_id("post", int(text)) or 0) if text.isdigit() and len(text) < 12 else 0
 
 
 def writable_status(run: WxrImport, item: WxrItem, post_type: str) -> str | None:

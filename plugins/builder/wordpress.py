@@ -179,7 +179,15 @@ def _import_kit(app, item: WxrItem, run: WxrImport) -> None:
     for name in left_out:
         run.not_imported(f"{item_label(item)} {name}", "the kit here keeps global colours and fonts only")
     kit = load_kit(app, run.session)
-    merged = {**kit.settings, **settings}
+    merged = dict(kit.settings)
+    for key, entries in settings.items():
+        if key.startswith("system_"):
+            # System entries are fixed ids (primary, secondary, text, accent): the file's replace the same ids.
+            given = {entry["_id"]: entry for entry in entries}
+            kept = [given.pop(entry["_id"], entry) for entry in kit.settings.get(key, [])]
+            merged[key] = kept + list(given.values())
+        else:
+            merged[key] = entries
     title = item.title.strip()[:MAX_TITLE_LENGTH] or kit.title
     if (merged, title) == (kit.settings, kit.title):
         run.count("unchanged")

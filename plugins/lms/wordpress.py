@@ -37,6 +37,7 @@ WORDPRESS_TYPES = {new: old for old, new in TYPES.items()}
 ENROLLED, ASSIGNMENT = "tutor_enrolled", "tutor_assignments"
 RATING_COMMENT, RATING_META = "tutor_course_rating", "tutor_rating"
 ENROLMENT_ID_BASE = 1_000_000_000
+THUMBNAIL_KEYS = {LESSON: "_lesson_thumbnail_id"}  # the reference's own key for a lesson's image
 ENROLMENT_STATUSES = {"completed": "completed", "cancel": "cancelled", "cancelled": "cancelled"}
 TEXT_META = {"_tutor_course_benefits": "lms_benefits", "_tutor_course_requirements": "lms_requirements",
              "_tutor_course_target_audience": "lms_target_audience",
@@ -108,7 +109,9 @@ def course_meta(item: WxrItem) -> dict:
     for old, new in TEXT_META.items():
         meta[new] = sanitize_textarea_field(item.meta_value(old) or "")[:5000]
     meta["lms_video"] = video(item.meta_value("_video"))
-    meta[DISABLE_QA] = (item.meta_value("_tutor_disable_qa") or "") == "yes"
+    # Older versions write `_tutor_disable_qa` = "yes", newer ones `_tutor_enable_qa` = "yes"/"no".
+    meta[DISABLE_QA] = (item.meta_value("_tutor_disable_qa") or "") == "yes" \
+        or (item.meta_value("_tutor_enable_qa") or "") == "no"
     try:
         price = float(item.meta_value("tutor_course_price") or 0)
     except ValueError:
@@ -131,9 +134,12 @@ def quiz_meta(item: WxrItem) -> dict:
 
 
 def lesson_meta(run: WxrImport, item: WxrItem) -> dict:
-    attachments = _array(item.meta_value("_tutor_attachments"), "_tutor_attachments") \
-        if (item.meta_value("_tutor_attachments") or "").startswith("a:") else {}
-    ids = [run.new_id("post", _number(old, 2**31) or 0) for old in attachments.values()]
+    raw = item.meta_value("_tutor_attachments")
+    attachments = php_unserialize(raw) if raw else []
+    if not isinstance(attachments, (list, dict)):
+        raise ValueError("_tutor_attachments is not an array")
+    olds = attachments.values() if isinstance(attachments, dict) else attachments
+    ids = [run.new_id("post", _number(old, 2**31) or 0) for old in olds]
     return {LESSON_VIDEO: video(item.meta_value("_video")), LESSON_ATTACHMENTS: [new for new in ids if new][:50]}
 
 
@@ -163,7 +169,7 @@ def import_item(app, item: WxrItem, run: WxrImport) -> bool | None:
              TAG: term_ids(run, request, TAG, item.terms_of(TAG))} if post_type == COURSE else {}
     parent = run.new_id("post", item.parent) if item.parent else 0
     new_id, outcome = sync_post(run, request, item, post_type, status=status, meta=meta, terms=terms,
-                                parent=parent or 0)
+                                parent=parent or 0, thumbnail_key=THUMBNAIL_KEYS.get(post_type, "_thumbnail_id"))
     run.count(outcome)
     if item.parent and not parent:
         run.after_all(lambda later: _adopt(later, item, new_id))
@@ -279,7 +285,7 @@ def _course_export_meta(meta: dict) -> list[tuple[str, str]]:
              ("_tutor_course_level", meta.get("lms_level") or "all_levels")]
     found += [(old, meta.get(new) or "") for old, new in TEXT_META.items()]
     found += [("_video", _video_array(meta.get("lms_video") or {})),
-              ("_tutor_disable_qa", "yes" if meta.get(DISABLE_QA) else ""),
+              ("_tutor_enable_qa", "no" if meta.get(DISABLE_QA) else "yes"),
               ("tutor_course_price", f"{float(meta.get(PRICE) or 0):g}")]
     return found
 
@@ -309,7 +315,7 @@ def export_items(app, export: WxrExport) -> Iterable[WxrItem]:
                               for term in app.content.terms(request, taxonomy, ids=ids)] if ids else []
                 comments = _rating_comments(export, item["id"])
             yield wxr_item(export, item, WORDPRESS_TYPES[post_type], logins, meta=meta, terms=terms,
-                           comments=comments)
+                           comments=comments, thumbnail_key=THUMBNAIL_KEYS.get(post_type, "_thumbnail_id"))
     yield from _enrolment_items(export)
 
 
