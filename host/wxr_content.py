@@ -94,6 +94,24 @@ def item_label(item: WxrItem) -> str:
     return f"{item.post_type} {item.post_id} ({item.title[:80]!r})"
 
 
+def author_id(run: WxrImport, login: str) -> int:
+    """The new id of an old author, or (an author the file does not name) the site's first administrator:
+    every item needs an existing author."""
+    found = run.user_id(login) if login else None
+    if found:
+        return found
+    from sqlalchemy import select
+
+    from .auth.users import tables
+
+    users = tables(run.app)["users"]
+    first = run.session.execute(select(users.c.id).where(users.c.roles.like("%administrator%"))
+                                .order_by(users.c.id).limit(1)).scalar()
+    if first is None:
+        raise LookupError("the site has no administrator to own items whose author is unknown")
+    return first
+
+
 def term_ids(run: WxrImport, request: Any, taxonomy: str, terms: Iterable[WxrTerm]) -> list[int]:
     """This site's ids of an item's terms in `taxonomy` (matched by slug among the terms of that name,
     created when missing: the file's channel-level terms usually made them already)."""
@@ -123,7 +141,7 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
     wanted: dict[str, Any] = {
         "title": run.clean_html(item.title)[:2000], "content": run.clean_html(run.rewrite_links(html)),
         "excerpt": run.clean_html(run.rewrite_links(item.excerpt)), "status": status,
-        "author": run.user_id(item.author_login) or 0, "parent": parent, "menu_order": item.menu_order,
+        "author": author_id(run, item.author_login), "parent": parent, "menu_order": item.menu_order,
         "password": item.password[:255], "date_gmt": parse_date(item.date_gmt),
         "featured_media": _attachment(run, item.meta_value(thumbnail_key))}
     known = run.new_id("post", item.post_id)

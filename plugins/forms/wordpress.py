@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from sqlalchemy import select, update
 
 from host.wxr import WxrExport, WxrImport, WxrItem, php_serialize, php_unserialize
-from host.wxr_content import all_items, author_logins, content_request, export_request, wxr_item
+from host.wxr_content import all_items, author_id, author_logins, content_request, export_request, wxr_item
 
 from . import properties as props
 from . import store, template
@@ -105,7 +105,7 @@ def import_item(app, item: WxrItem, run: WxrImport) -> bool | None:
     errors = props.config_errors(properties, parsed)
     if form is None:
         form_id = store.create(request, title, locale, properties, errors, status=status,
-                               author=run.user_id(item.author_login) or 0, slug=item.slug)
+                               author=author_id(run, item.author_login), slug=item.slug)
         _keep_hash(run, form_id, item.meta_value("_hash"))
         run.remember("post", item.post_id, form_id, item.link or None)
         run.count("created")
