@@ -1,0 +1,72 @@
+"""Contact forms from a WordPress export (`sitehost import wordpress`), read back over forms/v1,
+and back out through `export_wordpress_items` in the reference plugin's meta shape."""
+
+from __future__ import annotations
+
+from host.testing import create_test_user
+from host.wxr import php_unserialize
+from tests.helpers import HILLSIDE_WXR, import_wordpress, write_wxr, wxr_file_meta, wxr_item
+
+API = "/wp-json/forms/v1/contact-forms"
+
+
+def contact_form(app, admin) -> dict:
+    listed = app.client.get(API, headers=admin.headers, status=200).json
+    found = [form for form in listed if form["title"] == "Contact the school office"]
+    assert len(found) == 1, listed
+    return {**app.client.get(f"{API}/{found[0]['id']}", headers=admin.headers, status=200).json,
+            "hash": found[0]["hash"]}
+
+
+def test_a_contact_form_comes_across_with_every_property_and_a_second_import_changes_nothing(make_app, tmp_path):
+    app = make_app()
+    admin = create_test_user(app, "administrator")
+    result, report = import_wordpress(app, tmp_path, HILLSIDE_WXR)
+    assert result.exit_code == 0, result.output
+    meta = wxr_file_meta(HILLSIDE_WXR, 60)
+    form = contact_form(app, admin)
+    assert form["slug"] == "contact-form-1"
+    assert form["locale"] == meta["_locale"]
+    if len(meta.get("_hash", "")) == 40:
+        assert form["hash"] == meta["_hash"]  # the reference's shortcodes name a form by its hash
+    properties = form["properties"]
+    assert properties["form"]["content"] == meta["_form"]
+    assert [field["name"] for field in properties["form"]["fields"] if field["name"]] == [
+        "your-name", "your-email", "your-subject", "your-message"]
+    for key in ("_mail", "_mail_2"):
+        assert properties[key[1:]] == php_unserialize(meta[key])  # all nine fields, flags as booleans
+    assert properties["messages"] == php_unserialize(meta["_messages"])
+    assert properties["additional_settings"]["content"] == meta.get("_additional_settings", "")
+
+    again, _report = import_wordpress(app, tmp_path, HILLSIDE_WXR)
+    assert again.exit_code == 0 and "0 created" in again.output, again.output
+    assert contact_form(app, admin) == form
+    assert len(app.client.get(API, headers=admin.headers).json) == 1
+
+
+def test_unreadable_meta_names_the_form_and_changes_nothing_else(make_app, tmp_path):
+    app = make_app()
+    admin = create_test_user(app, "administrator")
+    good = [("_form", "[email* your-email]\n[submit]"), ("_mail", 'a:2:{s:6:"active";b:1;s:7:"subject";s:2:"Hi";}'),
+            ("_locale", "de_DE")]
+    wxr = write_wxr(tmp_path / "forms.xml",
+                    wxr_item(501, "wpcf7_contact_form", "Cut short", [("_form", "[submit]"),
+                                                                       ("_mail", 'a:9:{s:6:"active";b:1;s:7:"subj')]),
+                    wxr_item(502, "wpcf7_contact_form", "An object", [("_mail", 'O:8:"stdClass":0:{}')]),
+                    wxr_item(503, "wpcf7_contact_form", "Too deep", [("_messages", "a:1:{i:0;" * 40 + "N;" + "}" * 40)]),
+                    wxr_item(504, "wpcf7_contact_form", "Trashed", good, status="trash"),
+                    wxr_item(505, "wpcf7_contact_form", "Odd message", good + [
+                        ("_messages", 'a:2:{s:12:"mail_sent_ok";s:4:"Sent";s:9:"no_such_1";s:1:"x";}')]))
+    result, report = import_wordpress(app, tmp_path, wxr)
+    assert result.exit_code == 0, result.output
+    assert "wpcf7_contact_form 501 ('Cut short')" in report and "malformed serialized PHP value" in report
+    assert "wpcf7_contact_form 502 ('An object')" in report and "objects and references are refused" in report
+    assert "wpcf7_contact_form 503 ('Too deep')" in report and "nested too deeply" in report
+    assert "wpcf7_contact_form 504 ('Trashed')" in report and "trash" in report
+    assert "message 'no_such_1'" in report and "no contact form message of that name" in report
+    listed = app.client.get(API, headers=admin.headers, status=200).json
+    assert [form["title"] for form in listed] == ["Odd message"]
+    odd = app.client.get(f"{API}/{listed[0]['id']}", headers=admin.headers).json
+    assert odd["locale"] == "de_DE" and odd["properties"]["messages"] == {"mail_sent_ok": "Sent"}
+    assert odd["properties"]["mail"]["subject"] == "Hi" and odd["properties"]["mail"]["active"] is True
+    assert odd["properties"]["mail_2"]["active"] is False  # a form without `_mail_2` sends no second mail
