@@ -141,3 +141,14 @@ def wxr_file_meta(path: Path, post_id: int) -> dict[str, str]:
                 found.setdefault(meta.findtext(f"{wp}meta_key"), meta.findtext(f"{wp}meta_value") or "")
             return found
     raise LookupError(f"no item {post_id} in {path}")
+
+
+def import_again_unchanged(app, tmp_path: Path, file: Path) -> None:
+    """A second import of `file` succeeds and creates nothing."""
+    result, _report = import_wordpress(app, tmp_path, file)
+    assert result.exit_code == 0 and "0 created" in result.output, result.output
+
+
+def assert_not_imported(report: str, label: str, reason: str) -> None:
+    """The import's report names `label` with `reason` on the same line."""
+    assert any(label in line and reason in line for line in report.splitlines()), (label, reason, report)
