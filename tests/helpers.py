@@ -83,7 +83,10 @@ _WXR_HEAD = """<?xml version="1.0" encoding="UTF-8" ?>
 <language>en-GB</language><wp:wxr_version>1.2</wp:wxr_version>
 <wp:base_site_url>https://old.hillside.example</wp:base_site_url>
 <wp:base_blog_url>https://old.hillside.example</wp:base_blog_url>
-<wp:author><wp:author_id>1</wp:author_id><wp:author_login><![CDATA[head]]></wp:author_login><wp:author_email><![CDATA[head@hillside.example]]></wp:author_email><wp:author_display_name><![CDATA[Head]]></wp:author_display_name><wp:author_first_name><![CDATA[]]></wp:author_first_name><wp:author_last_name><![CDATA[]]></wp:author_last_name></wp:author>
+<wp:author><wp:author_id>1</wp:author_id><wp:author_login><![CDATA[head]]></wp:author_login>
+<wp:author_email><![CDATA[head@hillside.example]]></wp:author_email><wp:author_display_name><![CDATA[Head]]>
+</wp:author_display_name><wp:author_first_name><![CDATA[]]></wp:author_first_name>
+<wp:author_last_name><![CDATA[]]></wp:author_last_name></wp:author>
 """
 
 

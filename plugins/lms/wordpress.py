@@ -335,10 +335,10 @@ def _enrolment_items(export: WxrExport) -> Iterable[WxrItem]:
     logins = author_logins(export, {row.user_id for row in rows})
     for row in rows:
         post_id = ENROLMENT_ID_BASE + row.id
-        when = date_text(row.created)
+        when, link = date_text(row.created), f"{export.base_url}/?p={ENROLMENT_ID_BASE + row.id}"
         yield WxrItem(post_id=post_id, post_type=ENROLLED, title=f"Course Enrolled &ndash; {when}",
                       slug=f"course-enrolled-{row.id}", status="completed" if row.status == "completed" else "cancel",
                       content="", excerpt="", date=when, date_gmt=when, modified=date_text(row.updated),
                       modified_gmt=date_text(row.updated), author_login=logins.get(row.user_id, ""),
                       parent=row.course_id, menu_order=0, password="", is_sticky=False, comment_status="closed",
-                      ping_status="closed", guid=f"{export.base_url}/?p={post_id}", link=f"{export.base_url}/?p={post_id}")
+                      ping_status="closed", guid=link, link=link)

@@ -66,8 +66,9 @@ class _FormMarkup(html.parser.HTMLParser):
         elif not TAG.match(name.upper()) or kind in ("checkbox", "radio"):
             self.skipped.append(name[:60])
         elif name.upper() not in {field["tag"] for field in self.fields}:
-            self.fields.append({"tag": name.upper(), "label": " ".join(self.label.split()).rstrip(":")[:200]
-                                or name.title(), "type": INPUT_TYPES.get(kind, "text"), "required": "required" in values})
+            label = " ".join(self.label.split()).rstrip(":")[:200] or name.title()
+            self.fields.append({"tag": name.upper(), "label": label, "type": INPUT_TYPES.get(kind, "text"),
+                                "required": "required" in values})
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "label":
@@ -182,7 +183,8 @@ def export_items(app, export: WxrExport) -> Iterable[WxrItem]:
             field["tag"] for field in row.fields or [] if field.get("required"))}
         meta = [("_mc4wp_settings", php_serialize(settings))]
         meta += [(f"text_{key}", text) for key, text in messages_of(row.messages).items()]
-        post_id, link = FORM_ID_BASE + row.id, f"{export.base_url}/?post_type={WORDPRESS_TYPE}&p={FORM_ID_BASE + row.id}"
+        post_id = FORM_ID_BASE + row.id
+        link = f"{export.base_url}/?post_type={WORDPRESS_TYPE}&p={post_id}"
         yield WxrItem(post_id=post_id, post_type=WORDPRESS_TYPE, title=row.title, slug=f"sign-up-form-{row.id}",
                       status="publish", content=markup, excerpt="", date=date_text(row.created),
                       date_gmt=date_text(row.created), modified=date_text(row.modified),

@@ -53,7 +53,8 @@ def test_unreadable_meta_names_the_form_and_changes_nothing_else(make_app, tmp_p
                     wxr_item(501, "wpcf7_contact_form", "Cut short", [("_form", "[submit]"),
                                                                        ("_mail", 'a:9:{s:6:"active";b:1;s:7:"subj')]),
                     wxr_item(502, "wpcf7_contact_form", "An object", [("_mail", 'O:8:"stdClass":0:{}')]),
-                    wxr_item(503, "wpcf7_contact_form", "Too deep", [("_messages", "a:1:{i:0;" * 40 + "N;" + "}" * 40)]),
+                    wxr_item(503, "wpcf7_contact_form", "Too deep",
+                             [("_messages", "a:1:{i:0;" * 40 + "N;" + "}" * 40)]),
                     wxr_item(504, "wpcf7_contact_form", "Trashed", good, status="trash"),
                     wxr_item(505, "wpcf7_contact_form", "Odd message", good + [
                         ("_messages", 'a:2:{s:12:"mail_sent_ok";s:4:"Sent";s:9:"no_such_1";s:1:"x";}')]))
