@@ -8,8 +8,8 @@ import json
 
 from host.testing import create_test_user
 from host.wxr import php_unserialize
-from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, write_wxr,
-                           wxr_file_meta, wxr_item)
+from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, round_trip,
+                           without, write_wxr, wxr_file_meta, wxr_item)
 
 PAGES = "/wp-json/core/v2/pages"
 BUILDER = "/wp-json/builder/v1"
@@ -86,3 +86,15 @@ def test_hostile_trees_are_named_and_the_page_keeps_its_html(make_app, tmp_path)
     documents = app.client.get("/wp-json/builder/v1/documents", headers=admin.headers).json["documents"]
     assert documents == []
     assert app.client.get(f"{BUILDER}/template-library/templates", headers=admin.headers).json == []
+
+
+def test_exported_builder_data_imports_back_with_every_field(make_app, tmp_path):
+    def builder_data(app, admin) -> dict:
+        state = builder_state(app, admin)
+        return {"page_meta": {key: value for key, value in state["page"]["meta"].items() if key.startswith("_builder")},
+                "documents": [document["template_type"] for document in state["documents"]],
+                "templates": state["templates"], "colors": state["colors"], "typography": state["typography"]}
+
+    first, second = round_trip(make_app, tmp_path, builder_data)
+    assert first["page_meta"]["_builder_data"]
+    assert without(second, {"template_id", "author"}) == without(first, {"template_id", "author"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from host.testing import create_test_user
 from host.wxr import php_unserialize
-from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, write_wxr,
-                           wxr_file_meta, wxr_item)
+from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, round_trip,
+                           without, write_wxr, wxr_file_meta, wxr_item)
 
 API = "/wp-json/forms/v1/contact-forms"
 
@@ -71,3 +71,8 @@ def test_unreadable_meta_names_the_form_and_changes_nothing_else(make_app, tmp_p
     assert odd["locale"] == "de_DE" and odd["properties"]["messages"] == {"mail_sent_ok": "Sent"}
     assert odd["properties"]["mail"]["subject"] == "Hi" and odd["properties"]["mail"]["active"] is True
     assert odd["properties"]["mail_2"]["active"] is False  # a form without `_mail_2` sends no second mail
+
+
+def test_an_exported_form_imports_back_with_every_field(make_app, tmp_path):
+    first, second = round_trip(make_app, tmp_path, contact_form)
+    assert without(second, {"id"}) == without(first, {"id"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from host.testing import create_test_user
 from host.wxr import php_serialize
-from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, write_wxr,
-                           wxr_file_meta, wxr_item)
+from tests.helpers import (HILLSIDE_WXR, assert_not_imported, import_again_unchanged, import_wordpress, round_trip,
+                           without, write_wxr, wxr_file_meta, wxr_item)
 
 API = "/wp-json/newsletter/v1"
 
@@ -61,3 +61,14 @@ def test_forms_that_cannot_be_read_are_named_and_nothing_else_changes(make_app, 
     forms, lists = forms_and_lists(app, admin)
     assert [(form["title"], form["action"]) for form in forms] == [("Leavers", "unsubscribe")]
     assert [item["name"] for item in lists] == ["y6"]
+
+
+def test_an_exported_sign_up_form_imports_back_with_every_field(make_app, tmp_path):
+    def forms_with_list_names(app, admin) -> list:
+        forms, lists = forms_and_lists(app, admin)
+        names = {item["id"]: item["name"] for item in lists}
+        return [{**form, "lists": [names[list_id] for list_id in form["lists"]]} for form in forms]
+
+    first, second = round_trip(make_app, tmp_path, forms_with_list_names)
+    site_specific = {"id", "created", "modified", "_links"}
+    assert without(second, site_specific) == without(first, site_specific)
