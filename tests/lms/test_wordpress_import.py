@@ -79,7 +79,7 @@ def test_a_course_comes_across_with_its_parts_ratings_and_enrolments(make_app, t
     assert [item["post_title"] for item in found["announcements"]] == ["Bring a shoe box next week"]
     page = sign_in(app, admin).get("/admin/courses")
     rows = [" ".join(row.get_text(" ").split()) for row in page.html.select("main tbody tr")]
-    assert len(rows) == 1 and "Science club: forces and motion" in rows[0] and "completed" in rows[0]
+    assert len(rows) == 1 and "Science club: forces and motion pupil.parent" in rows[0] and "enrolled" in rows[0]
 
     import_again_unchanged(app, tmp_path, HILLSIDE_WXR)
     assert catalogue(app, headers) == found
