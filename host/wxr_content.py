@@ -16,6 +16,7 @@ from .wxr import WxrComment, WxrExport, WxrImport, WxrItem, WxrTerm
 
 WXR_DATE = "%Y-%m-%d %H:%M:%S"
 NO_DATE = "0000-00-00 00:00:00"
+MAX_ITEM_TERMS = 100  # terms of one taxonomy on one item: more are a hostile file
 
 
 def parse_date(text: str | None) -> datetime.datetime | None:
@@ -116,7 +117,7 @@ def term_ids(run: WxrImport, request: Any, taxonomy: str, terms: Iterable[WxrTer
     """This site's ids of an item's terms in `taxonomy` (matched by slug among the terms of that name,
     created when missing: the file's channel-level terms usually made them already)."""
     found: list[int] = []
-    for term in terms:
+    for term in list(terms)[:MAX_ITEM_TERMS]:
         name = (term.name or term.slug).strip()[:200]
         if not name:
             continue

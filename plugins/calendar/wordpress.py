@@ -23,7 +23,7 @@ from host.wxr import WxrExport, WxrImport, WxrItem, WxrTerm
 from host.wxr_content import (all_items, author_logins, content_request, export_request, item_label, parse_date,
                               sync_post, term_ids, writable_status, wxr_item)
 
-from . import events, linked, times
+from . import events, linked, state, times
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 
 WP_EVENT, WP_VENUE, WP_ORGANIZER, WP_CATEGORY = "tribe_events", "tribe_venue", "tribe_organizer", "tribe_events_cat"
@@ -36,6 +36,7 @@ CUSTOM_FIELDS = "_cal_custom_fields"
 MAX_CUSTOM_FIELDS_BYTES = 64 * 1024
 UTC_OFFSET = re.compile(r"UTC([+-])(\d{1,2})(?:[:.](\d{1,2}))?\Z")
 TRUE_WORDS = ("1", "yes", "true", "on")
+MAX_LINKED = 50  # venues or organizers one event names
 STICKY_ORDER = -1  # how the reference marks an event sticky in its month view
 
 
@@ -144,6 +145,8 @@ def _import_place(run: WxrImport, item: WxrItem, kind: str, status: str) -> None
         except ValueError:
             pass  # no coordinates (the reference keeps them only with its maps add-on)
     _new_id, outcome = sync_post(run, content_request(run), item, kind, status=status, meta=meta)
+    if outcome != "unchanged":
+        state.changed(run.session, run.app)  # events that show the place: their kept list objects go stale
     run.count(outcome)
 
 
@@ -165,8 +168,8 @@ def _import_event(run: WxrImport, item: WxrItem, status: str) -> None:
     if current is None or outcome != "unchanged" or any(current[name] != value for name, value in row.items()):
         events.write_row(request, stored, row, created=current is None)
         outcome = "updated" if outcome == "unchanged" else outcome
-    links = {"venue": [int(value) for value in item.meta_values("_EventVenueID") if value.strip().isdigit()],
-             "organizer": [int(value) for value in item.meta_values("_EventOrganizerID") if value.strip().isdigit()]}
+    links = {kind: [int(value) for value in item.meta_values(key) if value.strip().isdigit() and len(value) < 12]
+             [:MAX_LINKED] for kind, key in (("venue", "_EventVenueID"), ("organizer", "_EventOrganizerID"))}
     if _link(run, request, item, event_id, links):
         outcome = "updated" if outcome == "unchanged" else outcome
     run.count(outcome)
