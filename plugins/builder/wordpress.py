@@ -23,7 +23,7 @@ from host.wxr_content import (all_items, author_logins, content_request, date_te
 
 from . import elements as tree
 from .documents import DOCUMENT_TYPES, MAX_PAGE_SETTINGS_BYTES, template_types
-from .kit import COLOR_KINDS, MAX_CUSTOM_ENTRIES, MAX_TITLE_LENGTH, TypographySchema, is_color, load_kit, save_kit
+from .kit import COLOR_KINDS, DEFAULT_SETTINGS, MAX_CUSTOM_ENTRIES, MAX_TITLE_LENGTH, TypographySchema, is_color, load_kit, save_kit
 from .render import BUILDER_MODE
 from .settings import settings_of
 from .tables import DOCUMENTS, KITS, table
@@ -32,6 +32,7 @@ LIBRARY, LIBRARY_TYPE, KIT = "elementor_library", "builder_library", "kit"
 WP_KEYS = {"_elementor_data": "_builder_data", "_elementor_edit_mode": "_builder_edit_mode",
            "_elementor_page_settings": "_builder_page_settings",
            "_elementor_template_type": "_builder_template_type"}
+DEFAULT_KIT_TITLE = "Default Kit"  # kit.ensure_kit's
 KIT_ID_BASE = 2_000_000_000  # the kit is a row here, not a post: its item id in a file stays clear of posts
 
 
@@ -94,7 +95,8 @@ def item_imported(app, item: WxrItem, new_id: int, run: WxrImport) -> None:
         return
     changed = {key: value for key, value in meta.items() if current["meta"].get(key) != value}
     if changed:
-        app.content.update(request, new_id, meta=changed)
+        # The page keeps the last change core gave it (the file's): adding its builder meta is part of the import.
+        app.content.update(request, new_id, meta=changed, modified_gmt=current["modified_gmt"])
     _index(run, new_id, current["type"], {**current["meta"], **meta})
 
 
@@ -228,8 +230,11 @@ def export_items(app, export: WxrExport) -> Iterable[WxrItem]:
     for item in items:
         yield wxr_item(export, item, LIBRARY, logins, content="", meta=export_meta(item["meta"]))
     kit = load_kit(app, export.session)
-    when = date_text(datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None))
     settings = {key: kit.settings.get(key, []) for keys in COLOR_KINDS.values() for key in keys}
+    if settings == {key: DEFAULT_SETTINGS.get(key, []) for key in settings} and kit.title == DEFAULT_KIT_TITLE:
+        return  # an untouched kit is what a new site has: nothing to carry (and no item WordPress lacks a type for)
+    kits = table(app, KITS)
+    when = date_text(export.session.execute(select(kits.c.modified_gmt).where(kits.c.id == kit.id)).scalar())
     link = f"{export.base_url}/?elementor_library=default-kit"
     yield WxrItem(post_id=KIT_ID_BASE + kit.id, post_type=LIBRARY, title=kit.title, slug="default-kit",
                   status="publish", content="", excerpt="", date=when, date_gmt=when, modified=when, modified_gmt=when,

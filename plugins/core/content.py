@@ -277,6 +277,7 @@ class CoreContentService:
         if "status" in fields:
             self._writable_status(post_type, fields["status"])
         local, utc = self._now()
+        modified_gmt = fields.pop("modified_gmt", None) or utc
         values = {name: _filtered(request, name, value) if name in FILTERED else value
                   for name, value in fields.items()}
         if values.get("date_gmt") is not None:
@@ -288,8 +289,8 @@ class CoreContentService:
                                                post_type, int(item_id), int(values.get("parent", current["parent"])))
         if values.get("status") and values["status"] not in FLOATING and current["date_gmt"] is None:
             values["date_gmt"] = utc
-        changed_at = values.pop("modified_gmt", None) or utc  # an import keeps the file's last change
-        values.update(modified=dates.utc_to_local(changed_at, app.timezone()), modified_gmt=changed_at)
+        values.update(modified=local if modified_gmt == utc else dates.utc_to_local(modified_gmt, app.timezone()),
+                      modified_gmt=modified_gmt)
         store.update_item(app, session, int(item_id), values)
         for key, value in meta.items():
             store.set_meta(app, session, int(item_id), key, value)

@@ -97,10 +97,11 @@ def list_forms(request, search: str = "") -> list[dict[str, Any]]:
 
 
 def create(request, title: str, locale: str, properties: dict[str, Any], errors: dict[str, Any],
-           status: str = "publish", author: int | None = None, slug: str = "") -> int:
-    """A new form (author: the caller when None; slug: made from the title when empty)."""
+           status: str = "publish", author: int | None = None, slug: str = "", **imported: Any) -> int:
+    """A new form (author: the caller when None; slug: made from the title when empty; `imported`: the
+    content service's import fields, item_id, date_gmt, modified_gmt)."""
     app = request.app
-    item = app.content.create(request, POST_TYPE, title=title, status=status, author=author, slug=slug)
+    item = app.content.create(request, POST_TYPE, title=title, status=status, author=author, slug=slug, **imported)
     form_hash = hashlib.sha1(f"{item['id']}:{secrets.token_hex(8)}".encode()).hexdigest()
     request.session.execute(insert(table(app, "forms_forms")).values(
         form_id=item["id"], hash=form_hash, title=item["title"] or "", slug=item["slug"], status=item["status"],

@@ -15,7 +15,8 @@ from typing import Any, Iterable
 from sqlalchemy import select, update
 
 from host.wxr import WxrExport, WxrImport, WxrItem, php_serialize, php_unserialize
-from host.wxr_content import all_items, author_id, author_logins, content_request, export_request, wxr_item
+from host.wxr_content import (all_items, author_id, author_logins, content_request, export_request, parse_date,
+                              wxr_item)
 
 from . import properties as props
 from . import store, template
@@ -104,8 +105,10 @@ def import_item(app, item: WxrItem, run: WxrImport) -> bool | None:
     parsed = template.parse(properties["form"])
     errors = props.config_errors(properties, parsed)
     if form is None:
+        # The old id where it is free: the reference's [contact-form-7 id="…"] shortcodes in pages name it.
         form_id = store.create(request, title, locale, properties, errors, status=status,
-                               author=author_id(run, item.author_login), slug=item.slug)
+                               author=author_id(run, item.author_login), slug=item.slug, item_id=item.post_id,
+                               date_gmt=parse_date(item.date_gmt), modified_gmt=parse_date(item.modified_gmt))
         _keep_hash(run, form_id, item.meta_value("_hash"))
         run.remember("post", item.post_id, form_id, item.link or None)
         run.count("created")
