@@ -67,7 +67,8 @@ def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, st
         author_login=logins.get(item.get("author") or 0, ""),
         parent=item.get("parent") or 0 if parent is None else parent,
         menu_order=item.get("menu_order") or 0 if menu_order is None else menu_order,
-        password=item.get("password") or "", is_sticky=False, comment_status="closed", ping_status="closed",
+        password=item.get("password") or "", is_sticky=False, comment_status=item.get("comment_status") or "closed",
+        ping_status=item.get("ping_status") or "closed",
         guid=item.get("guid") or export.link(item["id"]), link=export.link(item["id"]),
         terms=terms or [], meta=meta, comments=comments or [])
 
