@@ -40,10 +40,11 @@ def _output_matches_schema(app, name, output):
 
 def test_list_names_at_least_five_abilities_of_three_plugins(site):
     app, users, _draft = site
-    body = assert_collection(app.client.get(f"{NS}/abilities", headers=users["subscriber"].headers), 9)
+    body = assert_collection(app.client.get(f"{NS}/abilities", headers=users["subscriber"].headers), 10)
     names = {ability["name"] for ability in body}
     assert names == {"core/find-posts", "core/get-post", "core/create-draft", "core/site-info", "cache/status",
-                     "cache/purge", "oembed/embed-post", "calendar/upcoming-events", "forms/list-forms"}
+                     "cache/purge", "oembed/embed-post", "calendar/upcoming-events", "forms/list-forms",
+                     "wordpress/import"}
     one = next(ability for ability in body if ability["name"] == "core/find-posts")
     assert set(one) >= {"name", "label", "description", "category", "input_schema", "output_schema", "meta", "_links"}
     assert one["meta"]["annotations"] == {"readonly": True, "destructive": False, "idempotent": True}
