@@ -8,6 +8,7 @@ POSIX paths (`2025/03/photo.jpg`); a key that would leave its area is refused.
 
 from __future__ import annotations
 
+import abc
 import datetime
 import os
 import shutil
@@ -45,30 +46,30 @@ def checked_key(key: str) -> str:
     return key
 
 
-class Area:
-    """One area's files. The methods every backend has; see LocalArea and S3Area."""
+class Area(abc.ABC):
+    """One area's files: what every backend implements (LocalArea, S3Area), and what is built on that."""
 
     backend = ""
 
+    @abc.abstractmethod
     def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False) -> None:
         """Store `data` (bytes or a readable binary file) under `key`; `exclusive`: ObjectExists if taken."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def open(self, key: str) -> BinaryIO:
         """A readable binary stream of the object (close it); FileNotFoundError when there is none."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def get(self, key: str, start: int = 0, length: int | None = None) -> Iterator[bytes]:
         """The object's bytes from `start` (`length` of them, or to the end), chunk by chunk."""
-        raise NotImplementedError
 
     def read(self, key: str) -> bytes:
         with self.open(key) as handle:
             return handle.read()
 
+    @abc.abstractmethod
     def stat(self, key: str) -> ObjectInfo | None:
         """Size, time and etag of the object, or None when there is none."""
-        raise NotImplementedError
 
     def exists(self, key: str) -> bool:
         return self.stat(key) is not None
@@ -77,9 +78,9 @@ class Area:
         found = self.stat(key)
         return found.size if found is not None else None
 
+    @abc.abstractmethod
     def delete(self, key: str) -> None:
         """Remove the object (nothing happens when there is none)."""
-        raise NotImplementedError
 
     def delete_prefix(self, prefix: str) -> int:
         """Remove every object whose key starts with `prefix`; how many went."""
@@ -89,9 +90,9 @@ class Area:
             removed += 1
         return removed
 
+    @abc.abstractmethod
     def list(self, prefix: str = "") -> Iterator[ObjectInfo]:
         """Every object whose key starts with `prefix`, in key order."""
-        raise NotImplementedError
 
     def move(self, key: str, target: "Area") -> None:
         """Put the object into `target` under the same key and remove it here."""

@@ -3,7 +3,9 @@ real `sitehost serve`, and reads the summary: what was created and what was not 
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -16,7 +18,7 @@ TERM = Path(__file__).parent / "data" / "school-term.ics"
 
 def test_an_operator_imports_an_ics_file_and_reads_the_summary(browser, tmp_path):
     config, login, password = init_site(tmp_path, demo=False)
-    process, site, _rest = serve(config, workers="1")
+    process, site, rest = serve(config, workers="1")
     page = browser.new_page()
     try:
         page.goto(site + "/admin/calendar")
@@ -31,6 +33,9 @@ def test_an_operator_imports_an_ics_file_and_reads_the_summary(browser, tmp_path
         expect(summary).to_contain_text("1 failed", use_inner_text=True)
         expect(page.get_by_role("alert")).to_have_text(re.compile(r"^Import finished: 4 created"), use_inner_text=True)
         expect(summary.get_by_role("listitem")).to_have_count(1)  # the event not imported, with its reason
+        with urllib.request.urlopen(rest + "/core/v2/cal_events?per_page=100", timeout=30) as response:
+            assert response.status == 200 and response.headers["X-WP-Total"] == "4"  # what the summary counted
+            assert len(json.load(response)) == 4
         page.get_by_label("Time zone").fill("Europe/Dublin")
         page.get_by_role("button", name="Save calendar settings").click()
         # The page being left has the same fields: the notice says the saved page is the one shown.
