@@ -52,8 +52,10 @@ class Area(abc.ABC):
     backend = ""
 
     @abc.abstractmethod
-    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False) -> None:
-        """Store `data` (bytes or a readable binary file) under `key`; `exclusive`: ObjectExists if taken."""
+    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False, content_type: str = "") -> None:
+        """Store `data` (bytes or a readable binary file) under `key`; `exclusive`: ObjectExists if taken.
+        `content_type` is kept with the object where the backend keeps one (S3), so a store that serves
+        it by signed URL answers with the right type even when it ignores `response-content-type`."""
 
     @abc.abstractmethod
     def open(self, key: str) -> BinaryIO:
@@ -135,8 +137,8 @@ class LocalArea(Area):
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
 
-    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False) -> None:
-        target = self.path(key)
+    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False, content_type: str = "") -> None:
+        target = self.path(key)  # a local file has no content type: serve_object gives the mimetype
         self._make_parent(target)
         mode = PRIVATE_FILE if self.private else 0o666
         if exclusive:
@@ -219,16 +221,17 @@ class S3Area(Area):
     def object_key(self, key: str) -> str:
         return self.prefix + checked_key(key)
 
-    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False) -> None:
+    def put(self, key: str, data: bytes | BinaryIO, exclusive: bool = False, content_type: str = "") -> None:
         name = self.object_key(key)
+        typed = {"ContentType": content_type} if content_type else {}
         with _s3_errors(key):
             if isinstance(data, (bytes, bytearray, memoryview)):
                 extra = {"IfNoneMatch": "*"} if exclusive else {}  # S3's conditional write: never over another
-                self.client.put_object(Bucket=self.bucket, Key=name, Body=bytes(data), **extra)
+                self.client.put_object(Bucket=self.bucket, Key=name, Body=bytes(data), **extra, **typed)
             else:  # a file: multipart when large, read in chunks, never whole into memory
                 if exclusive and self.stat(key) is not None:
                     raise ObjectExists(f"{key} exists")
-                self.client.upload_fileobj(data, self.bucket, name)
+                self.client.upload_fileobj(data, self.bucket, name, ExtraArgs=typed or None)
 
     def open(self, key: str) -> BinaryIO:
         with _s3_errors(key):

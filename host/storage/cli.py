@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import mimetypes
+
 import click
 
 from ..commands import open_site
@@ -68,8 +70,8 @@ def copy_command(ctx: click.Context, to: str) -> None:
                 if present.get(found.key) == found.size:
                     kept += 1
                     continue
-                with source.open(found.key) as handle:
-                    area.put(found.key, handle)
+                with source.open(found.key) as handle:  # typed by name: a signed URL then serves the type
+                    area.put(found.key, handle, content_type=mimetypes.guess_type(found.key)[0] or "")
                 copied += 1
             total += copied
             click.echo(f"{name}: {copied} files copied from {source.root}, {kept} already there")

@@ -236,7 +236,7 @@ class CoreContentService:
         mime = check_file(name, data, user is None or user.can("unfiltered_html"))  # ValueError: refused
         utc = dates.utcnow() if date_gmt is None else date_gmt
         local = dates.utc_to_local(utc, app.timezone())
-        relative = store_file(app, name, data, local)
+        relative = store_file(app, name, data, local, mime)
         size = image_size(data, mime) if mime.startswith("image/") else None
         details: dict[str, Any] = {"filesize": len(data)}
         if size:

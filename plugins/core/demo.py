@@ -125,7 +125,7 @@ def write_demo_image(app, session, author: int, now: datetime.datetime) -> int:
     """The demo's picture as an attachment in uploads/ (other plugins' demos find it by its slug)."""
     data = DEMO_IMAGE.read_bytes()
     local_now = dates.utc_to_local(now, app.timezone())
-    relative = store_file(app, DEMO_IMAGE.name, data, local_now)
+    relative = store_file(app, DEMO_IMAGE.name, data, local_now, "image/png")
     width, height = image_size(data, "image/png") or (0, 0)
     site = app.site_address(session)
     return store.insert_item(app, session, {

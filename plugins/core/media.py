@@ -164,8 +164,9 @@ INLINE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp", 
 INLINE_TYPE_FAMILIES = ("audio/", "video/")
 
 
-def store_file(app, name: str, data: bytes, when) -> str:
-    """Store an upload as YYYY/MM/NAME in the media area (never over an existing file); that key."""
+def store_file(app, name: str, data: bytes, when, mime: str = "") -> str:
+    """Store an upload as YYYY/MM/NAME in the media area (never over an existing file), typed `mime`;
+    that key."""
     area = media_area(app)
     stem, dot, extension = name.rpartition(".")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem or name).strip("-.") or "file"
@@ -174,7 +175,7 @@ def store_file(app, name: str, data: bytes, when) -> str:
     while True:
         key = f"{when:%Y}/{when:%m}/{candidate}"
         try:
-            area.put(key, data, exclusive=True)  # never over another file, on either backend
+            area.put(key, data, exclusive=True, content_type=mime)  # never over another file
             return key
         except ObjectExists:
             candidate = f"{stem}-{counter}.{extension}"
@@ -484,7 +485,7 @@ class MediaController(PostsController):
         now = dates.utcnow()
         tz = self.app.timezone()
         local_now = dates.utc_to_local(now, tz)
-        relative = store_file(self.app, name, data, local_now)
+        relative = store_file(self.app, name, data, local_now, mime)
         details: dict[str, Any] = {"filesize": len(data)}
         size = image_size(data, mime) if mime.startswith("image/") else None
         if size:
