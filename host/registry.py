@@ -145,7 +145,13 @@ class Status:
 
 @dataclass(frozen=True)
 class PostType:
-    """A content type stored by the content plugin (post, page, events, courses ...)."""
+    """A content type stored by the content plugin (post, page, events, courses ...).
+
+    `rewrite` is the first path segment of its published items' pretty permalinks (`"event"` gives
+    `/event/<slug>/`): core's `link` then points there, and the plugin that registers the type serves
+    that path (`register_pages`). Empty: the plain `/?post_type=<name>&p=<id>` link, as WordPress's
+    types without rewrite rules. Unpublished items always keep the plain link (they have no pretty one).
+    """
 
     name: str
     label: str = ""
@@ -155,17 +161,24 @@ class PostType:
     supports: tuple[str, ...] = ("title", "editor", "author", "excerpt", "revisions")
     taxonomies: tuple[str, ...] = ()
     public: bool = True
+    rewrite: str = ""
 
 
 @dataclass(frozen=True)
 class Taxonomy:
-    """A term vocabulary (category, post_tag, event categories ...)."""
+    """A term vocabulary (category, post_tag, event categories ...).
+
+    `rewrite` is the path before a term's slug in its archive's address (`"events/category"` gives
+    `/events/category/<slug>/`), served by the plugin that registers the taxonomy; empty: the plain
+    `/?<taxonomy>=<slug>` link.
+    """
 
     name: str
     label: str = ""
     rest_base: str = ""
     hierarchical: bool = False
     object_types: tuple[str, ...] = ()
+    rewrite: str = ""
 
 
 @dataclass(frozen=True)

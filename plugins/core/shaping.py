@@ -37,8 +37,13 @@ def guid_base(request) -> str:
 
 
 def permalink(request, item: dict, site: str | None = None) -> str:
-    """Plain permalinks (a fresh site's default): ?p=ID, ?page_id=ID, ?attachment_id=ID."""
+    """Plain permalinks (a fresh site's default): ?p=ID, ?page_id=ID, ?attachment_id=ID; a published item
+    of a type registered with a `rewrite` segment links to `/<rewrite>/<slug>/`, which its plugin serves."""
     site = site or site_url(request)
+    registered = request.app.registry.post_types.get(item["type"])
+    rewrite = registered[0].rewrite if registered else ""
+    if rewrite and item.get("slug") and public_status(request.app, item.get("status", "")):
+        return f"{site}/{rewrite}/{item['slug']}/"
     if item["type"] == "page":
         return f"{site}/?page_id={item['id']}"
     if item["type"] == "post":

@@ -83,7 +83,10 @@ class TermsController:
         elif self.taxonomy == "post_tag":
             link = f"{site_url(request)}/?tag={term['slug']}"
         else:
-            link = f"{site_url(request)}/?{self.taxonomy}={term['slug']}"
+            registered = request.app.registry.taxonomies.get(self.taxonomy)
+            rewrite = registered[0].rewrite if registered else ""
+            link = (f"{site_url(request)}/{rewrite}/{term['slug']}/" if rewrite
+                    else f"{site_url(request)}/?{self.taxonomy}={term['slug']}")
         data = {"id": term["id"], "count": term["count"] or 0, "description": term["description"], "link": link,
                 "name": term["name"], "slug": term["slug"], "taxonomy": self.taxonomy}
         if self.hierarchical:
