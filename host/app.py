@@ -10,6 +10,7 @@ import datetime
 import html
 import logging
 import time
+from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -127,6 +128,16 @@ class App:
     @property
     def enabled_plugins(self) -> list[PluginRecord]:
         return [record for record in self.plugin_records if record.loaded]
+
+    def static_folder(self, plugin: str) -> Path | None:
+        """The `static/` folder of an enabled plugin's package, served at `/static/<plugin>/`; None
+        when the plugin is not enabled or has none."""
+        record = self.plugin(plugin)
+        if record is None or not record.loaded or record.module is None:
+            return None
+        origin = getattr(record.module, "__file__", None)
+        folder = Path(origin).parent / "static" if origin else None
+        return folder if folder is not None and folder.is_dir() else None
 
     def plugin(self, name: str) -> PluginRecord | None:
         for record in self.plugin_records:
@@ -633,6 +644,18 @@ class App:
                                         f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
 
         add_reference_pages(web, app)  # /openapi.json and /api-reference, outside the plugin namespaces
+
+        @web.route("/static/<plugin>/<path:path>", method=["GET", "HEAD"])
+        def plugin_static(plugin, path):
+            """A file of an enabled plugin's own `static/` folder (stylesheets, scripts, images)."""
+            folder = app.static_folder(plugin)
+            if folder is None:
+                raise bottle.HTTPError(404)
+            answer = bottle.static_file(path, root=str(folder))  # refuses paths that leave the folder
+            if answer.status_code not in (200, 206, 304):  # outside the folder or unreadable: not found
+                raise bottle.HTTPError(404)
+            answer.set_header("Cache-Control", "public, max-age=3600")
+            return answer
         for page, owner in self.registry.pages:
             web.route(page.path, method=list(page.methods), callback=_page_callback(app, page),
                       name=page.name or None)
