@@ -494,6 +494,37 @@ def user_created(app: App, session: Session, user: User) -> None:
 
 
 @hookspec
+def user_updated(app: App, session: Session, user: User, changed: list[str]) -> None:
+    """React to a changed user account (a new email, display name, role or password).
+
+    When: fired by `host.auth.users.update_user` for every path that changes an account (the
+    core/v2 users routes, the admin Users and Profile pages, `sitehost users ...`), after the
+    row is updated and INSIDE the changing transaction; not fired when nothing changed.
+    Arguments: `app`; `session`, the changing transaction (write through it, never commit it);
+    `user`, the account as it is now; `changed`, the names of what changed (`email`,
+    `display_name`, `roles`, `password` ...), sorted.
+    Returns: nothing. An exception rolls the change back.
+    """
+
+
+@hookspec
+def user_deleted(app: App, session: Session, user: User, reassign_to: int | None) -> None:
+    """Remove what your plugin keeps for a user account that is being deleted.
+
+    When: fired by `host.auth.users.delete_user` for every path that deletes an account (the
+    core/v2 users route, the admin Users page, `sitehost users delete`), INSIDE the deleting
+    transaction, before the user's content is reassigned and the row is deleted (so the row is
+    still there to read). Delete the user's own records (keys, enrolments, favourites); keep
+    records that are history (payments, stored messages). A later account may receive the same
+    id on SQLite, so a row left behind would become that account's.
+    Arguments: `app`; `session`, the deleting transaction (write through it, never commit it);
+    `user`, the account being deleted; `reassign_to`, the id of the user who takes over the
+    content, or None when the user authored none.
+    Returns: nothing. An exception rolls the deletion back.
+    """
+
+
+@hookspec
 def terms_changed(app: App, taxonomy: str, term_id: int, deleted: bool) -> None:
     """React to a term that was created, changed or deleted (purge a cache that shows terms).
 

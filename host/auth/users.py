@@ -260,12 +260,18 @@ def update_user(app, session, user_id: int, values: dict[str, Any]) -> User:
         changes["roles"] = ",".join(dict.fromkeys(values["roles"]))
     if values.get("password"):
         changes["password_hash"] = hash_login_password(values["password"])
-    before = session.execute(select(users.c.roles).where(users.c.id == user_id)).scalar_one_or_none()
+    before = session.execute(select(users).where(users.c.id == user_id)).first()
     if changes:
         session.execute(update(users).where(users.c.id == user_id).values(**changes))
-    if "password_hash" in changes or ("roles" in changes and changes["roles"] != before):
+    old_roles = before.roles if before is not None else None
+    if "password_hash" in changes or ("roles" in changes and changes["roles"] != old_roles):
         end_sessions(app, session, user_id)  # a new password or role must not leave an old session alive
-    return get_user(app, session, user_id)
+    user = get_user(app, session, user_id)
+    changed = sorted("password" if key == "password_hash" else key for key, value in changes.items()
+                     if before is None or key == "password_hash" or getattr(before, key) != value)
+    if user is not None and changed:
+        app.hook.user_updated(app=app, session=session, user=user, changed=changed)  # inside this transaction
+    return user
 
 
 def end_sessions(app, session, user_id: int) -> int:
@@ -316,11 +322,13 @@ def delete_user(app, session, user_id: int, reassign_to: int | None) -> None:
     operator must say who takes it over.
     """
     posts = content_table(app)
-    if posts is not None:
-        if reassign_to is not None:
-            session.execute(update(posts).where(posts.c.author == user_id).values(author=reassign_to))
-        elif authored_count(app, session, user_id):
-            raise UserError("reassign", "the user has authored content; give a user to reassign it to")
+    if posts is not None and reassign_to is None and authored_count(app, session, user_id):
+        raise UserError("reassign", "the user has authored content; give a user to reassign it to")
+    user = get_user(app, session, user_id)
+    if user is not None:  # plugins remove what they keep for the account (hookspec), in this transaction
+        app.hook.user_deleted(app=app, session=session, user=user, reassign_to=reassign_to)
+    if posts is not None and reassign_to is not None:
+        session.execute(update(posts).where(posts.c.author == user_id).values(author=reassign_to))
     auth = tables(app)
     session.execute(delete(auth["application_passwords"]).where(auth["application_passwords"].c.user_id == user_id))
     session.execute(delete(auth["auth_sessions"]).where(auth["auth_sessions"].c.user_id == user_id))

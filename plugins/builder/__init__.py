@@ -23,6 +23,18 @@ def register_tables(metadata):
 
 
 @hookimpl
+def user_deleted(app, session, user, reassign_to):
+    """A deleted account's favourites, editor data and editor events go with it (same transaction)."""
+    from sqlalchemy import delete
+
+    from .tables import EVENTS, FAVORITES, USER_DATA, table
+
+    for name in (FAVORITES, USER_DATA, EVENTS):
+        rows = table(app, name)
+        session.execute(delete(rows).where(rows.c.user_id == user.id))
+
+
+@hookimpl
 def register_namespaces():
     from .routes.common import AI_NAMESPACE, DOCUMENTS_NAMESPACE, NAMESPACE
 

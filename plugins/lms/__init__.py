@@ -84,6 +84,14 @@ def user_created(app, session, user):
 
 
 @hookimpl
+def user_deleted(app, session, user, reassign_to):
+    """A deleted account's keys, enrolments, attempts, ratings and Q&A go with it (same transaction)."""
+    from .accounts import forget_user
+
+    forget_user(app, session, user.id)
+
+
+@hookimpl
 def register_commands(cli):
     from .cli import lms_group
 

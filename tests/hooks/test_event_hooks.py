@@ -242,6 +242,70 @@ def test_hook_user_created(make_app, make_user):
     assert "refused-by-listener" not in logins and {"ada", "grace"} <= set(logins)
 
 
+def test_hook_user_updated(make_app, make_user):
+    """Fired inside the changing transaction with what changed, from REST and the admin pages; not for
+    a write that changes nothing; a failing listener rolls the change back."""
+    from tests.admin.helpers import form_with, sign_in
+
+    heard = []
+
+    def user_updated(app, session, user, changed):
+        heard.append((user.login, user.email, changed))
+        if user.email == "refused@school.test":
+            raise RuntimeError("listener refuses")
+
+    app = make_app(plugins=["core", make_plugin("listener", user_updated)])
+    admin = make_user(app, "administrator")
+    author = make_user(app, "author")
+    heard.clear()
+    path = f"/wp-json/core/v2/users/{author.id}"
+    app.client.post_json(path, {"email": "new@school.test", "name": "Ms New"}, headers=admin.headers, status=200)
+    assert heard == [(author.login, "new@school.test", ["display_name", "email"])]
+    app.client.post_json(path, {"email": "new@school.test"}, headers=admin.headers, status=200)
+    assert len(heard) == 1  # nothing changed, nobody hears
+    page = sign_in(app, admin).get(f"/admin/users/{author.id}")
+    assert "is now editor" in form_with(page, "role", role="editor").submit().text
+    assert heard[-1] == (author.login, "new@school.test", ["roles"])
+    app.client.post_json(path, {"email": "refused@school.test"}, headers=admin.headers, status=500)
+    assert app.client.get(path, {"context": "edit"}, headers=admin.headers).json["email"] == "new@school.test"
+
+
+def test_hook_user_deleted(make_app, make_user):
+    """Fired inside the deleting transaction, with the row still readable and the heir named, from REST and
+    the admin page; a refused deletion fires nothing; a failing listener keeps the account."""
+    from sqlalchemy import text
+
+    from tests.admin.helpers import form_with, sign_in
+
+    heard = []
+
+    def user_deleted(app, session, user, reassign_to):
+        still = session.execute(text("SELECT login FROM users WHERE id = :id"), {"id": user.id}).scalar_one()
+        heard.append((still, reassign_to))
+        if user.login.startswith("keep"):
+            raise RuntimeError("listener refuses")
+
+    app = make_app(plugins=["core", make_plugin("listener", user_deleted)])
+    admin = make_user(app, "administrator")
+    author, editor = make_user(app, "author"), make_user(app, "editor")
+    app.client.post_json("/wp-json/core/v2/posts", {"title": "Sports day", "status": "publish"},
+                         headers=author.headers, status=201)
+    app.client.delete(f"/wp-json/core/v2/users/{author.id}", {"force": "true"}, headers=admin.headers, status=400)
+    assert heard == []  # refused (authored content, no heir): nothing was deleted, nobody hears
+    app.client.delete(f"/wp-json/core/v2/users/{author.id}", {"force": "true", "reassign": admin.id},
+                      headers=admin.headers, status=200)
+    assert heard == [(author.login, admin.id)]
+    page = sign_in(app, admin).get(f"/admin/users/{editor.id}")
+    assert f"User {editor.login} deleted" in form_with(page, "delete", reassign=str(admin.id)).submit().text
+    assert heard[-1] == (editor.login, admin.id)
+    kept = app.client.post_json("/wp-json/core/v2/users", {"username": "keep-me", "email": "keep@school.test",
+                                                           "password": "a long password"},
+                                headers=admin.headers, status=201).json
+    app.client.delete(f"/wp-json/core/v2/users/{kept['id']}", {"force": "true", "reassign": admin.id},
+                      headers=admin.headers, status=500)
+    assert app.client.get(f"/wp-json/core/v2/users/{kept['id']}", headers=admin.headers, status=200).json["id"] == kept["id"]
+
+
 def test_hook_site_settings_changed(make_app, make_user):
     """Fired once per committed write of core/v2/settings, naming the settings written; not for a refused one."""
     heard = []
