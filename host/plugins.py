@@ -41,7 +41,8 @@ class PluginRecord:
 
     name: str
     source: str  # builtin | package | explicit
-    version: str = "0"
+    version: str = "0"  # the plugin's own PluginInfo.version (the package's until it is imported)
+    package_version: str = ""  # the installed distribution's version, for a package plugin
     description: str = ""
     requires: tuple[str, ...] = ()
     enabled: bool = True
@@ -60,7 +61,8 @@ class PluginRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "version": self.version, "source": self.source, "enabled": self.enabled,
+            "name": self.name, "version": self.version, "package_version": self.package_version or None,
+            "source": self.source, "enabled": self.enabled,
             "state": self.state, "error": self.error or None, "requires": list(self.requires),
             "description": self.description, "namespaces": self.namespaces, "hooks": self.hooks,
         }
@@ -130,7 +132,7 @@ def discover(settings) -> list[PluginRecord]:
             record.module = entry_point
             record.distribution = entry_point.dist.name if entry_point.dist else ""
             if entry_point.dist:
-                record.version = entry_point.dist.version
+                record.version = record.package_version = entry_point.dist.version
             records.append(record)
             seen.add(entry_point.name)
     for plugin in settings.extra_plugins:
@@ -260,8 +262,7 @@ def build_plugin_manager(settings) -> tuple[pluggy.PluginManager, list[PluginRec
             if info.name != record.name:
                 record.error = f"declares the name {info.name!r} but is installed as {record.name!r}"
                 continue
-            if record.source != "package" or record.version == "0":
-                record.version = info.version
+            record.version = info.version
             record.requires = tuple(info.requires)
             record.description = info.description
         record.loaded = True

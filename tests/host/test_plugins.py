@@ -164,6 +164,25 @@ def test_plugins_list_json(site_config):
     assert "register_namespaces" in rows["example"]["hooks"]
 
 
+def test_plugins_list_shows_the_plugins_own_version_beside_its_packages(tmp_path, install_plugin):
+    """A package's version and its plugin's PluginInfo.version can differ (a distribution holding a plugin at
+    its own pace): `version` is the plugin's, `package_version` the distribution's."""
+    source = tmp_path / "source" / "sitehost_shelf"
+    source.mkdir(parents=True)
+    (source / "__init__.py").write_text("from host import PluginInfo\n"
+                                        "PLUGIN = PluginInfo(name='shelf', version='1.4.0', description='Books')\n")
+    install_plugin(tmp_path / "source", "sitehost-shelf", "2.0.0", "shelf", "sitehost_shelf")
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path}/shelf.db"\n')
+    assert run(config, "init").exit_code == 0
+    rows = {row["name"]: row for row in json.loads(run(config, "plugins", "list", "--json").output)}
+    assert (rows["shelf"]["version"], rows["shelf"]["package_version"]) == ("1.4.0", "2.0.0")
+    assert rows["core"]["package_version"] is None and rows["core"]["source"] == "builtin"
+    shelf_line = next(line for line in run(config, "plugins", "list").output.splitlines() if line.startswith("shelf "))
+    assert shelf_line.split()[:2] == ["shelf", "1.4.0"]
+    sys.modules.pop("sitehost_shelf", None)
+
+
 def test_plugins_disable_and_enable_store_the_set_for_the_site(site_config):
     before = site_config.read_text()
     result = run(site_config, "plugins", "disable", "example")
