@@ -132,6 +132,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
+    from .plugin_state import plugin_set_warning
     from .server_lock import RestoreRunning, ServingLock
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
@@ -157,8 +158,9 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
             click.echo(line)
         # The site's address for mails, guids and UIDs: recorded at the first start, never a request's Host.
         warning = app.record_site_address(f"http://{_url_host(host)}:{sock.getsockname()[1]}")
-        if warning:
-            log.warning(warning)
+        for line in (warning, plugin_set_warning(app.settings)):
+            if line:
+                log.warning(line)
     except BaseException:
         sock.close()
         raise

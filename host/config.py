@@ -68,6 +68,8 @@ class Settings:
     disabled: list[str] = field(default_factory=list)
     # Read the plugin set stored for the site (host.plugin_state); SITEHOST_DISABLE turns it off for a run.
     use_stored_plugins: bool = True
+    # The file's (or environment's) set when the stored one replaced it: `sitehost serve` warns if they differ.
+    disabled_in_file: list[str] | None = None
     # Plugins to load explicitly (module objects or import paths) besides built-ins and
     # entry points; tests and one-off setups use it.
     extra_plugins: list[Any] = field(default_factory=list)

@@ -126,7 +126,20 @@ def apply_stored_set(settings) -> None:
     finally:
         engine.dispose()
     if stored is not None:
+        settings.disabled_in_file = list(settings.disabled)
         settings.disabled = stored
+
+
+def plugin_set_warning(settings) -> str | None:
+    """The line `sitehost serve` logs when sitehost.toml's `[plugins] disabled` is not the stored set (the
+    operator who edited the file would otherwise wonder why nothing changed); None when they agree."""
+    if settings.disabled_in_file is None or sorted(settings.disabled_in_file) == sorted(settings.disabled):
+        return None
+    in_file = ", ".join(sorted(settings.disabled_in_file)) or "none"
+    stored = ", ".join(sorted(settings.disabled)) or "none"
+    return (f"[plugins] disabled in the settings ({in_file}) differs from the set stored for the site ({stored}); "
+            "the stored set wins. Change it with `sitehost plugins enable/disable NAME` or the admin Plugins page; "
+            "SITEHOST_DISABLE replaces it for one run")
 
 
 def requirements(settings) -> dict[str, tuple[str, ...]]:

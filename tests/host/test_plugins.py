@@ -196,6 +196,39 @@ def test_plugins_disable_and_enable_store_the_set_for_the_site(site_config):
     assert "database_url" in site_config.read_text()  # the rest of the file is kept
 
 
+def test_a_file_set_that_differs_from_the_stored_one_is_a_warning_naming_the_winner(site_config):
+    """`sitehost serve` logs this line at start (next to the site address warning); `plugins list --json`
+    stays clean JSON."""
+    from host.app import create_app
+    from host.plugin_state import plugin_set_warning
+
+    agreeing = create_app(load_settings(site_config))
+    assert plugin_set_warning(agreeing.settings) is None  # nothing stored yet: the file's set is the set
+    agreeing.close()
+    assert run(site_config, "plugins", "disable", "example").exit_code == 0  # stored: example disabled
+    site_config.write_text(site_config.read_text() + '\n[plugins]\ndisabled = ["oembed"]\n')
+    app = create_app(load_settings(site_config))
+    assert plugin_set_warning(app.settings) == (
+        "[plugins] disabled in the settings (oembed) differs from the set stored for the site (example); the stored "
+        "set wins. Change it with `sitehost plugins enable/disable NAME` or the admin Plugins page; "
+        "SITEHOST_DISABLE replaces it for one run")
+    assert not app.plugin("example").enabled and app.plugin("oembed").enabled
+    app.close()
+    listed = json.loads(run(site_config, "plugins", "list", "--json").output)
+    assert {row["name"]: row["enabled"] for row in listed}["example"] is False
+    assert run(site_config, "plugins", "disable", "oembed").exit_code == 0
+    assert run(site_config, "plugins", "enable", "example").exit_code == 0  # stored: oembed, as the file says
+    assert plugin_set_warning(load_and_apply(site_config)) is None
+
+
+def load_and_apply(config):
+    from host.plugin_state import apply_stored_set
+
+    settings = load_settings(config)
+    apply_stored_set(settings)
+    return settings
+
+
 def test_plugins_enable_unknown_name(site_config):
     result = run(site_config, "plugins", "enable", "nonesuch")
     assert result.exit_code != 0
