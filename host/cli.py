@@ -16,6 +16,7 @@ import sys
 import click
 
 from .config import ConfigError, load_settings
+from .plugin_state import apply_stored_set
 from .plugins import build_plugin_manager
 from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
 from .serve_options import DEFAULT_THREADS, default_workers
@@ -56,32 +57,35 @@ class SitehostGroup(click.Group):
 
     _plugin_commands_loaded = False
 
-    def _load_plugin_commands(self) -> None:
+    def _load_plugin_commands(self, ctx) -> None:
+        """Commands of the site's enabled plugins: those of `--config`'s site, with the set stored for it
+        (a plugin disabled from the admin area brings no commands)."""
         if self._plugin_commands_loaded:
             return
         self._plugin_commands_loaded = True
         try:
-            settings = load_settings()
+            settings = load_settings((ctx.params.get("config") if ctx is not None else None) or None)
+            apply_stored_set(settings)
             manager, _records = build_plugin_manager(settings)
             manager.hook.register_commands(cli=self)
         except Exception as error:  # a broken plugin must not break the operator's tools
             click.echo(f"warning: plugin commands not loaded: {error}", err=True)
 
     def list_commands(self, ctx):
-        self._load_plugin_commands()
+        self._load_plugin_commands(ctx)
         return super().list_commands(ctx)
 
     def get_command(self, ctx, name):
         command = super().get_command(ctx, name)
         if command is None:
-            self._load_plugin_commands()
+            self._load_plugin_commands(ctx)
             command = super().get_command(ctx, name)
         return command
 
 
 @click.group(cls=SitehostGroup)
 @click.version_option(package_name="sitehost", message="sitehost %(version)s")
-@click.option("--config", type=click.Path(dir_okay=False), default=None,
+@click.option("--config", type=click.Path(dir_okay=False), default=None, is_eager=True,  # read before --help
               help="Path of sitehost.toml (default: ./sitehost.toml or $SITEHOST_CONFIG).")
 @click.option("--log-level", type=click.Choice(list(LOG_LEVELS)), default="info", show_default=True,
               help="Log records below this level are dropped (the access log is switched by `serve --quiet`).")

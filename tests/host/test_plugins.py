@@ -1,6 +1,7 @@
 """Plugin manager: built-ins, entry points, the enabled set, requirements and failures."""
 
 import json
+import os
 import sys
 import types
 
@@ -280,3 +281,25 @@ def test_duplicate_status_names_both_plugins(make_app):
     second.register_statuses = hookimpl(lambda: [Status("archived")])
     app = make_app(plugins=[first, second])
     assert app.plugin("two").error == "registration failed: status 'archived' registered by 'one' and 'two'"
+
+
+def test_plugin_commands_follow_the_sites_stored_set_and_its_config(tmp_path):
+    """A plugin disabled for the site (stored, not in the file) brings no command; `--config` names the site.
+    In a process of its own: the command group loads plugin commands once per process."""
+    import subprocess
+
+    config = tmp_path / "elsewhere.toml"  # not ./sitehost.toml: only --config finds it
+    config.write_text(f'database_url = "sqlite:///{tmp_path}/site.db"\n')
+
+    def sitehost(*args):
+        return subprocess.run([sys.executable, "-c", "from host.cli import main; main()", "--config", str(config),
+                               *args], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                              env={**os.environ, "SITEHOST_NO_ENTRY_POINTS": "1"})
+
+    assert sitehost("init").returncode == 0
+    assert "Usage:" in sitehost("backup", "--help").stdout
+    assert sitehost("plugins", "disable", "backup").returncode == 0
+    refused = sitehost("backup", "--help")
+    assert refused.returncode == 2 and "No such command 'backup'" in refused.stderr
+    listed = [line.split()[0] for line in sitehost("--help").stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert "backup" not in listed and {"plugins", "storage", "serve"} <= set(listed)
