@@ -13,7 +13,11 @@ on the local folders and on S3: make_app(storage=storage_backend)),
 `browser` (headless Chromium through playwright, for pages a person uses). Helpers (import them from
 host.testing): `create_test_user`, `role_users`, `client_as`, `basic_auth_headers`,
 `make_plugin`, `assert_rest_error`, `assert_in_root_index`, `assert_not_in_root_index`,
-`assert_collection`, `stored_files`.
+`assert_collection`, `stored_files`; for admin pages `admin_sign_in` (a browser-like client signed
+in through the sign-in form), `admin_form` (a page's form by its action, filled in) and `admin_csrf`.
+
+`make_app(database_url=...)` runs a test on a database of your choosing instead of a fresh one
+(an SQLite file you prepared, say); other keywords set single settings as sitehost.toml would.
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
@@ -106,6 +110,46 @@ def client_as(app, user: TestUser):
     from webtest import TestApp
 
     return TestApp(app, extra_environ={"HTTP_HOST": "school.test", "HTTP_AUTHORIZATION": user.authorization})
+
+
+ADMIN_TEST_ADDRESS = "192.0.2.9"  # the client address admin sign-ins come from (rate limits count it)
+
+
+def admin_browser(app, address: str = ADMIN_TEST_ADDRESS):
+    """A WebTest client that keeps cookies, as a person's browser does, and sends no credentials."""
+    from webtest import TestApp
+
+    return TestApp(app, extra_environ={"HTTP_HOST": "school.test", "REMOTE_ADDR": address})
+
+
+def admin_sign_in(app, user: TestUser, address: str = ADMIN_TEST_ADDRESS):
+    """A browser-like client signed in to the admin area as `user` through the sign-in form (its session
+    cookie then carries every request; each form's CSRF token is in the page, see `admin_form`)."""
+    client = admin_browser(app, address)
+    form = client.get("/admin/sign-in").forms[0]
+    form["log"], form["pwd"] = user.login, user.password
+    answer = form.submit()
+    assert answer.status_int == 303, answer.text
+    return client
+
+
+def admin_csrf(client) -> str:
+    """The signed-in session's CSRF token, read from the sign-out form every admin page carries."""
+    page = client.get("/admin/profile")
+    return page.html.select_one("form.sign-out input[name=csrf_token]")["value"]
+
+
+def admin_form(page, action: str, **fields):
+    """The form of an admin `page` that posts `action` (`_match={name: value}` picks one of several by its
+    hidden values), filled with `fields`; `.submit()` it."""
+    match = fields.pop("_match", {})
+    for form in page.forms.values():
+        if form.fields.get("action") and form["action"].value == action and all(
+                name in form.fields and form[name].value == value for name, value in match.items()):
+            for name, value in fields.items():
+                form[name] = value
+            return form
+    raise AssertionError(f"no form with action {action!r}")
 
 
 def make_plugin(name: str, *functions: Callable, version: str = "0", requires: tuple[str, ...] = (),
