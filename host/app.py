@@ -656,7 +656,7 @@ class App:
                 raise bottle.HTTPError(404)
             answer.set_header("Cache-Control", "public, max-age=3600")
             return answer
-        for page, owner in self.registry.pages:
+        for page, _owner in self.registry.pages:
             web.route(page.path, method=list(page.methods), callback=_page_callback(app, page),
                       name=page.name or None)
 

@@ -307,7 +307,7 @@ def section_problems(schema: Schema, data: dict[str, Any], where: str,
     """check_section's findings, one line each (empty when the table is good); fills `data` from `environment`."""
     known = schema.fields
     problems = []
-    for key, (variable, text) in (environment or {}).items():
+    for key, (_variable, text) in (environment or {}).items():
         data[key] = environment_value(text, known.get(key))
     named = {key: variable for key, (variable, _text) in (environment or {}).items()}
     for key, value in data.items():

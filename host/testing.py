@@ -594,7 +594,8 @@ def running_s3_server(log_folder: Path):
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("moto's S3 server did not start:\n" + log.read_text(errors="replace"))
+                    raise AssertionError("moto's S3 server did not start:\n"
+                                         + log.read_text(errors="replace")) from None
                 time.sleep(0.1)
         yield server
     finally:

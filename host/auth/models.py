@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
-    BigInteger, Column, DateTime, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
+    Column, DateTime, ForeignKey, Integer, MetaData, String, Table, Text, UniqueConstraint,
 )
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-
-from ..registry import HealthTest
+from ..registry import HealthResult, HealthTest
 
 STUCK = datetime.timedelta(hours=1)  # retries back off, but an hour-old queued mail means nothing leaves
 RECENT_FAILURES = datetime.timedelta(days=7)
@@ -13,7 +12,6 @@ RECENT_FAILURES = datetime.timedelta(days=7)
 
 def outbox_test(app, _site_url: str) -> HealthResult:
     from sqlalchemy import func, select
-    from ..registry import HealthResult
     from .outbox import FAILED, QUEUED, SENDING, utcnow
 
     service = app.mail

@@ -57,8 +57,9 @@ def register_admin_pages(app):
     from host import AdminPage
 
     from .admin import ACTIONS, backups_page
+    from .routes import BASIC_CAPABILITY
 
-    return [AdminPage("Backups", "backups", backups_page, capability=routes.BASIC_CAPABILITY, actions=ACTIONS)]
+    return [AdminPage("Backups", "backups", backups_page, capability=BASIC_CAPABILITY, actions=ACTIONS)]
 
 
 @hookimpl

@@ -19,7 +19,7 @@ from typing import Iterator
 from host import PRIVATE_FILE, make_private_folder
 from host.storage import Area, ObjectInfo
 
-from .archive import ArchiveError, parse_manifest, read_manifest
+from .archive import parse_manifest, read_manifest
 from .create import is_archive_name
 from .settings import settings_of
 

@@ -108,6 +108,8 @@ def html_head(app, item):
 
 @hookimpl
 def editor_url(app, item, rest_url):
+    from . import documents
+
     return documents.editor_url(item, rest_url)
 
 

@@ -39,10 +39,11 @@ def find_list(app, session, name_or_id: str):
 
 def export_csv(app, session, list_row, out) -> int:
     """The list's confirmed subscribers as CSV: address, merge fields, consent time, IP and source."""
-    count = -1
-    for count, line in enumerate(export_lines(app, session, list_row.id)):
+    lines = 0
+    for line in export_lines(app, session, list_row.id):
         out.write(line)
-    return max(count, 0)
+        lines += 1
+    return max(lines - 1, 0)  # the first line is the header
 
 
 def export_lines(app, session, list_id: int, batch: int = 500):

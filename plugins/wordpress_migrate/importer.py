@@ -30,7 +30,7 @@ from host.content import service_request
 from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
 
 from . import redirects
-from .reader import WxrError, WxrReader, safe_upload_path
+from .reader import WxrError, safe_upload_path
 from .tables import tables
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from click.testing import CliRunner
 from sqlalchemy import func, insert, select
 from webtest import TestApp
 

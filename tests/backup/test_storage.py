@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from host.cli import main
 from host.config import load_settings
 from host.testing import create_test_user, stored_files
-from plugins.backup.archive import UPLOADS, read_manifest, verify_archive
+from plugins.backup.archive import read_manifest, verify_archive
 
 from .helpers import engine_under_test, new_database, open_site, table_counts
 

@@ -85,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     split = collections.Counter(row.node for row in done)
     rate = options.jobs / seconds
     engine = "postgresql" if url.startswith("postgresql") else "sqlite"
-    print(f"| engine | nodes | jobs | seconds | jobs/s | run twice | per node |")
-    print(f"|---|---|---|---|---|---|---|")
+    print("| engine | nodes | jobs | seconds | jobs/s | run twice | per node |")
+    print("|---|---|---|---|---|---|---|")
     print(f"| {engine} | {options.nodes} | {options.jobs} | {seconds:.2f} | {rate:.0f} | {twice} | "
           f"{', '.join(f'{node}: {count}' for node, count in sorted(split.items()))} |")
     met = twice == 0 and (options.nodes < 2 or rate >= JOBS_PER_SECOND_BUDGET)

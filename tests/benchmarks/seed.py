@@ -203,7 +203,7 @@ def _seed_through_batch(app, result: SeedResult, count: int, rng: random.Random)
                    "CONTENT_TYPE": "application/json", "REMOTE_ADDR": "127.0.0.1",
                    "HTTP_AUTHORIZATION": "Basic " + token}
         answer = {}
-        chunks = app(environ, lambda status, _headers: answer.setdefault("status", status))
+        chunks = app(environ, lambda status, _headers, answer=answer: answer.setdefault("status", status))
         data = json.loads(b"".join(chunks))
         created = [item["status"] for item in data.get("responses", [])] if isinstance(data, dict) else []
         if not answer["status"].startswith("207") or created != [201] * len(requests):

@@ -8,8 +8,6 @@ import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from host import Namespace, Route
-from host.testing import make_plugin
 
 PAGES = "/wp-json/core/v2/pages"
 BUILDER = "/wp-json/builder/v1"

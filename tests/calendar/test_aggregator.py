@@ -149,4 +149,4 @@ def test_ignored_events_are_left_alone_by_batches(make_app):
         "events": [{**FIXTURE, "title": "Changed by the feed"}]}).json
     assert second["activity"] == {"created": 0, "updated": 0, "skipped": 1, "failed": 0, "unsupported": 0, "unsupported_items": []}
     assert admin.get(f"{API}/events", {"start_date": "2030-01-01"}).json["events"] == []
-    assert admin.get(f"/wp-json/calx/v1/events", {"status[]": ["publish", "draft"]}).json == []
+    assert admin.get("/wp-json/calx/v1/events", {"status[]": ["publish", "draft"]}).json == []

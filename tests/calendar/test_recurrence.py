@@ -238,7 +238,7 @@ def test_stored_rules_that_never_match_list_their_first_occurrence_only(make_app
         "2030-01-07 09:00:00", "2030-01-08 09:00:00", "2030-01-09 09:00:00"]
     feed = app.client.get(f"{API}/events.ics", window)
     assert feed.status_int == 200 and feed.text.count("BEGIN:VEVENT") == 3
-    assert app.client.get(f"/events/month/2030-01/").status_int == 200
+    assert app.client.get("/events/month/2030-01/").status_int == 200
     app.client.get(f"{EVENTS}/{ids[0]}/occurrences/20300107T090000Z", status=200)
     app.client.get(f"{EVENTS}/{ids[0]}/occurrences/20300108T090000Z", status=404)
 

@@ -53,7 +53,8 @@ def test_a_write_through_one_node_is_seen_at_once_through_the_others_cached_or_n
     listing = f"{REST}/core/v2/posts?per_page=5&orderby=id&order=desc"
     for node in (b, c):  # the anonymous list is in each node's response cache before the write
         # (a write elsewhere, such as the scheduled post going live, empties the caches: ask again)
-        assert wait_until(lambda: client.get(node.url + listing, timeout=TIMEOUT).headers.get("X-Cache") == "hit",
+        assert wait_until(lambda node=node: client.get(node.url + listing, timeout=TIMEOUT).headers.get("X-Cache")
+                          == "hit",
                           timeout=10)
     created = client.post(a.url + REST + "/core/v2/posts", json={"title": "Sports day moved", "status": "publish"},
                           headers=cluster.admin.headers, timeout=TIMEOUT)

@@ -116,4 +116,4 @@ def test_wrong_use_of_the_service_raises_a_clear_error_and_writes_nothing(cantee
 def test_without_the_core_plugin_app_content_says_so(make_app):
     app = make_app(plugins=[make_plugin("lonely")])
     with pytest.raises(RuntimeError, match="no content service"):
-        app.content
+        _ = app.content

@@ -141,7 +141,7 @@ def test_every_registered_pattern_compiles_with_re2(make_app, example_plugin):
     found = [(compiled.path, pattern) for compiled in every_plugin.registry.routes.values()
              for endpoint in compiled.endpoints for pattern in _patterns(endpoint.args)]
     assert {"^(a+)+$", ".*\\S.*"} <= {pattern for _, pattern in found}  # the registry really was walked
-    for path, pattern in found:
+    for _path, pattern in found:
         linear.pattern(pattern)  # raises re2.error for a pattern RE2 cannot run
 
 

@@ -81,7 +81,7 @@ def test_two_processes_making_the_secret_at_once_agree(make_app):
         barrier = threading.Barrier(2)
         found: dict[int, bytes] = {}
 
-        def read(index, app):
+        def read(index, app, barrier=barrier, found=found, name=name):
             barrier.wait()
             found[index] = app.site_secret(name)
 

@@ -15,7 +15,7 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
+from sqlalchemy import Column, Integer, Table, event, insert, select
 
 from host.db import STARTUP_LOCK_SUFFIX, WRITE_LOCK_SUFFIX, Database, ProcessWriteLock
 
@@ -62,7 +62,7 @@ def test_a_writer_of_another_process_waits_for_the_lock_file_and_then_writes(two
 def test_a_failed_write_lets_the_other_process_in(two_processes):
     first, second = two_processes
     notes = first.metadata.tables["notes"]
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (whichever error the database raises for a duplicate id)
         with first.session(write=True) as session, session.begin():
             session.execute(insert(notes).values(id=1))
             session.execute(insert(notes).values(id=1))  # the same key again: the transaction fails

@@ -70,7 +70,7 @@ def test_an_operator_assigns_payments_cancels_and_manages_keys(browser, tmp_path
         page.wait_for_url(re.compile(rf"/admin/courses\?course={course}&"))  # the filtered list, loaded
         who = page.locator("td[data-label=Who]").all_inner_texts()
         assert any(text.startswith("late-parent") for text in who) and any(text.startswith(login) for text in who)
-        page.get_by_role("button", name=f"Cancel late-parent in").click()
+        page.get_by_role("button", name="Cancel late-parent in").click()
         expect(page.get_by_role("status")).to_contain_text("cancelled", use_inner_text=True)
         expect(page.locator("tr", has_text="late-parent").locator("td[data-label=Status]")).to_contain_text(
             "cancelled", use_inner_text=True)

@@ -73,7 +73,7 @@ def create_non_public_items(app, admin_headers) -> dict[str, tuple[str, int]]:
     """
     hidden = {name for name, (status, _owner) in app.registry.statuses.items() if not status.public}
     created = {}
-    for pattern, route, endpoint, method in write_endpoints(app):
+    for pattern, _route, endpoint, method in write_endpoints(app):
         status_arg = endpoint.args.get("status") or {}
         if method != "POST" or path_variables(pattern) or not status_arg.get("enum"):
             continue

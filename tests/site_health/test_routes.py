@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from host import HealthResult, HealthTest, StartupError
+from host import HealthTest, StartupError
 from host.testing import assert_rest_error, make_plugin, role_users
 
 NS = "/wp-json/site-health/v1"

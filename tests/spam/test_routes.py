@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.testing import assert_in_root_index, assert_not_in_root_index, assert_rest_error
+from host.testing import assert_in_root_index, assert_rest_error
 
 from tests.spam.fake_service import FakeService
 from tests.spam.helpers import COMMENTS, KEY, SPAM, flush, publish_post, rows, staff, visitor_comment
