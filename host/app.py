@@ -494,7 +494,8 @@ class App:
         """Who sends a request to a page (not a REST route), for pages that serve some callers only.
 
         The `authenticate` hooks read it as they read a REST request, so an application password
-        over HTTP Basic signs in here too. No credentials, or refused ones, read as anonymous:
+        over HTTP Basic signs in here too; else the browser session of the sign-in page (its
+        cookie) does. No credentials, or refused ones, read as anonymous:
         such a page answers as it would to anyone, never with a sign-in error.
         """
         from .rest.request import RestRequest
@@ -509,9 +510,29 @@ class App:
         except RestError:
             return ANONYMOUS
         if user is None:
-            return ANONYMOUS
+            signed_in = self.page_session(environ)
+            if signed_in is None:
+                return ANONYMOUS
+            user = signed_in[0]
         environ["sitehost.user_id"] = user.id  # for the access log (host.logs)
         return user
+
+    def page_session(self, environ: dict):
+        """(user, CSRF token) of the browser session the sign-in page started (its cookie), or None.
+
+        Public pages read who is signed in through `page_user`; a page whose form changes something
+        for that user (enrolling in a course) checks the form's token against this CSRF token.
+        """
+        from http.cookies import CookieError, SimpleCookie
+
+        from .auth import sessions
+
+        try:
+            cookies = SimpleCookie(environ.get("HTTP_COOKIE", ""))
+        except CookieError:
+            return None
+        morsel = cookies.get(sessions.SESSION_COOKIE)
+        return sessions.load_session(self, morsel.value) if morsel is not None else None
 
     def rest_base_url(self, environ: dict | None = None) -> str:
         return self.site_url(environ) + self.settings.rest_prefix

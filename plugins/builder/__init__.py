@@ -100,10 +100,10 @@ def render_cache_key(app, item):
 
 
 @hookimpl
-def html_head(app, item):
+def html_head(app, request, item):
     from .page_style import head_links
 
-    return head_links(app, item)
+    return head_links(app, item, app.site_url(request.environ))
 
 
 @hookimpl

@@ -53,8 +53,10 @@ DOCUMENT_CSS_ENTRIES = 200
 DOCUMENT_CSS = StashKey["LruCache"]("builder.document_css")
 
 
-def head_links(app, item: dict) -> str | None:
-    """The two stylesheet links for views of builder documents; nothing for other items."""
+def head_links(app, item: dict, site: str) -> str | None:
+    """The two stylesheet links for views of builder documents; nothing for other items.
+
+    `site` is the site's address (not read from the item's link, which a pretty permalink makes a path)."""
     if item.get("type") not in DOCUMENT_TYPES or not isinstance(item.get("id"), int):
         return None
     documents, kits = table(app, DOCUMENTS), table(app, KITS)
@@ -66,7 +68,6 @@ def head_links(app, item: dict) -> str | None:
     if row is None:
         return None
     version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}"
-    site = item["link"].split("/?", 1)[0]
     return (f'<link rel="stylesheet" href="{html.escape(site)}/builder/page.css">'
             f'<link rel="stylesheet" href="{html.escape(site)}/builder/css/{item["id"]}.css?ver={version}">')
 

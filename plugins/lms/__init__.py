@@ -4,7 +4,8 @@ outside apps with API keys, and enrolment through verified payment webhooks.
 The parts: model.py (post types, taxonomies, course meta), tables.py (questions, attempts,
 ratings, Q&A, enrolments, payment events, API keys), settings.py (`[plugins.lms]`),
 apikeys.py, catalogue.py and routes.py (the read routes), webhook.py, admin.py, importer.py,
-demo.py and cli.py (`sitehost lms ...`).
+demo.py, cli.py (`sitehost lms ...`), and pages.py with pagecache.py (the public pages, templates/lms_page_*.html,
+static/lms.css).
 """
 
 from __future__ import annotations
@@ -66,6 +67,14 @@ def authenticate(app, request):
     from . import apikeys
 
     return apikeys.authenticate(app, request)
+
+
+@hookimpl
+def register_pages(app):
+    """The public course, lesson, quiz, topic and course category/tag pages (pages.py)."""
+    from .pages import pages
+
+    return pages()
 
 
 @hookimpl

@@ -4,6 +4,14 @@ Courses, topics, lessons, quizzes and announcements are items of the content sto
 manage them through core/v2 (with revisions and trash) and lms/v1 reads them through the
 content service. A topic's and an announcement's parent is its course; a lesson's and a
 quiz's parent is its topic; `menu_order` orders siblings.
+
+Public addresses (pages.py serves them) follow the reference course plugin's defaults where it has
+them: a course at `/courses/<slug>/`, its categories and tags at `/course-category/<slug>/` and
+`/course-tag/<slug>/`. The reference nests lessons and quizzes under their course
+(`/courses/<course>/lessons/<slug>/`); here they have addresses of their own, `/lesson/<slug>/` and
+`/quiz/<slug>/`, since core builds a type's link from one segment and the slug, and a lesson moved
+to another course keeps its address (the nested ones redirect there). A topic, which the reference
+gives no page, answers at `/topic/<slug>/` with a redirect to its section of the course page.
 """
 
 from __future__ import annotations
@@ -13,18 +21,22 @@ from host import MetaKey, PostType, Taxonomy
 COURSE, TOPIC, LESSON, QUIZ, ANNOUNCEMENT = "lms_course", "lms_topic", "lms_lesson", "lms_quiz", "lms_announcement"
 CATEGORY, TAG = "course-category", "course-tag"
 CONTENT_TYPES = (LESSON, QUIZ)  # what a topic holds
+COURSE_BASE, TOPIC_BASE, LESSON_BASE, QUIZ_BASE = "courses", "topic", "lesson", "quiz"  # first path segments
 
 _CHILD_SUPPORTS = ("title", "editor", "author", "revisions", "page-attributes")
 
 
 def post_types() -> list[PostType]:
     return [
-        PostType(COURSE, "Courses", rest_base="courses", taxonomies=(CATEGORY, TAG),
+        PostType(COURSE, "Courses", rest_base="courses", taxonomies=(CATEGORY, TAG), rewrite=COURSE_BASE,
                  supports=("title", "editor", "author", "excerpt", "revisions", "thumbnail")),
         # hierarchical: core/v2 then offers `parent` and `menu_order` on them (the course or topic, and the order)
-        PostType(TOPIC, "Topics", rest_base="topics", hierarchical=True, supports=_CHILD_SUPPORTS),
-        PostType(LESSON, "Lessons", rest_base="lessons", hierarchical=True, supports=_CHILD_SUPPORTS + ("thumbnail",)),
-        PostType(QUIZ, "Quizzes", rest_base="quizzes", hierarchical=True, supports=_CHILD_SUPPORTS),
+        PostType(TOPIC, "Topics", rest_base="topics", hierarchical=True, supports=_CHILD_SUPPORTS,
+                 rewrite=TOPIC_BASE),
+        PostType(LESSON, "Lessons", rest_base="lessons", hierarchical=True, supports=_CHILD_SUPPORTS + ("thumbnail",),
+                 rewrite=LESSON_BASE),
+        PostType(QUIZ, "Quizzes", rest_base="quizzes", hierarchical=True, supports=_CHILD_SUPPORTS,
+                 rewrite=QUIZ_BASE),
         PostType(ANNOUNCEMENT, "Course announcements", rest_base="course-announcements", hierarchical=True,
                  supports=_CHILD_SUPPORTS),
     ]
@@ -32,8 +44,9 @@ def post_types() -> list[PostType]:
 
 def taxonomies() -> list[Taxonomy]:
     return [
-        Taxonomy(CATEGORY, "Course categories", rest_base="course-category", hierarchical=True, object_types=(COURSE,)),
-        Taxonomy(TAG, "Course tags", rest_base="course-tag", object_types=(COURSE,)),
+        Taxonomy(CATEGORY, "Course categories", rest_base="course-category", hierarchical=True, object_types=(COURSE,),
+                 rewrite=CATEGORY),
+        Taxonomy(TAG, "Course tags", rest_base="course-tag", object_types=(COURSE,), rewrite=TAG),
     ]
 
 
