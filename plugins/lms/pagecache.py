@@ -59,7 +59,6 @@ def answer(app, request, build: Callable) -> str | bottle.HTTPResponse:
             view = build(reader, site)
             headers = ANONYMOUS_HEADERS
     if view is None:
-        bottle.response.set_header("Cache-Control", "no-store")
         return not_found(app)
     headers = {**headers, **({"ETag": etag} if etag else {})}
     view = HtmlView(view.title, view.body_html, view.status, view.headers + tuple(headers.items()), view.item,

@@ -187,7 +187,8 @@ def enrolment_state(app, reader, course: dict, site: str) -> dict:
 
 def not_found(app) -> str:
     """The site's 404, in the theme, naming nothing (the item may exist and be private)."""
-    return app.render_view(HtmlView("Page not found", TEMPLATES.get_template("lms_page_not_found.html").render(), status=404))
+    return app.render_view(HtmlView("Page not found", TEMPLATES.get_template("lms_page_not_found.html").render(),
+                                    status=404, headers=(("Cache-Control", "no-store"),)))
 
 
 def view_item(app, request, item: dict, site: str) -> dict:
