@@ -59,10 +59,13 @@ class ContentService(Protocol):
         """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query);
         `post_type` may be `attachment` (reading only, as in `get_by_slug`)."""
 
-    def get_by_slug(self, request: RestRequest, post_type: str, slug: str) -> dict | None:
+    def get_by_slug(self, request: RestRequest, post_type: str, slug: str, *,
+                    status: Iterable[str] | None = None) -> dict | None:
         """The item of `post_type` with that slug (a trashed item answers to its slug too), or None.
 
-        `post_type` may be `attachment` here (a media item, with its `file` under uploads/)."""
+        `post_type` may be `attachment` here (a media item, with its `file` under uploads/). `status`:
+        only items in these stored statuses (the oldest first), for a hierarchical type whose slugs are
+        unique among siblings only (a public page wants the published item, not an older draft)."""
 
     def matching_ids(self, request: RestRequest, post_type: str, *, status: Iterable[str] | None = None,
                      search: str = "", terms: Mapping[str, Iterable[int]] | None = None,

@@ -141,12 +141,13 @@ class CoreContentService:
         return {item_id: store.row_to_item(self.app, row, post_type) for item_id, row in rows.items()
                 if row.type == post_type}
 
-    def get_by_slug(self, request, post_type: str, slug: str) -> dict | None:
+    def get_by_slug(self, request, post_type: str, slug: str, *, status: Iterable[str] | None = None) -> dict | None:
         self._post_type(post_type, reading=True)
         posts = tables(self.app)["posts"]
-        found = request.session.execute(
-            select(posts.c.id).where(posts.c.type == post_type, posts.c.slug.in_([slug, slug + "__trashed"]))
-            .order_by((posts.c.slug == slug).desc(), posts.c.id).limit(1)).scalar()
+        query = select(posts.c.id).where(posts.c.type == post_type, posts.c.slug.in_([slug, slug + "__trashed"]))
+        if status is not None:
+            query = query.where(posts.c.status.in_(list(status)))
+        found = request.session.execute(query.order_by((posts.c.slug == slug).desc(), posts.c.id).limit(1)).scalar()
         return store.get_item(self.app, request.session, found, post_type) if found is not None else None
 
     def matching_ids(self, request, post_type: str, *, status: Iterable[str] | None = None, search: str = "",

@@ -30,7 +30,7 @@ from host.rest.request import RestRequest
 from host.text import without_style_attributes
 
 from . import pagecache
-from .catalogue import can_edit, children, course_price, ratings_of
+from .catalogue import can_edit, children, course_price, protected, ratings_of
 from .enrolments import enrol
 from .model import (
     CATEGORY, COURSE, COURSE_BASE, LESSON, LESSON_BASE, LESSON_VIDEO, LEVELS, QUIZ, QUIZ_BASE, QUIZ_OPTIONS, TAG,
@@ -68,8 +68,8 @@ def page_reader(app, request, user) -> Iterator[RestRequest]:
 def published(reader, post_type: str, slug: str) -> dict | None:
     if not slug or len(slug) > MAX_SLUG:
         return None
-    item = reader.app.content.get_by_slug(reader, post_type, slug)
-    return item if item is not None and item["status"] == "publish" else None
+    item = reader.app.content.get_by_slug(reader, post_type, slug, status=("publish",))
+    return item if item is not None and item["slug"] == slug else None  # not a trashed item's `slug__trashed`
 
 
 def published_parent(reader, item: dict, post_type: str) -> dict | None:
@@ -155,7 +155,8 @@ def outline(reader, site: str, course: dict) -> list[dict]:
     for item in items:
         contents[item["parent"]].append({"title": item["title"], "link": link(site, item),
                                          "kind": "Quiz" if item["type"] == QUIZ else "Lesson"})
-    return [{"id": topic["id"], "title": topic["title"], "summary": topic["content"], "steps": contents[topic["id"]]}
+    return [{"id": topic["id"], "title": topic["title"], "summary": "" if protected(reader, topic) else topic["content"],
+             "steps": contents[topic["id"]]}
             for topic in topics]
 
 
@@ -212,13 +213,16 @@ def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
         return None
     meta = course["meta"]
     ratings = ratings_of(reader, [course["id"]])[course["id"]]
+    hidden = protected(reader, course)  # a password-protected course shows its title and outline only
     body = TEMPLATES.get_template("lms_page_course.html").render(
-        course=course, description=rendered_content(reader, course), teachers=instructors(reader, course),
+        course=course, summary="" if hidden else course["excerpt"],
+        description="" if hidden else rendered_content(reader, course), teachers=instructors(reader, course),
         rating={"average": float(ratings["rating_avg"]), "count": ratings["rating_count"]},
         duration=duration_label(meta.get("lms_duration") or {}), level=LEVEL_NAMES.get(meta.get("lms_level"), ""),
         categories=terms_of(reader, site, course, CATEGORY), tags=terms_of(reader, site, course, TAG),
-        benefits=lines(meta.get("lms_benefits")), requirements=lines(meta.get("lms_requirements")),
-        audience=lines(meta.get("lms_target_audience")), materials=lines(meta.get("lms_material_includes")),
+        **{name: [] if hidden else lines(meta.get(key)) for name, key in (
+            ("benefits", "lms_benefits"), ("requirements", "lms_requirements"), ("audience", "lms_target_audience"),
+            ("materials", "lms_material_includes"))},
         topics=outline(reader, site, course), enrolment=enrolment_state(app, reader, course, site),
         first_item=_first_item(reader, site, course))
     return HtmlView(course["title"], body, item=view_item(app, request, course, site),
@@ -332,7 +336,8 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
     base = f"{site}/{taxonomy}/{slug}/"
     body = TEMPLATES.get_template("lms_page_archive.html").render(
         term=term, kind="category" if taxonomy == CATEGORY else "tag",
-        courses=[{"title": course["title"], "link": link(site, course), "excerpt": course["excerpt"],
+        courses=[{"title": course["title"], "link": link(site, course),
+                  "excerpt": "" if protected(reader, course) else course["excerpt"],
                   "price": price_label(app, course), "level": LEVEL_NAMES.get(course["meta"].get("lms_level"), ""),
                   "rating": {"average": float(ratings[course["id"]]["rating_avg"]),
                              "count": ratings[course["id"]]["rating_count"]}} for course in courses],

@@ -176,6 +176,21 @@ def test_non_public_items_answer_404_without_their_title(make_app):
             parse(answer)
             assert title not in answer.text and "Page not found" in answer.text
             assert answer.headers["Cache-Control"] == "no-store"
+    # a slug shared by a draft lesson in one topic and a published one in another: the published one answers
+    other_topic = post("topics", {"title": "Second topic", "status": "publish", "parent": course["id"],
+                                  "slug": "second-topic"})
+    post("lessons", {"title": "Shared slug draft", "status": "draft", "parent": topic["id"], "slug": "shared"})
+    shared = post("lessons", {"title": "Shared slug published", "status": "publish", "parent": other_topic["id"],
+                              "slug": "shared"})
+    assert shared["link"] == "http://school.test/lesson/shared/"
+    page = app.client.get("/lesson/shared/")
+    assert "Shared slug published" in page.text and "Shared slug draft" not in page.text
+    # a password-protected course shows its title and outline, not its text
+    post("courses", {"title": "Staff training", "status": "publish", "slug": "staff-training", "password": "pw",
+                     "excerpt": "Protected summary", "content": "<p>Protected description</p>"})
+    protected = app.client.get("/courses/staff-training/").text
+    assert "Staff training" in protected and "Protected summary" not in protected
+    assert "Protected description" not in protected
     outline = app.client.get("/courses/open-course/").text
     assert "Hidden topic title" not in outline and "Draft lesson title" not in outline
     assert "Draft quiz title" not in outline and "Orphan lesson" not in outline
