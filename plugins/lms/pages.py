@@ -33,7 +33,7 @@ from . import pagecache
 from .catalogue import can_edit, children, course_price, protected, ratings_of
 from .enrolments import enrol
 from .model import (
-    CATEGORY, COURSE, COURSE_BASE, LESSON, LESSON_BASE, LESSON_VIDEO, LEVELS, QUIZ, QUIZ_BASE, QUIZ_OPTIONS, TAG,
+    ANNOUNCEMENT, CATEGORY, COURSE, COURSE_BASE, LESSON, LESSON_BASE, LESSON_VIDEO, LEVELS, QUIZ, QUIZ_BASE, QUIZ_OPTIONS, TAG,
     TOPIC, TOPIC_BASE,
 )
 from .settings import settings_of
@@ -44,7 +44,8 @@ TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templat
 MAX_SLUG = 200  # core keeps slugs shorter; a longer path segment names nothing
 MAX_PAGE = 1000  # archive pages past this are refused rather than counted through
 SIGN_IN_PATH = "/admin/sign-in"
-REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quizzes"}
+REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quizzes", ANNOUNCEMENT: "course-announcements"}
+MAX_ANNOUNCEMENTS = 5  # the newest, on the course page of its learners
 LEVEL_NAMES = dict(zip(LEVELS, ("All levels", "Beginner", "Intermediate", "Expert")))
 TIME_UNITS = {"seconds": "second", "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week"}
 
@@ -224,9 +225,19 @@ def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
             ("benefits", "lms_benefits"), ("requirements", "lms_requirements"), ("audience", "lms_target_audience"),
             ("materials", "lms_material_includes"))},
         topics=outline(reader, site, course), enrolment=enrolment_state(app, reader, course, site),
-        first_item=_first_item(reader, site, course))
+        first_item=_first_item(reader, site, course), announcements=_announcements(reader, course))
     return HtmlView(course["title"], body, item=view_item(app, request, course, site),
                     head_html=head_html(app, request, site, course))
+
+
+def _announcements(reader, course: dict) -> list[dict]:
+    """The course's newest published announcements, for its learners and editors only (a notice board)."""
+    if not reader.user.is_authenticated or not (is_enrolled(reader, course["id"]) or can_edit(reader, course)):
+        return []
+    items = children(reader, ANNOUNCEMENT, [course["id"]], False)
+    items.sort(key=lambda item: (item["date"], item["id"]), reverse=True)
+    return [{"title": item["title"], "date": item["date"], "content": rendered_content(reader, item)}
+            for item in items[:MAX_ANNOUNCEMENTS]]
 
 
 def _first_item(reader, site: str, course: dict) -> str:

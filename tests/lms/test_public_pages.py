@@ -109,7 +109,11 @@ def test_lessons_and_quizzes_show_their_text_only_to_enrolled_learners(demo):
     parse(shown)
     assert LESSON_TEXT in shown.text and "This lesson is for learners" not in shown.text
     assert shown.headers["Cache-Control"] == "private, no-store"
-    assert "You are enrolled" in demo.client.get("/courses/robotics-club/", headers=pupil).text
+    course_page = demo.client.get("/courses/robotics-club/", headers=pupil)
+    assert "You are enrolled" in course_page.text
+    assert "Teams must hand in their entry forms" in course_page.text  # the announcement, for its learners
+    for headers in ({}, stranger.headers):
+        assert "Teams must hand in" not in demo.client.get("/courses/robotics-club/", headers=headers).text
     quiz_page = demo.client.get(path_of(quiz["link"]), headers=pupil)
     assert QUESTION in quiz_page.text and "Pass mark:</span> 80%" in quiz_page.text
     assert "In the green charging tray" not in quiz_page.text  # never the answer sheet
