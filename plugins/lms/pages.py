@@ -16,6 +16,7 @@ lessons or its ratings gives a new page. A signed-in visitor's page is never kep
 from __future__ import annotations
 
 import contextlib
+import hmac
 from typing import Iterator
 
 import bottle
@@ -25,7 +26,6 @@ from sqlalchemy import func, select
 
 from host import HtmlView, Page
 from host.auth import users as user_service
-from host.auth.sessions import tokens_match
 from host.rest.request import RestRequest
 from host.text import without_style_attributes
 
@@ -364,7 +364,8 @@ def enrol_page(app, request, slug: str):
     signed_in = app.page_session(request.environ)
     form = request.forms.decode()
     site = app.site_url(request.environ)
-    if signed_in is None or not tokens_match(signed_in[1], form.get("csrf_token")):
+    given = str(form.get("csrf_token") or "")
+    if signed_in is None or not given or not hmac.compare_digest(signed_in[1], given):
         return _message(app, "Sign in to enrol", "lms_page_form_expired.html", 403, sign_in=site + SIGN_IN_PATH,
                         back=f"{site}/{COURSE_BASE}/{slug[:MAX_SLUG]}/")
     user = signed_in[0]

@@ -13,7 +13,7 @@ import html5lib
 import pytest
 
 from host.auth import users as user_service
-from host.testing import create_test_user
+from host.testing import admin_sign_in, basic_auth_headers, create_test_user
 
 LESSON_TEXT = "Lab rules, the parts box and charging the hubs."  # the first robotics lesson's content
 QUESTION = "Where do charged batteries go?"  # the robotics quiz's first question
@@ -45,8 +45,6 @@ def signed_in_headers(app, login: str) -> dict[str, str]:
     with app.db.session(write=True) as session, session.begin():
         user = user_service.find_user(app, session, login)
         password, _record = user_service.create_application_password(app, session, user.id, "tests")
-    from host.testing import basic_auth_headers
-
     return basic_auth_headers(login, password)
 
 
@@ -154,7 +152,7 @@ def test_non_public_items_answer_404_without_their_title(make_app):
     admin = create_test_user(app, "administrator")
     post = lambda base, body: app.client.post_json(f"/wp-json/core/v2/{base}", body, headers=admin.headers).json  # noqa: E731
     draft = post("courses", {"title": "Secret draft course", "status": "draft", "slug": "secret-draft"})
-    private = post("courses", {"title": "Private staff course", "status": "private", "slug": "private-staff"})
+    post("courses", {"title": "Private staff course", "status": "private", "slug": "private-staff"})
     course = post("courses", {"title": "Open course", "status": "publish", "slug": "open-course"})
     topic = post("topics", {"title": "Open topic", "status": "publish", "parent": course["id"], "slug": "open-topic"})
     hidden_topic = post("topics", {"title": "Hidden topic title", "status": "draft", "parent": course["id"],
@@ -201,43 +199,36 @@ def test_non_public_items_answer_404_without_their_title(make_app):
     assert draft["link"].startswith("http://school.test/?post_type=lms_course&p=")  # no pretty link until published
 
 
-def sign_in(app, login: str, password: str):
-    """A browser session through the sign-in page (WebTest keeps its cookies)."""
-    form = app.client.get("/admin/sign-in").forms[0]
-    form["log"], form["pwd"] = login, password
-    assert form.submit().status_int == 303
-
-
 def test_a_signed_in_user_enrols_in_a_free_course_from_its_page(make_app):
     app = make_app(plugins=["core", "lms"])
     app.install_site(demo=True)
     pupil = create_test_user(app, "subscriber", login="dana")
     lesson = "/lesson/safety-in-the-lab-and-meeting-the-kit/"
     app.client.post("/courses/robotics-club/enrol", {"csrf_token": "forged"}, status=403)  # no session
-    sign_in(app, "dana", pupil.password)
-    course = app.client.get("/courses/robotics-club/")
+    browser = admin_sign_in(app, pupil)
+    course = browser.get("/courses/robotics-club/")
     assert course.headers["Cache-Control"] == "private, no-store"
-    assert LESSON_TEXT not in app.client.get(lesson).text
-    app.client.post("/courses/robotics-club/enrol", {"csrf_token": "forged"}, status=403)
-    assert LESSON_TEXT not in app.client.get(lesson).text  # a forged form enrolled no one
+    assert LESSON_TEXT not in browser.get(lesson).text
+    browser.post("/courses/robotics-club/enrol", {"csrf_token": "forged"}, status=403)
+    assert LESSON_TEXT not in browser.get(lesson).text  # a forged form enrolled no one
     form = course.forms[0]
     assert form.action == "http://school.test/courses/robotics-club/enrol"
     enrolled = form.submit()
     assert enrolled.status_int == 303 and enrolled.headers["Location"].endswith("/courses/robotics-club/#enrol")
-    again = app.client.get("/courses/robotics-club/")
+    again = browser.get("/courses/robotics-club/")
     assert "You are enrolled" in again.text and again.html.select_one("#enrol form") is None
-    assert LESSON_TEXT in app.client.get(lesson).text
+    assert LESSON_TEXT in browser.get(lesson).text
     assert form.submit().status_int == 303  # twice: still one enrolment
     admin = create_test_user(app, "administrator")
     rows = app.client.get(f"/wp-json/lms/v1/enrolments?user={pupil.id}", headers=admin.headers).json
     assert [(row["status"], row["source"]) for row in rows] == [("completed", "free")]
 
-    paid = app.client.get("/courses/gcse-maths-revision/")
+    paid = browser.get("/courses/gcse-maths-revision/")
     assert paid.html.select_one("#enrol form") is None and "Pay through the school" in paid.text
     token = re.search(r'name="csrf_token" value="([^"]+)"', course.text).group(1)
-    app.client.post("/courses/gcse-maths-revision/enrol", {"csrf_token": token}, status=409)
-    assert "SOH CAH TOA" not in app.client.get("/lesson/right-angled-trigonometry/").text
-    app.client.post("/courses/no-such-course/enrol", {"csrf_token": token}, status=404)
+    browser.post("/courses/gcse-maths-revision/enrol", {"csrf_token": token}, status=409)
+    assert "SOH CAH TOA" not in browser.get("/lesson/right-angled-trigonometry/").text
+    browser.post("/courses/no-such-course/enrol", {"csrf_token": token}, status=404)
 
 
 def test_anonymous_pages_are_kept_until_the_course_its_lessons_or_ratings_change(make_app):
