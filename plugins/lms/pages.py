@@ -33,8 +33,8 @@ from . import pagecache
 from .catalogue import can_edit, children, course_price, protected, ratings_of
 from .enrolments import enrol
 from .model import (
-    ANNOUNCEMENT, CATEGORY, COURSE, COURSE_BASE, LESSON, LESSON_BASE, LESSON_VIDEO, LEVELS, QUIZ, QUIZ_BASE, QUIZ_OPTIONS, TAG,
-    TOPIC, TOPIC_BASE,
+    ANNOUNCEMENT, CATEGORY, COURSE, COURSE_BASE, LESSON, LESSON_BASE, LESSON_VIDEO, LEVELS, QUIZ, QUIZ_BASE,
+    QUIZ_OPTIONS, TAG, TOPIC, TOPIC_BASE,
 )
 from .settings import settings_of
 from .tables import ENROLMENTS, QUESTIONS, table
@@ -44,7 +44,8 @@ TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templat
 MAX_SLUG = 200  # core keeps slugs shorter; a longer path segment names nothing
 MAX_PAGE = 1000  # archive pages past this are refused rather than counted through
 SIGN_IN_PATH = "/admin/sign-in"
-REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quizzes", ANNOUNCEMENT: "course-announcements"}
+REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quizzes",
+              ANNOUNCEMENT: "course-announcements"}
 MAX_ANNOUNCEMENTS = 5  # the newest, on the course page of its learners
 LEVEL_NAMES = dict(zip(LEVELS, ("All levels", "Beginner", "Intermediate", "Expert")))
 TIME_UNITS = {"seconds": "second", "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week"}
