@@ -1,10 +1,16 @@
-"""The form in HTML: its own page (/contact-forms/ID) and `[contact-form id="ID"]` inside posts and pages."""
+"""The form in HTML: its own page (/contact-forms/ID) and `[contact-form id="ID"]` inside posts and pages.
+
+Both post to the form's page, `POST /contact-forms/ID`, when the browser runs no JavaScript: the page
+runs the feedback route itself (one code path: spam check, validation, files, rate limit, nonce,
+quiz, mail) and shows the form again with the result. With JavaScript, static/forms.js sends the
+same form to the feedback route and shows the answer in place.
+"""
 
 from __future__ import annotations
 
-import bottle
+from urllib.parse import urlsplit
 
-from host import Page
+from host import HtmlView, Page
 from host.rest.request import RestRequest
 
 from . import render, store
@@ -12,6 +18,8 @@ from .feedback import nonce
 from .settings import settings_of
 
 SHORTCODE = "[contact-form "
+FEEDBACK_ROUTE = "/forms/v1/contact-forms/{form_id}/feedback"
+REFUSED_ORIGIN = "This form can only be sent from this site's own pages."
 
 
 def detached_request(app, environ: dict | None = None) -> RestRequest:
@@ -21,25 +29,109 @@ def detached_request(app, environ: dict | None = None) -> RestRequest:
                        base_url=app.rest_base_url(environ) if environ else app.settings.rest_prefix)
 
 
-def form_page(app, request, form_id):
-    """GET /contact-forms/ID: the form alone in the site layout (404 when it is not published)."""
-    reader = detached_request(app, request.environ)
+def _load(app, environ: dict, form_id: int) -> store.Form | None:
+    reader = detached_request(app, environ)
     try:
-        form = store.load(reader, int(form_id))
+        return store.load(reader, form_id)
     finally:
         reader.finish(success=True)
+
+
+def form_page(app, request, form_id):
+    """GET /contact-forms/ID: the form alone in the site layout (404 when it is not published);
+    POST: a submission sent without JavaScript, answered with the form and its result."""
+    form = _load(app, request.environ, int(form_id))
     if form is None:
-        bottle.response.status = 404
-        return app.render_html_page("Page not found", "<p>There is no such form.</p>")
+        return app.render_view(HtmlView("Page not found", render.templates().get_template("forms_missing.html")
+                                        .render(), status=404))
+    if request.method == "POST":
+        return _submitted(app, request, form)
+    return _show(app, request, form)
+
+
+def _show(app, request, form: store.Form, outcome: render.Outcome | None = None, status: int = 200,
+          container_post: int = 0, headers: tuple[tuple[str, str], ...] = ()) -> str:
     user = app.page_user(request.environ)
     token = nonce(app, user.id, form.id) if settings_of(app).verify_nonce and user.is_authenticated else ""
-    bottle.response.set_header("Cache-Control", "no-store")  # a quiz question and a nonce are for one visit
-    body = render.render_form(app, form, app.rest_base_url(request.environ), 0, 1, token)
-    return app.render_html_page(form.title or "Contact form", body)
+    if token or outcome is not None or any(tag.basetype == "quiz" for tag in form.parsed.tags):
+        # A quiz question, a nonce and a visitor's own values are for one visit only.
+        headers = (*headers, ("Cache-Control", "no-store"))
+    site = app.site_url(request.environ)
+    page_url = f"{site}/contact-forms/{form.id}"
+    rest_base = app.rest_base_url(request.environ)
+    body = render.render_form(
+        app, form, action=page_url, feedback_url=rest_base + FEEDBACK_ROUTE.format(form_id=form.id),
+        container_post=container_post, nonce=token, outcome=outcome,
+        back_link=f"{site}/?p={container_post}" if container_post else "")
+    script = f'<script src="{render.SCRIPT_PATH}" defer></script>'
+    item = {"id": form.id, "type": store.POST_TYPE, "link": page_url, "title": form.title,
+            "rest_url": f"{rest_base}/forms/v1/contact-forms/{form.id}"}
+    return app.render_view(HtmlView(form.title or "Contact form", body, status=status, headers=headers,
+                                    item=item, head_html=script))
+
+
+def same_site(app, environ: dict) -> bool:
+    """False for a browser's post from another site's page (its Origin, else its Referer, names another
+    origin); a request that names neither (not a browser) is taken, as the feedback route takes it."""
+    claimed = environ.get("HTTP_ORIGIN") or environ.get("HTTP_REFERER") or ""
+    if not claimed:
+        return True
+    parts = urlsplit(claimed)
+    own = urlsplit(app.site_url(environ))
+    return (parts.scheme, parts.netloc) == (own.scheme, own.netloc)
+
+
+def _submitted(app, request, form: store.Form) -> str:
+    """Run the feedback route on the posted body, as the page's visitor, and show its answer."""
+    environ = request.environ
+    if not same_site(app, environ):
+        return _show(app, request, form, render.Outcome("error", REFUSED_ORIGIN), status=403)
+    status, outcome, container_post, headers = _run_feedback(app, environ, form.id)
+    return _show(app, request, form, outcome, status=status, container_post=container_post, headers=headers)
+
+
+def _run_feedback(app, environ: dict, form_id: int) -> tuple[int, render.Outcome, int, tuple[tuple[str, str], ...]]:
+    """The feedback route run on this request's body as the page's visitor: (HTTP status of the page,
+    the outcome to show, the container post, headers to pass on such as a rate limit's Retry-After).
+
+    A processed submission answers 200, or 400 when the visitor must correct it (a field or an
+    unchecked acceptance box); a refused body answers the route's own status (413, 429, 400).
+    """
+    from host.auth.pages import client_address
+
+    limit = app.settings.max_body_bytes
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = -1
+    if length < 0 or length > limit:
+        return 413, render.Outcome("error", f"The form is larger than the limit of {limit:,} bytes."), 0, ()
+    body = environ["wsgi.input"].read(length) if length else b""
+    headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
+    headers["content-type"] = environ.get("CONTENT_TYPE") or ""
+    headers["content-length"] = str(len(body))
+    feedback = RestRequest(app, "POST", FEEDBACK_ROUTE.format(form_id=form_id), [], headers, body=body,
+                           environ=environ, base_url=app.rest_base_url(environ),
+                           remote_addr=client_address(app, environ) or environ.get("REMOTE_ADDR", ""))
+    feedback.user = app.page_user(environ)
+    status, answer_headers, data = app.rest.run_and_shape(feedback)
+    posted = feedback.form if isinstance(feedback.form, dict) else {}
+    container = posted.get("_forms_container_post")
+    container_post = int(container) if isinstance(container, str) and container.isdigit() and len(container) < 10 \
+        else 0
+    passed_on = tuple((name, value) for name, value in answer_headers.items() if name == "Retry-After")
+    if status != 200 or not isinstance(data, dict) or "status" not in data:
+        message = data.get("message") if isinstance(data, dict) else None
+        return status, render.Outcome("error", message or "The form could not be sent.", values=posted), \
+            container_post, passed_on
+    invalid = {item["field"]: item["message"] for item in data.get("invalid_fields") or []}
+    outcome = render.Outcome(data["status"], data["message"], invalid, posted)
+    return (400 if data["status"] in ("validation_failed", "acceptance_missing") else 200), outcome, \
+        container_post, passed_on
 
 
 def page() -> Page:
-    return Page("/contact-forms/<form_id:int>", ("GET", "HEAD"), form_page, name="forms-contact-form")
+    return Page("/contact-forms/<form_id:int>", ("GET", "HEAD", "POST"), form_page, name="forms-contact-form")
 
 
 def replace_shortcodes(app, item: dict, text: str) -> str:
@@ -49,6 +141,8 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
     out: list[str] = []
     position = 0
     counter = 0
+    # Renderings are stored: the form posts to the site address, not to a request's host.
+    site = app.site_address()
     reader = detached_request(app)
     try:
         while True:
@@ -70,9 +164,10 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
                 out.append('<p class="forms-missing">[contact-form 404 "Not Found"]</p>')
             else:
                 counter += 1
-                # Renderings are stored: the form posts to the site address, not to a request's host.
-                out.append(render.render_form(app, form, app.site_address() + app.settings.rest_prefix,
-                                              int(item.get("id") or 0), counter))
+                out.append(render.render_form(
+                    app, form, action=f"{site}/contact-forms/{form.id}",
+                    feedback_url=site + app.settings.rest_prefix + FEEDBACK_ROUTE.format(form_id=form.id),
+                    container_post=int(item.get("id") or 0), counter=counter, with_script=True))
             position = end + 5 if alone else end + 1
     finally:
         reader.finish(success=True)
