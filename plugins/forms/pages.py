@@ -8,7 +8,7 @@ same form to the feedback route and shows the answer in place.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from host import HtmlView, Page
 from host.rest.request import RestRequest
@@ -62,12 +62,32 @@ def _show(app, request, form: store.Form, outcome: render.Outcome | None = None,
     body = render.render_form(
         app, form, action=page_url, feedback_url=rest_base + FEEDBACK_ROUTE.format(form_id=form.id),
         container_post=container_post, nonce=token, outcome=outcome,
-        back_link=f"{site}/?p={container_post}" if container_post else "")
+        back_link=container_link(app, request.environ, container_post) if container_post else "")
     script = f'<script src="{render.SCRIPT_PATH}" defer></script>'
     item = {"id": form.id, "type": store.POST_TYPE, "link": page_url, "title": form.title,
             "rest_url": f"{rest_base}/forms/v1/contact-forms/{form.id}"}
     return app.render_view(HtmlView(form.title or "Contact form", body, status=status, headers=headers,
                                     item=item, head_html=script))
+
+
+def container_link(app, environ: dict, post_id: int) -> str:
+    """The plain permalink of the published post or page a shortcode form was sent from, which the site
+    answers with (or redirects to) its page; "" for anything a visitor may not open, so an id typed into
+    the hidden field reveals nothing."""
+    reader = detached_request(app, environ)
+    try:
+        item = app.content.get(reader, post_id)
+    finally:
+        reader.finish(success=True)
+    registered = app.registry.post_types.get(item["type"]) if item else None
+    if not item or not registered or not registered[0].public or item.get("status") != "publish" \
+            or item.get("password"):
+        return ""
+    site = app.site_url(environ)
+    plain = {"page": "page_id", "post": "p", "attachment": "attachment_id"}
+    if item["type"] in plain:
+        return f"{site}/?{plain[item['type']]}={post_id}"
+    return f"{site}/?{urlencode({'post_type': item['type'], 'p': post_id})}"
 
 
 def same_site(app, environ: dict) -> bool:

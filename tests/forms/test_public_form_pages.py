@@ -257,7 +257,7 @@ def test_the_shortcode_posts_to_the_form_page_which_links_back_to_the_page_it_is
     response = post_page(app, form["id"], VALID, page_path=f"/?page_id={contact['id']}")
     page = parsed(response.text)
     assert page.select_one("form.forms-form")["data-status"] == "sent"
-    assert page.select_one(".forms-back a")["href"] == f"{SITE}/?p={contact['id']}"
+    assert page.select_one(".forms-back a")["href"] == f"{SITE}/?page_id={contact['id']}"
     assert stored(app)[0]["container_post"] == contact["id"]
     # a visitor who names a draft as the container learns nothing about it
     opened = parsed(app.client.get(f"/contact-forms/{form['id']}").text)
@@ -265,7 +265,7 @@ def test_the_shortcode_posts_to_the_form_page_which_links_back_to_the_page_it_is
              for name, value in hidden_fields(opened)] + list(VALID.items())
     answer = app.client.post(f"/contact-forms/{form['id']}", pairs, content_type="multipart/form-data",
                              headers={**BROWSER, "Origin": SITE})
-    assert "Secret plans" not in answer.text
+    assert "Secret plans" not in answer.text and not parsed(answer.text).select(".forms-back")
     parsed(answer.text)
 
 
@@ -278,3 +278,124 @@ def test_a_form_that_is_not_published_has_no_page(make_app, method):
                                   status=404)
     assert "Enquiry" not in response.text
     parsed(response.text)
+
+
+# --- in a real browser, against a real `sitehost serve` -----------------------------------------
+
+
+def demo_contact_page(site: str, rest: str) -> tuple[str, int]:
+    """(address of the demo's Contact page, id of the form on it)."""
+    import re
+    import urllib.request
+
+    with urllib.request.urlopen(f"{rest}/core/v2/pages?slug=contact") as response:
+        contact = json.load(response)[0]
+    form_id = int(re.search(r'data-forms-id="(\d+)"', contact["content"]["rendered"]).group(1))
+    return contact["link"].replace(contact["link"].split("/?")[0], site), form_id
+
+
+def fill_contact_form(page, message: str, accept: bool = True) -> None:
+    """The demo form, filled in; each submission needs a message of its own (the spam filter marks repeats)."""
+    page.get_by_label("Your name").fill("Sam Parent")
+    page.get_by_label("Your email").fill("sam@school.test")
+    page.get_by_label("Subject").select_option(label="Timetable and lessons")
+    page.get_by_label("Your message").fill(message)
+    if accept:
+        page.get_by_label("I agree that the school keeps my message to answer it.").check()
+
+
+def test_a_visitor_sends_the_contact_form_in_place_with_javascript_and_on_its_page_without(browser, tmp_path):
+    from playwright.sync_api import expect
+
+    from host.testing import stop_sitehost
+    from tests.admin.served import init_site, serve
+
+    config, _login, _password = init_site(tmp_path, demo=True)
+    process, site, rest = serve(config, workers="1")
+    try:
+        contact, form_id = demo_contact_page(site, rest)
+        feedback = f"{rest}/forms/v1/contact-forms/{form_id}/feedback"
+
+        # With JavaScript: every answer is shown in the form, and the page never changes.
+        context = browser.new_context()
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.append(message.text)
+                if message.type == "error" and "404" not in message.text else None)  # a missing favicon
+        page.goto(contact)
+        page.evaluate("window.stillTheSamePage = true")
+        form = page.locator("form.forms-form")
+        output = form.locator(".forms-response-output")
+        send = page.get_by_role("button", name="Send message")
+
+        send.click()
+        expect(form).to_have_attribute("data-status", "invalid")
+        expect(output).to_have_text("Some fields need your attention. Please check them and send again.")
+        expect(output).to_have_attribute("role", "alert")
+        name = page.get_by_label("Your name")
+        expect(name).to_have_attribute("aria-invalid", "true")
+        tip = page.locator('[data-name="your-name"] .forms-not-valid-tip')
+        expect(tip).to_have_text("Please fill in this field.")
+        expect(name).to_have_attribute("aria-describedby", tip.get_attribute("id"))
+
+        fill_contact_form(page, "Is there a school bus on Friday afternoon?", accept=False)
+        send.click()
+        expect(form).to_have_attribute("data-status", "unaccepted")
+        expect(output).to_have_text("Please accept the terms before sending your message.")
+        expect(page.locator(".forms-not-valid-tip")).to_have_count(0)
+        expect(name).to_have_attribute("aria-invalid", "false")
+
+        # The button is off while the form is on its way.
+        held = []
+        page.route(feedback, lambda route: held.append(route))
+        page.get_by_label("I agree that the school keeps my message to answer it.").check()
+        send.click()
+        expect(send).to_be_disabled()
+        expect(form).to_have_attribute("data-status", "submitting")
+        for _ in range(300):  # until the held request reached the route handler
+            if held:
+                break
+            page.wait_for_timeout(100)
+        held[0].continue_()
+        expect(form).to_have_attribute("data-status", "sent")
+        expect(form).to_have_class("forms-form sent")
+        expect(output).to_have_text("Thank you, your message has been sent.")
+        expect(send).to_be_enabled()
+        expect(name).to_have_value("")  # the form is reset
+        page.unroute(feedback)
+        assert page.evaluate("window.stillTheSamePage") is True and page.url == contact
+        assert errors == []
+        context.close()
+
+        # A spam verdict (a browser whose User-Agent is too short to be one) is shown as spam.
+        context = browser.new_context(user_agent="x")
+        page = context.new_page()
+        page.goto(contact)
+        fill_contact_form(page, "Which day is the Year 8 rocket launch?")
+        page.get_by_role("button", name="Send message").click()
+        expect(page.locator("form.forms-form")).to_have_attribute("data-status", "spam")
+        expect(page.locator(".forms-response-output")).to_have_text(
+            "Sorry, your message could not be sent. Please try again later.")
+        context.close()
+
+        # Without JavaScript: the form posts to its page, which shows the result.
+        context = browser.new_context(java_script_enabled=False)
+        page = context.new_page()
+        page.goto(contact)
+        page.get_by_label("Your email").fill("not an address")
+        page.get_by_role("button", name="Send message").click()
+        page.wait_for_url(f"{site}/contact-forms/{form_id}")
+        expect(page.locator("form.forms-form")).to_have_attribute("data-status", "invalid")
+        expect(page.locator('[data-name="your-email"] .forms-not-valid-tip')).to_have_text(
+            "Please enter an email address.")
+        expect(page.get_by_label("Your email")).to_have_value("not an address")
+        fill_contact_form(page, "May my son leave early on Tuesday for the dentist?")
+        page.get_by_role("button", name="Send message").click()
+        expect(page.locator(".forms-response-output")).to_have_text("Thank you, your message has been sent.")
+        expect(page.get_by_label("Your name")).to_have_value("")
+        page.get_by_role("link", name="Back to the page the form is on").click()
+        expect(page.locator("form.forms-form")).to_have_attribute("data-status", "init")
+        context.close()
+    finally:
+        stop_sitehost(process)
