@@ -174,7 +174,8 @@ def show_preview(page, form: store.Form, params: dict[str, Any], context: dict[s
                         status=params.get("status") or form.status, hash=form.hash,
                         locale=params.get("locale") or form.locale, properties=properties, config_errors=problems,
                         version=form.version, parsed=parsed)
-    context["preview"] = Markup(render.render_form(page.app, edited, page.app.rest_base_url(page.environ)))
+    context["preview"] = render.render_form(page.app, edited, **render.addresses(
+        page.app.site_url(page.environ), page.app.rest_base_url(page.environ), form.id))
     context["problems"] = problems
     page.notice("<p>This is a preview: nothing was saved.</p>", "status")
 

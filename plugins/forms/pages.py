@@ -56,18 +56,17 @@ def _show(app, request, form: store.Form, outcome: render.Outcome | None = None,
     if token or outcome is not None or any(tag.basetype == "quiz" for tag in form.parsed.tags):
         # A quiz question, a nonce and a visitor's own values are for one visit only.
         headers = (*headers, ("Cache-Control", "no-store"))
-    site = app.site_url(request.environ)
-    page_url = f"{site}/contact-forms/{form.id}"
     rest_base = app.rest_base_url(request.environ)
+    urls = render.addresses(app.site_url(request.environ), rest_base, form.id)
     body = render.render_form(
-        app, form, action=page_url, feedback_url=rest_base + FEEDBACK_ROUTE.format(form_id=form.id),
-        container_post=container_post, nonce=token, outcome=outcome,
+        app, form, **urls, container_post=container_post, nonce=token, outcome=outcome,
         back_link=container_link(app, request.environ, container_post) if container_post else "")
-    script = f'<script src="{render.SCRIPT_PATH}" defer></script>'
-    item = {"id": form.id, "type": store.POST_TYPE, "link": page_url, "title": form.title,
+    head = (f'<link rel="stylesheet" href="{render.STYLESHEET_PATH}">'
+            f'<script src="{render.SCRIPT_PATH}" defer></script>')
+    item = {"id": form.id, "type": store.POST_TYPE, "link": urls["action"], "title": form.title,
             "rest_url": f"{rest_base}/forms/v1/contact-forms/{form.id}"}
     return app.render_view(HtmlView(form.title or "Contact form", body, status=status, headers=headers,
-                                    item=item, head_html=script))
+                                    item=item, head_html=head))
 
 
 def container_link(app, environ: dict, post_id: int) -> str:
@@ -185,8 +184,7 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
             else:
                 counter += 1
                 out.append(render.render_form(
-                    app, form, action=f"{site}/contact-forms/{form.id}",
-                    feedback_url=site + app.settings.rest_prefix + FEEDBACK_ROUTE.format(form_id=form.id),
+                    app, form, **render.addresses(site, site + app.settings.rest_prefix, form.id),
                     container_post=int(item.get("id") or 0), counter=counter, with_script=True))
             position = end + 5 if alone else end + 1
     finally:

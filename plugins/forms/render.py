@@ -27,6 +27,7 @@ ALLOWED_ATTRIBUTES = {tag: {"class", "id"} for tag in ALLOWED_TAGS}
 ALLOWED_ATTRIBUTES["label"] = {"class", "id", "for"}
 PLACEHOLDER_OPEN, PLACEHOLDER_CLOSE = "\ue000", "\ue001"
 SCRIPT_PATH = "/static/forms/forms.js"  # the host serves plugins/forms/static/ there
+STYLESHEET_PATH = "/static/forms/forms.css"
 
 
 def unit_tag(form_id: int, container_post: int, counter: int) -> str:
@@ -81,7 +82,13 @@ def render_form(app, form: store.Form, *, action: str, feedback_url: str, contai
         unit=unit, lang=form.locale.replace("_", "-"), form_id=form.id, action=action, feedback_url=feedback_url,
         label=form.title or "Contact form", status_class=STATUS_CLASSES.get(status, "failed"), hidden=hidden,
         body=Markup(_put_back(cleaned, controls)), message=outcome.message if outcome else "",
-        back_link=back_link, with_script=with_script, script_url=SCRIPT_PATH))
+        back_link=back_link, with_script=with_script, script_url=SCRIPT_PATH, stylesheet_url=STYLESHEET_PATH))
+
+
+def addresses(site: str, rest_base: str, form_id: int) -> dict[str, str]:
+    """render_form's `action` (the form's page) and `feedback_url` (the route forms.js sends it to)."""
+    return {"action": f"{site}/contact-forms/{form_id}",
+            "feedback_url": f"{rest_base}/forms/v1/contact-forms/{form_id}/feedback"}
 
 
 @lru_cache(maxsize=1)

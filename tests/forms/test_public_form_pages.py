@@ -238,6 +238,7 @@ def test_a_form_without_quiz_or_nonce_may_be_cached_and_its_page_links_the_scrip
     assert "no-store" not in opened.headers.get("Cache-Control", "")
     page = parsed(opened.text)
     assert page.select_one('head script[src="/static/forms/forms.js"][defer]')
+    assert page.select_one('head link[rel=stylesheet][href="/static/forms/forms.css"]')
     assert not [script for script in page.select("script") if script.string]  # no inline script
     script = app.client.get("/static/forms/forms.js")
     assert script.status_int == 200 and "javascript" in script.headers["Content-Type"]
