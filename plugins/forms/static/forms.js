@@ -8,7 +8,7 @@
   // The form's class and data-status for each status of a feedback answer.
   var STATUS_CLASSES = {
     init: "init", validation_failed: "invalid", acceptance_missing: "unaccepted", spam: "spam",
-    aborted: "aborted", mail_sent: "sent", mail_failed: "failed", submitting: "submitting",
+    aborted: "aborted", mail_sent: "sent", mail_failed: "failed", error: "failed", submitting: "submitting",
     resetting: "resetting"
   };
   var KNOWN_CLASSES = Object.keys(STATUS_CLASSES).map(function (key) { return STATUS_CLASSES[key]; })
