@@ -17,14 +17,25 @@ or LookupError (update, delete).
 from __future__ import annotations
 
 import datetime
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from .stash import StashKey
 
 if TYPE_CHECKING:
     from .rest.request import RestRequest
+
+
+class ItemIdsTaken(ValueError):
+    """`create_many(keep_ids=True)`: items hold some of the ids asked for (`ids`); nothing was written."""
+
+    def __init__(self, ids: list[int]):
+        super().__init__(f"item ids held by other items: {', '.join(map(str, ids[:10]))}"
+                         + (f" and {len(ids) - 10} more" if len(ids) > 10 else ""))
+        self.ids = ids
 
 
 class ContentService(Protocol):
@@ -97,6 +108,17 @@ class ContentService(Protocol):
         date of a draft without date_gmt; modified_gmt, the last change (None: now).
         """
 
+    def create_many(self, request: RestRequest, items: Sequence[Mapping[str, Any]], *,
+                    keep_ids: bool = False) -> list[dict]:
+        """`create` for many items at once (an import): each entry holds `create`'s keyword arguments and
+        `post_type`. The same checks, filtering, kept ids, unique slugs (each item sees the slugs given
+        to those before it), meta, term links and `content_saved` events as one `create` after
+        another, written with one multi-row INSERT for the rows, one for the meta and one for the term
+        links. A ValueError for any entry writes nothing. Answers the items in order, as `get` would.
+        keep_ids: each `item_id` given must be kept (no item holds it, nor an earlier entry), else
+        ItemIdsTaken naming those that are not, and nothing is written (an import that already wrote
+        links to the ids it expects gives those entries no item_id and tries again)."""
+
     def create_attachment(self, request: RestRequest, name: str, data: bytes, *, title: str = "",
                           caption: str = "", description: str = "", alt_text: str = "", parent: int = 0,
                           author: int | None = None, status: str = "inherit", slug: str = "",
@@ -145,6 +167,30 @@ def service_request(app: Any, session: Any, user: Any) -> Any:
 
 
 CONTENT_SERVICE = StashKey[ContentService]("content")
+
+
+# Set while the after-commit callbacks of one commit run (RestRequest.commit): its token.
+_COMMIT_ROUND: ContextVar[object | None] = ContextVar("sitehost_commit_round", default=None)
+
+
+def commit_round() -> object | None:
+    """While the after-commit callbacks of one request's commit run (`content_saved` and the other
+    events of what it wrote), a token of that commit, the same for each of them; None elsewhere.
+
+    A listener whose work covers everything one commit wrote at once (a cache purge after a
+    batch of 200 imported items) does it for the first event of a token and skips the others.
+    """
+    return _COMMIT_ROUND.get()
+
+
+@contextmanager
+def running_commit_round():
+    """For RestRequest.commit: the callbacks run inside this see one new `commit_round()` token."""
+    reset = _COMMIT_ROUND.set(object())
+    try:
+        yield
+    finally:
+        _COMMIT_ROUND.reset(reset)
 
 
 @dataclass(frozen=True)

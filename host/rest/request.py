@@ -267,8 +267,11 @@ class RestRequest:
             # The same session goes on (a handler may hold it), reading without the write lock from here.
             session.bind = self.app.db.engine
         callbacks, self._after_commit = self._after_commit, []
-        for callback in callbacks:
-            callback()
+        from ..content import running_commit_round
+
+        with running_commit_round():
+            for callback in callbacks:
+                callback()
 
     def answer_after_commit(self, build: Callable[[], Any]) -> Any:
         """Commit, then `build()` the answer (rendering, links, permission probes) without the write lock.

@@ -119,9 +119,15 @@ def site_settings_changed(app):
 
 
 def _invalidate(app) -> None:
-    """Runs after the content commit and before the write's response goes out (after_commit)."""
+    """Runs after the content commit and before the write's response goes out (after_commit).
+
+    Once per commit: the events of the items one commit wrote (a batch of 200 imported posts)
+    share a `commit_round` token, and one version bump after that commit makes stale whatever
+    was kept before it; each further bump was a write transaction of its own."""
+    from host.content import commit_round
+
     from .runtime import runtime_of
 
     runtime = runtime_of(app)
     if runtime:
-        runtime.cache.invalidate()
+        runtime.invalidate_once(commit_round())

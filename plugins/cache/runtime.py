@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 from host.stash import StashKey
 
@@ -14,6 +15,15 @@ from .store import ResponseCache
 class Runtime:
     config: CacheConfig
     cache: ResponseCache
+    # The commit round (host.content.commit_round) whose purge this thread made last.
+    purged: threading.local = field(default_factory=threading.local)
+
+    def invalidate_once(self, commit_round: object | None) -> None:
+        """Purge, unless this thread purged for the same commit round already (None: always purge)."""
+        if commit_round is not None and getattr(self.purged, "round", None) is commit_round:
+            return
+        self.cache.invalidate()
+        self.purged.round = commit_round
 
 
 RUNTIME = StashKey[Runtime]("cache.runtime")

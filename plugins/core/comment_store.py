@@ -11,7 +11,7 @@ import datetime
 import hashlib
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, or_, select, true, update
+from sqlalchemy import and_, bindparam, delete, or_, select, text, true, update
 
 from host import ContentDeleted, ContentSaved
 from host.comments import COMMENT_STATUSES
@@ -229,13 +229,9 @@ class CoreCommentService:
             raise ValueError(f"unknown comment status {status!r} (one of {', '.join(COMMENT_STATUSES)})")
         if get_post(self.app, request.session, int(post_id)) is None:
             raise LookupError(f"no post {post_id}")
-        when = dates.utcnow() if date_gmt is None else date_gmt
-        values = {
-            "post": int(post_id), "parent": int(parent), "author": int(author) or None, "author_name": author_name[:245],
-            "author_email": author_email[:100], "author_url": author_url[:200], "author_ip": author_ip[:100],
-            "author_user_agent": author_user_agent[:255], "date": dates.utc_to_local(when, self.app.timezone()),
-            "date_gmt": when, "content": content, "status": status, "pre_trash_status": "",
-            "type": (type or "comment")[:20], "spam_guid": ""}
+        values = self._new_values(post_id, content=content, status=status, parent=parent, author=author,
+                                  author_name=author_name, author_email=author_email, author_url=author_url,
+                                  author_ip=author_ip, author_user_agent=author_user_agent, date_gmt=date_gmt, type=type)
         if not announce:  # a bulk import: the stored values are the answer, without reading the row back
             values["content_hash"] = content_hash(content)
             result = request.session.execute(self.app.db.prepared("core.insert_comment", comments_table(self.app).insert),
@@ -245,6 +241,64 @@ class CoreCommentService:
         if announce:
             fire_saved(request, comment, True, "", getattr(getattr(request, "user", None), "id", 0))
         return comment
+
+    def create_many(self, request, comments: list[dict[str, Any]]) -> list[dict]:
+        """Many `create`s with `announce` False (comments brought from another site), in one multi-row
+        INSERT: each entry is `create`'s keyword arguments with `post_id`. The parents named must be
+        stored already (a reply goes in a later call than the comment it answers). LookupError or
+        ValueError for any entry writes nothing; answers the stored values with their ids, in order."""
+        app, session = self.app, request.session
+        for entry in comments:
+            if entry.get("status", "hold") not in COMMENT_STATUSES:
+                raise ValueError(f"unknown comment status {entry['status']!r} (one of {', '.join(COMMENT_STATUSES)})")
+        found = get_posts(app, session, list({int(entry["post_id"]) for entry in comments}))
+        missing = sorted({int(entry["post_id"]) for entry in comments} - set(found))
+        if missing:
+            raise LookupError(f"no post {missing[0]}")
+        rows = []
+        for entry in comments:
+            arguments = dict(entry)
+            values = self._new_values(arguments.pop("post_id"), **arguments)
+            values["content_hash"] = content_hash(values["content"])
+            rows.append(values)
+        if not rows:
+            return []
+        ids = reserve_comment_ids(app, session, len(rows))
+        if ids is None:  # no way to reserve ids here: one insert after another
+            return [self.create(request, **entry, announce=False) for entry in comments]
+        for values, comment_id in zip(rows, ids):
+            values["id"] = comment_id
+        session.execute(app.db.prepared("core.insert_comments", lambda: comments_table(app).insert()), rows)
+        return rows
+
+    def _new_values(self, post_id: int, *, content: str, status: str = "hold", parent: int = 0, author: int = 0,
+                    author_name: str = "", author_email: str = "", author_url: str = "", author_ip: str = "",
+                    author_user_agent: str = "", date_gmt=None, type: str = "comment") -> dict[str, Any]:
+        """The row `create` stores (lengths cut to the columns'), but its id and content hash."""
+        when = dates.utcnow() if date_gmt is None else date_gmt
+        return {
+            "post": int(post_id), "parent": int(parent), "author": int(author) or None, "author_name": author_name[:245],
+            "author_email": author_email[:100], "author_url": author_url[:200], "author_ip": author_ip[:100],
+            "author_user_agent": author_user_agent[:255], "date": dates.utc_to_local(when, self.app.timezone()),
+            "date_gmt": when, "content": content, "status": status, "pre_trash_status": "",
+            "type": (type or "comment")[:20], "spam_guid": ""}
+
+
+def reserve_comment_ids(app, session, count: int) -> list[int] | None:
+    """`count` ids for new comments, ascending, taken now so one executemany INSERT needs no RETURNING
+    (whose row order SQLite does not promise). SQLite: the write transaction holds the file's lock,
+    so the ids above the highest are ours; PostgreSQL: from the sequence. None elsewhere."""
+    dialect = app.db.engine.dialect.name
+    if dialect == "sqlite":
+        first = session.execute(app.db.prepared("core.reserve_comment_id", lambda: text(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'comments'), 0), "
+            "coalesce((SELECT max(id) FROM comments), 0)) + 1"))).scalar()
+        return list(range(int(first), int(first) + count))
+    if dialect == "postgresql":
+        statement = app.db.prepared("core.reserve_comment_ids", lambda: text(
+            "SELECT nextval(pg_get_serial_sequence('comments', 'id')) FROM generate_series(1, :count)"))
+        return sorted(int(value) for value in session.scalars(statement, {"count": count}))
+    return None
 
 
 __all__ = ["CoreCommentService", "can_edit_comment", "can_read_comment", "visible_clause"]

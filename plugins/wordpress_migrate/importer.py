@@ -26,7 +26,7 @@ from sqlalchemy import select
 from host import ANONYMOUS
 from host.auth.users import ROLES, UserError, create_user, find_user
 from host.comments import COMMENT_SERVICE
-from host.content import service_request
+from host.content import ItemIdsTaken, service_request
 from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
 
 from . import redirects
@@ -141,6 +141,15 @@ class ImportRun(WxrImport):
         self.known: dict[tuple[str, int], tuple[int, str]] = {}
         self.redirect_ids: dict[str, int] = {}
         self.targets: dict[int, str | None] = {}  # new id -> its address, for items imported by this run
+        # Posts waiting for the batch's create_many (CoreImporter.flush_queue): a lookup of one of them,
+        # by old id or old path, writes the queue first, so it answers as if each item was written at once.
+        self.queued_ids: set[int] = set()
+        self.queued_paths: set[str] = set()
+        self.flush_queue: Callable[[], None] = lambda: None
+        self.predicted_links: dict[str, str] = {}  # old path -> address, of the posts being written now
+        # Rows of the id map and the redirects not written yet: one executemany per batch (write_buffered).
+        self._new_map_rows: dict[tuple[str, int], dict] = {}
+        self._new_redirect_rows: dict[str, dict] = {}
         old = urllib.parse.urlsplit(self.old_base_url)
         host = re.escape(old.netloc or "old-site.invalid")
         self._old_url = re.compile(rf"(?:https?:)?//{host}(?P<path>/[^\s\"'<>()\[\]]*)?", re.IGNORECASE)
@@ -159,6 +168,8 @@ class ImportRun(WxrImport):
     # --- the id map -----------------------------------------------------------------------
 
     def mapped(self, kind: str, old_id: int) -> tuple[int, str] | None:
+        if kind == "post" and int(old_id) in self.queued_ids:
+            self.flush_queue()
         return self.known.get((kind, int(old_id)))
 
     def new_id(self, kind: str, old_id: int) -> int | None:
@@ -169,8 +180,9 @@ class ImportRun(WxrImport):
         table = self.id_map
         key = (kind, int(old_id))
         if key not in self.known:
-            self.session.execute(self.app.db.prepared("wordpress_migrate.remember", lambda: table.insert()),
-                                 {"kind": kind, "old_id": int(old_id), "new_id": int(new_id), "fingerprint": digest})
+            self._new_map_rows[key] = {"kind": kind, "old_id": int(old_id), "new_id": int(new_id), "fingerprint": digest}
+        elif key in self._new_map_rows:
+            self._new_map_rows[key].update(new_id=int(new_id), fingerprint=digest)
         elif self.known[key] != (int(new_id), digest):
             self.session.execute(table.update().where(table.c.kind == kind, table.c.old_id == int(old_id))
                                  .values(new_id=int(new_id), fingerprint=digest))
@@ -186,12 +198,21 @@ class ImportRun(WxrImport):
         table = self.redirect_table
         known = self.redirect_ids.get(path)
         if known is None:
-            self.session.execute(self.app.db.prepared("wordpress_migrate.redirect", lambda: table.insert()),
-                                 {"path": path, "new_id": int(new_id)})
+            self._new_redirect_rows[path] = {"path": path, "new_id": int(new_id)}
+        elif path in self._new_redirect_rows:
+            self._new_redirect_rows[path]["new_id"] = int(new_id)
         elif known != int(new_id):
             self.session.execute(table.update().where(table.c.path == path).values(new_id=int(new_id)))
         self.redirect_ids[path] = int(new_id)
         self.links.pop(path, None)
+
+    def write_buffered(self) -> None:
+        """Write the id map's and the redirects' new rows, one executemany each (before the batch commits)."""
+        for rows, table, name in ((self._new_map_rows, self.id_map, "wordpress_migrate.remember"),
+                                  (self._new_redirect_rows, self.redirect_table, "wordpress_migrate.redirect")):
+            if rows:
+                self.session.execute(self.app.db.prepared(name, lambda table=table: table.insert()), list(rows.values()))
+                rows.clear()
 
     def user_id(self, login: str) -> int | None:
         return self.users_by_login.get(login)
@@ -227,8 +248,12 @@ class ImportRun(WxrImport):
         path = redirects.old_path(old_link, self.old_base_url)
         if path is None:
             return None
+        if path in self.queued_paths:
+            self.flush_queue()
         if path in self.links:
             return self.links[path]
+        if path in self.predicted_links:
+            return self.predicted_links[path]
         new_id = self.redirect_ids.get(path) or self._kept_id(path)
         if new_id is None:
             return None
@@ -255,6 +280,8 @@ class CoreImporter:
         self.pending_parents: list[tuple[int, int]] = []  # (new id, old parent id)
         self.pending_featured: list[tuple[int, int]] = []  # (new id, old attachment id)
         self.pending_term_parents: list[tuple[int, str, str]] = []
+        self.queue: list[QueuedPost] = []  # new posts of this batch, written together by flush_queue
+        run.flush_queue = self.flush_queue
 
     # --- authors ---------------------------------------------------------------------------
 
@@ -390,7 +417,7 @@ class CoreImporter:
         return self.run.user_id(item.author_login) or self.importing_user_id
 
     def post(self, item: WxrItem) -> None:
-        run, content = self.run, self.app.content
+        run = self.run
         post_type = item.post_type
         label = f"{post_type} {item.post_id} {html.unescape(item.title)!r}"
         status = self._status(item, post_type)
@@ -404,25 +431,31 @@ class CoreImporter:
                              item.is_sticky, item.comment_status, item.ping_status, post_format, item.terms, item.meta)
         parent = run.new_id("post", item.parent) if item.parent else 0
         fields = dict(
-            title=run.rewrite_links(item.title), content=run.rewrite_links(item.content),
-            excerpt=run.rewrite_links(item.excerpt), status=status, author=self._author(item),
+            title=item.title, content=item.content, excerpt=item.excerpt, status=status, author=self._author(item),
             parent=parent or 0, menu_order=item.menu_order, slug=item.slug, password=item.password,
             date_gmt=parse_date(item.date_gmt), terms=terms, meta=meta,
             comment_status=item.comment_status if item.comment_status in ("open", "closed") else "",
             ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
             sticky=item.is_sticky and post_type == "post", format=post_format,
             template=self._template(item))
-        updates = {name: value for name, value in fields.items()
-                   if value or name not in ("date_gmt", "comment_status", "ping_status")}
-        updates["modified_gmt"] = parse_date(item.modified_gmt)
+        def updates() -> dict:
+            changes = {name: value for name, value in self._rewritten(fields).items()
+                       if value or name not in ("date_gmt", "comment_status", "ping_status")}
+            changes["modified_gmt"] = parse_date(item.modified_gmt)
+            return changes
+
         new_id = self._kept_or_updated(item, digest, updates)
         if new_id is None:
-            created = content.create(run.request, post_type, item_id=item.post_id,
-                                     date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **fields)
-            new_id = created["id"]
-            run.remember("post", item.post_id, new_id, digest=digest)
-            run.count("created")
-        run.targets[new_id] = redirects.target_of({"id": new_id, "type": post_type, "status": status,
+            self._queue(QueuedPost(item, fields, digest, parent, skipped, set(run.claimed_meta)))
+            return
+        self._imported(item, new_id, status, parent, skipped)
+
+    def _imported(self, item: WxrItem, new_id: int, status: str, parent: int, skipped: list[str],
+                  comments_written: bool = False) -> None:
+        """What follows the write of a post: its address and old links, what waits for later items, its
+        comments, the plugins' `wordpress_item_imported` and the meta it could not keep."""
+        run = self.run
+        run.targets[new_id] = redirects.target_of({"id": new_id, "type": item.post_type, "status": status,
                                                    "password": item.password})
         self._links_of(item, new_id)
         if item.parent and not parent:
@@ -432,13 +465,88 @@ class CoreImporter:
             self.pending_featured.append((new_id, int(thumbnail)))
         if run.links_to_old_site(item.content) or run.links_to_old_site(item.excerpt):
             run.pending_links.add(new_id)
-        self.comments(item, new_id)
+        if not comments_written:
+            self.comments(item, new_id)
         self.app.hook.wordpress_item_imported(app=self.app, item=item, new_id=new_id, run=run)
         self._report_meta(item, skipped)
 
-    def _kept_or_updated(self, item: WxrItem, digest: str, updates: dict) -> int | None:
+    def _rewritten(self, fields: dict) -> dict:
+        run = self.run
+        return {**fields, "title": run.rewrite_links(fields["title"]), "content": run.rewrite_links(fields["content"]),
+                "excerpt": run.rewrite_links(fields["excerpt"])}
+
+    # --- new posts, a batch at a time ---------------------------------------------------------
+
+    def _queue(self, queued: QueuedPost) -> None:
+        run = self.run
+        self.queue.append(queued)
+        run.queued_ids.add(queued.item.post_id)
+        for path in self._old_paths(queued.item, queued.item.post_id):
+            run.queued_paths.add(path)
+
+    def _old_paths(self, item: WxrItem, new_id: int) -> list[str]:
+        """The old paths `_links_of` makes redirect to the item (when it gets `new_id`)."""
+        links = [item.link] if item.link else []
+        if new_id != item.post_id:
+            links.append(f"/?p={item.post_id}")
+            links += {"page": [f"/?page_id={item.post_id}"],
+                      "attachment": [f"/?attachment_id={item.post_id}"]}.get(item.post_type, [])
+        elif item.post_type in ("page", "post", "attachment"):  # answered by the kept id, no redirect row
+            links.append({"page": "/?page_id=", "post": "/?p=", "attachment": "/?attachment_id="}[item.post_type]
+                         + str(item.post_id))
+        paths = (redirects.old_path(link, self.run.old_base_url) for link in links)
+        return [path for path in paths if path not in (None, "", "/")]
+
+    def flush_queue(self) -> None:
+        """Write the queued posts with one `create_many`, then their comments together, then what follows
+        each (as `_imported`). Links between the queued posts are rewritten to the addresses they get
+        keeping their old ids (`keep_ids`); one whose id is held here is written under a new id, and
+        links to it are left to `finish`."""
+        run, queue = self.run, self.queue
+        if not queue:
+            return
+        self.queue = []
+        run.queued_ids.clear()
+        run.queued_paths.clear()
+        keeping = {queued.item.post_id for queued in queue if queued.item.post_id > 0}
+        while True:
+            run.predicted_links = {}
+            for queued in queue:
+                item = queued.item
+                if item.post_id in keeping:
+                    target = redirects.target_of({"id": item.post_id, "type": item.post_type,
+                                                  "status": queued.fields["status"], "password": item.password})
+                    if target is not None:
+                        for path in self._old_paths(item, item.post_id):
+                            run.predicted_links[path] = run.new_base_url + target
+            entries = [{**self._rewritten(queued.fields), "post_type": queued.item.post_type,
+                        "item_id": queued.item.post_id if queued.item.post_id in keeping else None,
+                        "date": parse_date(queued.item.date), "modified_gmt": parse_date(queued.item.modified_gmt)}
+                       for queued in queue]
+            try:
+                created = self.app.content.create_many(run.request, entries, keep_ids=True)
+                break
+            except ItemIdsTaken as taken:
+                keeping -= set(taken.ids)
+            finally:
+                run.predicted_links = {}
+        previous_kind = run.kind
+        for queued, item in zip(queue, created):
+            run.kind = queued.item.post_type
+            run.remember("post", queued.item.post_id, item["id"], digest=queued.digest)
+            run.count("created")
+        self.comments_of([(queued.item, item["id"]) for queued, item in zip(queue, created)])
+        for queued, item in zip(queue, created):
+            run.kind = queued.item.post_type
+            run.claimed_meta = queued.claimed_meta
+            self._imported(queued.item, item["id"], queued.fields["status"], queued.parent, queued.skipped,
+                           comments_written=True)
+        run.kind = previous_kind
+
+    def _kept_or_updated(self, item: WxrItem, digest: str, updates: dict | Callable[[], dict]) -> int | None:
         """The id of an item an earlier run imported and that still exists here, counted unchanged, or
-        updated with `updates` when the file says something else now; None when it is to be created."""
+        updated with `updates` (or what it answers) when the file says something else now; None when
+        it is to be created."""
         run = self.run
         found = run.mapped("post", item.post_id)
         if found is None or self.app.content.get(run.request, found[0]) is None:
@@ -446,7 +554,7 @@ class CoreImporter:
         if found[1] == digest:
             run.count("unchanged")
         else:
-            self.app.content.update(run.request, found[0], **updates)
+            self.app.content.update(run.request, found[0], **(updates() if callable(updates) else updates))
             run.remember("post", item.post_id, found[0], digest=digest)
             run.count("updated")
         return found[0]
@@ -570,15 +678,42 @@ class CoreImporter:
     # --- comments -----------------------------------------------------------------------------
 
     def comments(self, item: WxrItem, post_id: int) -> None:
+        self.comments_of([(item, post_id)])
+
+    def comments_of(self, posts: list[tuple[WxrItem, int]]) -> None:
+        """The comments of these posts (new id each), written with the comment service's `create_many`:
+        first those that answer no comment of the file (or one stored already), then, round by round,
+        the replies to those just written, so each thread keeps its parents."""
         run = self.run
         service = self.app.stash.get(COMMENT_SERVICE)
         previous_kind = run.kind
+        waiting: list[tuple[WxrComment, int, str]] = []  # (comment, new post id, status)
+        waiting_ids: set[int] = set()
+        for item, post_id in posts:
+            for comment in sorted(item.comments, key=lambda c: (c.parent != 0, c.comment_id)):
+                status = self._comment_status(comment, item, waiting_ids)
+                if status is not None:
+                    waiting.append((comment, post_id, status))
+                    waiting_ids.add(comment.comment_id)
         run.kind = "comments"
-        for comment in sorted(item.comments, key=lambda c: (c.parent != 0, c.comment_id)):
-            self.comment(service, comment, item, post_id)
+        while waiting:
+            unwritten = {comment.comment_id for comment, _, _ in waiting if comment.comment_id}
+            ready = [entry for entry in waiting if entry[0].parent not in unwritten]
+            if not ready:  # comments that answer each other: the first is written without its parent
+                ready = waiting[:1]
+            written = {id(entry) for entry in ready}
+            waiting = [entry for entry in waiting if id(entry) not in written]
+            created = service.create_many(run.request, [self._comment_values(comment, post_id, status)
+                                                        for comment, post_id, status in ready])
+            for (comment, _post_id, _status), stored in zip(ready, created):
+                if comment.comment_id:
+                    run.remember("comment", comment.comment_id, stored["id"])
+                run.count("created")
         run.kind = previous_kind
 
-    def comment(self, service, comment: WxrComment, item: WxrItem, post_id: int) -> None:
+    def _comment_status(self, comment: WxrComment, item: WxrItem, waiting_ids: set[int]) -> str | None:
+        """The status to store the comment with; None (counted, or named as not imported) when it is
+        stored already or this site does not keep it."""
         run = self.run
         run.kind = "comment meta"
         for key, _value in comment.meta:
@@ -586,26 +721,26 @@ class CoreImporter:
                              "trash bookkeeping)")
         run.kind = "comments"
         label = f"comment {comment.comment_id} on {item.post_type} {item.post_id}"
-        if comment.comment_id and run.new_id("comment", comment.comment_id) is not None:
+        if comment.comment_id and (comment.comment_id in waiting_ids or run.new_id("comment", comment.comment_id) is not None):
             run.count("unchanged")
-            return
+            return None
         status = COMMENT_STATUS.get(comment.approved)
         if status is None:
             run.not_imported(label, f"the comment status {comment.approved!r} is not one this site keeps")
-            return
+            return None
         if comment.type not in ("", "comment"):
             run.not_imported(label, f"comments of type {comment.type!r} ({'pingbacks and trackbacks' if comment.type in ('pingback', 'trackback') else 'a plugin type'}) are not kept by core")
-            return
+            return None
+        return status
+
+    def _comment_values(self, comment: WxrComment, post_id: int, status: str) -> dict:
+        run = self.run
         parent = run.new_id("comment", comment.parent) if comment.parent else 0
         author = run.new_id("user", comment.user_id) if comment.user_id else None
-        created = service.create(
-            run.request, post_id, content=run.rewrite_links(comment.content), status=status, parent=parent or 0,
-            author=author or 0, author_name=html.unescape(comment.author), author_email=comment.author_email,
-            author_url=comment.author_url, author_ip=comment.author_ip,
-            date_gmt=parse_date(comment.date_gmt) or parse_date(comment.date), type="comment", announce=False)
-        if comment.comment_id:
-            run.remember("comment", comment.comment_id, created["id"])
-        run.count("created")
+        return dict(post_id=post_id, content=run.rewrite_links(comment.content), status=status, parent=parent or 0,
+                    author=author or 0, author_name=html.unescape(comment.author), author_email=comment.author_email,
+                    author_url=comment.author_url, author_ip=comment.author_ip,
+                    date_gmt=parse_date(comment.date_gmt) or parse_date(comment.date), type="comment")
 
     # --- after every item -------------------------------------------------------------------
 
@@ -635,6 +770,18 @@ class CoreImporter:
                        if current.get(name) and run.rewrite_links(current[name]) != current[name]}
             if changes:
                 content.update(run.request, new_id, modified_gmt=current["modified_gmt"], **changes)
+
+
+@dataclass
+class QueuedPost:
+    """A new post waiting for its batch's `create_many`: what `post` found out about it."""
+
+    item: WxrItem
+    fields: dict  # `create`'s arguments, links not rewritten yet
+    digest: str
+    parent: int  # the new id of its parent, 0 when the parent is not written yet
+    skipped: list[str]  # its meta keys no plugin registers
+    claimed_meta: set[str]  # what the plugins' import hooks said they used
 
 
 def _decode_meta(value: str, kind: str):

@@ -89,10 +89,13 @@ def import_file(app, path: Path, *, uploads_dir: Path | None = None, fetch_media
                 else:
                     core.item(value)
                     items += 1
+            core.flush_queue()
             if finished:
                 run.kind = "links"
                 core.finish()
                 run.run_after_all()
+                core.flush_queue()  # posts an after-all callback's lookups did not ask for
+            run.write_buffered()
             run.request.commit()
         if progress is not None:
             progress("import", reader.bytes_read, reader.size)

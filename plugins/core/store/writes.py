@@ -71,6 +71,20 @@ def reserve_ids(app, session, count: int) -> list[int] | None:
     return None
 
 
+def reserve_ids_above(app, session, count: int, highest_taken: int) -> list[int] | None:
+    """`reserve_ids`, all above `highest_taken` too: ids that rows inserted with ids of their own (an
+    import keeping an old site's ids) will hold in the same statement, so the sequence is moved past
+    them first. None on databases other than SQLite and PostgreSQL."""
+    if highest_taken > 0 and app.db.engine.dialect.name == "postgresql":
+        session.execute(app.db.prepared("core.move_post_ids_past", lambda: text(
+            "SELECT setval(pg_get_serial_sequence('posts', 'id'), greatest(:highest, "
+            "nextval(pg_get_serial_sequence('posts', 'id'))))")), {"highest": highest_taken})
+    reserved = reserve_ids(app, session, count)
+    if reserved is None or app.db.engine.dialect.name != "sqlite" or reserved[0] > highest_taken:
+        return reserved
+    return list(range(highest_taken + 1, highest_taken + 1 + count))
+
+
 def insert_items(app, session, rows: list[dict]) -> None:
     """Insert posts with reserved ids in one multi-row INSERT; every row must have the same columns.
 
