@@ -1,10 +1,14 @@
 """`sitehost import wordpress`: a WXR file into this site, one transaction per batch of items.
 
-The run reads the file twice: a check that reads it all (so a malformed or hostile file fails
-with one line and changes nothing), then the import. Each batch of items is written in one
-transaction together with its rows of the id map, so a run killed half-way leaves whole
-batches only, and the next run finds them in the map and goes on without duplicates. Items
-are offered to the plugins first (`import_wordpress_item`); core's own types come last.
+The run parses the file once: a check reads it all (so a malformed or hostile file fails with
+one line and changes nothing), keeping the records it read in a temporary file, and the import
+reads them back from there. Each batch of items is written in one transaction together with its
+rows of the id map, so a run killed half-way leaves whole batches only, and the next run finds
+them in the map and goes on without duplicates. Items are offered to the plugins first
+(`import_wordpress_item`); core's own types come last. New posts of a batch wait in a queue and
+are written together (`CoreImporter.flush_queue`, through the content service's `create_many`),
+with their comments in one INSERT per level of replies; anything that looks one of them up
+writes the queue first.
 """
 
 from __future__ import annotations

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
+import pickle
+import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable, Iterator
 
 from host.outbound import Limits, fetch
 
 from .importer import BATCH_ITEMS, CORE_TAXONOMIES, CoreImporter, ImportRun, Summary
-from .reader import WxrError, WxrReader
+from .reader import Channel, WxrError, WxrReader
 
 log = logging.getLogger(__name__)
 
@@ -17,17 +20,34 @@ Progress = Callable[[str, int, int], None]  # (stage "check" or "import", bytes 
 MEDIA_LIMITS = Limits(timeout_seconds=30.0, max_response_bytes=64 * 1024 * 1024)
 
 
-def check_file(path: Path, progress: Progress | None = None) -> int:
-    """Read the whole file without writing anything; its number of items, or WxrError."""
+def check_file(path: Path, progress: Progress | None = None, keep: BinaryIO | None = None) -> tuple[int, Channel]:
+    """Read the whole file without writing anything: its number of items and its channel, or WxrError.
+
+    `keep`: a binary file the records are pickled into as they are read, for the import to read back
+    (`kept_records`) instead of parsing the XML a second time. It is an unnamed temporary file of
+    this process, so what is unpickled is what this check wrote.
+    """
     reader = WxrReader(path)
     items = 0
-    for kind, _record in reader:
+    for kind, record in reader:
         items += kind == "item"
+        if keep is not None:
+            pickle.dump((kind, record), keep, protocol=pickle.HIGHEST_PROTOCOL)
         if progress is not None:
             progress("check", reader.bytes_read, reader.size)
     if not reader.channel.wxr_version and not items:
         raise WxrError("not a WordPress export: no <wp:wxr_version> and no items")
-    return items
+    return items, reader.channel
+
+
+def kept_records(kept: BinaryIO) -> Iterator[tuple[str, object]]:
+    """The records `check_file` pickled into `kept`, one at a time, from the start."""
+    kept.seek(0)
+    while True:
+        try:
+            yield pickle.load(kept)
+        except EOFError:
+            return
 
 
 def taxonomy_map(app) -> dict[str, str]:
@@ -56,9 +76,18 @@ def import_file(app, path: Path, *, uploads_dir: Path | None = None, fetch_media
                 batch_items: int = BATCH_ITEMS) -> Summary:
     """Check, then import `path`; the summary of what was done. WxrError when the file is refused."""
     path = Path(path)
-    check_file(path, progress)
-    reader = WxrReader(path)
-    records = iter(reader)
+    with tempfile.TemporaryFile(prefix="sitehost-wxr-") as kept:
+        _items, channel = check_file(path, progress, keep=kept)
+        return _import_records(app, kept_records(kept), channel, kept, path.stat().st_size, uploads_dir=uploads_dir,
+                               fetch_media=fetch_media, importing_user_id=importing_user_id, progress=progress,
+                               batch_items=batch_items)
+
+
+def _import_records(app, records: Iterator[tuple[str, object]], channel: Channel, kept: BinaryIO, size: int, *,
+                    uploads_dir: Path | None, fetch_media: bool, importing_user_id: int | None,
+                    progress: Progress | None, batch_items: int) -> Summary:
+    """The import of the checked records, one transaction per batch of `batch_items` items."""
+    kept_size = max(kept.seek(0, os.SEEK_END), 1)
     zone = app.settings.site.get("timezone_string") or "UTC"
     run: ImportRun | None = None
     core: CoreImporter | None = None
@@ -69,7 +98,7 @@ def import_file(app, path: Path, *, uploads_dir: Path | None = None, fetch_media
             if run is None:
                 first = next(records, None)
                 pending = [first] if first is not None else []
-                run = ImportRun(app, zone, reader.channel.base_site_url or reader.channel.link,
+                run = ImportRun(app, zone, channel.base_site_url or channel.link,
                                 app.site_address(session), uploads_dir=uploads_dir,
                                 fetch_media=fetcher(app) if fetch_media else None)
                 run.taxonomy_map = taxonomy_map(app)
@@ -98,7 +127,7 @@ def import_file(app, path: Path, *, uploads_dir: Path | None = None, fetch_media
             run.write_buffered()
             run.request.commit()
         if progress is not None:
-            progress("import", reader.bytes_read, reader.size)
+            progress("import", size * kept.tell() // kept_size, size)
     if run is None:
         raise WxrError("not a WordPress export: nothing in it")
     summary = Summary(by_kind=run.outcomes_by_kind, not_imported=run.skipped, users_without_password=run.new_users)
