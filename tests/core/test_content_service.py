@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
-from host import MetaKey, Namespace, PostType, Route
+from host import MetaKey, Namespace, PostType, RestError, Route
+from host.content import ItemIdsTaken
 from host.testing import create_test_user, make_plugin
 
 from tests.core.helpers import API
@@ -16,11 +17,32 @@ class DishArgs(Schema):
     status = fields.String(load_default="publish")
 
 
+class ManyDishesArgs(Schema):
+    titles = fields.List(fields.String(validate=validate.Length(max=200)), required=True,
+                         validate=validate.Length(min=1, max=20))
+    ids = fields.List(fields.Integer(validate=validate.Range(min=0)), validate=validate.Length(max=20))  # 0: none asked
+    content = fields.String(validate=validate.Length(max=1000))
+    keep_ids = fields.Boolean()
+
+
 def canteen_plugin(events: list):
     def create_dish(request):
         item = request.app.content.create(request, "dish", title=request.params["title"],
                                           status=request.params["status"], meta={"calories": 450})
         return {"id": item["id"], "slug": item["slug"], "status": item["status"], "meta": item["meta"]}
+
+    def create_dishes(request):
+        params = request.params
+        asked = (params.get("ids") or []) + [0] * len(params["titles"])
+        entries = [{"post_type": "dish", "title": title, "status": "publish", "content": params.get("content") or "",
+                    "meta": {"calories": 100 + index}, "item_id": asked[index] or None}
+                   for index, title in enumerate(params["titles"])]
+        try:
+            items = request.app.content.create_many(request, entries, keep_ids=bool(params.get("keep_ids")))
+        except ItemIdsTaken as taken:
+            raise RestError("canteen_ids_taken", str(taken), 409, {"ids": taken.ids}) from None
+        return [{"id": item["id"], "slug": item["slug"], "title": item["title"], "content": item["content"],
+                 "meta": item["meta"]} for item in items]
 
     def list_dishes(request):
         items, total = request.app.content.query(request, "dish", orderby="title", order="asc")
@@ -55,6 +77,7 @@ def canteen_plugin(events: list):
         register_namespaces=lambda: [Namespace("canteen/v1")],
         register_routes=lambda: [
             Route("canteen/v1", "/dishes", "POST", create_dish, args=DishArgs),
+            Route("canteen/v1", "/dishes/many", "POST", create_dishes, args=ManyDishesArgs),
             Route("canteen/v1", "/dishes", "GET", list_dishes),
             Route("canteen/v1", dish, "POST", rename_dish, args=RenameArgs),
             Route("canteen/v1", dish, "DELETE", remove_dish, args=IdArgs),
@@ -92,6 +115,53 @@ def test_a_plugin_creates_lists_updates_and_deletes_its_items_through_the_servic
                               ("deleted", "dish", soup["id"], True)]
 
 
+def test_create_many_writes_what_one_create_after_another_would(canteen):
+    client, editor = canteen.client, canteen.editor.headers
+    client.post_json("/wp-json/canteen/v1/dishes", {"title": "Soup"}, headers=editor)
+    canteen.events.clear()
+    made = client.post_json("/wp-json/canteen/v1/dishes/many", {"titles": ["Soup", "Pie", "Soup", "Feed"]},
+                            headers=editor).json
+    # each item sees the slugs stored and those given before it; a reserved name gets a number
+    assert [dish["slug"] for dish in made] == ["soup-2", "pie", "soup-3", "feed-2"]
+    assert [dish["meta"] for dish in made] == [{"calories": 100}, {"calories": 101}, {"calories": 102},
+                                               {"calories": 103}]
+    assert made == sorted(made, key=lambda dish: dish["id"])
+    assert canteen.events == [("saved", "dish", title, True) for title in ("Soup", "Pie", "Soup", "Feed")]
+    listed = client.get("/wp-json/canteen/v1/dishes").json
+    assert listed["total"] == 5 and listed["titles"].count("Soup") == 3
+    stored = {dish["id"]: dish for dish in client.get(f"{API}/dishes", params={"per_page": 100}).json}
+    assert {dish["id"]: dish["slug"] for dish in made} == {key: stored[key]["slug"] for key in stored
+                                                           if key in {dish["id"] for dish in made}}
+    assert client.get(f"{API}/dishes", params={"search": "pie"}).json[0]["id"] == made[1]["id"]
+
+
+def test_create_many_filters_html_for_writers_without_unfiltered_html(canteen):
+    author = create_test_user(canteen, "author")
+    made = canteen.client.post_json("/wp-json/canteen/v1/dishes/many", {
+        "titles": ["<b>Stew</b><script>x()</script>"], "content": "<p onclick='x()'>Hot</p><script>x()</script>"},
+        headers=author.headers).json
+    assert "script" not in made[0]["title"] and "script" not in made[0]["content"]
+    assert "onclick" not in made[0]["content"] and "Hot" in made[0]["content"]
+
+
+def test_create_many_keeps_free_ids_and_refuses_held_ones_when_asked_to_keep_them(canteen):
+    client, editor = canteen.client, canteen.editor.headers
+    held = client.post_json("/wp-json/canteen/v1/dishes", {"title": "Held"}, headers=editor).json["id"]
+    free = held + 50
+    kept = client.post_json("/wp-json/canteen/v1/dishes/many", {"titles": ["Kept", "New"], "ids": [free, 0]},
+                            headers=editor).json
+    assert kept[0]["id"] == free and kept[1]["id"] > free  # a new id comes after every kept one
+    moved = client.post_json("/wp-json/canteen/v1/dishes/many", {"titles": ["Moved"], "ids": [held]},
+                             headers=editor).json
+    assert moved[0]["id"] not in (held, free)
+    canteen.events.clear()
+    refused = client.post_json("/wp-json/canteen/v1/dishes/many", {"titles": ["A", "B"], "ids": [free + 10, held],
+                                                                   "keep_ids": True}, headers=editor, status=409).json
+    assert refused["code"] == "canteen_ids_taken" and refused["data"]["ids"] == [held]
+    assert canteen.events == [] and client.get("/wp-json/canteen/v1/dishes").json["total"] == 4
+    assert client.get(f"{API}/dishes/{free + 10}", status=404)
+
+
 def test_wrong_use_of_the_service_raises_a_clear_error_and_writes_nothing(canteen):
     from host.rest.request import RestRequest
 
@@ -108,6 +178,11 @@ def test_wrong_use_of_the_service_raises_a_clear_error_and_writes_nothing(cantee
             service.update(request, 1, guid="x")
         with pytest.raises(LookupError):
             service.delete(request, 999999)
+        with pytest.raises(ValueError, match="not registered"):  # the bad entry is the last: nothing is written
+            service.create_many(request, [{"post_type": "dish", "title": "x"},
+                                          {"post_type": "dish", "title": "y", "meta": {"colour": "red"}}])
+        with pytest.raises(ValueError, match="unknown arguments"):
+            service.create_many(request, [{"post_type": "dish", "title": "x", "guid": "x"}])
     finally:
         request.finish(success=False)
     assert canteen.client.get(f"{API}/dishes").json == []
