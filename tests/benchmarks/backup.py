@@ -1,4 +1,4 @@
-"""Benchmark of issue 21: back up and restore 100,000 posts with 100 MB of uploads.
+"""Benchmark of backups: back up and restore 100,000 posts with 100 MB of uploads.
 
     python -m tests.benchmarks.backup [--posts 100000] [--uploads-mb 100] [--postgres URL]
 
@@ -7,7 +7,7 @@ then times, in the same run on the same machine:
 - the baseline: `sqlite3 site.db ".backup copy.db"` plus `tar -cf uploads.tar uploads`;
 - `sitehost backup create`, `sitehost backup verify`, and `sitehost backup restore` into a
   fresh SQLite file (and into PostgreSQL when --postgres or SITEHOST_TEST_DATABASE_URL names one),
-each as its own process, with its peak RSS (from wait4). Budget (issue 21.8): backup peak RSS
+each as its own process, with its peak RSS (from wait4). Budget: backup peak RSS
 at most 200 MB, and a backup in under 3 times the baseline.
 """
 

@@ -1,4 +1,4 @@
-"""The `cli-start` budget line (issue 42.14): a `sitehost` command starts in under 0.5 s.
+"""The `cli-start` budget line: a `sitehost` command starts in under 0.5 s.
 
     python -m tests.benchmarks.cli_start          # each command's best time, and the budget line
     python -m tests.benchmarks --scenarios cli-start
@@ -46,7 +46,7 @@ def _slowest_start(workdir: Path) -> float:
 
 
 MEASURES = [Measure("cli-start", "`sitehost --help` and `sitehost doctor --help`, best of 5 wall", 500.0,
-                    _slowest_start, "issue 42.14: a command starts in under 0.5 s")]
+                    _slowest_start, "a command starts in under 0.5 s")]
 
 
 def main() -> int:

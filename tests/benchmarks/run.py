@@ -6,8 +6,8 @@ size, a fresh copy of the seeded database per server start (write scenarios add 
 the next server starts from the same data again). Uncached scenarios run with the cache
 plugin disabled; the cached hit runs on a second server with it enabled.
 
-`--database postgresql://...` runs every scenario a second time on that PostgreSQL server
-(issue 25.6), in a schema of its own (`sitehost_bench`, dropped at the end): seeded the same
+`--database postgresql://...` runs every scenario a second time on that PostgreSQL server,
+in a schema of its own (`sitehost_bench`, dropped at the end): seeded the same
 way, and reset before each server start to what the seed left (`snapshot_postgres`): what the
 write scenarios and the plugins' preparations added goes, in every table.
 """
@@ -380,7 +380,7 @@ def _find(results: dict, posts: int, workers: int, threads: int, scenario: str,
 
 
 def evaluate_budget(results: dict, threads: int) -> list[dict]:
-    """Every budget line of issue 6 with what this run measured; met is None when not measured."""
+    """Every budget line with what this run measured; met is None when not measured."""
     sizes = results["settings"]["posts"]
     worker_counts = results["settings"]["workers"]
     reference = REFERENCE_SIZE if REFERENCE_SIZE in sizes else max(sizes)
@@ -411,7 +411,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
             add(f"{key} drops <= {allowed:.0%} from {smallest:,} to {largest:,} posts ({workers} worker(s))",
                 f"{small['requests_per_second']:,.0f} -> {large['requests_per_second']:,.0f} req/s ({drop:.0%} drop)"
                 if measurable else None, drop <= allowed if measurable else None)
-        # issue 25: _embed and single items against the plain list of the same run, size and workers
+        # _embed and single items against the plain list of the same run, size and workers
         for key, share, size, name in (("embed", 0.30, reference, "10-post list with _embed"),
                                        ("embed", 0.25, largest, "10-post list with _embed"),
                                        ("single", 0.60, largest, "single post, random id")):
@@ -452,7 +452,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
         found = next((item for item in results.get("measures", []) if item["key"] == measure.key), None)
         add(f"{measure.label} <= {measure.limit_ms:g} {measure.unit}", f"{found['ms']:.3f} {measure.unit}" if found else None,
             found["ms"] <= measure.limit_ms if found else None)
-    for workers in worker_counts:  # issue 25.6: PostgreSQL against SQLite in the same run
+    for workers in worker_counts:  # PostgreSQL against SQLite in the same run
         for key, share, name in (("list", 0.70, "uncached 10-post list"), ("cached", 0.90, "cached hit")):
             lite = _find(results, reference, workers, threads, key)
             pg = _find(results, reference, workers, threads, key, "postgresql")
@@ -461,7 +461,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 f"{pg['requests_per_second'] / lite['requests_per_second']:.0%} ({pg['requests_per_second']:,.0f} vs "
                 f"{lite['requests_per_second']:,.0f} req/s)" if both else None,
                 pg["requests_per_second"] >= share * lite["requests_per_second"] if both else None)
-    for workers in worker_counts:  # issue 44.4: search on PostgreSQL against SQLite, at every size measured
+    for workers in worker_counts:  # search on PostgreSQL against SQLite, at every size measured
         for size in sizes:
             lite = _find(results, size, workers, threads, "search")
             pg = _find(results, size, workers, threads, "search", "postgresql")
@@ -470,7 +470,7 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
                 f"{pg['requests_per_second'] / lite['requests_per_second']:.0%} ({pg['requests_per_second']:,.0f} vs "
                 f"{lite['requests_per_second']:,.0f} req/s)" if both else None,
                 pg["requests_per_second"] >= 0.70 * lite["requests_per_second"] if both else None)
-    for workers in worker_counts:  # issue 25.4
+    for workers in worker_counts:  # a create's tail latency against its median
         row = _find(results, reference, workers, threads, "create")
         row = row if row and row["requests"] else None
         add(f"create p99 <= 4x p50 ({reference:,} posts, {workers} worker(s))",
@@ -490,17 +490,17 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
     return lines
 
 
-# Issue 25 wrote its two absolute lines (creates, batches) on a machine whose hello-world ceiling was
+# The two absolute lines (creates, batches) were written on a machine whose hello-world ceiling was
 # 9,624 requests/s at 2 workers. They are judged as written; the measured column adds the share of
 # this run's ceiling and the share the absolute figure was there, since a slower machine cannot reach
 # the absolute figure whatever the code does.
-ISSUE_25_CEILING = 9624
+BUDGET_MACHINE_CEILING = 9624
 
 
 def _share_note(row: dict, absolute: float) -> str:
     if row.get("ratio") is None:
         return ""
-    return f" ({row['ratio']:.1%} of ceiling; {absolute:g}/s was {absolute / ISSUE_25_CEILING:.1%} of the issue's)"
+    return f" ({row['ratio']:.1%} of ceiling; {absolute:g}/s was {absolute / BUDGET_MACHINE_CEILING:.1%} of the budget machine's)"
 
 
 def render_budget(budget: list[dict]) -> str:

@@ -22,7 +22,7 @@ SEARCH_WORD = "orchestra"
 SEARCH_SHARE = 0.01
 CHUNK = 5000
 # The newest posts are written as a site's own writers write them: through batch/v1, 25 creates a
-# request, each its own item with one category and one tag (issue 25.4's independent run seeded all
+# request, each its own item with one category and one tag (an independent run that seeded all
 # 10,000 this way and measured creates five times slower than this harness did on bulk-loaded rows).
 THROUGH_BATCH = 2000
 

@@ -1,4 +1,4 @@
-"""Benchmark of issue 41's export: `sitehost export wordpress` of 10,000 posts with 30,000 comments.
+"""Benchmark of the WordPress export: `sitehost export wordpress` of 10,000 posts with 30,000 comments.
 
     python -m tests.benchmarks.wordpress_export [--posts 10000] [--comments 30000] [--postgres URL]
 
@@ -7,8 +7,8 @@ and threaded comments in several statuses spread over the posts, then runs the e
 process and reports its wall time, CPU time and peak RSS (VmHWM), and the file's size; with
 --postgres (or SITEHOST_TEST_DATABASE_URL naming PostgreSQL) the same on a PostgreSQL schema.
 
-Budget: the issue sets the import's (10,000 posts with 30,000 comments in under 60 s on SQLite and
-120 s on PostgreSQL, peak memory under 300 MB); the export is held to the same lines.
+Budget: the import's (10,000 posts with 30,000 comments in under 60 s on SQLite and 120 s on
+PostgreSQL, peak memory under 300 MB); the export is held to the same lines.
 """
 
 from __future__ import annotations
