@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import inspect
 import json
 from dataclasses import dataclass
@@ -526,6 +527,7 @@ class CoreContentService:
         request.after_commit(lambda: app.hook.content_saved(app=app, event=ContentSaved.of(item, created)))
 
 
+@functools.cache
 def _create_arguments() -> frozenset[str]:
     """The keyword arguments of `create` (a `create_many` entry names nothing else)."""
     return frozenset(inspect.signature(CoreContentService.create).parameters) - {"self", "request", "post_type"}

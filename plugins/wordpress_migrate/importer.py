@@ -442,6 +442,7 @@ class CoreImporter:
             ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
             sticky=item.is_sticky and post_type == "post", format=post_format,
             template=self._template(item))
+
         def updates() -> dict:
             changes = {name: value for name, value in self._rewritten(fields).items()
                        if value or name not in ("date_gmt", "comment_status", "ping_status")}
@@ -455,9 +456,10 @@ class CoreImporter:
         self._imported(item, new_id, status, parent, skipped)
 
     def _imported(self, item: WxrItem, new_id: int, status: str, parent: int, skipped: list[str],
-                  comments_written: bool = False) -> None:
+                  comments_written: bool = False, links_left: bool | None = None) -> None:
         """What follows the write of a post: its address and old links, what waits for later items, its
-        comments, the plugins' `wordpress_item_imported` and the meta it could not keep."""
+        comments, the plugins' `wordpress_item_imported` and the meta it could not keep. `links_left`:
+        whether what was written still links to the old site (None: as the file's text does)."""
         run = self.run
         run.targets[new_id] = redirects.target_of({"id": new_id, "type": item.post_type, "status": status,
                                                    "password": item.password})
@@ -467,7 +469,9 @@ class CoreImporter:
         thumbnail = item.meta_value("_thumbnail_id")
         if thumbnail and thumbnail.strip().isdigit():
             self.pending_featured.append((new_id, int(thumbnail)))
-        if run.links_to_old_site(item.content) or run.links_to_old_site(item.excerpt):
+        if links_left is None:
+            links_left = run.links_to_old_site(item.content) or run.links_to_old_site(item.excerpt)
+        if links_left:
             run.pending_links.add(new_id)
         if not comments_written:
             self.comments(item, new_id)
@@ -485,19 +489,15 @@ class CoreImporter:
         run = self.run
         self.queue.append(queued)
         run.queued_ids.add(queued.item.post_id)
-        for path in self._old_paths(queued.item, queued.item.post_id):
-            run.queued_paths.add(path)
+        run.queued_paths.update(self._old_paths(queued.item))
 
-    def _old_paths(self, item: WxrItem, new_id: int) -> list[str]:
-        """The old paths `_links_of` makes redirect to the item (when it gets `new_id`)."""
+    def _old_paths(self, item: WxrItem) -> list[str]:
+        """The old paths that lead to the item once it is written: its permalink and `?p=` (`?page_id=`,
+        `?attachment_id=`) of its old id (redirected by `_links_of`, or answered by the id it kept)."""
         links = [item.link] if item.link else []
-        if new_id != item.post_id:
-            links.append(f"/?p={item.post_id}")
-            links += {"page": [f"/?page_id={item.post_id}"],
-                      "attachment": [f"/?attachment_id={item.post_id}"]}.get(item.post_type, [])
-        elif item.post_type in ("page", "post", "attachment"):  # answered by the kept id, no redirect row
-            links.append({"page": "/?page_id=", "post": "/?p=", "attachment": "/?attachment_id="}[item.post_type]
-                         + str(item.post_id))
+        links.append(f"/?p={item.post_id}")
+        if item.post_type in ("page", "attachment"):
+            links.append(f"/?{item.post_type}_id={item.post_id}")
         paths = (redirects.old_path(link, self.run.old_base_url) for link in links)
         return [path for path in paths if path not in (None, "", "/")]
 
@@ -521,7 +521,7 @@ class CoreImporter:
                     target = redirects.target_of({"id": item.post_id, "type": item.post_type,
                                                   "status": queued.fields["status"], "password": item.password})
                     if target is not None:
-                        for path in self._old_paths(item, item.post_id):
+                        for path in self._old_paths(item):
                             run.predicted_links[path] = run.new_base_url + target
             entries = [{**self._rewritten(queued.fields), "post_type": queued.item.post_type,
                         "item_id": queued.item.post_id if queued.item.post_id in keeping else None,
@@ -534,18 +534,20 @@ class CoreImporter:
                 keeping -= set(taken.ids)
             finally:
                 run.predicted_links = {}
-        previous_kind = run.kind
+        # A lookup in the middle of another item's import may have written the queue: that item's kind and claims stay.
+        previous_kind, previous_claims = run.kind, run.claimed_meta
         for queued, item in zip(queue, created):
             run.kind = queued.item.post_type
             run.remember("post", queued.item.post_id, item["id"], digest=queued.digest)
             run.count("created")
         self.comments_of([(queued.item, item["id"]) for queued, item in zip(queue, created)])
-        for queued, item in zip(queue, created):
+        for queued, entry, item in zip(queue, entries, created):
             run.kind = queued.item.post_type
             run.claimed_meta = queued.claimed_meta
+            links_left = run.links_to_old_site(entry["content"]) or run.links_to_old_site(entry["excerpt"])
             self._imported(queued.item, item["id"], queued.fields["status"], queued.parent, queued.skipped,
-                           comments_written=True)
-        run.kind = previous_kind
+                           comments_written=True, links_left=links_left)
+        run.kind, run.claimed_meta = previous_kind, previous_claims
 
     def _kept_or_updated(self, item: WxrItem, digest: str, updates: dict | Callable[[], dict]) -> int | None:
         """The id of an item an earlier run imported and that still exists here, counted unchanged, or
