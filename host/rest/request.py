@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..content import running_commit_round
 from ..stash import RequestState
 from ..users import ANONYMOUS
 
@@ -267,8 +268,6 @@ class RestRequest:
             # The same session goes on (a handler may hold it), reading without the write lock from here.
             session.bind = self.app.db.engine
         callbacks, self._after_commit = self._after_commit, []
-        from ..content import running_commit_round
-
         with running_commit_round():
             for callback in callbacks:
                 callback()

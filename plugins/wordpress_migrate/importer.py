@@ -489,7 +489,8 @@ class CoreImporter:
         run = self.run
         self.queue.append(queued)
         run.queued_ids.add(queued.item.post_id)
-        run.queued_paths.update(self._old_paths(queued.item))
+        queued.old_paths = self._old_paths(queued.item)
+        run.queued_paths.update(queued.old_paths)
 
     def _old_paths(self, item: WxrItem) -> list[str]:
         """The old paths that lead to the item once it is written: its permalink and `?p=` (`?page_id=`,
@@ -521,7 +522,7 @@ class CoreImporter:
                     target = redirects.target_of({"id": item.post_id, "type": item.post_type,
                                                   "status": queued.fields["status"], "password": item.password})
                     if target is not None:
-                        for path in self._old_paths(item):
+                        for path in queued.old_paths:
                             run.predicted_links[path] = run.new_base_url + target
             entries = [{**self._rewritten(queued.fields), "post_type": queued.item.post_type,
                         "item_id": queued.item.post_id if queued.item.post_id in keeping else None,
@@ -788,6 +789,7 @@ class QueuedPost:
     parent: int  # the new id of its parent, 0 when the parent is not written yet
     skipped: list[str]  # its meta keys no plugin registers
     claimed_meta: set[str]  # what the plugins' import hooks said they used
+    old_paths: list[str] = field(default_factory=list)  # the old paths that lead to it (CoreImporter._old_paths)
 
 
 def _decode_meta(value: str, kind: str):
