@@ -53,11 +53,11 @@ class CommentService(Protocol):
         from another site in bulk, which nobody moderated here). Raises LookupError for a missing post,
         ValueError for a bad status."""
 
-
     def create_many(self, request: RestRequest, comments: list[dict[str, Any]]) -> list[dict]:
         """`create` with `announce` False for many comments at once (an import), in one multi-row INSERT:
         each entry holds `create`'s keyword arguments and `post_id`. The parents named must be stored
         already (a reply goes in a later call than the comment it answers). LookupError or ValueError
         for any entry writes nothing; answers the stored comments with their ids, in order."""
+
 
 COMMENT_SERVICE = StashKey[CommentService]("comments")

@@ -6,6 +6,7 @@ import pytest
 from marshmallow import Schema, fields, validate
 
 from host import MetaKey, Namespace, PostType, RestError, Route
+from host.comments import COMMENT_SERVICE
 from host.content import ItemIdsTaken
 from host.testing import create_test_user, make_plugin
 
@@ -23,6 +24,14 @@ class ManyDishesArgs(Schema):
     ids = fields.List(fields.Integer(validate=validate.Range(min=0)), validate=validate.Length(max=20))  # 0: none asked
     content = fields.String(validate=validate.Length(max=1000))
     keep_ids = fields.Boolean()
+
+
+class DishCommentsArgs(Schema):
+    post = fields.Integer(required=True, validate=validate.Range(min=1))
+    contents = fields.List(fields.String(validate=validate.Length(max=500)), required=True,
+                           validate=validate.Length(min=1, max=20))
+    status = fields.String(validate=validate.Length(max=20))
+    parent = fields.Integer(validate=validate.Range(min=0))
 
 
 def canteen_plugin(events: list):
@@ -43,6 +52,18 @@ def canteen_plugin(events: list):
             raise RestError("canteen_ids_taken", str(taken), 409, {"ids": taken.ids}) from None
         return [{"id": item["id"], "slug": item["slug"], "title": item["title"], "content": item["content"],
                  "meta": item["meta"]} for item in items]
+
+    def comment_on_dish(request):
+        params = request.params
+        entries = [{"post_id": params["post"], "content": text, "status": params.get("status") or "approved",
+                    "parent": params.get("parent") or 0, "author_name": "Cook"} for text in params["contents"]]
+        try:
+            stored = request.app.stash.get(COMMENT_SERVICE).create_many(request, entries)
+        except ValueError as wrong:
+            raise RestError("canteen_bad_comment", str(wrong), 400) from None
+        except LookupError as missing:
+            raise RestError("canteen_no_dish", str(missing), 404) from None
+        return [{"id": comment["id"], "parent": comment["parent"], "content": comment["content"]} for comment in stored]
 
     def list_dishes(request):
         items, total = request.app.content.query(request, "dish", orderby="title", order="asc")
@@ -78,6 +99,7 @@ def canteen_plugin(events: list):
         register_routes=lambda: [
             Route("canteen/v1", "/dishes", "POST", create_dish, args=DishArgs),
             Route("canteen/v1", "/dishes/many", "POST", create_dishes, args=ManyDishesArgs),
+            Route("canteen/v1", "/dishes/comments", "POST", comment_on_dish, args=DishCommentsArgs),
             Route("canteen/v1", "/dishes", "GET", list_dishes),
             Route("canteen/v1", dish, "POST", rename_dish, args=RenameArgs),
             Route("canteen/v1", dish, "DELETE", remove_dish, args=IdArgs),
@@ -160,6 +182,28 @@ def test_create_many_keeps_free_ids_and_refuses_held_ones_when_asked_to_keep_the
     assert refused["code"] == "canteen_ids_taken" and refused["data"]["ids"] == [held]
     assert canteen.events == [] and client.get("/wp-json/canteen/v1/dishes").json["total"] == 4
     assert client.get(f"{API}/dishes/{free + 10}", status=404)
+
+
+def test_the_comments_service_stores_many_comments_at_once_with_their_thread(canteen):
+    client, editor = canteen.client, canteen.editor.headers
+    admin = create_test_user(canteen, "administrator")
+    dish = client.post_json("/wp-json/canteen/v1/dishes", {"title": "Curry"}, headers=editor).json["id"]
+    first = client.post_json("/wp-json/canteen/v1/dishes/comments", {"post": dish, "contents": ["Spicy!", "Mild?"]},
+                             headers=editor).json
+    assert first[1]["id"] == first[0]["id"] + 1 and [comment["parent"] for comment in first] == [0, 0]
+    reply = client.post_json("/wp-json/canteen/v1/dishes/comments", {"post": dish, "contents": ["Both."],
+                                                                     "parent": first[1]["id"]}, headers=editor).json
+    stored = {comment["id"]: comment for comment in client.get(f"{API}/comments", params={"post": dish},
+                                                               headers=admin.headers).json}
+    assert sorted(stored) == [first[0]["id"], first[1]["id"], reply[0]["id"]]
+    assert stored[reply[0]["id"]]["parent"] == first[1]["id"] and stored[first[0]["id"]]["author_name"] == "Cook"
+    # a bad status or a missing post refuses the whole call
+    refused = client.post_json("/wp-json/canteen/v1/dishes/comments", {"post": dish, "contents": ["x"],
+                                                                       "status": "shouting"}, headers=editor, status=400)
+    assert refused.json["code"] == "canteen_bad_comment"
+    client.post_json("/wp-json/canteen/v1/dishes/comments", {"post": dish + 1000, "contents": ["x"]}, headers=editor,
+                     status=404)
+    assert len(client.get(f"{API}/comments", params={"post": dish}, headers=admin.headers).json) == 3
 
 
 def test_wrong_use_of_the_service_raises_a_clear_error_and_writes_nothing(canteen):
