@@ -460,7 +460,9 @@ def content_saved(app: App, event: ContentSaved) -> None:
 
     When: fired by the plugin that stored the item, after its transaction committed
     (through `request.after_commit`), so listeners never see rolled-back data. Fire it as
-    `app.hook.content_saved(app=app, event=ContentSaved.of(item, created))`.
+    `app.hook.content_saved(app=app, event=ContentSaved.of(item, created))`. The events of one
+    commit (a batch of imported items) share a `host.content.commit_round()` token: work that
+    covers the whole commit at once (a cache purge) is done for the first of them only.
     Arguments: `app`; `event`, a `host.ContentSaved`: `id`, `type`, `status`, `created`
     (True for a new item, False for an update) and `item` (its fields, read-only).
     Returns: nothing.
