@@ -11,7 +11,8 @@ import datetime
 import hashlib
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, or_, select, text, true, update
+from sqlalchemy import and_, bindparam, delete, or_, select, true, update
+from sqlalchemy import text as sql_text
 
 from host import ContentDeleted, ContentSaved
 from host.comments import COMMENT_STATUSES
@@ -290,12 +291,12 @@ def reserve_comment_ids(app, session, count: int) -> list[int] | None:
     so the ids above the highest are ours; PostgreSQL: from the sequence. None elsewhere."""
     dialect = app.db.engine.dialect.name
     if dialect == "sqlite":
-        first = session.execute(app.db.prepared("core.reserve_comment_id", lambda: text(
+        first = session.execute(app.db.prepared("core.reserve_comment_id", lambda: sql_text(
             "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'comments'), 0), "
             "coalesce((SELECT max(id) FROM comments), 0)) + 1"))).scalar()
         return list(range(int(first), int(first) + count))
     if dialect == "postgresql":
-        statement = app.db.prepared("core.reserve_comment_ids", lambda: text(
+        statement = app.db.prepared("core.reserve_comment_ids", lambda: sql_text(
             "SELECT nextval(pg_get_serial_sequence('comments', 'id')) FROM generate_series(1, :count)"))
         return sorted(int(value) for value in session.scalars(statement, {"count": count}))
     return None
