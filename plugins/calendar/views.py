@@ -36,7 +36,7 @@ from host.lru import LruCache
 from host.stash import StashKey
 
 from . import linked, recurrence, state, times
-from .names import EVENT, VENUE
+from .names import EVENT, REWRITES, VENUE
 from .onboarding import Preferences, preferences
 from .settings import settings_of
 from .tables import tables
@@ -91,6 +91,7 @@ class Entry:
     summary: str  # plain text, already escaped
     protected: bool
     occurrence: str  # the RECURRENCE-ID key of a repeating event's occurrence, "" otherwise
+    slug: str = ""  # the event's page is /event/<slug>/
 
     @property
     def anchor(self) -> str:
@@ -245,7 +246,8 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
         entries.append(Entry(item["id"], _plain(title, 300) or "(untitled)",
                              times.to_local(start, tz).replace(tzinfo=None),
                              times.to_local(end, tz).replace(tzinfo=None), bool(row["all_day"]),
-                             "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key))
+                             "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key,
+                             item["slug"]))
     return entries
 
 
@@ -297,6 +299,9 @@ def _nav(site: str, previous: ViewRequest | None, previous_text: str, heading: s
 
 
 def _event_link(site: str, entry: Entry) -> str:
+    """The event's own page (every occurrence of a repeating one shows its series' page)."""
+    if entry.slug:
+        return html.escape(f"{site}/{REWRITES[EVENT]}/{entry.slug}/")
     return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
 
 
@@ -350,7 +355,7 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
             out.append('<ul class="cal-events">')
             for entry in listed:
                 label = "All day" if entry.all_day or entry.start.date() != day else f"{entry.start:%H:%M}"
-                out.append(f'<li><a href="{_event_link(site, entry)}" data-cal-link>'
+                out.append(f'<li><a href="{_event_link(site, entry)}">'
                            f'<span class="cal-time">{label}</span> {entry.title}</a></li>')
             out.append("</ul>")
         out.append("</td>")
