@@ -23,7 +23,7 @@ from markupsafe import Markup
 from host import HtmlView, Page
 
 from . import times
-from .names import NAMESPACE, REWRITES, CATEGORY, EVENT, ORGANIZER, TAG, VENUE
+from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .templating import render
 from .views import anonymous_reader
 
@@ -66,21 +66,22 @@ def event_page(app, request, slug: str):
         event = reply.data
         if request.query.get("ical") == "1":
             return _ical_file(reader, event)
-    zone = app.timezone()
     site = _site(app, request)
     terms = {taxonomy: [{"name": term["name"], "url": f"{site}/{REWRITES[taxonomy]}/{term['slug']}/"}
                         for term in event[TERMS[taxonomy][0]]] for taxonomy in TERMS}
-    context = {"event": event, "when": when(event, zone), "categories": terms[CATEGORY], "tags": terms[TAG], "venues": [_filled(venue) for venue in _as_list(event.get("venue"))],
-               "organizers": [_filled(organizer) for organizer in _as_list(event.get("organizer"))], "description": _html(event["description"]),
-               "ical_url": f"{event['url']}?ical=1" if not password else "",
-               "map_url": map_url, "address_lines": address_lines, "events_url": _site(app, request) + "/events/"}
+    context = {"event": event, "when": when(event, app.timezone()), "description": _html(event["description"]),
+               "categories": terms[CATEGORY], "tags": terms[TAG],
+               "venues": [_filled(venue) for venue in _as_list(event.get("venue"))],
+               "organizers": [_filled(organizer) for organizer in _as_list(event.get("organizer"))],
+               "ical_url": f"{event['url']}?ical=1" if not password else "", "map_url": map_url,
+               "address_lines": address_lines, "events_url": f"{site}/events/"}
     head = render("public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
                                               "json_ld": _json_for_script(event.get("json_ld"))})
     return _view(app, event["title"], render("public/event.html", context), event, EVENT, head)
 
 
 def _password_form(app, request, slug: str, wrong: bool):
-    body = render("public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{slug}/",
+    body = render("public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/",
                                            "wrong": wrong})
     view = HtmlView("Protected event", body, status=403 if wrong else 200,
                     head_html=render("public/head.html", {"stylesheet": _stylesheet(app, request)}))

@@ -465,9 +465,11 @@ def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
 # --- the plain pages -----------------------------------------------------------------------------
 
 def _html_response(app, title: str, body: str, status: int = 200):
+    """A view in the site's layout, as every public page is (`render_view`)."""
     import bottle
 
-    bottle.response.status = status
+    from host import HtmlView
+
     bottle.response.content_type = "text/html; charset=UTF-8"
     bottle.response.set_header("Cache-Control", "no-cache")
     site = app.site_url(bottle.request.environ)
@@ -476,7 +478,7 @@ def _html_response(app, title: str, body: str, status: int = 200):
             f'<link rel="alternate" type="text/calendar" title="Events (iCalendar)" '
             f'href="{html.escape(site)}/events/feed.ics">'
             f'<script src="{html.escape(site)}/events/assets/calendar.js" defer></script>')
-    return app.render_html_page(title, body, head)
+    return app.render_view(HtmlView(title, body, status=status, head_html=head))
 
 
 def view_page(app, request, **_url_params):

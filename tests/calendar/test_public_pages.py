@@ -254,3 +254,17 @@ def test_editing_the_venue_changes_the_cached_event_page(make_app):
     admin.post_json(f"{API}/events/{event['id']}", {"title": "Judo and karate"})
     assert "Judo and karate" in app.client.get(path).text
     assert "New sports centre" in app.client.get(urlsplit(venue["url"]).path).text
+
+
+def test_the_featured_image_shows_on_the_event_page(make_app):
+    from tests.wordpress_migrate.export_helpers import png
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    user = create_test_user(app, "administrator")
+    admin = client_as(app, user)
+    media = app.client.post("/wp-json/core/v2/media", png(4, 3), status=201, headers={
+        **user.headers, "Content-Type": "image/png", "Content-Disposition": 'attachment; filename="poster.png"'}).json
+    event = new_event(admin, title="Art show", image=media["id"])
+    page = visit(app.client, event["url"])
+    assert f'<img src="{media["source_url"]}" alt="" width="4" height="3">' in page.text
+    assert json_ld(page)["image"] == media["source_url"]
