@@ -22,10 +22,9 @@ from markupsafe import Markup
 
 from host import HtmlView, Page
 
-from . import times
+from . import pagecache, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .templating import render
-from .views import anonymous_reader
 
 PER_PAGE = 10
 MAX_PAGE = 1000  # a page number past this is no page (bounds the list's offset)
@@ -55,7 +54,8 @@ def event_page(app, request, slug: str):
     password = ""
     if request.method == "POST":
         password = (request.forms.getunicode("post_password") or "")[:MAX_PASSWORD]
-    with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
+
+    def build(reader):
         query = {"password": password} if password else {}
         reply = reader.internal_get(f"/{NAMESPACE}/events/by-slug/{quote(slug, safe='')}", **query)
         code = reply.data.get("code") if isinstance(reply.data, dict) else None
@@ -66,6 +66,12 @@ def event_page(app, request, slug: str):
         event = reply.data
         if request.query.get("ical") == "1":
             return _ical_file(reader, event)
+        return _event_view(app, request, event, password)
+
+    return pagecache.answer(app, request, build)
+
+
+def _event_view(app, request, event: dict, password: str) -> HtmlView:
     site = _site(app, request)
     terms = {taxonomy: [{"name": term["name"], "url": f"{site}/{REWRITES[taxonomy]}/{term['slug']}/"}
                         for term in event[TERMS[taxonomy][0]]] for taxonomy in TERMS}
@@ -77,7 +83,7 @@ def event_page(app, request, slug: str):
                "address_lines": address_lines, "events_url": f"{site}/events/"}
     head = render("public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
                                               "json_ld": _json_for_script(event.get("json_ld"))})
-    return _view(app, event["title"], render("public/event.html", context), event, EVENT, head)
+    return _view(event["title"], render("public/event.html", context), event, EVENT, head)
 
 
 def _password_form(app, request, slug: str, wrong: bool):
@@ -108,17 +114,20 @@ def place_page(post_type: str):
         """GET /venue/<slug>/ or /organizer/<slug>/: its details and its upcoming events."""
         _check_slug(slug)
         page = _page_number(request)
-        with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
+
+        def build(reader) -> HtmlView:
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}/by-slug/{quote(slug, safe='')}")
             if not reply.ok:
                 raise bottle.HTTPError(404)
             place = {**_filled(reply.data), "rest_url": f"{reader.base_url}/{NAMESPACE}/{plural}/{reply.data['id']}"}
             listed = _upcoming(reader, page, **{kind: [place["id"]]})
-        context = {"kind": kind, "place": place, "description": _html(place.get("description", "")),
-                   "address_lines": address_lines, "map_url": map_url,
-                   **_listing(app, request, place["url"], page, listed)}
-        head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
-        return _view(app, place[name_field], render(f"public/{kind}.html", context), place, post_type, head)
+            context = {"kind": kind, "place": place, "description": _html(place.get("description", "")),
+                       "address_lines": address_lines, "map_url": map_url,
+                       **_listing(app, request, place["url"], page, listed)}
+            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
+            return _view(place[name_field], render(f"public/{kind}.html", context), place, post_type, head)
+
+        return pagecache.answer(app, request, build)
 
     handler.__name__ = f"{kind}_page"
     return handler
@@ -131,20 +140,23 @@ def term_page(taxonomy: str):
         """GET /events/category/<slug>/ or /events/tag/<slug>/: the term's upcoming events."""
         _check_slug(slug)
         page = _page_number(request)
-        with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
+
+        def build(reader) -> HtmlView:
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}", slug=slug, per_page=1)
             found = reply.data.get(plural, []) if reply.ok and isinstance(reply.data, dict) else []
             if not found:
                 raise bottle.HTTPError(404)
             term = found[0]
             listed = _upcoming(reader, page, **{plural: [term["id"]]})
-        context = {"term": term, "label": label, "description": _html(term.get("description", "")),
-                   **_listing(app, request, term["url"], page, listed)}
-        head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
-        item = {"id": term["id"], "type": taxonomy, "link": term["url"], "rest_url": term["urls"]["self"],
-                "title": term["name"], "taxonomy": taxonomy}
-        return app.render_view(HtmlView(f"{label}: {term['name']}", render("public/term.html", context),
-                                        item=item, head_html=head))
+            context = {"term": term, "label": label, "description": _html(term.get("description", "")),
+                       **_listing(app, request, term["url"], page, listed)}
+            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
+            item = {"id": term["id"], "type": taxonomy, "link": term["url"], "rest_url": term["urls"]["self"],
+                    "title": term["name"], "taxonomy": taxonomy}
+            return HtmlView(f"{label}: {term['name']}", str(render("public/term.html", context)), item=item,
+                            head_html=str(head))
+
+        return pagecache.answer(app, request, build)
 
     handler.__name__ = f"{plural}_page"
     return handler
@@ -249,10 +261,10 @@ def _as_list(value) -> list:
     return value if isinstance(value, list) else [value]
 
 
-def _view(app, title: str, body: Markup, shaped: dict, post_type: str, head: Markup):
+def _view(title: str, body: Markup, shaped: dict, post_type: str, head: Markup) -> HtmlView:
     item = {"id": shaped["id"], "type": post_type, "link": shaped["url"], "rest_url": shaped["rest_url"],
             "title": title, "slug": shaped.get("slug", "")}
-    return app.render_view(HtmlView(title, str(body), item=item, head_html=str(head)))
+    return HtmlView(title, str(body), item=item, head_html=str(head))
 
 
 def _site(app, request) -> str:
