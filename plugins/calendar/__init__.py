@@ -48,9 +48,7 @@ def register_statuses():
 
 @hookimpl
 def register_post_types():
-    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, TAG, VENUE
-
-    from .names import REWRITES
+    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, REWRITES, TAG, VENUE
 
     supports = ("title", "editor", "author", "excerpt", "revisions", "thumbnail")
     return [

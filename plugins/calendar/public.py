@@ -1,13 +1,14 @@
 """The calendar's public pages: an event, a venue, an organizer, an event category or tag.
 
 Each page reads what it shows through the calendar's own REST routes as an anonymous visitor
-(`anonymous_reader`), so the routes' checks decide what is public: a missing, draft, pending,
-private or trashed item answers the site's 404 page (which never names it), and a
-password-protected event asks for its password (a form that posts to the page itself). The
-addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event as an `.ics`
-file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`, `/events/tag/<slug>/`.
-A repeating event's occurrences share the `url` of their series (its page says that it repeats).
-Venues, organizers and terms list their upcoming events (those not yet over), PER_PAGE a page.
+(pagecache.py, which also keeps the anonymous answers), so the routes' checks decide what is
+public: a missing, draft, pending, private or trashed item answers the site's 404 page (which
+never names it), and a password-protected event asks for its password (a form that posts to the
+page itself). The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
+as an `.ics` file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`,
+`/events/tag/<slug>/`. A repeating event's occurrences share the `url` of their series (its page
+says that it repeats). Venues, organizers and terms list their upcoming events (those not yet
+over), PER_PAGE a page.
 """
 
 from __future__ import annotations
