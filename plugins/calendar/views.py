@@ -299,10 +299,15 @@ def _nav(site: str, previous: ViewRequest | None, previous_text: str, heading: s
 
 
 def _event_link(site: str, entry: Entry) -> str:
+    """Where the month grid sends an event: its day's view, at the event."""
+    return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
+
+
+def _event_page_link(site: str, entry: Entry) -> str:
     """The event's own page (every occurrence of a repeating one shows its series' page)."""
     if entry.slug:
         return html.escape(f"{site}/{REWRITES[EVENT]}/{entry.slug}/")
-    return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
+    return _event_link(site, entry)
 
 
 def render_month(reader, site: str, view: ViewRequest) -> str:
@@ -355,7 +360,7 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
             out.append('<ul class="cal-events">')
             for entry in listed:
                 label = "All day" if entry.all_day or entry.start.date() != day else f"{entry.start:%H:%M}"
-                out.append(f'<li><a href="{_event_link(site, entry)}">'
+                out.append(f'<li><a href="{_event_link(site, entry)}" data-cal-link>'
                            f'<span class="cal-time">{label}</span> {entry.title}</a></li>')
             out.append("</ul>")
         out.append("</td>")
@@ -379,7 +384,7 @@ def _entry_block(entry: Entry, site: str, heading_level: int) -> str:
                 f'{"" if entry.all_day else f" {entry.start:%H:%M}"} – '
                 f'{entry.end:%a} {entry.end.day} {entry.end:%b}{"" if entry.all_day else f" {entry.end:%H:%M}"}')
     return (f'<article class="cal-event" id="{entry.anchor}"><p class="cal-when">{when}{repeats}</p>'
-            f'<h{heading_level} class="cal-title"><a href="{_event_link(site, entry)}">{entry.title}</a>'
+            f'<h{heading_level} class="cal-title"><a href="{_event_page_link(site, entry)}">{entry.title}</a>'
             f'</h{heading_level}>{where}{summary}{note}</article>')
 
 
