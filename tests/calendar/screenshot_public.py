@@ -10,15 +10,13 @@ parents' evening event, the main hall venue and the school office organizer, at 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 import urllib.request
 from pathlib import Path
 
 from host.testing import start_sitehost, stop_sitehost
 
-from tests.calendar.screenshot_views import CHROMIUM_ARGS
+from tests.calendar.screenshot_views import CHROMIUM_ARGS, new_site
 
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 
@@ -35,12 +33,7 @@ def main(folder: str) -> None:
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="calendar-public-shot-"))
-    config = work / "sitehost.toml"
-    config.write_text(f'database_url = "sqlite:///{work}/site.db"\nuploads_dir = "{work}/uploads"\n'
-                      '[site]\nname = "Riverside School"\ntimezone_string = "Europe/London"\n')
-    subprocess.run([sys.executable, "-m", "host.cli", "--config", str(config), "init", "--demo"], check=True,
-                   capture_output=True)
+    config, _sitehost = new_site("--demo")
     process, rest = start_sitehost(config, "--quiet")
     try:
         pages = {"event": first_url(rest, "events?start_date=2000-01-01&end_date=2100-01-01&per_page=50", "title",
