@@ -48,13 +48,14 @@ def register_statuses():
 
 @hookimpl
 def register_post_types():
-    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, TAG, VENUE
+    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, REWRITES, TAG, VENUE
 
     supports = ("title", "editor", "author", "excerpt", "revisions", "thumbnail")
     return [
-        PostType(EVENT, "Events", rest_base="cal_events", taxonomies=(CATEGORY, TAG), supports=supports),
-        PostType(VENUE, "Venues", rest_base="cal_venues", supports=supports),
-        PostType(ORGANIZER, "Organizers", rest_base="cal_organizers", supports=supports),
+        PostType(EVENT, "Events", rest_base="cal_events", taxonomies=(CATEGORY, TAG), supports=supports,
+                 rewrite=REWRITES[EVENT]),
+        PostType(VENUE, "Venues", rest_base="cal_venues", supports=supports, rewrite=REWRITES[VENUE]),
+        PostType(ORGANIZER, "Organizers", rest_base="cal_organizers", supports=supports, rewrite=REWRITES[ORGANIZER]),
         # Import records (issue 23 fills them); registered now so the cal-ea-* statuses have their type.
         PostType(IMPORT, "Event imports", public=False, supports=("title",)),
     ]
@@ -62,11 +63,11 @@ def register_post_types():
 
 @hookimpl
 def register_taxonomies():
-    from .names import CATEGORY, EVENT, TAG, TAXONOMY_BASES
+    from .names import CATEGORY, EVENT, REWRITES, TAG, TAXONOMY_BASES
 
     return [Taxonomy(CATEGORY, "Event categories", rest_base=TAXONOMY_BASES[CATEGORY], hierarchical=True,
-                     object_types=(EVENT,)),
-            Taxonomy(TAG, "Event tags", rest_base=TAXONOMY_BASES[TAG], object_types=(EVENT,))]
+                     object_types=(EVENT,), rewrite=REWRITES[CATEGORY]),
+            Taxonomy(TAG, "Event tags", rest_base=TAXONOMY_BASES[TAG], object_types=(EVENT,), rewrite=REWRITES[TAG])]
 
 
 @hookimpl
@@ -119,9 +120,9 @@ def register_admin_pages(app):
 def register_pages(app):
     if not settings.settings_of(app).enabled:
         return []
-    from . import ical, views
+    from . import ical, public, views
 
-    return [*views.pages(), *ical.pages()]
+    return [*views.pages(), *ical.pages(), *public.pages()]
 
 
 @hookimpl

@@ -21,7 +21,7 @@ from sqlalchemy import and_, delete as sql_delete, exists, func, select
 from host import RestError, RestResponse, Route, forbidden
 from host.args import page_field
 
-from . import event_routes, places, state, times
+from . import common, event_routes, places, state, times
 from .events import rows_of, shape_events, sync_status
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .onboarding import preferences
@@ -183,7 +183,7 @@ def _post_entity(request, item: dict, rest_base: str) -> dict:
     """Core's post representation of a calendar post."""
     site = request.base_url[: -len(request.app.settings.rest_prefix)] if request.app.settings.rest_prefix \
         and request.base_url.endswith(request.app.settings.rest_prefix) else request.base_url
-    link = f"{site}/?post_type={item['type']}&p={item['id']}"
+    link = common.permalink(request, item)
     date_gmt = item["date_gmt"] or times.to_utc(item["date"], request.app.timezone())
     protected = bool(item["password"])
     return {

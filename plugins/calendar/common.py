@@ -9,7 +9,7 @@ from host import RestError
 from host.lru import LruCache
 
 from . import times
-from .names import NAMESPACE
+from .names import NAMESPACE, REWRITES
 from .schemas import EVENTS_PER_PAGE_CAP
 
 # The totals of the calendar's lists; their routes expose them to scripts of other origins.
@@ -28,7 +28,17 @@ def rest_url(request, path: str) -> str:
 
 
 def permalink(request, item: dict) -> str:
+    """An event's, venue's or organizer's page: `/event/<slug>/` (and the like) once published, as
+    core's `link` of a type registered with `rewrite`; the plain `/?post_type=<type>&p=<id>` before."""
+    rewrite = REWRITES.get(item["type"], "")
+    if rewrite and item.get("slug") and _public_status(request, item.get("status", "")):
+        return f"{site_url(request)}/{rewrite}/{item['slug']}/"
     return f"{site_url(request)}/?post_type={item['type']}&p={item['id']}"
+
+
+def _public_status(request, status: str) -> bool:
+    registered = request.app.registry.statuses.get(status)
+    return status == "publish" or bool(registered and registered[0].public)
 
 
 def invalid_param(name: str, reason: str) -> RestError:

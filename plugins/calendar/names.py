@@ -10,3 +10,7 @@ WRITABLE = ("publish", "future", "draft", "pending", "private")
 
 VENUE_META = ("address", "city", "country", "province", "state", "zip", "phone", "stateprovince", "website")
 ORGANIZER_META = ("phone", "website", "email")
+# The first path segments of the public pages, as the reference calendar spells them (its
+# `tribe_events` single slug, `tribe_venue`, `tribe_organizer`, and the `events/category` and
+# `events/tag` archives): a published item's link is `<site>/<segment>/<slug>/`.
+REWRITES = {EVENT: "event", VENUE: "venue", ORGANIZER: "organizer", CATEGORY: "events/category", TAG: "events/tag"}

@@ -36,7 +36,7 @@ from host.lru import LruCache
 from host.stash import StashKey
 
 from . import linked, recurrence, state, times
-from .names import EVENT, VENUE
+from .names import EVENT, REWRITES, VENUE
 from .onboarding import Preferences, preferences
 from .settings import settings_of
 from .tables import tables
@@ -91,6 +91,7 @@ class Entry:
     summary: str  # plain text, already escaped
     protected: bool
     occurrence: str  # the RECURRENCE-ID key of a repeating event's occurrence, "" otherwise
+    slug: str = ""  # the event's page is /event/<slug>/
 
     @property
     def anchor(self) -> str:
@@ -245,7 +246,8 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
         entries.append(Entry(item["id"], _plain(title, 300) or "(untitled)",
                              times.to_local(start, tz).replace(tzinfo=None),
                              times.to_local(end, tz).replace(tzinfo=None), bool(row["all_day"]),
-                             "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key))
+                             "" if protected else _plain(", ".join(venue_names), 300), summary, protected, key,
+                             item["slug"]))
     return entries
 
 
@@ -297,7 +299,15 @@ def _nav(site: str, previous: ViewRequest | None, previous_text: str, heading: s
 
 
 def _event_link(site: str, entry: Entry) -> str:
+    """Where the month grid sends an event: its day's view, at the event."""
     return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
+
+
+def _event_page_link(site: str, entry: Entry) -> str:
+    """The event's own page (every occurrence of a repeating one shows its series' page)."""
+    if entry.slug:
+        return html.escape(f"{site}/{REWRITES[EVENT]}/{entry.slug}/")
+    return _event_link(site, entry)
 
 
 def render_month(reader, site: str, view: ViewRequest) -> str:
@@ -374,7 +384,7 @@ def _entry_block(entry: Entry, site: str, heading_level: int) -> str:
                 f'{"" if entry.all_day else f" {entry.start:%H:%M}"} – '
                 f'{entry.end:%a} {entry.end.day} {entry.end:%b}{"" if entry.all_day else f" {entry.end:%H:%M}"}')
     return (f'<article class="cal-event" id="{entry.anchor}"><p class="cal-when">{when}{repeats}</p>'
-            f'<h{heading_level} class="cal-title"><a href="{_event_link(site, entry)}">{entry.title}</a>'
+            f'<h{heading_level} class="cal-title"><a href="{_event_page_link(site, entry)}">{entry.title}</a>'
             f'</h{heading_level}>{where}{summary}{note}</article>')
 
 
@@ -460,9 +470,11 @@ def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
 # --- the plain pages -----------------------------------------------------------------------------
 
 def _html_response(app, title: str, body: str, status: int = 200):
+    """A view in the site's layout, as every public page is (`render_view`)."""
     import bottle
 
-    bottle.response.status = status
+    from host import HtmlView
+
     bottle.response.content_type = "text/html; charset=UTF-8"
     bottle.response.set_header("Cache-Control", "no-cache")
     site = app.site_url(bottle.request.environ)
@@ -471,7 +483,7 @@ def _html_response(app, title: str, body: str, status: int = 200):
             f'<link rel="alternate" type="text/calendar" title="Events (iCalendar)" '
             f'href="{html.escape(site)}/events/feed.ics">'
             f'<script src="{html.escape(site)}/events/assets/calendar.js" defer></script>')
-    return app.render_html_page(title, body, head)
+    return app.render_view(HtmlView(title, body, status=status, head_html=head))
 
 
 def view_page(app, request, **_url_params):

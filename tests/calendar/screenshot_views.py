@@ -61,17 +61,23 @@ def call(url: str, authorization: str, method: str = "GET", body: dict | None = 
         return json.loads(response.read())
 
 
-def main(folder: str) -> None:
-    from playwright.sync_api import sync_playwright
-
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+def new_site(*init_options: str) -> tuple[Path, list[str]]:
+    """A fresh SQLite site in a temporary folder, `sitehost init`ed: its config file and the command to run."""
     work = Path(tempfile.mkdtemp(prefix="calendar-shot-"))
     config = work / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{work}/site.db"\nuploads_dir = "{work}/uploads"\n'
                       '[site]\nname = "Riverside School"\ntimezone_string = "Europe/London"\n')
     sitehost = [sys.executable, "-m", "host.cli", "--config", str(config)]
-    subprocess.run(sitehost + ["init"], check=True, capture_output=True)
+    subprocess.run(sitehost + ["init", *init_options], check=True, capture_output=True)
+    return config, sitehost
+
+
+def main(folder: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    config, sitehost = new_site()
     created = subprocess.run(sitehost + ["user", "list"], check=True, capture_output=True, text=True).stdout
     login = next(line.split()[1] for line in created.splitlines() if "administrator" in line)
     password = subprocess.run(sitehost + ["app-password", "create", login, "screenshot"], check=True,
