@@ -591,8 +591,8 @@ class RestServer:
             return data
         links = data.get("_links")
         selves = links.get("self") if isinstance(links, dict) else None
-        if not isinstance(links, dict) or not isinstance(selves, list) or not any(isinstance(link, dict) and "targetHints" not in link
-                                                   for link in selves):
+        if not isinstance(links, dict) or not isinstance(selves, list) \
+                or not any(isinstance(link, dict) and "targetHints" not in link for link in selves):
             return data
         hinted = []
         for link in selves:
