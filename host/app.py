@@ -561,7 +561,7 @@ class App:
     def _build_root(self, request, help_context: bool, identity: dict[str, str]) -> dict[str, Any]:
         site = self.settings.site
         site_url = request.base_url[: -len(self.settings.rest_prefix)] if self.settings.rest_prefix else request.base_url
-        authentication = self.registry.authentication or []
+        authentication: dict[str, Any] | list[Any] = self.registry.authentication or []  # none: [], as WordPress
         return {
             "name": identity["name"],
             "description": identity["description"],
@@ -602,10 +602,10 @@ class App:
         if route_path is None:
             return self.bottle(environ, start_response)
         if isinstance(route_path, RestError):
-            body = encode_json(route_path.to_body())
+            error_body = encode_json(route_path.to_body())
             headers = list(self.rest.base_headers(environ).items())
-            start_response("400 Bad Request", headers + [("Content-Length", str(len(body)))])
-            return [body]
+            start_response("400 Bad Request", headers + [("Content-Length", str(len(error_body)))])
+            return [error_body]
         status, headers, body = self.rest.handle(environ, route_path)
         start_response(status, headers)
         return body

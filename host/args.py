@@ -209,7 +209,7 @@ class CollectionArgs(PagedArgs):
     """
 
     search = search_field()
-    exclude = id_list("Ensure result set excludes specific IDs.")
+    exclude = id_list("Ensure result set excludes specific IDs.")  # type: ignore[assignment]  # marshmallow's SchemaMeta removes declared fields from the class, so WordPress's `exclude` arg never shadows Schema.exclude
     include = id_list("Limit result set to specific IDs.")
     offset = fields.Integer(metadata={"description": "Offset the result set by a specific number of items."})
     order = enum_field(["asc", "desc"], "Order sort attribute ascending or descending.", "desc")

@@ -8,9 +8,12 @@ not running in one line, and never creates a site by accident.
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, cast
 
 import click
+
+if TYPE_CHECKING:  # annotations only: the commands import the host lazily
+    from .registry import HealthTest
 
 
 def command_settings(ctx: click.Context):
@@ -62,7 +65,7 @@ def open_site(ctx: click.Context, *, plugin: str | None = None, create: bool = F
         app.close()
 
 
-def registered_health_tests(ctx: click.Context) -> list:
+def registered_health_tests(ctx: click.Context) -> list[HealthTest]:
     """The HealthTests of the enabled plugins, found without opening the site (for `doctor --help`).
 
     Each `register_health_tests` implementation is called with `app=None`; one that needs the app
@@ -71,11 +74,11 @@ def registered_health_tests(ctx: click.Context) -> list:
     from .plugins import build_plugin_manager
 
     manager, _records = build_plugin_manager(command_settings(ctx))
-    tests = []
+    tests: list[HealthTest] = []
     for implementation in manager.hook.register_health_tests.get_hookimpls():
         try:
             found = implementation.function(**{name: None for name in implementation.argnames})
         except Exception:  # needs a real app: its tests show when doctor runs
             continue
-        tests.extend(found or [])
+        tests.extend(cast("list[HealthTest] | None", found) or [])  # the hookspec's return type
     return tests

@@ -13,7 +13,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import tomli_w
 from marshmallow import Schema, ValidationError, fields, validate
@@ -357,7 +357,7 @@ def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
         return schema.load(dict(table))
     except ValidationError as error:
         problems = "; ".join(f"{key}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for key, messages in error.messages.items())
+                             for key, messages in error.normalized_messages().items())
         raise StartupError(f"[plugins.{name}] is invalid: {problems}") from None
 
 
@@ -384,12 +384,12 @@ def load_settings(config_file: str | os.PathLike | None = None, env: dict[str, s
 
     Every bad key of the file and of the SITEHOST_* variables is named in one ConfigError.
     """
-    env = os.environ if env is None else env
-    path = Path(config_file or env.get("SITEHOST_CONFIG") or DEFAULT_CONFIG_FILE)
+    variables: Mapping[str, str] = os.environ if env is None else env
+    path = Path(config_file or variables.get("SITEHOST_CONFIG") or DEFAULT_CONFIG_FILE)
     data = read_config_file(path)
     settings = Settings(config_file=str(path))
-    _apply_file(settings, data, str(path), _environment_settings(env, settings.warnings))
-    _apply_run_variables(settings, env)
+    _apply_file(settings, data, str(path), _environment_settings(variables, settings.warnings))
+    _apply_run_variables(settings, variables)
     for key, value in overrides.items():
         if not hasattr(settings, key):
             raise ConfigError(f"unknown setting {key!r}")
@@ -479,7 +479,7 @@ def _place_for_later(settings: Settings, data: dict[str, Any], table: str,
     settings.environment.setdefault(table, {}).update(values)
 
 
-def _environment_settings(env: dict[str, str], warnings: list[str]) -> dict[tuple[str, ...], tuple[str, str]]:
+def _environment_settings(env: Mapping[str, str], warnings: list[str]) -> dict[tuple[str, ...], tuple[str, str]]:
     """The settings among SITEHOST_* variables: {key path: (variable, text)}.
 
     SITEHOST_<KEY> is a top-level key; `__` goes one table down (SITEHOST_SITE__NAME,
@@ -502,7 +502,7 @@ def _environment_settings(env: dict[str, str], warnings: list[str]) -> dict[tupl
     return found
 
 
-def _apply_run_variables(settings: Settings, env: dict[str, str]) -> None:
+def _apply_run_variables(settings: Settings, env: Mapping[str, str]) -> None:
     """The variables about this run rather than a setting."""
     if "SITEHOST_DISABLE" in env:
         # For one run: replaces the file's list, so `SITEHOST_DISABLE=` enables everything.

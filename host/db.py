@@ -52,6 +52,7 @@ class Database:
         self.metadata = MetaData()
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.startup_lock_path: Path | None = None  # SQLite files only: see startup_lock
+        self.write_lock: ProcessWriteLock | None = None  # SQLite only: see ProcessWriteLock
         if self.is_sqlite:
             database = self.url.database
             if database and database.startswith("file:"):  # an SQLite URI: SQLite reads its options
@@ -64,16 +65,15 @@ class Database:
                 # A small pool per thread is cheapest for SQLite files; :memory: needs one connection.
                 poolclass=None if database and database != ":memory:" else NullPool,
             )
-            on_disk = database and database != ":memory:"
-            self.write_lock = ProcessWriteLock(Path(database + WRITE_LOCK_SUFFIX) if on_disk else None)
-            self.startup_lock_path = Path(database + STARTUP_LOCK_SUFFIX) if on_disk else None
-            _configure_sqlite(self.engine, self.write_lock)
+            on_disk = database if database and database != ":memory:" else None  # the file's name
+            write_lock = ProcessWriteLock(Path(on_disk + WRITE_LOCK_SUFFIX) if on_disk else None)
+            self.write_lock = write_lock
+            self.startup_lock_path = Path(on_disk + STARTUP_LOCK_SUFFIX) if on_disk else None
+            _configure_sqlite(self.engine, write_lock)
         elif self.url.get_backend_name() == "postgresql":
-            self.write_lock = None
             self.engine = create_engine(self.url, echo=echo, pool_size=10, max_overflow=20)
             _configure_postgresql(self.engine)
         else:
-            self.write_lock = None
             self.engine = create_engine(self.url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._autocommit_reads = self._read_sessions
@@ -191,7 +191,7 @@ class CommitWatch:
     def __init__(self, path: str):
         self.path = path
         self._lock = threading.Lock()
-        self._connection = None
+        self._connection: sqlite3.Connection | None = None
         self._pid: int | None = None
         self._generation = 0
         self._closed = False
@@ -200,20 +200,23 @@ class CommitWatch:
         with self._lock:
             if self._closed:
                 return None
-            if self._connection is None or self._pid != os.getpid():
-                if not self._open():
+            connection = self._connection
+            if connection is None or self._pid != os.getpid():
+                connection = self._open()
+                if connection is None:
                     return None
             try:
-                return self._generation, self._connection.execute("PRAGMA data_version").fetchone()[0]
+                return self._generation, connection.execute("PRAGMA data_version").fetchone()[0]
             except sqlite3.Error:
                 log.warning("PRAGMA data_version failed on %s; reading the database instead", self.path,
                             exc_info=True)
                 self._connection = None  # a new probe (a new generation) next time
                 return None
 
-    def _open(self) -> bool:
+    def _open(self) -> sqlite3.Connection | None:
+        """The new probe connection, or None if the file cannot be watched (yet)."""
         if not os.path.exists(self.path):
-            return False  # not created yet: connecting would create an empty file
+            return None  # not created yet: connecting would create an empty file
         try:
             # A forked child leaves its parent's probe alone (closing it there could touch the parent's locks).
             self._connection = sqlite3.connect(self.path, timeout=30, isolation_level=None,
@@ -221,10 +224,10 @@ class CommitWatch:
         except sqlite3.Error:
             log.warning("cannot open %s to watch its commits", self.path, exc_info=True)
             self._connection = None
-            return False
+            return None
         self._pid = os.getpid()
         self._generation += 1
-        return True
+        return self._connection
 
     def close(self) -> None:
         with self._lock:
@@ -249,6 +252,8 @@ def rebuild_with_autoincrement(engine: Engine, table) -> bool:
     name = table.name
     with engine.connect() as connection:
         driver = connection.connection.driver_connection
+        if driver is None:  # only a detached or invalidated connection has none
+            raise RuntimeError(f"no SQLite connection to rebuild {name} with")
         driver.execute("PRAGMA foreign_keys=OFF")  # DROP TABLE would otherwise cascade to post_meta...
         try:
             driver.execute("BEGIN IMMEDIATE")
@@ -529,6 +534,8 @@ class ProcessWriteLock:
     def _lock_files(self) -> tuple:
         """This process's own open files: a forked worker must not share its parent's (a flock
         belongs to the open file, so processes sharing one would not exclude each other)."""
+        if self.path is None:
+            raise RuntimeError("an in-memory database has no lock files")  # _take_file runs only with a path
         if self._files is None or self._files_pid != os.getpid():
             self._files = tuple(os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE), "a+b")
                                 for path in (self.path, str(self.path) + "-gate"))  # owner-only: nobody else may flock them

@@ -65,7 +65,8 @@ def schema_report(app, connection) -> SchemaReport:
     present: dict[str, set[str]] = {}
     for table, column in rows:
         present.setdefault(table, set()).add(column)
-    missing_tables, missing_columns = [], []
+    missing_tables: list[str] = []
+    missing_columns: list[str] = []
     for name, table in sorted(app.db.metadata.tables.items()):
         columns = present.get(name)
         if columns is None:

@@ -41,8 +41,8 @@ def collect_hooks(module=hookspecs) -> list[HookDoc]:
     """Every hookspec of `module` in source order, with the section banner above it."""
     source_lines = inspect.getsource(module).splitlines()
     sections: list[tuple[int, str]] = []
-    for number, line in enumerate(source_lines, start=1):
-        found = _SECTION.match(line)
+    for number, text in enumerate(source_lines, start=1):
+        found = _SECTION.match(text)
         if found:
             sections.append((number, found.group("title").strip()))
     hooks = []

@@ -19,7 +19,7 @@ from apispec import APISpec
 from marshmallow import INCLUDE
 
 from .registry import number_groups
-from .rest.schemas import schema_instance, schema_properties
+from .rest.schemas import required_schema_instance, schema_properties
 from .rest.validation import GUARDS, MAX_INTEGER, ParamError, validate_value
 
 OPENAPI_PATH = "/openapi.json"
@@ -318,7 +318,7 @@ _MULTIPART_FIELD_NAME = {"type": "string", "pattern": "^[^\\x00-\\x1f\\x7f\"]*$"
 
 def _multipart_request_body(body_schema: Any) -> dict[str, Any]:
     """Route.multipart_body as a `multipart/form-data` requestBody (files are strings of any media type)."""
-    instance = schema_instance(body_schema)
+    instance = required_schema_instance(body_schema)
     properties = {name: accepted(json_schema(prop)) for name, prop in schema_properties(instance).items()}
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     required = [field.data_key or name for name, field in instance.fields.items() if field.required]
@@ -337,7 +337,7 @@ def component_name(text: str) -> str:
 def item_component(schema: Any) -> dict[str, Any]:
     """A resource shape as a JSON-Schema object; no property is required (`_fields` and context trim items)."""
     return {"type": "object", "properties": {name: _empty_allowed(json_schema(prop))
-                                             for name, prop in schema_properties(schema_instance(schema)).items()}}
+                                             for name, prop in schema_properties(required_schema_instance(schema)).items()}}
 
 
 # Dates in responses are site-local `YYYY-MM-DDTHH:MM:SS` without an offset (the REST convention),
@@ -540,7 +540,8 @@ def reference_html(document: dict[str, Any]) -> str:
                          f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
             rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))
                     for p in operation.get("parameters", [])]
-            contents = operation.get("requestBody", {}).get("content", {})  # JSON, else the form (multipart)
+            request_body: dict[str, Any] = operation.get("requestBody", {})
+            contents: dict[str, dict[str, Any]] = request_body.get("content", {})  # JSON, else the form (multipart)
             body = (contents.get("application/json") or next(iter(contents.values()), {})).get("schema")
             if body:
                 rows.extend((name, "body", name in body.get("required", []), prop, prop.get("description", ""))

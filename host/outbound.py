@@ -94,7 +94,7 @@ def checked_address(host: str, port: int, allow_private: bool, code_prefix: str 
     except (socket.gaierror, UnicodeError):
         raise RestError(f"{code_prefix}_fetch_failed", "The target's host name could not be resolved.", 502,
                         {"host": host}) from None
-    addresses = [answer[4][0] for answer in answers]
+    addresses = [answer[4][0] for answer in answers if isinstance(answer[4][0], str)]  # IPv4/IPv6 hosts
     if not addresses:
         raise RestError(f"{code_prefix}_fetch_failed", "The target's host name could not be resolved.", 502,
                         {"host": host})
@@ -121,7 +121,8 @@ def _read_limited(response, connection, limits: Limits, deadline: float, url: st
     declared = response.getheader("Content-Length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise too_large
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         if connection.sock is not None:
             connection.sock.settimeout(_remaining(deadline, code_prefix))
@@ -147,9 +148,10 @@ class _PinnedHTTP(http.client.HTTPConnection):
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
     def __init__(self, host: str, port: int, address: str, timeout: float):
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self._tls)
         self._address = address
 
     def connect(self):
         sock = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)

@@ -148,7 +148,7 @@ def requirements(settings) -> dict[str, tuple[str, ...]]:
     from .registry import PluginInfo
 
     probe = _copy_settings(settings, disabled=[])
-    result = {}
+    result: dict[str, tuple[str, ...]] = {}
     for record in discover(probe):
         try:
             info = getattr(_import(record), "PLUGIN", None)

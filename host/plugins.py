@@ -96,8 +96,10 @@ def declared_info(module_path: str) -> dict[str, Any]:
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "PLUGIN" for target in node.targets) \
                 and isinstance(node.value, ast.Call):
-            declared = {}
+            declared: dict[str, Any] = {}
             for keyword in node.value.keywords:
+                if keyword.arg is None:  # `**table`: no literal keyword to read
+                    continue
                 try:
                     declared[keyword.arg] = ast.literal_eval(keyword.value)
                 except ValueError:  # not a literal (a name, a call): leave it out
@@ -210,7 +212,7 @@ def _read_path_files(distribution: importlib.metadata.Distribution) -> None:
     for listed in distribution.files or ():
         if listed.suffix != ".pth" or "/" in str(listed):
             continue
-        path = Path(distribution.locate_file(listed))
+        path = Path(str(distribution.locate_file(listed)))
         if not path.is_file():
             continue
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -164,8 +164,9 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
     from host import PluginInfo, hookimpl
 
     module = types.ModuleType(f"sitehost_test_plugin_{name}")
-    module.PLUGIN = PluginInfo(name=name, version=version, requires=tuple(requires), description=description,
-                               credential_headers=credential_headers)
+    # A module's attributes are whatever is set on it: setattr says so to the type checker too.
+    setattr(module, "PLUGIN", PluginInfo(name=name, version=version, requires=tuple(requires),  # noqa: B010
+                                         description=description, credential_headers=credential_headers))
     for hook_name, function in [(function.__name__, function) for function in functions] + list(hooks.items()):
         if not hasattr(function, "sitehost_impl"):
             function = hookimpl(function)
@@ -191,6 +192,8 @@ def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: f
         [sys.executable, "-m", "host.cli", "--config", str(config), *global_args, "serve", "--port", "0",
          *serve_args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=str(Path(config).parent))
+    if process.stdout is None:  # stdout=PIPE above always gives one
+        raise RuntimeError("the sitehost process has no output pipe")
     output = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -348,7 +351,8 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
                                  f"{name!r}; give your test plugin another name")
         # The address the client below reaches the site at, as `sitehost serve` records the one it listens on.
         app.record_site_address(TEST_SITE_ADDRESS)
-        app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
+        # Only make_app's apps have a client: an attribute of the test fixture, not of App.
+        setattr(app, "client", TestApp(app, extra_environ={"HTTP_HOST": "school.test"}))  # noqa: B010
         return app
 
     return build

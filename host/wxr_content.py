@@ -150,11 +150,12 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
     current = content_service.get(request, known, post_type) if known else None
     if current is None:
         # The old id where it is free, and the file's last change, as core's own items keep them.
+        discussion: dict[str, Any] = {name: value for name, value in (("comment_status", item.comment_status),
+                                                                      ("ping_status", item.ping_status))
+                                      if value in ("open", "closed")}
         created = content_service.create(
             request, post_type, slug=item.slug, meta=meta or {}, terms=terms or {}, item_id=item.post_id,
-            date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **wanted,
-            **{name: value for name, value in (("comment_status", item.comment_status),
-                                               ("ping_status", item.ping_status)) if value in ("open", "closed")})
+            date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **wanted, **discussion)
         run.remember("post", item.post_id, created["id"], item.link or None)
         return created["id"], "created"
     if wanted["date_gmt"] is None:

@@ -19,7 +19,7 @@ import html
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import quote
 
 import bottle
@@ -242,7 +242,7 @@ def admin_dispatch(app, request, path: str = ""):
     if entry is None:
         return _not_found(app, request, user)
     page = entry[0]
-    if user is None:
+    if user is None or csrf is None:  # a session gives both or neither
         if request.method == "POST":
             return _simple(app, request, None, "Signed out", "<p>Your session has ended. "
                            f"<a href=\"{ADMIN_PATH}/{SIGN_IN}\">Sign in</a> and try again.</p>", 403)
@@ -281,7 +281,7 @@ def _notices(context: AdminRequest) -> str:
     return "".join(parts)
 
 
-def _redirect(location: str, cookies: list[str] = ()) -> bottle.HTTPResponse:
+def _redirect(location: str, cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
     response = bottle.HTTPResponse("", 303, headers={"Location": location, "Cache-Control": "no-store"})
     for cookie in cookies:
         response.add_header("Set-Cookie", cookie)
@@ -299,7 +299,7 @@ def _simple(app, request, user, title: str, body_html: str, status: int) -> bott
 
 
 def _respond(app, request, user, csrf: str, title: str, body_html: str, status: int = 200,
-             headers: dict | None = None, cookies: list[str] = ()) -> bottle.HTTPResponse:
+             headers: dict | None = None, cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
     page = render_layout(app, request, user, csrf, title, body_html)
     response = bottle.HTTPResponse(page, status, headers={**ADMIN_HEADERS, **(headers or {})})
     for cookie in cookies:

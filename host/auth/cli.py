@@ -201,7 +201,7 @@ def user_unlock(ctx: click.Context, login: str | None, address: str | None) -> N
             user = _find(app, session, login)
             forgotten = ratelimit.unlock_account(app, session, user.id)
             click.echo(f"unlocked {user.login!r}: {forgotten} failed sign-ins forgotten")
-        else:
+        elif address:  # the check above: exactly one of LOGIN and --address
             forgotten = ratelimit.unlock_address(app, session, address)
             click.echo(f"unlocked address {address}: {forgotten} failed sign-ins forgotten")
 

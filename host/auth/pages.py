@@ -13,12 +13,14 @@ from __future__ import annotations
 import html
 import ipaddress
 import re
+from typing import Sequence
 from urllib.parse import quote, urlencode, urlsplit
 
 import bottle
 
 from . import ratelimit, sessions
 from . import users as user_service
+from .users import User
 from ..proxies import forwarded
 from ..text import strip_tags
 
@@ -101,6 +103,8 @@ class _Context:
         self.session_token = request.get_cookie(sessions.SESSION_COOKIE)
         self.form_token = request.get_cookie(sessions.FORM_COOKIE)
         loaded = sessions.load_session(app, self.session_token)
+        self.user: User | None
+        self.csrf: str | None
         self.user, self.csrf = loaded if loaded else (None, None)
         self.action_url = AUTHORIZE_PATH + ("?" + self.environ["QUERY_STRING"] if self.environ.get("QUERY_STRING") else "")
 
@@ -108,8 +112,14 @@ class _Context:
     def client_address(self) -> str:
         return client_address(self.app, self.environ)
 
+    def signed_in(self) -> tuple[User, str]:
+        """The user and CSRF token on the pages only a signed-in person reaches (authorize_page checked)."""
+        if self.user is None or self.csrf is None:
+            raise RuntimeError("this page needs a signed-in user")
+        return self.user, self.csrf
+
     def response(self, title: str, body_html: str, status: int = 200, headers: dict | None = None,
-                 cookies: list[str] = ()) -> bottle.HTTPResponse:
+                 cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
         page = self.app.render_html_page(title, body_html)
         response = bottle.HTTPResponse(page, status, headers={
             "Content-Type": "text/html; charset=UTF-8", "Cache-Control": "no-store", **(headers or {})})
@@ -117,7 +127,7 @@ class _Context:
             response.add_header("Set-Cookie", cookie)
         return response
 
-    def redirect(self, location: str, status: int = 302, cookies: list[str] = ()) -> bottle.HTTPResponse:
+    def redirect(self, location: str, status: int = 302, cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
         response = bottle.HTTPResponse("", status, headers={"Location": location, "Cache-Control": "no-store"})
         for cookie in cookies:
             response.add_header("Set-Cookie", cookie)
@@ -260,6 +270,7 @@ def _form_action_csp(context: _Context) -> dict[str, str]:
 
 def approve_form(context: _Context, error: str = "", status: int = 200, name: str | None = None) -> bottle.HTTPResponse:
     params = context.params
+    user, csrf = context.signed_in()
     message = f"<p class=\"error\" role=\"alert\">{html.escape(error)}</p>" if error else ""
     app_id = f"<p>Application ID: <code>{html.escape(params['app_id'])}</code></p>" if params["app_id"] else ""
     if params["success_url"]:
@@ -270,15 +281,15 @@ def approve_form(context: _Context, error: str = "", status: int = 200, name: st
     name_value = params["app_name"] if name is None else name
     action_url = html.escape(context.action_url)
     body = (
-        f"{message}<p>Signed in as <strong>{html.escape(context.user.login)}</strong>.</p>"
+        f"{message}<p>Signed in as <strong>{html.escape(user.login)}</strong>.</p>"
         f"<p>{_app_label(context)[0].upper() + _app_label(context)[1:]} would like to connect to your account. "
         "Only approve applications you trust: it will be able to do everything you can do.</p>"
-        f"{app_id}<form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', context.csrf)}"
+        f"{app_id}<form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', csrf)}"
         "<p><label for=\"name\">New application password name</label><br>"
         f"<input id=\"name\" name=\"name\" value=\"{html.escape(name_value)}\" required maxlength=\"200\"></p>"
         f"{after}<p><button type=\"submit\" name=\"action\" value=\"approve\">Yes, I approve of this connection</button> "
         "<button type=\"submit\" name=\"action\" value=\"reject\">No, I do not approve of this connection</button></p>"
-        f"</form><form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', context.csrf)}"
+        f"</form><form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', csrf)}"
         "<p><button type=\"submit\" name=\"action\" value=\"logout\">Sign out</button></p></form>"
     )
     return context.response("Authorize application", body, status, headers=_form_action_csp(context))
@@ -286,16 +297,17 @@ def approve_form(context: _Context, error: str = "", status: int = 200, name: st
 
 def approve(context: _Context) -> bottle.HTTPResponse:
     app, params = context.app, context.params
+    user, _csrf = context.signed_in()
     name = clean_name(context.form.get("name", ""))
     if not name:
         return approve_form(context, "An application name is required to create an application password.", 400, name="")
     with app.db.session(write=True) as session, session.begin():
-        password, _record = user_service.create_application_password(app, session, context.user.id, name,
+        password, _record = user_service.create_application_password(app, session, user.id, name,
                                                                       params["app_id"])
     if params["success_url"]:
         raw = user_service.normalize_application_password(password)
         return context.redirect(add_query_args(params["success_url"], [
-            ("site_url", app.site_address()), ("user_login", context.user.login), ("password", raw)]))
+            ("site_url", app.site_address()), ("user_login", user.login), ("password", raw)]))
     body = (f"<p>Your new password for <strong>{html.escape(name)}</strong> is:</p>"
             f"<p><kbd class=\"new-application-password\">{html.escape(password)}</kbd></p>"
             "<p>Save it in a safe place now: it will not be shown again.</p>")

@@ -28,6 +28,7 @@ import datetime
 import math
 import time
 from dataclasses import dataclass, fields
+from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
@@ -74,7 +75,7 @@ class SignInLimits:
         known = {spec.name for spec in fields(cls)} | ADMIN_KEYS
         problems = [f"[auth]: unknown setting {key!r} (known: {', '.join(sorted(known))})"
                     for key in table if key not in known]
-        values = {}
+        values: dict[str, Any] = {}  # numbers from the [auth] table, each checked against its field below
         for spec in fields(cls):
             if spec.name not in table:
                 continue
@@ -149,7 +150,7 @@ def check_allowed(app, account: str, address: str, connection=None) -> int:
     rules = limits(app)
     now = utcnow()
     subjects = _subjects(account, address)
-    params = {"since": now - datetime.timedelta(seconds=rules.window_seconds)}
+    params: dict[str, datetime.datetime | str] = {"since": now - datetime.timedelta(seconds=rules.window_seconds)}
     for index, (_scope, subject) in enumerate(subjects):
         params[f"subject_{index}"] = subject
     statement = _failures_statement(app, tuple(scope for scope, _subject in subjects))

@@ -207,6 +207,8 @@ def create_user(app, session, login: str, email: str, role: str | list[str] = "s
     values.update(extra)
     user_id = session.execute(insert(users).values(**values)).inserted_primary_key[0]
     user = get_user(app, session, user_id)
+    if user is None:  # inserted just above, in this transaction
+        raise RuntimeError(f"user {user_id} is missing right after it was created")
     app.hook.user_created(app=app, session=session, user=user)  # inside this transaction: see the hookspec
     return user
 
@@ -236,8 +238,10 @@ def find_user(app, session, identifier: str) -> User | None:
     return User(app, row) if row is not None else None
 
 
-def update_user(app, session, user_id: int, values: dict[str, Any]) -> User:
+def update_user(app, session, user_id: int, values: dict[str, Any]) -> User | None:
     """Change profile fields, roles (a list) and the login password (plain text, hashed here).
+
+    Returns the user as changed; None when no user has that id.
 
     Raises UserError for an email or slug that another user has, or an unknown role.
     """

@@ -18,10 +18,14 @@ An essential part of the host (never disabled): this module holds its hook imple
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from ..hookspecs import hookimpl
 from ..stash import StashKey
 from .settings import MailSettings, load_mail_settings
+
+if TYPE_CHECKING:  # the stash key's type; the module itself loads on first use (_LAZY)
+    from .outbox import MailService
 
 __all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE", "QUEUED", "SENDING", "SENT",
            "FAILED"]

@@ -44,8 +44,11 @@ URI_HEADERS = {"list-help", "list-unsubscribe", "list-subscribe", "list-post", "
                "list-unsubscribe-post", "archived-at"}
 
 
-class VerbatimHeader(email.headerregistry.UnstructuredHeader):
-    """A header folded never: one line, exactly as checked (`check_message` keeps it ASCII and short)."""
+class VerbatimHeader(email.headerregistry.UnstructuredHeader, email.headerregistry.BaseHeader):
+    """A header folded never: one line, exactly as checked (`check_message` keeps it ASCII and short).
+
+    HeaderRegistry mixes BaseHeader into the classes it is given; naming it here too gives the same
+    method order and says what `fold` relies on (`self.name`)."""
 
     @classmethod
     def parse(cls, value, kwds):

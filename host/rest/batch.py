@@ -73,6 +73,8 @@ def _run_items(server, parent: RestRequest, items: list[RestRequest], failures: 
     while waiting:
         first = items[waiting[0]]
         run = [waiting[0]]
+        if first.endpoint is None:  # _prevalidate passed it, so it matched a route
+            raise RuntimeError(f"batch item {first.method} {first.path} has no endpoint")
         if first.endpoint.bulk_batch is not None:
             for index in waiting[1:]:
                 if items[index].endpoint is not first.endpoint:

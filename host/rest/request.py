@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..content import running_commit_round
 from ..stash import RequestState
 from ..users import ANONYMOUS
+
+if TYPE_CHECKING:  # annotations only: the registry imports this module
+    from ..registry import CompiledRoute, Endpoint
 
 # PHP's max_input_nesting_level: a key nested deeper (a[][][]... 5,000 times) is dropped, as PHP
 # drops it, instead of recursing until Python's stack runs out.
@@ -96,8 +99,8 @@ class RestRequest:
         self.url_params: dict[str, str] = {}
         self.params: dict[str, Any] = {}
         self.user = ANONYMOUS
-        self.route = None
-        self.endpoint = None
+        self.route: CompiledRoute | None = None  # set once the path matched a route
+        self.endpoint: Endpoint | None = None
         self.application_password = None
         self.permitted: bool | None = None
         # Params a batch/v1 item was validated to before its batch ran, so `run` need not validate them again.

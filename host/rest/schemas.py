@@ -48,15 +48,23 @@ def schema_instance(schema: Any) -> Schema | None:
     raise TypeError(f"expected a marshmallow Schema, got {schema!r}")
 
 
+def required_schema_instance(schema: Any) -> Schema:
+    """schema_instance where a schema must be given (a nested field's, a shape to describe): None is a clear error."""
+    instance = schema_instance(schema)
+    if instance is None:
+        raise TypeError("expected a marshmallow Schema, got None")
+    return instance
+
+
 def field_to_json_schema(field: fields.Field) -> dict[str, Any]:
     """One marshmallow field as a JSON-Schema dict (nested schemas inlined)."""
     if isinstance(field, fields.Nested):
-        nested = schema_instance(field.schema)
+        nested = required_schema_instance(field.schema)
         properties = schema_properties(nested)
         for name, sub in nested.fields.items():
             if sub.required:  # per-property form, so it survives inside a top-level arg
                 properties[sub.data_key or name]["required"] = True
-        result = {"type": "object", "properties": properties}
+        result: dict[str, Any] = {"type": "object", "properties": properties}
         if field.many:
             result = {"type": "array", "items": result}
     elif isinstance(field, fields.List) and isinstance(field.inner, fields.Nested):
@@ -130,7 +138,7 @@ def args_from_schema(schema: Any, partial: bool = False) -> dict[str, dict[str, 
 
 def item_schema(schema: Any, title: str) -> dict[str, Any]:
     """A resource shape as the `schema` shown in help context and OPTIONS."""
-    instance = schema_instance(schema)
+    instance = required_schema_instance(schema)
     return {
         "$schema": "http://json-schema.org/draft-04/schema#",
         "title": title,

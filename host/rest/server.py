@@ -269,6 +269,8 @@ class RestServer:
         if request.route is None:
             return {}
         if not request.params:  # the Allow checks read the path's values (`id`), as for a request that ran
+            if request.endpoint is None:  # a matched route always comes with its endpoint
+                raise RuntimeError(f"{request.method} {request.path}: a route without an endpoint")
             request.params = _path_params(request.url_params, request.endpoint.args)
         try:
             allowed = self.allowed_methods(request, request.route)
@@ -367,10 +369,15 @@ class RestServer:
         finished as `run` finishes one. An exception from `bulk_batch` (which must have undone its
         writes) serves none: the host runs each item alone, as without it."""
         for request in requests:
+            if request.validated_params is None:
+                raise RuntimeError("run_bulk takes prevalidated batch items only")
             request.params = request.validated_params
             request.share_savepoint(True)  # the bulk writes all items at once, in a savepoint of its own
         try:
-            answers = requests[0].endpoint.bulk_batch(parent, requests)
+            endpoint = requests[0].endpoint
+            if endpoint is None or endpoint.bulk_batch is None:
+                raise RuntimeError("run_bulk takes items of an endpoint with bulk_batch")
+            answers = endpoint.bulk_batch(parent, requests)
         except Exception as exception:
             log.warning("bulk batch of %s %s fell back to one item at a time", requests[0].method, requests[0].path,
                         exc_info=exception)
@@ -584,8 +591,8 @@ class RestServer:
             return data
         links = data.get("_links")
         selves = links.get("self") if isinstance(links, dict) else None
-        if not isinstance(selves, list) or not any(isinstance(link, dict) and "targetHints" not in link
-                                                   for link in selves):
+        if not isinstance(links, dict) or not isinstance(selves, list) \
+                or not any(isinstance(link, dict) and "targetHints" not in link for link in selves):
             return data
         hinted = []
         for link in selves:

@@ -295,6 +295,8 @@ def _validate_number(value: Any, schema: dict, param: str) -> None:
     elif minimum is not None:
         message = f"{param} must be greater than {_fmt(minimum)}" if exclusive_min else f"{param} must be greater than or equal to {_fmt(minimum)}"
     else:
+        if maximum is None:  # neither bound failed: returned above
+            raise RuntimeError(f"{param}: a bound failed without a bound")
         message = f"{param} must be less than {_fmt(maximum)}" if exclusive_max else f"{param} must be less than or equal to {_fmt(maximum)}"
     raise ParamError("rest_out_of_bounds", message)
 
