@@ -35,7 +35,7 @@ EXCLUDED_POST_TYPES = ("attachment",)  # WordPress's posts provider leaves media
 
 
 def sitemap_pages() -> list[Page]:
-    page = f"<page:re:[0-9]{{1,{MAX_PAGE_DIGITS}}}>"
+    page = f"<page:re:[1-9][0-9]{{0,{MAX_PAGE_DIGITS - 1}}}>"  # 1 to 999999: page 0 is no page either
     methods = ("GET", "HEAD")
     return [
         Page("/wp-sitemap.xml", methods, _index, name="sitemap_index", cacheable=True),
