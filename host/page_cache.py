@@ -63,6 +63,9 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
             app.hook.store_response(app=app, request=cache_request, status=bottle.response.status_code,
                                     headers=kept, body=body)
     bottle.response.set_header("Vary", "Accept-Encoding")
+    etag = bottle.response.headers.get("ETag")
+    if etag and bottle.response.headers.get("Content-Encoding") == "gzip":  # another representation, another tag
+        bottle.response.set_header("ETag", etag[:-1] + '-gzip"')
     if bottle.response.status_code == 200 and not_modified(request, bottle.response.headers):
         bottle.response.status = 304
         for name in ("Content-Type", "Content-Length", "Content-Encoding"):
