@@ -37,6 +37,7 @@ PROTECTED_NOTICE = "There is no excerpt because this is a protected post."
 RSS_TYPE = "application/rss+xml; charset=UTF-8"
 ATOM_TYPE = "application/atom+xml; charset=UTF-8"
 EMPTY_FEED_DATE = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)  # a feed with nothing in it yet
+MAX_ID_DIGITS = 18  # a longer `p` is no id of ours (and would not fit the column)
 FEED_QUERIES = {"rss2": "/feed/", "rss": "/feed/", "atom": "/feed/atom/", "comments-rss2": "/comments/feed/",
                 "comments-atom": "/comments/feed/atom/"}
 
@@ -86,6 +87,8 @@ def feed_redirect(app, request) -> HtmlView | None:
         return None
     site = app.site_url(request.environ)
     post_id = request.query.get("p") or request.query.get("page_id") or ""
+    if post_id and not (post_id.isdigit() and len(post_id) <= MAX_ID_DIGITS):
+        return HtmlView("Page not found", "<p>There is no such feed.</p>", status=404)
     if post_id:
         target = f"{site}/comments/feed/{'atom/' if feed.endswith('atom') else ''}?p={post_id}"
     elif feed in FEED_QUERIES:
@@ -143,13 +146,13 @@ def _term_feed(app, content_request, session, site, taxonomy: str, slug: str):
 
 def _author_feed(app, content_request, session, site, request, slug):
     users = user_service.tables(app)["users"]
-    user_id = session.execute(select(users.c.id, users.c.display_name).where(users.c.slug == slug)).first()
+    author = session.execute(select(users.c.id, users.c.display_name).where(users.c.slug == slug)).first()
     # Only authors of something published have a public archive (as the users route lists them).
-    if user_id is None or not user_service.has_published(app, session, user_id.id):
+    if author is None or not user_service.has_published(app, session, author.id):
         return None
     return _post_channel(app, content_request, session, site,
-                         f"{app.site_identity()['name']} \u2013 {user_id.display_name}", f"{site}/author/{slug}/",
-                         f"/author/{slug}/feed/", store.PostQuery("post", per_page=FEED_ITEMS, author=[user_id.id]))
+                         f"{app.site_identity()['name']} \u2013 {author.display_name}", f"{site}/author/{slug}/",
+                         f"/author/{slug}/feed/", store.PostQuery("post", per_page=FEED_ITEMS, author=[author.id]))
 
 
 def _post_channel(app, content_request, session, site, title, link, self_path, query) -> FeedChannel:
@@ -194,7 +197,7 @@ def _comments_feed(app, content_request, session, site, request):
     name = app.site_identity()["name"]
     post_id = request.query.get("p", "")
     if post_id:
-        if not post_id.isdigit() or len(post_id) > 18:
+        if not post_id.isdigit() or len(post_id) > MAX_ID_DIGITS:
             return None
         post = store.get_item(app, session, int(post_id))
         if post is None or post["status"] != "publish" or post["password"] or post["type"] not in public_types:

@@ -200,6 +200,8 @@ def test_plain_feed_addresses_redirect_to_the_feeds(client, make_post):
     assert client.get(f"/?p={post['id']}&feed=rss2", status=301).headers["Location"] == \
         f"http://school.test/comments/feed/?p={post['id']}"
     client.get("/?feed=nonsense", status=404)
+    for query in ("p=1%0d%0aSet-Cookie:%20x=1", "p=" + "9" * 40, "page_id=abc"):
+        assert "Set-Cookie" not in client.get(f"/?{query}&feed=rss2", status=404).headers
 
 
 def test_new_post_purges_the_cached_feed_and_an_unrelated_write_does_not(client, make_post, users):
