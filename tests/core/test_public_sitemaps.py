@@ -149,3 +149,14 @@ def test_robots_txt_keeps_crawlers_out_of_the_admin_area_and_names_the_sitemap(c
     response = client.get("/robots.txt")
     assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
     assert response.text == "User-agent: *\nDisallow: /admin/\n\nSitemap: http://school.test/wp-sitemap.xml\n"
+
+
+def test_head_answers_the_headers_without_a_body(client, make_post):
+    make_post(title="Sports day")
+    for path, content_type in (("/feed/", "application/rss+xml; charset=UTF-8"),
+                               ("/wp-sitemap.xml", "application/xml; charset=UTF-8"),
+                               ("/robots.txt", "text/plain; charset=utf-8")):
+        for _attempt in range(2):  # built, then from the cache
+            response = client.head(path)
+            assert response.status_int == 200 and response.body == b""
+            assert response.headers["Content-Type"] == content_type and response.headers["ETag"]
