@@ -3,19 +3,28 @@
 A `host.Page` registered with `cacheable=True` (feeds, sitemaps, robots.txt ...) is answered
 through the same `cached_response` / `store_response` hooks as the REST reads, so the cache
 plugin keeps it and drops it when content changes. Every such answer carries an ETag (the
-body's hash, unless the handler set one) and answers a matching If-None-Match, or an
-If-Modified-Since not older than its Last-Modified, with 304 and no body.
+body's hash, unless the handler set one) and a Last-Modified: since when this process has
+answered the address with that body, so it moves forward whenever the body changes, even when
+what changed is older than the rest or brings an earlier body back (a post unpublished again). A matching If-None-Match, or an
+If-Modified-Since not older than Last-Modified, answers 304 and no body.
 """
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import hashlib
 from typing import Any
 
 import bottle
 
+from .lru import LruCache
 from .rest.request import parse_query
+from .stash import StashKey
+
+# address -> (ETag, since when this process has answered that address with that body)
+CHANGED = StashKey[LruCache]("host.page_cache.changed")
+CHANGED_ENTRIES = 4096
 
 # Only these survive into a cached page's headers: what the page says about its body.
 _KEPT_HEADERS = ("content-type", "etag", "last-modified", "cache-control", "x-robots-tag")
@@ -56,8 +65,8 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
     else:
         body = page.handler(app, request, **url_params)
         body = body.encode("utf-8") if isinstance(body, str) else body
-        if bottle.response.status_code == 200 and "ETag" not in bottle.response.headers:
-            bottle.response.set_header("ETag", '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+        if bottle.response.status_code == 200:
+            _validators(app, body)
         if cache_request is not None:
             kept = {name: value for name, value in bottle.response.headers.items() if name.lower() in _KEPT_HEADERS}
             app.hook.store_response(app=app, request=cache_request, status=bottle.response.status_code,
@@ -73,6 +82,19 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
                 del bottle.response.headers[name]
         return b""
     return body
+
+
+def _validators(app, body: bytes) -> None:
+    """ETag (unless the handler chose one) and Last-Modified of a freshly built answer."""
+    if "ETag" not in bottle.response.headers:
+        bottle.response.set_header("ETag", '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    changed = app.stash.setdefault_by(CHANGED, lambda: LruCache(CHANGED_ENTRIES))
+    etag, address = bottle.response.headers["ETag"], (bottle.request.path, bottle.request.query_string)
+    known = changed.get(address)
+    if known is None or known[0] != etag:  # a body this address had before counts as a change too
+        known = (etag, datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0))
+        changed.put(address, known)
+    bottle.response.set_header("Last-Modified", email.utils.format_datetime(known[1], usegmt=True))
 
 
 def not_modified(request: bottle.BaseRequest, headers) -> bool:

@@ -12,7 +12,6 @@ and its comments stay out. The XML is written by feedgen; every feed is a cachea
 from __future__ import annotations
 
 import datetime
-import email.utils
 import html
 from dataclasses import dataclass
 from typing import Callable
@@ -107,9 +106,7 @@ def _handler(source: Callable, atom: bool):
             if channel is None:
                 raise bottle.HTTPError(404)
             body = _atom(app, channel, site) if atom else _rss(app, channel, site)
-        newest = max((entry.updated for entry in channel.entries), default=EMPTY_FEED_DATE)
         bottle.response.content_type = ATOM_TYPE if atom else RSS_TYPE
-        bottle.response.set_header("Last-Modified", _http_date(newest))
         bottle.response.set_header("Cache-Control", "no-cache")  # revalidate: 304 while unchanged
         return body
     return handler
@@ -296,10 +293,6 @@ def _utc(app, local, gmt) -> datetime.datetime:
 
 def _aware(value: datetime.datetime | None) -> datetime.datetime:
     return (value or EMPTY_FEED_DATE.replace(tzinfo=None)).replace(tzinfo=datetime.timezone.utc, microsecond=0)
-
-
-def _http_date(value: datetime.datetime) -> str:
-    return email.utils.format_datetime(value, usegmt=True)
 
 
 # --- discovery ---------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ TERM_PAGES = StashKey[LruCache]("core.term_pages")
 TERM_PAGE_ENTRIES = 256
 
 
-
 def term_link(request, taxonomy: str, term: dict, site: str | None = None) -> str:
     """A term's archive address (its REST `link`; the sitemaps list it): plain `?cat=ID` and `?tag=slug`
     for core's, `/<rewrite>/<slug>/` for a taxonomy registered with a rewrite, else `?<taxonomy>=<slug>`."""
