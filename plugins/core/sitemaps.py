@@ -64,7 +64,7 @@ def _post_total(app, session, post_type: str) -> int:
 
 
 def _used_terms(app, taxonomy: str):
-    """Terms linked to something (WordPress's `hide_empty`), oldest first."""
+    """Terms filed on something published (WordPress's `hide_empty`; the stored counts count only those)."""
     terms = tables(app)["terms"]
     return select(terms.c.id, terms.c.slug, terms.c.taxonomy).where(terms.c.taxonomy == taxonomy, terms.c.count > 0)
 
