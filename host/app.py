@@ -711,6 +711,7 @@ class App:
 
     def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
         """A minimal, valid HTML page that carries the REST discovery link."""
+        head_html += "".join(part for part in self.hook.site_head(app=self, request=bottle.request) if part)
         rest_root = self.rest_base_url(bottle.request.environ) + "/"
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -738,6 +739,13 @@ def _call(implementation, **kwargs):
 
 
 def _page_callback(app: App, page):
+    if page.cacheable:
+        from .page_cache import answer_page
+
+        def cached_callback(**url_params):
+            return answer_page(app, page, bottle.request, url_params)
+        return cached_callback
+
     def callback(**url_params):
         return page.handler(app, bottle.request, **url_params)
     return callback

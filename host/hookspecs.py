@@ -436,6 +436,17 @@ def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> st
     """
 
 
+@hookspec
+def site_head(app: App, request: bottle.BaseRequest) -> str | None:
+    """Add tags to the `<head>` of every HTML page of the site, whatever it shows (the site's feed
+    discovery links); tags about one item go through `html_head`.
+
+    When: each time the host renders an HTML page in the site layout.
+    Arguments: `app`; `request`, the Bottle request.
+    Returns: a string of HTML to place in the head, or None. Escape every value you insert.
+    """
+
+
 @hookspec(firstresult=True)
 def editor_url(app: App, item: dict[str, Any], rest_url: str) -> str | None:
     """Say where a content item is edited, for the "Edit" links of the admin area's posts and pages lists.

@@ -202,12 +202,18 @@ class MetaKey:
 
 @dataclass(frozen=True)
 class Page:
-    """An HTML page outside the REST root: a Bottle path, its methods and a handler(request)."""
+    """An HTML page outside the REST root: a Bottle path, its methods and a handler(request).
+
+    `cacheable` offers its anonymous GET answers to the response cache (host.page_cache), which
+    also gives them an ETag and answers conditional GETs with 304; leave it off for a page whose
+    answer depends on anything but its address and the site's content (a form's result, a session).
+    """
 
     path: str
     methods: tuple[str, ...]
     handler: Callable
     name: str = ""
+    cacheable: bool = False
 
 
 @dataclass(frozen=True)

@@ -318,6 +318,8 @@ class ResponseCache:
             return False
         if any(name in request.query for name in _UNCACHEABLE_QUERY):
             return False
+        if getattr(request, "cacheable_page", False):  # a site page registered cacheable (host.page_cache)
+            return True
         path = request.path
         if self.config.cache_indexes and (path == "/" or path.lstrip("/") in self.app.registry.namespaces):
             return True

@@ -106,9 +106,11 @@ def register_admin_pages(app):
 
 @hookimpl
 def register_pages(app):
+    from .feeds import feed_pages
     from .media import uploads_page
+    from .sitemaps import sitemap_pages
 
-    return [uploads_page()]
+    return [uploads_page(), *feed_pages(), *sitemap_pages()]
 
 
 @hookimpl
@@ -147,9 +149,26 @@ def startup(app):
 
 @hookimpl
 def html_view(app, request):
+    from .feeds import feed_redirect
     from .views import permalink_view
 
-    return permalink_view(app, request)
+    return feed_redirect(app, request) or permalink_view(app, request)
+
+
+@hookimpl
+def site_head(app, request):
+    """The site's posts and comments feeds, announced on every page (as WordPress's `feed_links`)."""
+    from .feeds import site_feed_links
+
+    return site_feed_links(app, request)
+
+
+@hookimpl
+def html_head(app, request, item):
+    """A post's (or page's) own comments feed, announced on its page (`feed_links_extra`)."""
+    from .feeds import item_feed_links
+
+    return item_feed_links(app, request, item)
 
 
 @hookimpl(tryfirst=True)  # first: other plugins' demos build on its pages and picture

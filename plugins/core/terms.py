@@ -25,6 +25,19 @@ TERM_PAGES = StashKey[LruCache]("core.term_pages")
 TERM_PAGE_ENTRIES = 256
 
 
+def term_link(request, taxonomy: str, term: dict, site: str | None = None) -> str:
+    """A term's archive address (its REST `link`; the sitemaps list it): plain `?cat=ID` and `?tag=slug`
+    for core's, `/<rewrite>/<slug>/` for a taxonomy registered with a rewrite, else `?<taxonomy>=<slug>`."""
+    site = site or site_url(request)
+    if taxonomy == "category":
+        return f"{site}/?cat={term['id']}"
+    if taxonomy == "post_tag":
+        return f"{site}/?tag={term['slug']}"
+    registered = request.app.registry.taxonomies.get(taxonomy)
+    rewrite = registered[0].rewrite if registered else ""
+    return f"{site}/{rewrite}/{term['slug']}/" if rewrite else f"{site}/?{taxonomy}={term['slug']}"
+
+
 class TermsController:
     """The routes of one taxonomy (`categories` or `tags`)."""
 
@@ -78,15 +91,7 @@ class TermsController:
         return dict(row._mapping)
 
     def prepare(self, request, term: dict, context: str) -> dict:
-        if self.taxonomy == "category":
-            link = f"{site_url(request)}/?cat={term['id']}"
-        elif self.taxonomy == "post_tag":
-            link = f"{site_url(request)}/?tag={term['slug']}"
-        else:
-            registered = request.app.registry.taxonomies.get(self.taxonomy)
-            rewrite = registered[0].rewrite if registered else ""
-            link = (f"{site_url(request)}/{rewrite}/{term['slug']}/" if rewrite
-                    else f"{site_url(request)}/?{self.taxonomy}={term['slug']}")
+        link = term_link(request, self.taxonomy, term)
         data = {"id": term["id"], "count": term["count"] or 0, "description": term["description"], "link": link,
                 "name": term["name"], "slug": term["slug"], "taxonomy": self.taxonomy}
         if self.hierarchical:

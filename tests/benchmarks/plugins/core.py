@@ -1,4 +1,5 @@
-"""The core plugin's in-process lines: creates that share a title (issue 44.3).
+"""The core plugin's lines: the posts feed `/feed/`, uncached and from the cache, and in process, creates
+that share a title (issue 44.3).
 
 Recurring event imports and weekly newsletters create many posts of one title; each needs a
 slug of its own (`title`, `title-2`, ...). A create must cost the same however many items
@@ -12,9 +13,51 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import urllib.request
+
 from sqlalchemy import event
 
-from . import Measure
+from tests.benchmarks.scenarios import Context, Scenario, Unavailable
+from tests.benchmarks.wrk import lua_string
+
+from . import Budget, Measure
+
+FEED = "/feed/"
+
+
+def _site(context: Context) -> str:
+    """The site's address: the REST root without its prefix (`/feed/` lives outside it)."""
+    return context.rest[: -len(context.rest_path)] if context.rest_path != "/" else context.rest
+
+
+def _lua_feed(context: Context) -> str:
+    return f'wrk.method = "GET"\nwrk.path = {lua_string(FEED)}\n'
+
+
+def _check_feed(cached: bool):
+    """The feed answers RSS with ten items (from the cache, the second time, when `cached`)."""
+    def check(context: Context) -> None:
+        for _attempt in range(2 if cached else 1):
+            with urllib.request.urlopen(_site(context) + FEED, timeout=120) as response:
+                headers, body = response.headers, response.read()
+        if not headers.get("Content-Type", "").startswith("application/rss+xml") or body.count(b"<item>") != 10:
+            raise Unavailable(f"{FEED}: {headers.get('Content-Type')!r}, {body.count(b'<item>')} items")
+        if cached and headers.get("X-Cache") != "hit":
+            raise Unavailable(f"{FEED}: the second answer was not a cache hit")
+    return check
+
+
+SCENARIOS = [
+    Scenario("core-feed", "GET /feed/ (RSS, 10 posts)", _lua_feed, _check_feed(cached=False)),
+    Scenario("core-feed-cached", "GET /feed/, cache hit", _lua_feed, _check_feed(cached=True), cached=True),
+]
+# In process (tests/benchmarks/profile-style timing on the demo site) the uncached feed costs about six
+# uncached 10-post lists (feedgen, ten renderings, authors and terms); a feed reader polls it, and the
+# cache answers every poll between two writes.
+BUDGET = [
+    Budget("core-feed", 0.03, "the posts feed, uncached: about a sixth of the uncached list's share"),
+    Budget("core-feed-cached", 0.5, "the posts feed from the response cache (a site page, not a REST read)"),
+]
 
 SAME_TITLE_CREATES = 2000
 SAME_TITLE_WINDOW = 100

@@ -1,0 +1,113 @@
+"""Pages outside the REST root that offer their anonymous answers to the response cache.
+
+A `host.Page` registered with `cacheable=True` (feeds, sitemaps, robots.txt ...) is answered
+through the same `cached_response` / `store_response` hooks as the REST reads, so the cache
+plugin keeps it and drops it when content changes. Every such answer carries an ETag (the
+body's hash, unless the handler set one) and a Last-Modified: since when this process has
+answered the address with that body, so it moves forward whenever the body changes, even when
+what changed is older than the rest or brings an earlier body back (a post unpublished again). A matching If-None-Match, or an
+If-Modified-Since not older than Last-Modified, answers 304 and no body.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import hashlib
+from typing import Any
+
+import bottle
+
+from .lru import LruCache
+from .rest.request import parse_query
+from .stash import StashKey
+
+# address -> (ETag, since when this process has answered that address with that body)
+CHANGED = StashKey[LruCache]("host.page_cache.changed")
+CHANGED_ENTRIES = 4096
+
+# Only these survive into a cached page's headers: what the page says about its body.
+_KEPT_HEADERS = ("content-type", "etag", "last-modified", "cache-control", "x-robots-tag")
+
+
+class PageCacheRequest:
+    """What a response cache reads of a request (the attributes of a RestRequest it uses), for a page.
+
+    `cacheable_page` tells the cache the page asked for caching, as `Route.cacheable` does for a route.
+    """
+
+    cacheable_page = True
+    internal = False
+
+    def __init__(self, app, request: bottle.BaseRequest):
+        self.app = app
+        self.method = "GET"  # HEAD is answered from the GET's entry (bottle drops the body)
+        self.path = request.path
+        self.query = parse_query(list(request.query.allitems()))
+        self.headers = {name.lower(): value for name, value in request.headers.items()}
+        self.base_url = app.site_url(request.environ)
+
+    def header(self, name: str) -> str | None:
+        return self.headers.get(name.lower())
+
+
+def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, Any]):
+    """Run a cacheable page: from the cache when it holds the answer, else through its handler."""
+    anonymous = request.method in ("GET", "HEAD") and not request.get_header("Authorization") \
+        and not request.get_header("Cookie")
+    cache_request = PageCacheRequest(app, request) if anonymous else None
+    cached = app.hook.cached_response(app=app, request=cache_request) if cache_request else None
+    if cached is not None:
+        status, headers, body = cached
+        bottle.response.status = status
+        for name, value in headers.items():
+            bottle.response.set_header(name, value)
+    else:
+        body = page.handler(app, request, **url_params)
+        body = body.encode("utf-8") if isinstance(body, str) else body
+        if bottle.response.status_code == 200:
+            _validators(app, body)
+        if cache_request is not None:
+            kept = {name: value for name, value in bottle.response.headers.items() if name.lower() in _KEPT_HEADERS}
+            app.hook.store_response(app=app, request=cache_request, status=bottle.response.status_code,
+                                    headers=kept, body=body)
+    bottle.response.set_header("Vary", "Accept-Encoding")
+    etag = bottle.response.headers.get("ETag")
+    if etag and bottle.response.headers.get("Content-Encoding") == "gzip":  # another representation, another tag
+        bottle.response.set_header("ETag", etag[:-1] + '-gzip"')
+    if bottle.response.status_code == 200 and not_modified(request, bottle.response.headers):
+        bottle.response.status = 304
+        for name in ("Content-Type", "Content-Length", "Content-Encoding"):
+            if name in bottle.response.headers:
+                del bottle.response.headers[name]
+        return b""
+    return body
+
+
+def _validators(app, body: bytes) -> None:
+    """ETag (unless the handler chose one) and Last-Modified of a freshly built answer."""
+    if "ETag" not in bottle.response.headers:
+        bottle.response.set_header("ETag", '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+    changed = app.stash.setdefault_by(CHANGED, lambda: LruCache(CHANGED_ENTRIES))
+    etag, address = bottle.response.headers["ETag"], (bottle.request.path, bottle.request.query_string)
+    known = changed.get(address)
+    if known is None or known[0] != etag:  # a body this address had before counts as a change too
+        known = (etag, datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0))
+        changed.put(address, known)
+    bottle.response.set_header("Last-Modified", email.utils.format_datetime(known[1], usegmt=True))
+
+
+def not_modified(request: bottle.BaseRequest, headers) -> bool:
+    """Whether the client holds this answer already (RFC 9110 13.1: If-None-Match wins over If-Modified-Since)."""
+    if_none_match = request.get_header("If-None-Match")
+    etag = headers.get("ETag")
+    if if_none_match is not None:
+        tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+        return etag is not None and (etag.removeprefix("W/") in tags or "*" in tags)
+    since, modified = request.get_header("If-Modified-Since"), headers.get("Last-Modified")
+    if not since or not modified:
+        return False
+    try:
+        return email.utils.parsedate_to_datetime(modified) <= email.utils.parsedate_to_datetime(since)
+    except (TypeError, ValueError):
+        return False
