@@ -185,6 +185,8 @@ class SiteSettings(Schema):
                 "address `sitehost serve` listened on at its first start (answers' own links follow the request).",
                 validate=_site_url)
     home = _text("Home URL when it differs from `url`; empty: same as `url`.", validate=_site_url)
+    templates_dir = _text("Folder of the operator's theme templates: a file there wins over the default theme's "
+                          "or a plugin's template of the same name (`layout.html`, `site_header.html` ...); empty: none.")
     timezone_string = _text("IANA time zone of local dates (`date`, `after`, `before`).", validate=_time_zone)
     page_for_posts = _count(0, 2**31 - 1, description="Id of the page that lists posts (0: none).")
     page_on_front = _count(0, 2**31 - 1, description="Id of the page shown on the front (0: none).")

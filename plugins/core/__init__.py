@@ -152,6 +152,13 @@ def html_view(app, request):
     return permalink_view(app, request)
 
 
+@hookimpl
+def site_menu_entries(app, request):
+    from .views import menu_pages
+
+    return menu_pages(app)
+
+
 @hookimpl(tryfirst=True)  # first: other plugins' demos build on its pages and picture
 def demo_content(app, session):
     from .comment_store import write_demo_comments

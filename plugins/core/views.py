@@ -12,7 +12,8 @@ import html
 
 import jinja2
 
-from host import HtmlView
+from host import ANONYMOUS, HtmlView, MenuEntry
+from host.content import service_request
 from host.text import without_style_attributes
 
 from . import store
@@ -92,3 +93,15 @@ def _featured_image(app, request, item: dict) -> str:
     if media is None or not media.get("file") or (not public_status(app, media["status"]) and media["status"] != "inherit"):
         return ""
     return f"{app.site_url(request.environ)}/uploads/{media['file']}"
+
+
+MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
+
+
+def menu_pages(app) -> list[MenuEntry]:
+    """The site menu's share of core: published top-level pages by `menu_order`, then title."""
+    with app.db.session() as session:
+        pages, _total = app.content.query(service_request(app, session, ANONYMOUS), "page", parent=[0],
+                                          orderby="menu_order", order="asc", per_page=MENU_PAGES)
+    return [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
+                      f"/?page_id={page['id']}", order=page.get("menu_order") or 0) for page in pages]
