@@ -107,8 +107,9 @@ def register_admin_pages(app):
 @hookimpl
 def register_pages(app):
     from .media import uploads_page
+    from .views import password_page
 
-    return [uploads_page()]
+    return [uploads_page(), password_page()]
 
 
 @hookimpl
@@ -150,6 +151,13 @@ def html_view(app, request):
     from .views import permalink_view
 
     return permalink_view(app, request)
+
+
+@hookimpl
+def html_not_found(app, request):
+    from .views import pretty_view
+
+    return pretty_view(app, request)
 
 
 @hookimpl
