@@ -27,6 +27,8 @@ DEFAULT_SITE = {
     "url": "",  # empty: derived from each request's Host header
     "home": "",
     "timezone_string": "UTC",
+    "permalink_structure": "",  # plain links (/?p=ID), as a fresh WordPress site
+    "templates_dir": "",  # no operator templates: the default theme's
     "page_for_posts": 0,
     "page_on_front": 0,
     "show_on_front": "posts",
