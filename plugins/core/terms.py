@@ -78,7 +78,10 @@ class TermsController:
         return dict(row._mapping)
 
     def prepare(self, request, term: dict, context: str) -> dict:
-        if self.taxonomy == "category":
+        pretty = bool(request.app.settings.site.get("permalink_structure"))  # archives at /category/<slug>/
+        if self.taxonomy in ("category", "post_tag") and pretty:
+            link = f"{site_url(request)}/{'category' if self.taxonomy == 'category' else 'tag'}/{term['slug']}/"
+        elif self.taxonomy == "category":
             link = f"{site_url(request)}/?cat={term['id']}"
         elif self.taxonomy == "post_tag":
             link = f"{site_url(request)}/?tag={term['slug']}"

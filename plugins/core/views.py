@@ -24,7 +24,7 @@ from host.text import without_style_attributes
 
 from . import store
 from .render import plain_text, render_content, render_excerpt, render_title
-from .permalinks import page_path, structure
+from .permalinks import page_path, post_path, structure
 from .shaping import public_status
 from .tables import tables
 
@@ -54,7 +54,9 @@ def permalink_view(app, request) -> HtmlView | None:
         if "?" not in link:
             return HtmlView("Moved", "", status=301, headers=(("Location", link),))
         return _view(app, request, item, rest_base, link)
-    return None
+    from .archives import list_view
+
+    return list_view(app, request)
 
 
 def pretty_view(app, request) -> HtmlView | None:
@@ -62,6 +64,11 @@ def pretty_view(app, request) -> HtmlView | None:
     it; a path that names it in another form (an old date) moves to its link. None: not ours (404)."""
     from .permalinks import resolve
 
+    from .archives import pretty_list_view
+
+    listed = pretty_list_view(app, request)
+    if listed is not None:
+        return listed
     with app.db.session() as session:
         item, path = resolve(app, session, request.path)
     if item is None or not public_status(app, item["status"]):
@@ -70,6 +77,17 @@ def pretty_view(app, request) -> HtmlView | None:
         return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
     return _view(app, request, item, "pages" if item["type"] == "page" else "posts",
                  app.site_url(request.environ) + path)
+
+
+def public_link(app, site: str, item: dict) -> str:
+    """The public address of a published post or page (pretty under a permalink structure)."""
+    permalink_structure = structure(app)
+    if item["type"] == "page":
+        if not permalink_structure:
+            return f"{site}/?page_id={item['id']}"
+        with app.db.session() as session:
+            return site + page_path(app, session, item)
+    return site + post_path(permalink_structure, item) if permalink_structure else f"{site}/?p={item['id']}"
 
 
 def not_found_view() -> HtmlView:
@@ -153,9 +171,11 @@ def _post_meta(app, request, item: dict) -> dict:
     return {
         "date": item["date"], "date_text": f"{item['date']:%B} {item['date'].day}, {item['date']:%Y}",
         "author": {"name": author.display_name, "url": f"{site}/author/{author.slug}/"} if author else None,
-        "categories": [{"name": names.get(term_id, slug), "url": f"{site}/?cat={term_id}"}
+        "categories": [{"name": names.get(term_id, slug),
+                        "url": f"{site}/category/{slug}/" if structure(app) else f"{site}/?cat={term_id}"}
                        for term_id, slug in terms.get("category", [])],
-        "tags": [{"name": names.get(term_id, slug), "url": f"{site}/?tag={slug}"} for term_id, slug in terms.get("post_tag", [])],
+        "tags": [{"name": names.get(term_id, slug), "url": f"{site}/tag/{slug}/" if structure(app) else f"{site}/?tag={slug}"}
+                 for term_id, slug in terms.get("post_tag", [])],
     }
 
 
