@@ -107,9 +107,10 @@ def register_admin_pages(app):
 @hookimpl
 def register_pages(app):
     from .media import uploads_page
+    from .public_comments import comment_post_page
     from .views import password_page
 
-    return [uploads_page(), password_page()]
+    return [uploads_page(), password_page(), comment_post_page()]
 
 
 @hookimpl

@@ -46,6 +46,10 @@ def permalink(request, item: dict, site: str | None = None) -> str:
         return f"{site}/{rewrite}/{item['slug']}/"
     permalink_structure = permalinks.structure(request.app)
     if permalink_structure and item["type"] in ("post", "page") and public_status(request.app, item.get("status", "")):
+        if "date" not in item or "slug" not in item:  # a partial row (a comment's post): read the whole item
+            from .store import get_item
+
+            item = get_item(request.app, request.session, int(item["id"]), item["type"]) or item
         if item["type"] == "post":
             return site + permalinks.post_path(permalink_structure, item)
         return site + permalinks.page_path(request.app, request.session, item)

@@ -147,6 +147,12 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
     if item["type"] == "post":
         context["meta"] = _post_meta(app, request, item)
     body = theme.render(app, __package__, "public_item.html", context)
+    if unlocked and item["type"] in ("post", "page"):
+        from .public_comments import section_context
+
+        section = section_context(app, request, item, link)
+        if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
+            body += theme.render(app, __package__, "public_comments.html", section)
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
     head += _summary_tags(app, request, item) if unlocked else ""
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
