@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import json
 
 import bottle
 import jinja2
@@ -136,7 +137,7 @@ def _unlocked(app, request, item: dict) -> bool:
 
 def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
     rest_url = f"{app.rest_base_url(request.environ)}/core/v2/{rest_base}/{item['id']}"
-    title = html.unescape(render_title(item["title"] or ""))
+    title = plain_text(render_title(item["title"] or ""))  # the page title, og:title and JSON-LD carry no markup
     unlocked = _unlocked(app, request, item)
     context = {"item": item, "link": link, "unlocked": unlocked, "site_url": app.site_url(request.environ),
                "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None}
@@ -155,6 +156,7 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
             body += theme.render(app, __package__, "public_comments.html", section)
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
     head += _summary_tags(app, request, item) if unlocked else ""
+    head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
                  "rest_url": rest_url, "title": title}
     headers = [("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"')]
@@ -185,6 +187,36 @@ def _post_meta(app, request, item: dict) -> dict:
     }
 
 
+def _sharing_tags(app, request, item: dict, title: str, link: str, image: dict | None, unlocked: bool) -> str:
+    """<link rel="canonical">, Open Graph and a JSON-LD `BlogPosting` (posts) or `WebPage` block. The JSON is
+    a data block (`type="application/ld+json"`), which CSP `script-src` does not run; `<`, `>` and `&` are
+    written as \\u escapes so no text of the item can close the element."""
+    description = _summary(app, item) if unlocked else ""
+    data = {"@context": "https://schema.org", "@type": "BlogPosting" if item["type"] == "post" else "WebPage",
+            "headline" if item["type"] == "post" else "name": title, "url": link, "mainEntityOfPage": link}
+    if item["type"] == "post":
+        data["datePublished"] = item["date_gmt"].isoformat() + "Z" if item.get("date_gmt") else item["date"].isoformat()
+        data["dateModified"] = item["modified_gmt"].isoformat() + "Z" if item.get("modified_gmt") else data["datePublished"]
+    if description:
+        data["description"] = description
+    if image:
+        data["image"] = image["src"]
+    publisher = app.site_identity()["name"]
+    if publisher:
+        data["publisher"] = {"@type": "Organization", "name": publisher}
+    json_ld = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return str(theme.render(app, __package__, "public_head.html", {
+        "link": link, "title": title, "og_type": "article" if item["type"] == "post" else "website",
+        "site_name": publisher, "description": description, "json_ld": Markup(json_ld)}))
+
+
+def _summary(app, item: dict) -> str:
+    summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
+    if len(summary) > DESCRIPTION_LENGTH:
+        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
+    return summary
+
+
 DESCRIPTION_LENGTH = 300  # characters of the summary a link preview shows
 
 
@@ -194,9 +226,7 @@ def _summary_tags(app, request, item: dict) -> str:
     password-protected item gives no summary."""
     if item.get("password"):
         return ""
-    summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
-    if len(summary) > DESCRIPTION_LENGTH:
-        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
+    summary = _summary(app, item)
     image = _featured_image(app, request, item)
     return TEMPLATES.get_template("summary_tags.html").render(description=summary, image=image["src"] if image else "")
 
