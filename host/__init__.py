@@ -24,8 +24,8 @@ A plugin that writes the site's data outside the database (a backup) makes its f
 _PUBLIC = {
     "load_plugin_table": "config", "ContentDeleted": "content", "ContentSaved": "content",
     "PRIVATE_FILE": "db", "make_private_folder": "db", "prepare_sqlite_file": "db", "hookimpl": "hookspecs",
-    **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MetaKey",
-                     "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
+    **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MenuEntry",
+                     "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
                     "registry"),
     **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes"),
                     "rest.response"),
@@ -50,7 +50,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
+    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "load_plugin_table",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
 ]

@@ -37,6 +37,7 @@ from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .stash import Stash
+from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
 from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
 
@@ -131,7 +132,9 @@ class App:
 
     def static_folder(self, plugin: str) -> Path | None:
         """The `static/` folder of an enabled plugin's package, served at `/static/<plugin>/`; None
-        when the plugin is not enabled or has none."""
+        when the plugin is not enabled or has none. `theme` is the default theme's folder."""
+        if plugin == THEME_STATIC_NAME:  # the default theme's stylesheet (host/theme/static)
+            return THEME_STATIC_FOLDER
         record = self.plugin(plugin)
         if record is None or not record.loaded or record.module is None:
             return None
@@ -710,15 +713,10 @@ class App:
         return self.render_html_page(view.title, view.body_html, "".join(head))
 
     def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
-        """A minimal, valid HTML page that carries the REST discovery link."""
+        """A page in the site's theme (host/theme: layout, menu, stylesheet), carrying the REST discovery link
+        and the head tags plugins add to every page (`site_head`: feed discovery ...)."""
         head_html += "".join(part for part in self.hook.site_head(app=self, request=bottle.request) if part)
-        rest_root = self.rest_base_url(bottle.request.environ) + "/"
-        return (
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)} | {html.escape(self.site_identity()['name'])}</title>"
-            f"<link rel=\"https://api.w.org/\" href=\"{html.escape(rest_root)}\">{head_html}</head>"
-            f"<body><main><h1>{html.escape(title)}</h1>{body_html}</main></body></html>\n"
-        )
+        return render_page(self, bottle.request, title, body_html, head_html)
 
 
 class _PluginFailure(Exception):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ DEFAULT_SITE = {
     "url": "",  # empty: derived from each request's Host header
     "home": "",
     "timezone_string": "UTC",
+    "permalink_structure": "",  # plain links (/?p=ID), as a fresh WordPress site
+    "templates_dir": "",  # no operator templates: the default theme's
     "page_for_posts": 0,
     "page_on_front": 0,
     "show_on_front": "posts",
@@ -176,6 +179,23 @@ def _networks(values: list[str]) -> None:
         raise ValidationError(f"{error}; allowed: IP addresses or networks such as 10.0.0.5 or 10.1.0.0/16") from None
 
 
+PERMALINK_TAGS = ("%year%", "%monthnum%", "%day%", "%hour%", "%minute%", "%second%", "%postname%", "%post_id%")
+_PERMALINK_TEXT = re.compile(r"[A-Za-z0-9/_.-]*")
+
+
+def _permalink_structure(value: str) -> None:
+    """'' or a path of known tags and plain characters that names one post (%postname% or %post_id%)."""
+    if value == "":
+        return
+    rest = value
+    for tag in PERMALINK_TAGS:
+        rest = rest.replace(tag, "/")
+    if not value.startswith("/") or len(value) > 200 or not _PERMALINK_TEXT.fullmatch(rest) \
+            or ("%postname%" not in value and "%post_id%" not in value):
+        raise ValidationError("allowed: '' or a path such as /%year%/%monthnum%/%postname%/ of the tags "
+                              + " ".join(PERMALINK_TAGS) + " that holds %postname% or %post_id%")
+
+
 class SiteSettings(Schema):
     """`[site]`: what the root index and the settings describe."""
 
@@ -185,6 +205,12 @@ class SiteSettings(Schema):
                 "address `sitehost serve` listened on at its first start (answers' own links follow the request).",
                 validate=_site_url)
     home = _text("Home URL when it differs from `url`; empty: same as `url`.", validate=_site_url)
+    permalink_structure = _text("Pretty permalinks of posts, as WordPress's `permalink_structure`: "
+                                "`/%year%/%monthnum%/%postname%/`, `/%postname%/`, `/archives/%post_id%` ... (tags "
+                                "%year% %monthnum% %day% %hour% %minute% %second% %postname% %post_id%); pages then "
+                                "live at `/<parent>/<child>/`. Empty: plain links (`/?p=ID`).", validate=_permalink_structure)
+    templates_dir = _text("Folder of the operator's theme templates: a file there wins over the default theme's "
+                          "or a plugin's template of the same name (`layout.html`, `site_header.html` ...); empty: none.")
     timezone_string = _text("IANA time zone of local dates (`date`, `after`, `before`).", validate=_time_zone)
     page_for_posts = _count(0, 2**31 - 1, description="Id of the page that lists posts (0: none).")
     page_on_front = _count(0, 2**31 - 1, description="Id of the page shown on the front (0: none).")

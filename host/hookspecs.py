@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
     from .auth.users import User
     from .content import ContentDeleted, ContentSaved
     from .jobs import Job
-    from .registry import (AdminPage, Ability, AbilityCategory, HealthTest, HtmlView, MetaKey, Namespace, Page, PostType, Route,
+    from .registry import (AdminPage, Ability, AbilityCategory, HealthTest, HtmlView, MenuEntry, MetaKey, Namespace, Page, PostType, Route,
                            Status, Taxonomy)
     from .rest.request import RestRequest
     from .rest.response import RestResponse
@@ -444,6 +444,28 @@ def site_head(app: App, request: bottle.BaseRequest) -> str | None:
     When: each time the host renders an HTML page in the site layout.
     Arguments: `app`; `request`, the Bottle request.
     Returns: a string of HTML to place in the head, or None. Escape every value you insert.
+    """
+
+
+@hookspec
+def site_menu_entries(app: App, request: bottle.BaseRequest) -> list[MenuEntry] | None:
+    """Add links to the site menu in the theme's header ("Events", "Courses", the top-level pages).
+
+    When: each time the theme renders a public page (host/theme), so answer from what is cheap to
+    read; entries show sorted by `order`, then `title`.
+    Arguments: `app`; `request`, the Bottle request.
+    Returns: a list of `host.MenuEntry` (`url` absolute or a path under the site), or None.
+    """
+
+
+@hookspec
+def site_stylesheets(app: App, request: bottle.BaseRequest) -> list[str] | None:
+    """Link stylesheets of yours after the theme's on every public page (the builder's kit colours
+    and fonts, as CSS custom properties the theme reads: `--builder-color-primary` ...).
+
+    When: each time the theme renders a public page.
+    Arguments: `app`; `request`, the Bottle request.
+    Returns: a list of stylesheet addresses served by the site itself (CSP `default-src 'self'`), or None.
     """
 
 

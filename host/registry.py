@@ -257,6 +257,18 @@ class HtmlView:
     head_html: str = ""
 
 
+@dataclass(frozen=True)
+class MenuEntry:
+    """A link of the site menu in the theme's header, as a plugin answers `site_menu_entries`.
+
+    `url` is absolute or a path under the site (`/events/`); entries show by `order`, then title.
+    """
+
+    title: str
+    url: str
+    order: int = 100
+
+
 HEALTH_STATUSES = ("good", "recommended", "critical")
 
 

@@ -107,6 +107,13 @@ def html_head(app, request, item):
 
 
 @hookimpl
+def site_stylesheets(app, request):
+    from .page_style import theme_stylesheets
+
+    return theme_stylesheets(app, request)
+
+
+@hookimpl
 def editor_url(app, item, rest_url):
     from . import documents
 

@@ -16,12 +16,12 @@ import html
 import bottle
 from sqlalchemy import bindparam, select
 
-from host import ANONYMOUS, Page
+from host import ANONYMOUS, Page, RestError
 from host.lru import LruCache
 from host.stash import StashKey
 
 from .documents import DOCUMENT_TYPES, render_both
-from .kit import kit_version
+from .kit import css_variables, kit_version, load_kit
 from .tables import DOCUMENTS, KITS, table
 
 PAGE_CSS = (
@@ -109,6 +109,24 @@ def serve_document_css(app, request, post_id):
     return _css_response(found)
 
 
+def theme_stylesheets(app, request) -> list[str]:
+    """The kit's colours and fonts for the site theme: `/builder/kit.css`, versioned by the kit."""
+    with app.db.session() as session:
+        version = kit_version(app, session)
+    return [f"{app.site_url(request.environ)}/builder/kit.css?ver={version}"]
+
+
+def serve_kit_css(app, request):
+    """`:root{--builder-color-primary:...}`: the kit's globals, which the theme's stylesheet reads."""
+    with app.db.session() as session:
+        try:
+            kit = load_kit(app, session)
+        except RestError:  # no kit row: the theme keeps its own colours
+            return _css_response("")
+    return _css_response(f":root{{{css_variables(app, kit)}}}")
+
+
 def pages() -> list[Page]:
     return [Page("/builder/page.css", ("GET", "HEAD"), serve_page_css, name="builder-page-css"),
+            Page("/builder/kit.css", ("GET", "HEAD"), serve_kit_css, name="builder-kit-css"),
             Page("/builder/css/<post_id:int>.css", ("GET", "HEAD"), serve_document_css, name="builder-document-css")]

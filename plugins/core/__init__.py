@@ -108,9 +108,11 @@ def register_admin_pages(app):
 def register_pages(app):
     from .feeds import feed_pages
     from .media import uploads_page
+    from .public_comments import comment_post_page
     from .sitemaps import sitemap_pages
+    from .views import password_page
 
-    return [uploads_page(), *feed_pages(), *sitemap_pages()]
+    return [uploads_page(), password_page(), comment_post_page(), *feed_pages(), *sitemap_pages()]
 
 
 @hookimpl
@@ -169,6 +171,20 @@ def html_head(app, request, item):
     from .feeds import item_feed_links
 
     return item_feed_links(app, request, item)
+
+
+@hookimpl
+def html_not_found(app, request):
+    from .views import pretty_view
+
+    return pretty_view(app, request)
+
+
+@hookimpl
+def site_menu_entries(app, request):
+    from .views import menu_pages
+
+    return menu_pages(app)
 
 
 @hookimpl(tryfirst=True)  # first: other plugins' demos build on its pages and picture

@@ -91,7 +91,8 @@ def prepare_revision(request, revision: dict, parent: dict, context: str, autosa
             schema = next(k.schema for k in request.app.registry.meta_keys(parent["type"]) if k.key == key)
             data["meta"][key] = store.decode_meta(None, schema)
     if autosave and context == "edit":
-        data["preview_link"] = permalink(request, parent) + f"&preview=true&preview_id={parent['id']}"
+        link = permalink(request, parent)
+        data["preview_link"] = link + ("&" if "?" in link else "?") + f"preview=true&preview_id={parent['id']}"
     if context == "embed":
         data = {key: data[key] for key in ("author", "date", "id", "parent", "slug", "title", "excerpt")}
         data["title"] = {"rendered": data["title"]["rendered"]}

@@ -6,7 +6,7 @@ from typing import Any
 
 from host.stash import StashKey
 
-from . import dates, render
+from . import dates, permalinks, render
 from .permissions import type_caps
 from .store.rendered import keep_rendering
 
@@ -44,6 +44,15 @@ def permalink(request, item: dict, site: str | None = None) -> str:
     rewrite = registered[0].rewrite if registered else ""
     if rewrite and item.get("slug") and public_status(request.app, item.get("status", "")):
         return f"{site}/{rewrite}/{item['slug']}/"
+    permalink_structure = permalinks.structure(request.app)
+    if permalink_structure and item["type"] in ("post", "page") and public_status(request.app, item.get("status", "")):
+        if "date" not in item or "slug" not in item:  # a partial row (a comment's post): read the whole item
+            from .store import get_item
+
+            item = get_item(request.app, request.session, int(item["id"]), item["type"]) or item
+        if item["type"] == "post":
+            return site + permalinks.post_path(permalink_structure, item)
+        return site + permalinks.page_path(request.app, request.session, item)
     if item["type"] == "page":
         return f"{site}/?page_id={item['id']}"
     if item["type"] == "post":
@@ -51,6 +60,17 @@ def permalink(request, item: dict, site: str | None = None) -> str:
     if item["type"] == "attachment":
         return f"{site}/?attachment_id={item['id']}"
     return f"{site}/?post_type={item['type']}&p={item['id']}"
+
+
+def permalink_template(request, item: dict, link: str) -> str:
+    """The link with the slug left open (`%postname%`, `%pagename%`) under a pretty structure, else the link."""
+    permalink_structure = permalinks.structure(request.app)
+    if not permalink_structure or item["type"] not in ("post", "page"):
+        return link
+    if item["type"] == "post":
+        return site_url(request) + permalinks.post_template(permalink_structure, item)
+    path = permalinks.page_path(request.app, request.session, {**item, "slug": "%pagename%"})
+    return site_url(request) + path
 
 
 def local_and_gmt(request, local, gmt):
@@ -146,7 +166,7 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
     for taxonomy, pairs in (item.get("terms") or {}).items():
         data[TAXONOMY_FIELDS.get(taxonomy, taxonomy)] = [term_id for term_id, _slug in pairs]
     if context == "edit":  # edit-only fields: not worth computing for the views that drop them
-        data["permalink_template"] = link
+        data["permalink_template"] = permalink_template(request, item, link)
         data["generated_slug"] = generated_slug(item)
     data["class_list"] = class_list(item, protected, is_post)
     data = _in_context(data, context)

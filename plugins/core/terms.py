@@ -26,9 +26,12 @@ TERM_PAGE_ENTRIES = 256
 
 
 def term_link(request, taxonomy: str, term: dict, site: str | None = None) -> str:
-    """A term's archive address (its REST `link`; the sitemaps list it): plain `?cat=ID` and `?tag=slug`
-    for core's, `/<rewrite>/<slug>/` for a taxonomy registered with a rewrite, else `?<taxonomy>=<slug>`."""
+    """A term's archive address (its REST `link`; the sitemaps list it): `/category/<slug>/` and `/tag/<slug>/`
+    with pretty permalinks, else plain `?cat=ID` and `?tag=slug`, for core's; `/<rewrite>/<slug>/` for a taxonomy
+    registered with a rewrite, else `?<taxonomy>=<slug>`."""
     site = site or site_url(request)
+    if taxonomy in ("category", "post_tag") and request.app.settings.site.get("permalink_structure"):
+        return f"{site}/{'category' if taxonomy == 'category' else 'tag'}/{term['slug']}/"
     if taxonomy == "category":
         return f"{site}/?cat={term['id']}"
     if taxonomy == "post_tag":

@@ -8,63 +8,213 @@ head tags (oEmbed discovery) through `html_head`.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import html
+import json
 
+import bottle
 import jinja2
+from markupsafe import Markup
+from marshmallow import Schema, ValidationError, fields, validate
+from sqlalchemy import select
 
-from host import HtmlView
+from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
+from host.content import service_request
 from host.text import without_style_attributes
 
 from . import store
 from .render import plain_text, render_content, render_excerpt, render_title
+from .permalinks import page_path, post_path, structure
 from .shaping import public_status
+from .tables import tables
 
-PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"))
+PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"), ("attachment_id", "attachment", "media"))
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
                                autoescape=True, undefined=jinja2.StrictUndefined)
+PASSWORD_COOKIE = "wp-postpass"
+MAX_PASSWORD = 255  # WordPress's post_password column
 
 
 def permalink_view(app, request) -> HtmlView | None:
-    """The view for `?p=` or `?page_id=`; None when the query is not a permalink."""
+    """The view for `?p=`, `?page_id=`, `?attachment_id=` or `?post_type=X&p=`; None when the query is not a
+    permalink. An item with a pretty link (permalink structure, a type's rewrite) is redirected there (301)."""
     for key, post_type, rest_base in PERMALINK_QUERIES:
         value = request.query.get(key)
         if value is None:
             continue
+        if key == "p" and request.query.get("post_type"):
+            registered = app.registry.post_types.get(request.query.get("post_type"))
+            if registered is None:
+                return not_found_view()
+            post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
         item = _published_item(app, value, post_type)
         if item is None:
-            return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
-        return _view(app, request, item, rest_base)
-    return None
+            return not_found_view()
+        link = _link_of(app, request, item)
+        if "?" not in link:
+            return HtmlView("Moved", "", status=301, headers=(("Location", link),))
+        return _view(app, request, item, rest_base, link)
+    from .archives import list_view
+
+    return list_view(app, request)
+
+
+def pretty_view(app, request) -> HtmlView | None:
+    """The item a pretty path names (`/2026/03/sports-day/`, `/about/history/`), shown when anyone may read
+    it; a path that names it in another form (an old date) moves to its link. None: not ours (404)."""
+    from .permalinks import resolve
+
+    from .archives import pretty_list_view
+
+    listed = pretty_list_view(app, request)
+    if listed is not None:
+        return listed
+    with app.db.session() as session:
+        item, path = resolve(app, session, request.path)
+    if item is None or not public_status(app, item["status"]):
+        return None
+    if path != request.path:
+        return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
+    return _view(app, request, item, "pages" if item["type"] == "page" else "posts",
+                 app.site_url(request.environ) + path)
+
+
+def public_link(app, site: str, item: dict) -> str:
+    """The public address of a published post or page (pretty under a permalink structure)."""
+    permalink_structure = structure(app)
+    if item["type"] == "page":
+        if not permalink_structure:
+            return f"{site}/?page_id={item['id']}"
+        with app.db.session() as session:
+            return site + page_path(app, session, item)
+    return site + post_path(permalink_structure, item) if permalink_structure else f"{site}/?p={item['id']}"
+
+
+def not_found_view() -> HtmlView:
+    return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
+
+
+def _link_of(app, request, item: dict) -> str:
+    from host.content import service_request as make_request
+
+    from .shaping import permalink
+
+    with app.db.session() as session:
+        reader = make_request(app, session, ANONYMOUS)
+        reader.base_url = app.rest_base_url(request.environ)
+        return permalink(reader, item)
 
 
 def _published_item(app, value: str, post_type: str) -> dict | None:
-    if not value.isdigit():
+    if not value.isdigit() or len(value) > 10:
         return None
     with app.db.session() as session:
         item = store.get_item(app, session, int(value), post_type)
-    if item is None or not public_status(app, item["status"]):
+    if item is None or not _viewable(app, item):
         return None
     return item
 
 
-def _view(app, request, item: dict, rest_base: str) -> HtmlView:
-    site = app.site_url(request.environ)
+def _viewable(app, item: dict) -> bool:
+    if item["status"] == "inherit":  # an attachment: public when what it is attached to is (or nothing)
+        return item["type"] == "attachment"
+    return public_status(app, item["status"])
+
+
+def password_cookie_value(app, item: dict) -> str:
+    """What the visitor's cookie holds after the right password: a keyed digest, never the password."""
+    secret = app.site_secret("post_password")
+    return hmac.new(secret, f"{item['id']}:{item['password']}".encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _unlocked(app, request, item: dict) -> bool:
+    if not item.get("password"):
+        return True
+    sent = request.get_cookie(f"{PASSWORD_COOKIE}-{item['id']}") or ""
+    return hmac.compare_digest(sent.encode("ascii", "replace"), password_cookie_value(app, item).encode("ascii"))
+
+
+def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
     rest_url = f"{app.rest_base_url(request.environ)}/core/v2/{rest_base}/{item['id']}"
-    query = "page_id" if item["type"] == "page" else "p"
-    title = render_title(item["title"] or "")
-    if item.get("password"):
-        body = "<p>This content is password protected.</p>"
-    else:
+    title = plain_text(render_title(item["title"] or ""))  # the page title, og:title and JSON-LD carry no markup
+    unlocked = _unlocked(app, request, item)
+    context = {"item": item, "link": link, "unlocked": unlocked, "site_url": app.site_url(request.environ),
+               "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None}
+    if unlocked:
         # The view's CSP refuses inline styles; the stylesheets that plugins link (html_head) carry them.
-        body = f"<article>{without_style_attributes(render_content(app, item, item['content'] or ''))}</article>"
+        context["content"] = Markup(without_style_attributes(render_content(app, item, item["content"] or "")))
+        context["image"] = _featured_image(app, request, item)
+    if item["type"] == "post":
+        context["meta"] = _post_meta(app, request, item)
+    body = theme.render(app, __package__, "public_item.html", context)
+    if unlocked and item["type"] in ("post", "page"):
+        from .public_comments import section_context
+
+        section = section_context(app, request, item, link)
+        if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
+            body += theme.render(app, __package__, "public_comments.html", section)
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
-    head += _summary_tags(app, request, item)
-    view_item = {"id": item["id"], "type": item["type"], "status": item["status"],
-                 "link": f"{site}/?{query}={item['id']}", "rest_url": rest_url}
-    return HtmlView(
-        title=html.unescape(title), body_html=body, item=view_item, head_html=head,
-        headers=(("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"'),),
-    )
+    head += _summary_tags(app, request, item) if unlocked else ""
+    head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
+    view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
+                 "rest_url": rest_url, "title": title}
+    headers = [("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"')]
+    if item.get("password"):
+        headers.append(("Cache-Control", "no-store"))  # what it shows depends on the visitor's cookie
+    return HtmlView(title=title, body_html=body, item=view_item, head_html=head, headers=tuple(headers))
+
+
+def _post_meta(app, request, item: dict) -> dict:
+    """Date, author and terms of a post, with the links of their archives."""
+    from host.auth.users import get_user
+
+    site = app.site_url(request.environ)
+    with app.db.session() as session:
+        author = get_user(app, session, int(item["author"])) if item.get("author") else None
+        ids = [term_id for pairs in (item.get("terms") or {}).values() for term_id, _slug in pairs]
+        names = dict(session.execute(select(tables(app)["terms"].c.id, tables(app)["terms"].c.name)
+                                     .where(tables(app)["terms"].c.id.in_(ids))).all()) if ids else {}
+    terms = item.get("terms") or {}
+    return {
+        "date": item["date"], "date_text": f"{item['date']:%B} {item['date'].day}, {item['date']:%Y}",
+        "author": {"name": author.display_name, "url": f"{site}/author/{author.slug}/"} if author else None,
+        "categories": [{"name": names.get(term_id, slug),
+                        "url": f"{site}/category/{slug}/" if structure(app) else f"{site}/?cat={term_id}"}
+                       for term_id, slug in terms.get("category", [])],
+        "tags": [{"name": names.get(term_id, slug), "url": f"{site}/tag/{slug}/" if structure(app) else f"{site}/?tag={slug}"}
+                 for term_id, slug in terms.get("post_tag", [])],
+    }
+
+
+def _sharing_tags(app, request, item: dict, title: str, link: str, image: dict | None, unlocked: bool) -> str:
+    """<link rel="canonical">, Open Graph and a JSON-LD `BlogPosting` (posts) or `WebPage` block. The JSON is
+    a data block (`type="application/ld+json"`), which CSP `script-src` does not run; `<`, `>` and `&` are
+    written as \\u escapes so no text of the item can close the element."""
+    description = _summary(app, item) if unlocked else ""
+    data = {"@context": "https://schema.org", "@type": "BlogPosting" if item["type"] == "post" else "WebPage",
+            "headline" if item["type"] == "post" else "name": title, "url": link, "mainEntityOfPage": link}
+    if item["type"] == "post":
+        data["datePublished"] = item["date_gmt"].isoformat() + "Z" if item.get("date_gmt") else item["date"].isoformat()
+        data["dateModified"] = item["modified_gmt"].isoformat() + "Z" if item.get("modified_gmt") else data["datePublished"]
+    if description:
+        data["description"] = description
+    if image:
+        data["image"] = image["src"]
+    publisher = app.site_identity()["name"]
+    if publisher:
+        data["publisher"] = {"@type": "Organization", "name": publisher}
+    json_ld = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return str(theme.render(app, __package__, "public_head.html", {
+        "link": link, "title": title, "og_type": "article" if item["type"] == "post" else "website",
+        "site_name": publisher, "description": description, "json_ld": Markup(json_ld)}))
+
+
+def _summary(app, item: dict) -> str:
+    summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
+    if len(summary) > DESCRIPTION_LENGTH:
+        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
+    return summary
 
 
 DESCRIPTION_LENGTH = 300  # characters of the summary a link preview shows
@@ -76,19 +226,67 @@ def _summary_tags(app, request, item: dict) -> str:
     password-protected item gives no summary."""
     if item.get("password"):
         return ""
-    summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
-    if len(summary) > DESCRIPTION_LENGTH:
-        summary = summary[:DESCRIPTION_LENGTH - 1].rstrip() + "\u2026"
-    return TEMPLATES.get_template("summary_tags.html").render(description=summary,
-                                                              image=_featured_image(app, request, item))
+    summary = _summary(app, item)
+    image = _featured_image(app, request, item)
+    return TEMPLATES.get_template("summary_tags.html").render(description=summary, image=image["src"] if image else "")
 
 
-def _featured_image(app, request, item: dict) -> str:
-    """The address of the item's featured image, when it is a file anyone may read."""
+def _featured_image(app, request, item: dict) -> dict | None:
+    """{"src", "alt"} of the item's featured image, when it is a file anyone may read."""
     if not item.get("featured_media"):
-        return ""
+        return None
     with app.db.session() as session:
         media = store.get_item(app, session, int(item["featured_media"]), "attachment")
     if media is None or not media.get("file") or (not public_status(app, media["status"]) and media["status"] != "inherit"):
-        return ""
-    return f"{app.site_url(request.environ)}/uploads/{media['file']}"
+        return None
+    alt = media.get("alt_text") or ""
+    return {"src": f"{app.site_url(request.environ)}/uploads/{media['file']}", "alt": alt}
+
+
+MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
+
+
+def menu_pages(app) -> list[MenuEntry]:
+    """The site menu's share of core: published top-level pages by `menu_order`, then title."""
+    with app.db.session() as session:
+        pages, _total = app.content.query(service_request(app, session, ANONYMOUS), "page", parent=[0],
+                                          orderby="menu_order", order="asc", per_page=MENU_PAGES)
+        paths = {page["id"]: page_path(app, session, page) if structure(app) else f"/?page_id={page['id']}"
+                 for page in pages}
+    return [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
+                      paths[page["id"]], order=page.get("menu_order") or 0) for page in pages]
+
+
+class PasswordFormArgs(Schema):
+    """The password form of a protected item (`POST /postpass`)."""
+
+    post_id = fields.Integer(required=True, strict=False, validate=validate.Range(min=1, max=2**31 - 1))
+    post_password = fields.String(required=True, validate=validate.Length(max=MAX_PASSWORD))
+
+
+def password_page() -> Page:
+    return Page("/postpass", ("POST",), submit_password, name="core-postpass")
+
+
+def submit_password(app, request):
+    """WordPress's `post_password` flow: the right password sets a cookie that unlocks the item, and the
+    visitor goes back to it (303); a wrong one goes back with a notice. Only public items take part."""
+    try:
+        args = PasswordFormArgs().load({key: request.forms.getunicode(key) for key in ("post_id", "post_password")
+                                        if request.forms.getunicode(key) is not None})
+    except ValidationError:
+        return app.render_view(HtmlView("Bad request", "<p>The form was not filled in as expected.</p>", status=400))
+    with app.db.session() as session:
+        item = store.get_item(app, session, args["post_id"])
+    if item is None or not item.get("password") or not _viewable(app, item):
+        return app.render_view(not_found_view())
+    link = _link_of(app, request, item)
+    response = bottle.HTTPResponse(status=303)
+    if hmac.compare_digest(args["post_password"].encode("utf-8"), item["password"].encode("utf-8")):
+        response.set_cookie(f"{PASSWORD_COOKIE}-{item['id']}", password_cookie_value(app, item), path="/",
+                            httponly=True, samesite="lax", max_age=10 * 24 * 3600)
+        response.set_header("Location", link)
+    else:
+        response.set_header("Location", link + ("&" if "?" in link else "?") + "password=wrong")
+    response.set_header("Cache-Control", "no-store")
+    return response

@@ -36,7 +36,7 @@ def test_password_protected_view_hides_the_content(client, make_post):
     post = make_post(title="Exam answers", content="The answer is 42.", password="sesame")
     response = client.get(f"/?p={post['id']}")
     assert "This content is password protected." in response.text
-    assert "42" not in response.text
+    assert "The answer is" not in response.text  # (the date shown may hold any digits)
 
 
 def test_front_page_without_a_permalink_query(client):

@@ -52,7 +52,7 @@ def test_the_form_page_carries_the_controls_and_the_hidden_fields(make_app):
     assert 'name="clubs[]" value="Chess"' in html
     assert '<input type="file" name="doc"' in html and 'accept=".pdf"' in html
     assert '<input type="submit" value="Send it"' in html
-    assert "<script" not in html.split("<main>")[1] and "onclick" not in html
+    assert "<script" not in html.split("<main", 1)[1] and "onclick" not in html
     # what the page carries is what the feedback route takes
     response = submit(app, form["id"], {"your-name": "Sam", "your-email": "sam@school.test", "ok": "1", "q": "4",
                                         "_forms_quiz_answer_q": fields["_forms_quiz_answer_q"]},

@@ -51,3 +51,26 @@ def test_hook_editor_url(make_app):
         f"https://editor.school.test/edit/{built['id']}?api=http://school.test/wp-json"
     assert page.html.select_one(f"#post-{plain['id']} a.edit")["href"] == \
         f"http://school.test/wp-json/core/v2/posts/{plain['id']}"  # no answer: the item's REST URL
+
+
+def test_hook_site_menu_entries(make_app):
+    from host import MenuEntry
+
+    def site_menu_entries(app, request):
+        return [MenuEntry("Events", "/events/", order=50), MenuEntry("Parents' <portal>", "https://portal.school.test/")]
+
+    app = make_app(plugins=[make_plugin("eventsmenu", site_menu_entries)])
+    text = app.client.get("/").text
+    assert '<li><a href="http://school.test/events/">Events</a></li>' in text  # a site path made absolute
+    assert '<a href="https://portal.school.test/">Parents&#39; &lt;portal&gt;</a>' in text
+    assert text.index(">Events<") < text.index("portal&gt;")  # by order: 50 before the default 100
+    assert 'aria-current="page">Events<' in app.client.get("/events/", status=404).text
+
+
+def test_hook_site_stylesheets(make_app):
+    def site_stylesheets(app, request):
+        return [f"{app.site_url(request.environ)}/colours.css"]
+
+    app = make_app(plugins=[make_plugin("colours", site_stylesheets)])
+    text = app.client.get("/").text
+    assert text.index("/static/theme/theme.css") < text.index('<link rel="stylesheet" href="http://school.test/colours.css">')

@@ -1,0 +1,134 @@
+"""Comments on the public pages: the approved ones, threaded under their post, and a comment form
+that works without JavaScript.
+
+The form posts to `/comment-post` (WordPress's wp-comments-post.php), which sends the visitor's
+comment to `POST core/v2/comments` through the site's own REST pipeline, as an anonymous caller
+from the visitor's address: the same permission check, flood rule, duplicate check, spam check and
+moderation as any REST client. Then it answers in place: back to the post (303) with the comment
+shown, or with "held for moderation"; a refusal shows the form again, filled in, with the reason.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import bottle
+from sqlalchemy import select
+
+from host import HtmlView, theme
+
+from . import comment_store as cs
+from .comments import render as render_comment_text
+
+MAX_SHOWN = 500  # approved comments a post page shows
+MAX_DEPTH = 5  # thread depth shown, as WordPress's thread_comments_depth; deeper replies join their ancestor's list
+FORM_FIELDS = ("author_name", "author_email", "content")
+FIELD_LIMITS = {"author_name": 245, "author_email": 100, "content": 65525}
+COPIED_ENVIRON = ("REMOTE_ADDR", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "wsgi.url_scheme",
+                  "HTTP_USER_AGENT", "HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST",
+                  "HTTP_FORWARDED", "SCRIPT_NAME")
+
+
+def thread(app, post_id: int) -> list[dict]:
+    """Approved comments of a post as a tree (oldest first), each {"id", "author", "url", "date", "html", "replies"}."""
+    table = cs.comments_table(app)
+    with app.db.session() as session:
+        rows = session.execute(select(table.c.id, table.c.parent, table.c.author_name, table.c.author_url,
+                                      table.c.date, table.c.content)
+                               .where(table.c.post == post_id, table.c.status == "approved")
+                               .order_by(table.c.date_gmt, table.c.id).limit(MAX_SHOWN)).all()
+    nodes = {row.id: {"id": row.id, "parent": row.parent, "author": row.author_name or "Anonymous",
+                      "url": row.author_url if row.author_url.startswith(("http://", "https://")) else "",
+                      "date": row.date, "date_text": f"{row.date:%B} {row.date.day}, {row.date:%Y} at {row.date:%H:%M}",
+                      "html": render_comment_text(row.content), "replies": [], "depth": 1} for row in rows}
+    roots = []
+    for node in nodes.values():
+        parent = nodes.get(node["parent"])
+        while parent is not None and parent["depth"] >= MAX_DEPTH:  # too deep: a sibling of its deepest shown ancestor
+            parent = nodes.get(parent["parent"])
+        if parent is None:
+            roots.append(node)
+        else:
+            node["depth"] = parent["depth"] + 1
+            parent["replies"].append(node)
+    return roots
+
+
+def section_context(app, request, item: dict, link: str) -> dict:
+    """What the comments section of a post page shows: the thread, whether the form is open, the notice."""
+    notice = {"held": "Thank you: your comment is awaiting moderation.",
+              "shown": "Thank you: your comment is published below."}.get(request.query.get("comment") or "", "")
+    return {"comments": thread(app, item["id"]), "open": item.get("comment_status") == "open",
+            "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post", "notice": notice,
+            "error": "", "values": dict.fromkeys(FORM_FIELDS, ""), "parent": 0,
+            "reply_to": _reply_to(request), "link": link}
+
+
+def _reply_to(request) -> int:
+    value = request.query.get("replytocom") or ""
+    return int(value) if value.isdigit() and len(value) <= 10 else 0
+
+
+def comment_post_page():
+    from host import Page
+
+    return Page("/comment-post", ("POST",), submit_comment, name="core-comment-post")
+
+
+def submit_comment(app, request):
+    """The no-JavaScript comment form: one REST create, then back to the post or the form with the reason."""
+    from .views import _link_of, _viewable, not_found_view
+
+    values = {name: (request.forms.getunicode(name) or "")[:FIELD_LIMITS[name] + 1] for name in FORM_FIELDS}
+    post_text, parent_text = request.forms.get("post_id") or "", request.forms.get("parent") or "0"
+    if not post_text.isdigit() or len(post_text) > 10 or not parent_text.isdigit() or len(parent_text) > 10:
+        return app.render_view(HtmlView("Bad request", "<p>The form was not filled in as expected.</p>", status=400))
+    from . import store
+
+    with app.db.session() as session:
+        item = store.get_item(app, session, int(post_text))
+    if item is None or not _viewable(app, item) or item["type"] == "attachment":
+        return app.render_view(not_found_view())
+    link = _link_of(app, request, item)
+    status, answer = _create_through_rest(app, request, {"post": item["id"], "parent": int(parent_text),
+                                                                  **{key: value for key, value in values.items() if value}})
+    if status == 201:
+        outcome = "shown" if answer.get("status") == "approved" else "held"
+        anchor = f"#comment-{answer['id']}" if outcome == "shown" else "#respond"
+        response = bottle.HTTPResponse(status=303)
+        response.set_header("Location", link + ("&" if "?" in link else "?") + f"comment={outcome}{anchor}")
+        response.set_header("Cache-Control", "no-store")
+        return response
+    context = {"comments": [], "open": True, "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post",
+               "notice": "", "error": answer.get("message") or "Your comment could not be saved.", "values": values,
+               "parent": int(parent_text), "reply_to": int(parent_text), "link": link}
+    body = theme.render(app, __package__, "public_comments.html", context)
+    return app.render_view(HtmlView("Your comment was not saved", body, status=status if 400 <= status < 500 else 400,
+                                    headers=(("Cache-Control", "no-store"),)))
+
+
+def _create_through_rest(app, request, fields: dict) -> tuple[int, dict]:
+    """POST core/v2/comments through the whole REST pipeline, as an anonymous caller from the visitor's address."""
+    body = json.dumps(fields).encode("utf-8")
+    environ = {key: request.environ[key] for key in COPIED_ENVIRON if key in request.environ}
+    environ.update({"REQUEST_METHOD": "POST", "PATH_INFO": app.settings.rest_prefix + "/core/v2/comments",
+                    "QUERY_STRING": "", "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+                    "wsgi.input": io.BytesIO(body), "wsgi.errors": request.environ.get("wsgi.errors"),
+                    "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False})
+    started = {}
+
+    def start_response(status, headers, exc_info=None):
+        started["status"] = int(status.split(" ", 1)[0])
+
+    chunks = app(environ, start_response)
+    try:
+        data = b"".join(chunks)
+    finally:
+        getattr(chunks, "close", lambda: None)()
+    try:
+        answer = json.loads(data or b"{}")
+    except ValueError:
+        answer = {}
+    return started.get("status", 500), answer if isinstance(answer, dict) else {}
+
