@@ -124,7 +124,7 @@ def test_html_view_shows_the_rendered_tree_with_its_stylesheets(site):
     assert "default-src 'self'" in view.headers["Content-Security-Policy"]  # inline styles would be ignored
     assert '<link rel="stylesheet" href="http://school.test/builder/page.css">' in view.text
     css_path = view.text.split(f'href="http://school.test/builder/css/{pages["every"]}.css?ver=', 1)[1].split('"')[0]
-    assert '<article><div class="builder-page builder-document-' in view.text
+    assert '<div class="builder-page builder-document-' in view.text  # inside the theme's article
     assert "Admissions <em>2026</em>" in view.text
     layout = app.client.get("/builder/page.css")
     assert layout.content_type == "text/css" and ".builder-section-inner{display:flex" in layout.text

@@ -74,3 +74,18 @@ def test_hook_site_stylesheets(make_app):
     app = make_app(plugins=[make_plugin("colours", site_stylesheets)])
     text = app.client.get("/").text
     assert text.index("/static/theme/theme.css") < text.index('<link rel="stylesheet" href="http://school.test/colours.css">')
+
+
+def test_hook_site_head(make_app):
+    """Tags on every page of the site, whichever plugin answers it (the front page, a view, the 404 page)."""
+    def site_head(app, request):
+        return f'<link rel="alternate" type="application/rss+xml" title="Lunch menus" href="{app.site_url(request.environ)}/lunch.rss">'
+
+    def html_view(app, request):
+        return HtmlView("Lunch", "<p>Soup</p>") if request.query.get("lunch") else None
+
+    app = make_app(plugins=[make_plugin("lunchfeed", site_head), make_plugin("lunchview", html_view)])
+    tag = '<link rel="alternate" type="application/rss+xml" title="Lunch menus" href="http://school.test/lunch.rss">'
+    for path, status in (("/", 200), ("/?lunch=today", 200), ("/no-such-page/", 404)):
+        page = app.client.get(path, status=status).text
+        assert page.count(tag) == 1 and page.index(tag) < page.index("</head>")
