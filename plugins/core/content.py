@@ -207,10 +207,9 @@ class CoreContentService:
                                                        ("format", format), ("template", template)) if value})
         values["sticky"] = bool(sticky)
         item_id = _insert_keeping_id(app, session, values, item_id)
-        wanted = store.sanitize_slug(slug or title) or str(item_id)
         # The guid is the plain permalink on the site's address, as core/v2's creates give it.
         store.update_item(app, session, item_id, {
-            "slug": store.unique_slug(app, session, wanted, post_type, item_id, int(parent)),
+            "slug": self._slug(request, slug, title, status, post_type, item_id, int(parent)),
             "guid": permalink(request, {"id": item_id, "type": post_type}, site=guid_base(request))})
         for key, value in meta.items():
             store.set_meta(app, session, item_id, key, value, new=True)
@@ -285,9 +284,14 @@ class CoreContentService:
             values["date"] = dates.utc_to_local(values["date_gmt"], app.timezone())
         elif "date_gmt" in values:
             del values["date_gmt"]
+        status = values.get("status", current["stored_status"])
         if "slug" in values:
-            values["slug"] = store.unique_slug(app, session, store.sanitize_slug(values["slug"]) or str(item_id),
-                                               post_type, int(item_id), int(values.get("parent", current["parent"])))
+            values["slug"] = self._slug(request, values["slug"], None, status, post_type, int(item_id),
+                                        int(values.get("parent", current["parent"])))
+        elif not current["slug"] and status not in FLOATING and status != "trash":
+            # a draft without a slug gets one from its title when it is published, as in WordPress
+            values["slug"] = self._slug(request, "", values.get("title", current["title"]), status, post_type,
+                                        int(item_id), int(values.get("parent", current["parent"])))
         if values.get("status") and values["status"] not in FLOATING and current["date_gmt"] is None:
             values["date_gmt"] = utc
         values.update(modified=local if modified_gmt == utc else dates.utc_to_local(modified_gmt, app.timezone()),
@@ -370,6 +374,16 @@ class CoreContentService:
     def _tax_clauses(self, post_type: str, terms: Mapping[str, Iterable[int]]) -> list:
         return [store.TaxClause(taxonomy, term_ids) for taxonomy, term_ids in self._checked_terms(post_type, terms).items()
                 if term_ids]
+
+    def _slug(self, request, slug: str, title: str | None, status: str, post_type: str, item_id: int,
+              parent: int) -> str:
+        """The unique slug of `slug`, else of `title`, else of the id. An unpublished item (draft, pending)
+        given none keeps none, as WordPress keeps an empty post_name for them (core/v2 answers
+        `generated_slug`; publishing gives it one)."""
+        if not slug and status in FLOATING:
+            return ""
+        wanted = store.sanitize_slug(slug or title or "") or str(item_id)
+        return store.unique_slug(self.app, request.session, wanted, post_type, item_id, parent)
 
     def _writable_status(self, post_type: str, status: str) -> None:
         allowed = self.app.registry.status_names(post_type, writable_only=True)

@@ -24,10 +24,11 @@ from typing import Callable
 from sqlalchemy import select
 
 from host import ANONYMOUS
-from host.auth.users import ROLES, UserError, create_user, find_user
+from host.auth.users import ROLES, UserError, create_user, find_user, get_user
 from host.comments import COMMENT_SERVICE
 from host.content import service_request
 from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
+from host.wxr_content import TRASHED_SUFFIX, before_trash
 
 from . import redirects
 from .reader import WxrError, safe_upload_path
@@ -55,10 +56,12 @@ NOT_KEPT_TYPES = {
 }
 # Meta WordPress keeps for its own bookkeeping; meaningless here (listed, with this reason).
 BOOKKEEPING_META = {"_edit_last", "_edit_lock", "_wp_old_slug", "_wp_old_date", "_encloseme", "_pingme",
-                    "_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug", "_wp_suggested_privacy_policy_text"}
-# Meta core turns into fields of its own.
+                    "_wp_desired_post_slug", "_wp_suggested_privacy_policy_text"}
+# Meta core turns into fields of its own (a trashed item's earlier status is the one a restore gives back;
+# its trash time is not kept: this site never empties its trash by age).
 CORE_FIELD_META = {"_thumbnail_id", "_wp_page_template", "_wp_attached_file", "_wp_attachment_metadata",
-                   "_wp_attachment_image_alt", "_wp_attachment_backup_sizes"}
+                   "_wp_attachment_image_alt", "_wp_attachment_backup_sizes", "_wp_trash_meta_status",
+                   "_wp_trash_meta_time"}
 
 
 def parse_date(text: str) -> datetime.datetime | None:
@@ -123,8 +126,11 @@ class ImportRun(WxrImport):
     """host.wxr.WxrImport over this plugin's id map and redirects and core's content services."""
 
     def __init__(self, app, site_zone: str, old_base_url: str, new_base_url: str, *,
-                 uploads_dir: Path | None = None, fetch_media: Callable[[str], bytes] | None = None):
+                 uploads_dir: Path | None = None, fetch_media: Callable[[str], bytes] | None = None,
+                 writer_id: int = 0):
         super().__init__(app, None, site_zone, old_base_url, new_base_url)
+        self.writer_id = writer_id  # the user the import writes as; 0: the operator's command
+        self.writer = None
         self.uploads_dir = uploads_dir
         self.fetch_media = fetch_media
         self.request = None
@@ -149,7 +155,9 @@ class ImportRun(WxrImport):
         """Write the next batch through `session` (a request for the content services goes with it)."""
         first = self.session is None
         self.session = session
-        self.request = service_request(self.app, session, ANONYMOUS)
+        if first and self.writer_id:
+            self.writer = get_user(self.app, session, self.writer_id) or ANONYMOUS
+        self.request = service_request(self.app, session, self.writer)
         if first:
             for row in session.execute(select(self.id_map.c.kind, self.id_map.c.old_id, self.id_map.c.new_id,
                                               self.id_map.c.fingerprint)):
@@ -198,8 +206,14 @@ class ImportRun(WxrImport):
 
     # --- HTML -------------------------------------------------------------------------------
 
+    def trusts_html(self) -> bool:
+        """Whether HTML is kept as the file has it: the import writes as the user who runs it, as WordPress's
+        importer does, and an administrator (unfiltered_html) or the operator's command keeps markup
+        as written; anyone else's import is filtered as core/v2 filters that user's writes."""
+        return self.writer is None or self.writer.can("unfiltered_html")
+
     def clean_html(self, html_text: str) -> str:
-        return self.app.content.clean_html(self.request, html_text)
+        return html_text if self.trusts_html() else self.app.content.clean_html(self.request, html_text)
 
     def rewrite_links(self, html_text: str) -> str:
         if not html_text or not self.old_base_url:
@@ -383,6 +397,8 @@ class CoreImporter:
         status = item.status or "draft"
         if status == "auto-draft":
             return None
+        if status == "trash":
+            return status if status in self.app.registry.status_names(post_type) else None
         allowed = self.app.registry.status_names(post_type, writable_only=True)
         return status if status in allowed else None
 
@@ -403,10 +419,14 @@ class CoreImporter:
                              item.modified_gmt, item.author_login, item.parent, item.menu_order, item.password,
                              item.is_sticky, item.comment_status, item.ping_status, post_format, item.terms, item.meta)
         parent = run.new_id("post", item.parent) if item.parent else 0
+        trashed = status == "trash"
+        # A trashed item is stored in the status it had and then moved to the trash, as WordPress trashes it:
+        # the trash keeps that status for a restore and suffixes the slug again.
+        slug = item.slug.removesuffix(TRASHED_SUFFIX) if trashed else item.slug
         fields = dict(
             title=run.rewrite_links(item.title), content=run.rewrite_links(item.content),
-            excerpt=run.rewrite_links(item.excerpt), status=status, author=self._author(item),
-            parent=parent or 0, menu_order=item.menu_order, slug=item.slug, password=item.password,
+            excerpt=run.rewrite_links(item.excerpt), status=before_trash(self.run, item, post_type) if trashed else status,
+            author=self._author(item), parent=parent or 0, menu_order=item.menu_order, slug=slug, password=item.password,
             date_gmt=parse_date(item.date_gmt), terms=terms, meta=meta,
             comment_status=item.comment_status if item.comment_status in ("open", "closed") else "",
             ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
@@ -415,6 +435,8 @@ class CoreImporter:
         updates = {name: value for name, value in fields.items()
                    if value or name not in ("date_gmt", "comment_status", "ping_status")}
         updates["modified_gmt"] = parse_date(item.modified_gmt)
+        if trashed:  # an item in the trash keeps its trashed slug and status; it is moved there below
+            del updates["status"], updates["slug"]
         new_id = self._kept_or_updated(item, digest, updates)
         if new_id is None:
             created = content.create(run.request, post_type, item_id=item.post_id,
@@ -422,6 +444,8 @@ class CoreImporter:
             new_id = created["id"]
             run.remember("post", item.post_id, new_id, digest=digest)
             run.count("created")
+        if trashed and (content.get(run.request, new_id) or {}).get("stored_status") != "trash":
+            content.trash(run.request, new_id)
         run.targets[new_id] = redirects.target_of({"id": new_id, "type": post_type, "status": status,
                                                    "password": item.password})
         self._links_of(item, new_id)

@@ -71,7 +71,8 @@ def import_file(app, path: Path, *, uploads_dir: Path | None = None, fetch_media
                 pending = [first] if first is not None else []
                 run = ImportRun(app, zone, reader.channel.base_site_url or reader.channel.link,
                                 app.site_address(session), uploads_dir=uploads_dir,
-                                fetch_media=fetcher(app) if fetch_media else None)
+                                fetch_media=fetcher(app) if fetch_media else None,
+                                writer_id=importing_user_id or 0)
                 run.taxonomy_map = taxonomy_map(app)
                 core = CoreImporter(run, importing_user_id or 0)
             run.use_session(session)
