@@ -209,3 +209,22 @@ def _new_reference(run: WxrImport, request, reference: str, moved_hashes: dict[s
         if new_id is not None and new_id != int(reference) and store.load(request, new_id) is not None:
             return str(new_id)
     return None
+
+
+def export_items(app, export: WxrExport) -> Iterable[WxrItem]:
+    request = export_request(export)
+    items = list(all_items(export, store.POST_TYPE, statuses=store.STATUSES))
+    logins = author_logins(export, {item["author"] for item in items})
+    for item in items:
+        form = store.load(request, item["id"], export.session)
+        if form is None:
+            continue
+        properties = form.properties
+        meta = [("_form", properties.get("form", "")),
+                ("_mail", php_serialize(properties.get("mail") or props.default_mail())),
+                ("_mail_2", php_serialize(properties.get("mail_2") or props.default_mail_2())),
+                ("_messages", php_serialize(properties.get("messages") or {})),
+                ("_additional_settings", properties.get("additional_settings", "")),
+                ("_locale", form.locale), ("_hash", form.hash)]
+        yield wxr_item(export, {**item, "stored_status": form.status}, WORDPRESS_TYPE, logins,
+                       content=properties.get("form", ""), meta=meta)
