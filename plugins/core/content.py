@@ -288,7 +288,7 @@ class CoreContentService:
         if "slug" in values:
             values["slug"] = self._slug(request, values["slug"], None, status, post_type, int(item_id),
                                         int(values.get("parent", current["parent"])))
-        elif not current["slug"] and status not in FLOATING and status != "trash":
+        elif not current["slug"] and status in ("publish", "future", "private"):
             # a draft without a slug gets one from its title when it is published, as in WordPress
             values["slug"] = self._slug(request, "", values.get("title", current["title"]), status, post_type,
                                         int(item_id), int(values.get("parent", current["parent"])))
