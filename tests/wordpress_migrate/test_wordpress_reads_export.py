@@ -1,4 +1,4 @@
-"""WordPress's importer reads our export: both of its parsers find every author, term, post, page,
+"""WordPress's importer reads our export: its SimpleXML, XML and line-by-line parsers find every author, term, post, page,
 attachment and comment, and nothing in the file makes WP_Import fail or drop a core item.
 
 WordPress's importer plugin is not on any registry CI reaches (Debian's `wordpress` package has core
