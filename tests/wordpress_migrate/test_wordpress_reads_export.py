@@ -1,5 +1,6 @@
-"""WordPress's importer reads our export: its SimpleXML, XML and line-by-line parsers find every author, term, post, page,
-attachment and comment, and nothing in the file makes WP_Import fail or drop a core item.
+"""WordPress's importer reads our export: its SimpleXML, XML and line-by-line parsers find every
+author, term, post, page, attachment and comment, and nothing in the file makes WP_Import fail or
+drop a core item.
 
 WordPress's importer plugin is not on any registry CI reaches (Debian's `wordpress` package has core
 only, no importer; npm's @wp-playground/cli downloads the plugin from wordpress.org when a blueprint
