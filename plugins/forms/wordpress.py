@@ -138,7 +138,8 @@ def _keep_hash(run: WxrImport, form_id: int, old_hash: str | None) -> None:
 class _ShortcodeState:
     """What one import run needs to point the shortcodes of its items at the forms as imported."""
 
-    items: list[int] = field(default_factory=list)  # new ids of imported items whose content has a shortcode
+    # (new id, the ids its shortcodes give in the file) of each imported item whose content names forms
+    items: list[tuple[int, list[str]]] = field(default_factory=list)
     moved_hashes: dict[str, int] = field(default_factory=dict)  # old hash -> new form id, when it was taken
 
 
@@ -153,45 +154,52 @@ def _run_state(run: WxrImport) -> _ShortcodeState:
     return state
 
 
+def _form_references(text: str) -> list[tuple[str, int, int]]:
+    """(the id, where its value starts and ends in `text`) of each form shortcode of `text` with an id."""
+    found = []
+    for start, _end, name, attributes in pages.shortcodes(text):
+        match = next((match for match in pages.ATTRIBUTE.finditer(attributes[:pages.MAX_ATTRIBUTES])
+                      if match.group("name").lower() == "id"), None)
+        if match is None:
+            continue
+        group = next(group for group in ("double", "single", "bare") if match.group(group) is not None)
+        value_start, value_end = match.span(pages.ATTRIBUTE.groupindex[group])  # RE2 spans by number
+        offset = start + len(name) + 2  # the attributes start after "[", the name and one space
+        found.append((match.group(group).strip().lower(), offset + value_start, offset + value_end))
+    return found
+
+
 def item_imported(app, item: WxrItem, new_id: int, run: WxrImport) -> None:
     """Note a post or page core imported whose content names a form, to point it at the form at the end
     (the forms may come later in the file)."""
-    if next(pages.shortcodes(item.content), None) is not None:
-        _run_state(run).items.append(new_id)
+    references = [reference for reference, _start, _end in _form_references(item.content)]
+    if references:
+        _run_state(run).items.append((new_id, references))
 
 
 def rewrite_shortcodes(run: WxrImport, state: _ShortcodeState) -> None:
     """Point `[contact-form-7 id="OLD"]` at the form's id here when the import gave it a new one (its old id
-    was taken), and `id="HASH…"` at its new hash when its old hash was taken; ids kept stay as written."""
+    was taken), and `id="HASH…"` at its new hash when its old hash was taken; ids kept stay as written.
+    An item whose shortcodes no longer say what the file says (rewritten by an earlier run of the same
+    file, or edited here since) is left alone."""
     request = content_request(run)
-    for item_id in state.items:
+    for item_id, in_file in state.items:
         current = run.app.content.get(request, item_id)
         if current is None:
             continue
         text = current["content"]
-        changed = _rewritten(run, request, text, state.moved_hashes)
-        if changed != text:
-            run.app.content.update(request, item_id, content=changed, modified_gmt=current["modified_gmt"])
-
-
-def _rewritten(run: WxrImport, request, text: str, moved_hashes: dict[str, int]) -> str:
-    out, position = [], 0
-    for start, end, name, attributes in pages.shortcodes(text):
-        found = next((match for match in pages.ATTRIBUTE.finditer(attributes[:pages.MAX_ATTRIBUTES])
-                      if match.group("name").lower() == "id"), None)
-        if found is None:
+        references = _form_references(text)
+        if [reference for reference, _start, _end in references] != in_file:
             continue
-        group = next(group for group in ("double", "single", "bare") if found.group(group) is not None)
-        reference = found.group(group).strip().lower()
-        new_reference = _new_reference(run, request, reference, moved_hashes) if reference else None
-        if new_reference is None:
-            continue
-        value_start, value_end = found.span(pages.ATTRIBUTE.groupindex[group])  # RE2 spans by number
-        offset = start + len(name) + 2  # the attributes start after "[", the name and one space
-        out += [text[position:offset + value_start], new_reference]
-        position = offset + value_end
-    out.append(text[position:])
-    return "".join(out)
+        out, position = [], 0
+        for reference, start, end in references:
+            new_reference = _new_reference(run, request, reference, state.moved_hashes) if reference else None
+            if new_reference is not None:
+                out += [text[position:start], new_reference]
+                position = end
+        if position:
+            out.append(text[position:])
+            run.app.content.update(request, item_id, content="".join(out), modified_gmt=current["modified_gmt"])
 
 
 def _new_reference(run: WxrImport, request, reference: str, moved_hashes: dict[str, int]) -> str | None:
