@@ -16,7 +16,6 @@ what was not imported and the after-all callbacks are here, the same for every r
 from __future__ import annotations
 
 import abc
-import datetime
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
@@ -378,9 +377,6 @@ class WxrExport(abc.ABC):
         self.session = session
         self.base_url = base_url.rstrip("/")
         self.site_zone = site_zone
-        # `_wp_trash_meta_time` of trashed items and comments: this site keeps no trash time and never empties
-        # its trash by age; WordPress empties what was trashed 30 days before, so the days count from the export.
-        self.trash_time = str(int(datetime.datetime.now(datetime.timezone.utc).timestamp()))
 
     @abc.abstractmethod
     def link(self, post_id: int) -> str:

@@ -61,7 +61,7 @@ def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, st
     if item.get("featured_media"):
         meta.append((thumbnail_key, str(item["featured_media"])))
     if status == "trash" and item.get("pre_trash_status"):
-        meta += [("_wp_trash_meta_status", item["pre_trash_status"]), ("_wp_trash_meta_time", export.trash_time)]
+        meta.append(("_wp_trash_meta_status", item["pre_trash_status"]))
     return WxrItem(
         post_id=item["id"], post_type=post_type, title=item.get("title") or "", slug=item.get("slug") or "",
         status=status, content=item.get("content") or "" if content is None else content,

@@ -186,8 +186,7 @@ def comments_of(export: SiteExport, post_ids: list[int]) -> dict[int, list[WxrCo
     for row in rows:
         meta = []
         if row.status == "trash" and row.pre_trash_status:
-            meta += [("_wp_trash_meta_status", APPROVED.get(row.pre_trash_status, "0")),
-                     ("_wp_trash_meta_time", export.trash_time)]
+            meta.append(("_wp_trash_meta_status", APPROVED.get(row.pre_trash_status, "0")))
         found[row.post].append(WxrComment(
             comment_id=row.id, author=row.author_name, author_email=row.author_email, author_url=row.author_url,
             author_ip=row.author_ip, date=wxr_date(utc_to_zone(row.date_gmt, export.zone)),
@@ -199,7 +198,7 @@ def comments_of(export: SiteExport, post_ids: list[int]) -> dict[int, list[WxrCo
 def core_item(export: SiteExport, item: dict, comments: list[WxrComment]) -> WxrItem:
     """A stored post, page or attachment in WordPress's shape: its columns as WXR fields, the columns
     WordPress keeps as meta (`_thumbnail_id`, `_wp_page_template`, `_wp_attached_file`,
-    `_wp_attachment_metadata`, `_wp_attachment_image_alt`, `_wp_trash_meta_status` and `_time`) as meta, the post
+    `_wp_attachment_metadata`, `_wp_attachment_image_alt`, `_wp_trash_meta_status`) as meta, the post
     format as a `post_format` term, and the registered meta keys that differ from their defaults."""
     post_id, post_type = item["id"], item["type"]
     terms = [term for taxonomy_terms in item["terms"].values() for term_id, _slug in taxonomy_terms
@@ -225,7 +224,7 @@ def core_item(export: SiteExport, item: dict, comments: list[WxrComment]) -> Wxr
         if item.get("alt_text"):
             meta.append(("_wp_attachment_image_alt", item["alt_text"]))
     if item["status"] == "trash" and item.get("pre_trash_status"):
-        meta += [("_wp_trash_meta_status", item["pre_trash_status"]), ("_wp_trash_meta_time", export.trash_time)]
+        meta.append(("_wp_trash_meta_status", item["pre_trash_status"]))
     return WxrItem(
         post_id=post_id, post_type=post_type, title=item["title"], slug=item["slug"], status=item["status"],
         content=item["content"], excerpt=item["excerpt"], date=wxr_date(item["date"]),
