@@ -325,7 +325,8 @@ class WxrImport(abc.ABC):
 
     @abc.abstractmethod
     def clean_html(self, html: str) -> str:
-        """`html` sanitised as core/v2 writes by a user without unfiltered_html are."""
+        """`html` as the user the import runs as may write it: kept as written for an administrator
+        (unfiltered_html, as WordPress's importer runs), else sanitised as core/v2 sanitises that user's writes."""
 
     @abc.abstractmethod
     def rewrite_links(self, html: str) -> str:

@@ -17,6 +17,7 @@ from .wxr import WxrComment, WxrExport, WxrImport, WxrItem, WxrTerm
 WXR_DATE = "%Y-%m-%d %H:%M:%S"
 NO_DATE = "0000-00-00 00:00:00"
 MAX_ITEM_TERMS = 100  # terms of one taxonomy on one item: more are a hostile file
+TRASHED_SUFFIX = "__trashed"  # what WordPress (and core/v2) add to a trashed item's slug
 
 
 def parse_date(text: str | None) -> datetime.datetime | None:
@@ -59,6 +60,8 @@ def wxr_item(export: WxrExport, item: dict, post_type: str, logins: dict[int, st
     meta = list(meta or [])
     if item.get("featured_media"):
         meta.append((thumbnail_key, str(item["featured_media"])))
+    if status == "trash" and item.get("pre_trash_status"):
+        meta.append(("_wp_trash_meta_status", item["pre_trash_status"]))
     return WxrItem(
         post_id=item["id"], post_type=post_type, title=item.get("title") or "", slug=item.get("slug") or "",
         status=status, content=item.get("content") or "" if content is None else content,
@@ -137,9 +140,13 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
     "unchanged"). Title, content and excerpt are cleaned and their old links rewritten; the slug is
     set when the item is created (a later run leaves it, so a slug made unique stays). The old id
     and link are remembered, so the old permalink redirects. The featured image is the attachment the
-    `thumbnail_key` meta names, when the import brought it across."""
+    `thumbnail_key` meta names, when the import brought it across. A trashed item (`status` "trash") is
+    stored in the status it had (`_wp_trash_meta_status`) and moved to the trash, as WordPress trashes it."""
     content_service = run.app.content
     html = item.content if content is None else content
+    trashed = status == "trash"
+    if trashed:
+        status = before_trash(run, item, post_type)
     wanted: dict[str, Any] = {
         "title": run.clean_html(item.title)[:2000], "content": run.clean_html(run.rewrite_links(html)),
         "excerpt": run.clean_html(run.rewrite_links(item.excerpt)), "status": status,
@@ -154,12 +161,17 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
                                                                       ("ping_status", item.ping_status))
                                       if value in ("open", "closed")}
         created = content_service.create(
-            request, post_type, slug=item.slug, meta=meta or {}, terms=terms or {}, item_id=item.post_id,
+            request, post_type, slug=item.slug.removesuffix(TRASHED_SUFFIX) if trashed else item.slug,
+            meta=meta or {}, terms=terms or {}, item_id=item.post_id,
             date=parse_date(item.date), modified_gmt=parse_date(item.modified_gmt), **wanted, **discussion)
         run.remember("post", item.post_id, created["id"], item.link or None)
+        if trashed:
+            content_service.trash(request, created["id"])
         return created["id"], "created"
     if wanted["date_gmt"] is None:
         wanted.pop("date_gmt")
+    if trashed:
+        del wanted["status"]
     changed = {name: value for name, value in wanted.items()
                if (current.get("stored_status") or current["status"] if name == "status" else current.get(name))
                != value}
@@ -170,9 +182,12 @@ def sync_post(run: WxrImport, request: Any, item: WxrItem, post_type: str, *, st
                      for taxonomy in (terms or {})}
     if any(current_terms[taxonomy] != sorted(ids) for taxonomy, ids in (terms or {}).items()):
         changed["terms"] = terms
-    if not changed:
+    if not changed and (not trashed or current["stored_status"] == "trash"):
         return current["id"], "unchanged"
-    content_service.update(request, current["id"], modified_gmt=parse_date(item.modified_gmt), **changed)
+    if changed:
+        content_service.update(request, current["id"], modified_gmt=parse_date(item.modified_gmt), **changed)
+    if trashed and current["stored_status"] != "trash":
+        content_service.trash(request, current["id"])
     return current["id"], "updated"
 
 
@@ -181,11 +196,17 @@ def _attachment(run: WxrImport, old_id: str | None) -> int:
     return (run.new_id("post", int(text)) or 0) if text.isdigit() and len(text) < 12 else 0
 
 
+def before_trash(run: WxrImport, item: WxrItem, post_type: str) -> str:
+    """The status a trashed item had (`_wp_trash_meta_status`): the one restoring it gives back (else draft)."""
+    earlier = (item.meta_value("_wp_trash_meta_status") or "").strip()
+    return earlier if earlier in run.app.registry.status_names(post_type, writable_only=True) else "draft"
+
+
 def writable_status(run: WxrImport, item: WxrItem, post_type: str) -> str | None:
-    """The item's status when `post_type` may have it here; else None, and the item is named as not imported."""
-    if item.status == "trash":
-        run.not_imported(item_label(item), "it is in the old site's trash")
-        return None
+    """The item's status when `post_type` may have it here ("trash" when it has a trash: `sync_post` puts
+    it there); else None, and the item is named as not imported."""
+    if item.status == "trash" and "trash" in run.app.registry.status_names(post_type):
+        return item.status
     if item.status not in run.app.registry.status_names(post_type, writable_only=True):
         run.not_imported(item_label(item), f"the status {item.status[:40]!r} does not exist here")
         return None

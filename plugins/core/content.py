@@ -56,6 +56,7 @@ class _NewRow:
     terms: dict[str, list[int]]
     slug: str
     item_id: int | None
+    keeps_no_slug: bool = False  # an unpublished item given no slug: stored with none, as WordPress does
 
 
 class CoreContentService:
@@ -209,7 +210,7 @@ class CoreContentService:
         wanted = new.slug or str(item_id)
         # The guid is the plain permalink on the site's address, as core/v2's creates give it.
         store.update_item(app, session, item_id, {
-            "slug": store.unique_slug(app, session, wanted, post_type, item_id, int(parent)),
+            "slug": "" if new.keeps_no_slug else store.unique_slug(app, session, wanted, post_type, item_id, int(parent)),
             "guid": permalink(request, {"id": item_id, "type": post_type}, site=guid_base(request))})
         for key, value in new.meta.items():
             store.set_meta(app, session, item_id, key, value, new=True)
@@ -251,6 +252,8 @@ class CoreContentService:
             scopes.setdefault((post_type, new.values["parent"] if by_parent else 0), []).append(index)
         slugs: dict[int, str] = {}
         for (post_type, parent), indexes in scopes.items():
+            slugs.update((index, "") for index in indexes if new_rows[index].keeps_no_slug)
+            indexes = [index for index in indexes if not new_rows[index].keeps_no_slug]
             wanted = [new_rows[index].slug or str(ids[index]) for index in indexes]
             slugs.update(zip(indexes, store.unique_slugs(app, session, wanted, post_type, parent)))
         site = guid_base(request)
@@ -321,8 +324,10 @@ class CoreContentService:
         values.update({name: value for name, value in (("comment_status", comment_status), ("ping_status", ping_status),
                                                        ("format", format), ("template", template)) if value})
         values["sticky"] = bool(sticky)
-        return _NewRow(values, meta, self._checked_terms(post_type, terms or {}), store.sanitize_slug(slug or title),
-                       None if item_id is None else int(item_id))
+        keeps_no_slug = not slug and status in FLOATING  # as WordPress's drafts: publishing gives one
+        return _NewRow(values, meta, self._checked_terms(post_type, terms or {}),
+                       "" if keeps_no_slug else store.sanitize_slug(slug or title),
+                       None if item_id is None else int(item_id), keeps_no_slug)
 
     def _ids_of_new_rows(self, session, new_rows: list["_NewRow"], keep_ids: bool) -> list[int] | None:
         """An id for each new row: the one it asks for when no item (nor an earlier row) has it, as
@@ -417,9 +422,14 @@ class CoreContentService:
             values["date"] = dates.utc_to_local(values["date_gmt"], app.timezone())
         elif "date_gmt" in values:
             del values["date_gmt"]
+        status = values.get("status", current["stored_status"])
         if "slug" in values:
-            values["slug"] = store.unique_slug(app, session, store.sanitize_slug(values["slug"]) or str(item_id),
-                                               post_type, int(item_id), int(values.get("parent", current["parent"])))
+            values["slug"] = self._slug(request, values["slug"], None, status, post_type, int(item_id),
+                                        int(values.get("parent", current["parent"])))
+        elif not current["slug"] and status in ("publish", "future", "private"):
+            # a draft without a slug gets one from its title when it is published, as in WordPress
+            values["slug"] = self._slug(request, "", values.get("title", current["title"]), status, post_type,
+                                        int(item_id), int(values.get("parent", current["parent"])))
         if values.get("status") and values["status"] not in FLOATING and current["date_gmt"] is None:
             values["date_gmt"] = utc
         values.update(modified=local if modified_gmt == utc else dates.utc_to_local(modified_gmt, app.timezone()),
@@ -502,6 +512,16 @@ class CoreContentService:
     def _tax_clauses(self, post_type: str, terms: Mapping[str, Iterable[int]]) -> list:
         return [store.TaxClause(taxonomy, term_ids) for taxonomy, term_ids in self._checked_terms(post_type, terms).items()
                 if term_ids]
+
+    def _slug(self, request, slug: str, title: str | None, status: str, post_type: str, item_id: int,
+              parent: int) -> str:
+        """The unique slug of `slug`, else of `title`, else of the id. An unpublished item (draft, pending)
+        given none keeps none, as WordPress keeps an empty post_name for them (core/v2 answers
+        `generated_slug`; publishing gives it one)."""
+        if not slug and status in FLOATING:
+            return ""
+        wanted = store.sanitize_slug(slug or title or "") or str(item_id)
+        return store.unique_slug(self.app, request.session, wanted, post_type, item_id, parent)
 
     def _writable_status(self, post_type: str, status: str) -> None:
         allowed = self.app.registry.status_names(post_type, writable_only=True)

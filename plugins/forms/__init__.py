@@ -123,6 +123,14 @@ def import_wordpress_item(app, item, run):
 
 
 @hookimpl
+def wordpress_item_imported(app, item, new_id, run):
+    """Shortcodes of imported posts and pages name the forms as imported here."""
+    from . import wordpress
+
+    wordpress.item_imported(app, item, new_id, run)
+
+
+@hookimpl
 def export_wordpress_items(app, export):
     from . import wordpress
 

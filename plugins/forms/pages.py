@@ -1,4 +1,5 @@
-"""The form in HTML: its own page (/contact-forms/ID) and `[contact-form id="ID"]` inside posts and pages.
+"""The form in HTML: its own page (/contact-forms/ID) and `[contact-form-7 id="…"]` (or `[contact-form ...]`)
+inside posts and pages.
 
 Both post to the form's page, `POST /contact-forms/ID`, when the browser runs no JavaScript: the page
 runs the feedback route itself (one code path: spam check, validation, files, rate limit, nonce,
@@ -8,16 +9,21 @@ same form to the feedback route and shows the answer in place.
 
 from __future__ import annotations
 
+import re
+from typing import Iterator
 from urllib.parse import urlencode, urlsplit
 
-from host import HtmlView, Page
+from host import HtmlView, Page, linear
 from host.rest.request import RestRequest
 
 from . import render, store
 from .feedback import nonce
 from .settings import settings_of
 
-SHORTCODE = "[contact-form "
+SHORTCODE = re.compile(r"\[(?P<name>contact-form(?:-7)?)\s")
+# name="value", name='value' or name=value, as WordPress's shortcode_parse_atts reads them (RE2: linear time)
+ATTRIBUTE = linear.pattern(r"""(?P<name>[\w-]+)\s*=\s*(?:"(?P<double>[^"]*)"|'(?P<single>[^']*)'|(?P<bare>[^\s"']+))""")
+MAX_ATTRIBUTES = 2000  # characters of one shortcode's attributes read: the rest is not a form's
 FEEDBACK_ROUTE = "/forms/v1/contact-forms/{form_id}/feedback"
 REFUSED_ORIGIN = "This form can only be sent from this site's own pages."
 
@@ -153,9 +159,34 @@ def page() -> Page:
     return Page("/contact-forms/<form_id:int>", ("GET", "HEAD", "POST"), form_page, name="forms-contact-form")
 
 
+def shortcodes(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end after the "]", name, attributes) of each `[contact-form-7 ...]` or `[contact-form ...]`
+    in `text`: the reference registers both names for the same form tag."""
+    position = 0
+    while True:
+        found = SHORTCODE.search(text, position)
+        if found is None:
+            return
+        end = text.find("]", found.end())
+        if end == -1:
+            return
+        yield found.start(), end + 1, found.group("name"), text[found.end():end]
+        position = end + 1
+
+
+def attributes_of(attributes: str) -> dict[str, str]:
+    """A shortcode's attributes (`id="12" title="Contact form 1"`), quotes as written or as texturize made them."""
+    for entity in QUOTE_ENTITIES:
+        attributes = attributes.replace(entity, '"')
+    return {match.group("name").lower(): next(value for value in match.group("double", "single", "bare")
+                                              if value is not None)
+            for match in ATTRIBUTE.finditer(attributes[:MAX_ATTRIBUTES])}
+
+
 def replace_shortcodes(app, item: dict, text: str) -> str:
-    """`[contact-form id="12"]` (title=... ignored) becomes the rendered form; one pass."""
-    if SHORTCODE not in text:
+    """`[contact-form-7 id="…" title="…"]` and `[contact-form id="…"]` become the rendered form; one pass.
+    The form is found as the reference finds it (`store.find`: the hash's start, the id, the title)."""
+    if "[contact-form" not in text:
         return text
     out: list[str] = []
     position = 0
@@ -164,29 +195,24 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
     site = app.site_address()
     reader = detached_request(app)
     try:
-        while True:
-            start = text.find(SHORTCODE, position)
-            if start == -1:
-                out.append(text[position:])
-                break
-            end = text.find("]", start)
-            if end == -1:
-                out.append(text[position:])
-                break
-            form_id = _id_attribute(text[start + len(SHORTCODE):end])
+        for start, end, name, attributes in shortcodes(text):
+            if start < position:
+                continue
+            named = attributes_of(attributes)
             # A shortcode alone in its paragraph: the form replaces the paragraph (a <form> inside a
             # <p> is invalid HTML; core's autop wrapped it), as WordPress's shortcode_unautop does.
-            alone = text[max(position, start - 3):start] == "<p>" and text[end + 1:end + 5] == "</p>"
+            alone = text[max(position, start - 3):start] == "<p>" and text[end:end + 4] == "</p>"
             out.append(text[position:start - 3] if alone else text[position:start])
-            form = store.load(reader, form_id) if form_id else None
+            form = store.find(reader, named.get("id", ""), named.get("title", ""))
             if form is None:
-                out.append('<p class="forms-missing">[contact-form 404 "Not Found"]</p>')
+                out.append(f'<p class="forms-missing">[{name} 404 "Not Found"]</p>')
             else:
                 counter += 1
                 out.append(render.render_form(
                     app, form, **render.addresses(site, site + app.settings.rest_prefix, form.id),
                     container_post=int(item.get("id") or 0), counter=counter, with_script=True))
-            position = end + 5 if alone else end + 1
+            position = end + 4 if alone else end
+        out.append(text[position:])
     finally:
         reader.finish(success=True)
     return "".join(out)
@@ -194,15 +220,3 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
 
 # Core's texturize has already turned the shortcode's quotes into curly ones by the time we see it.
 QUOTE_ENTITIES = ("&#8220;", "&#8221;", "&#8243;", "&#8242;", "&#8216;", "&#8217;", "&quot;", "&#039;", "&#39;")
-
-
-def _id_attribute(attributes: str) -> int | None:
-    for entity in QUOTE_ENTITIES:
-        attributes = attributes.replace(entity, '"')
-    for word in attributes.split():
-        name, equals, value = word.partition("=")
-        if name == "id" and equals:
-            value = value.strip("\"'")
-            if value.isdigit() and len(value) < 10:
-                return int(value)
-    return None

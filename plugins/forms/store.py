@@ -11,6 +11,7 @@ import hmac
 import json
 import secrets
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from . import template
 
 POST_TYPE = "forms_contact_form"
 STATUSES = ("publish", "fields-disabled")
+HASH_PREFIX = re.compile(r"[0-9a-f]{7,40}")  # how the reference's shortcodes name a form by its hash
 PARSED_CACHE = StashKey[LruCache]("forms.parsed")
 
 
@@ -73,6 +75,33 @@ def load(request, form_id: int, session=None) -> Form | None:
     return Form(id=form_id, title=row["title"], slug=row["slug"], status=row["status"], hash=row["hash"],
                 locale=row["locale"], properties=properties, config_errors=json.loads(row["config_errors"]),
                 version=row["version"], parsed=parsed_template(app, form_id, row["version"], properties.get("form", "")))
+
+
+def by_hash(request, prefix: str) -> int | None:
+    """The id of the form whose hash starts with `prefix` (7 to 40 hex digits), or None."""
+    if not HASH_PREFIX.fullmatch(prefix):
+        return None
+    forms = table(request.app, "forms_forms")
+    return request.session.execute(select(forms.c.form_id).where(forms.c.hash.like(prefix + "%"))
+                                   .order_by(forms.c.form_id).limit(1)).scalar()
+
+
+def find(request, reference: str, title: str = "") -> Form | None:
+    """The form a shortcode names, looked up as the reference looks it up: by the start of its hash (7
+    characters or more, as `[contact-form-7 id="1a2b3c4"]` gives it), else by id, else by title."""
+    app, session = request.app, request.session
+    forms = table(app, "forms_forms")
+    reference = reference.strip().lower()
+    found = by_hash(request, reference)
+    if found is None and reference.isdigit() and len(reference) < 10:
+        found = int(reference)
+    form = load(request, found) if found is not None else None
+    if form is None and title.strip():
+        found = session.execute(select(forms.c.form_id).where(forms.c.title == title.strip()[:500],
+                                                              forms.c.status.in_(STATUSES))
+                                .order_by(forms.c.form_id).limit(1)).scalar()
+        form = load(request, found) if found is not None else None
+    return form
 
 
 def list_forms(request, search: str = "") -> list[dict[str, Any]]:

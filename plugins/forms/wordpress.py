@@ -10,6 +10,8 @@ writes the same meta back and `import(export(site))` keeps every field.
 from __future__ import annotations
 
 import re
+import weakref
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from sqlalchemy import select, update
@@ -18,8 +20,8 @@ from host.wxr import WxrExport, WxrImport, WxrItem, php_serialize, php_unseriali
 from host.wxr_content import (all_items, author_id, author_logins, content_request, export_request, parse_date,
                               wxr_item)
 
+from . import pages, store, template
 from . import properties as props
-from . import store, template
 
 WORDPRESS_TYPE = "wpcf7_contact_form"
 MAIL_FLAGS = ("active", "use_html", "exclude_blank")
@@ -121,12 +123,100 @@ def import_item(app, item: WxrItem, run: WxrImport) -> bool | None:
 
 
 def _keep_hash(run: WxrImport, form_id: int, old_hash: str | None) -> None:
-    """The reference's shortcodes name a form by its hash's first characters: keep the old hash when it is free."""
+    """The reference's shortcodes name a form by its hash's first characters: keep the old hash when it is
+    free; else the shortcodes naming it are rewritten at the end of the run (`rewrite_shortcodes`)."""
     if not old_hash or not HASH.match(old_hash):
         return
     forms = store.table(run.app, "forms_forms")
     if run.session.execute(select(forms.c.form_id).where(forms.c.hash == old_hash)).first() is None:
         run.session.execute(update(forms).where(forms.c.form_id == form_id).values(hash=old_hash))
+    else:
+        _run_state(run).moved_hashes[old_hash] = form_id
+
+
+@dataclass
+class _ShortcodeState:
+    """What one import run needs to point the shortcodes of its items at the forms as imported."""
+
+    # (new id, the ids its shortcodes give in the file) of each imported item whose content names forms
+    items: list[tuple[int, list[str]]] = field(default_factory=list)
+    moved_hashes: dict[str, int] = field(default_factory=dict)  # old hash -> new form id, when it was taken
+
+
+_RUNS: "weakref.WeakKeyDictionary[WxrImport, _ShortcodeState]" = weakref.WeakKeyDictionary()
+
+
+def _run_state(run: WxrImport) -> _ShortcodeState:
+    state = _RUNS.get(run)
+    if state is None:
+        state = _RUNS[run] = _ShortcodeState()
+        run.after_all(lambda finished: rewrite_shortcodes(finished, state))
+    return state
+
+
+def _form_references(text: str) -> list[tuple[str, int, int]]:
+    """(the id, where its value starts and ends in `text`) of each form shortcode of `text` with an id."""
+    found = []
+    for start, _end, name, attributes in pages.shortcodes(text):
+        match = next((match for match in pages.ATTRIBUTE.finditer(attributes[:pages.MAX_ATTRIBUTES])
+                      if match.group("name").lower() == "id"), None)
+        if match is None:
+            continue
+        group = next(group for group in ("double", "single", "bare") if match.group(group) is not None)
+        value_start, value_end = match.span(pages.ATTRIBUTE.groupindex[group])  # RE2 spans by number
+        offset = start + len(name) + 2  # the attributes start after "[", the name and one space
+        found.append((match.group(group).strip().lower(), offset + value_start, offset + value_end))
+    return found
+
+
+def item_imported(app, item: WxrItem, new_id: int, run: WxrImport) -> None:
+    """Note a post or page core imported whose content names a form, to point it at the form at the end
+    (the forms may come later in the file)."""
+    references = [reference for reference, _start, _end in _form_references(item.content)]
+    if references:
+        _run_state(run).items.append((new_id, references))
+
+
+def rewrite_shortcodes(run: WxrImport, state: _ShortcodeState) -> None:
+    """Point `[contact-form-7 id="OLD"]` at the form's id here when the import gave it a new one (its old id
+    was taken), and `id="HASH…"` at its new hash when its old hash was taken; ids kept stay as written.
+    An item whose shortcodes no longer say what the file says (rewritten by an earlier run of the same
+    file, or edited here since) is left alone."""
+    request = content_request(run)
+    for item_id, in_file in state.items:
+        current = run.app.content.get(request, item_id)
+        if current is None:
+            continue
+        text = current["content"]
+        references = _form_references(text)
+        if [reference for reference, _start, _end in references] != in_file:
+            continue
+        out, position = [], 0
+        for reference, start, end in references:
+            new_reference = _new_reference(run, request, reference, state.moved_hashes) if reference else None
+            if new_reference is not None:
+                out += [text[position:start], new_reference]
+                position = end
+        if position:
+            out.append(text[position:])
+            run.app.content.update(request, item_id, content="".join(out), modified_gmt=current["modified_gmt"])
+
+
+def _new_reference(run: WxrImport, request, reference: str, moved_hashes: dict[str, int]) -> str | None:
+    """What a shortcode's id should say now, or None when it names the form as it is (or names none).
+    The reference looks a form up by its hash before its id, and so does this."""
+    moved = next((form_id for old, form_id in moved_hashes.items() if old.startswith(reference)), None) \
+        if store.HASH_PREFIX.fullmatch(reference) else None
+    form = store.load(request, moved) if moved is not None else None
+    if form is not None:
+        return form.hash[:len(reference)]
+    if store.by_hash(request, reference) is not None:
+        return None
+    if reference.isdigit() and len(reference) < 10:
+        new_id = run.new_id("post", int(reference))
+        if new_id is not None and new_id != int(reference) and store.load(request, new_id) is not None:
+            return str(new_id)
+    return None
 
 
 def export_items(app, export: WxrExport) -> Iterable[WxrItem]:

@@ -28,10 +28,11 @@ from typing import Callable
 from sqlalchemy import select
 
 from host import ANONYMOUS
-from host.auth.users import ROLES, UserError, create_user, find_user
+from host.auth.users import ROLES, UserError, create_user, find_user, get_user
 from host.comments import COMMENT_SERVICE
 from host.content import ItemIdsTaken, service_request
 from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
+from host.wxr_content import TRASHED_SUFFIX, before_trash
 
 from . import redirects
 from .reader import WxrError, safe_upload_path
@@ -59,10 +60,12 @@ NOT_KEPT_TYPES = {
 }
 # Meta WordPress keeps for its own bookkeeping; meaningless here (listed, with this reason).
 BOOKKEEPING_META = {"_edit_last", "_edit_lock", "_wp_old_slug", "_wp_old_date", "_encloseme", "_pingme",
-                    "_wp_trash_meta_status", "_wp_trash_meta_time", "_wp_desired_post_slug", "_wp_suggested_privacy_policy_text"}
-# Meta core turns into fields of its own.
+                    "_wp_desired_post_slug", "_wp_suggested_privacy_policy_text"}
+# Meta core turns into fields of its own (a trashed item's earlier status is the one a restore gives back;
+# its trash time is not kept: this site never empties its trash by age).
 CORE_FIELD_META = {"_thumbnail_id", "_wp_page_template", "_wp_attached_file", "_wp_attachment_metadata",
-                   "_wp_attachment_image_alt", "_wp_attachment_backup_sizes"}
+                   "_wp_attachment_image_alt", "_wp_attachment_backup_sizes", "_wp_trash_meta_status",
+                   "_wp_trash_meta_time"}
 
 
 def parse_date(text: str) -> datetime.datetime | None:
@@ -127,8 +130,11 @@ class ImportRun(WxrImport):
     """host.wxr.WxrImport over this plugin's id map and redirects and core's content services."""
 
     def __init__(self, app, site_zone: str, old_base_url: str, new_base_url: str, *,
-                 uploads_dir: Path | None = None, fetch_media: Callable[[str], bytes] | None = None):
+                 uploads_dir: Path | None = None, fetch_media: Callable[[str], bytes] | None = None,
+                 writer_id: int = 0):
         super().__init__(app, None, site_zone, old_base_url, new_base_url)
+        self.writer_id = writer_id  # the user the import writes as; 0: the operator's command
+        self.writer = None
         self.uploads_dir = uploads_dir
         self.fetch_media = fetch_media
         self.request = None
@@ -162,7 +168,9 @@ class ImportRun(WxrImport):
         """Write the next batch through `session` (a request for the content services goes with it)."""
         first = self.session is None
         self.session = session
-        self.request = service_request(self.app, session, ANONYMOUS)
+        if first and self.writer_id:
+            self.writer = get_user(self.app, session, self.writer_id) or ANONYMOUS
+        self.request = service_request(self.app, session, self.writer)
         if first:
             for row in session.execute(select(self.id_map.c.kind, self.id_map.c.old_id, self.id_map.c.new_id,
                                               self.id_map.c.fingerprint)):
@@ -223,8 +231,14 @@ class ImportRun(WxrImport):
 
     # --- HTML -------------------------------------------------------------------------------
 
+    def trusts_html(self) -> bool:
+        """Whether HTML is kept as the file has it: the import writes as the user who runs it, as WordPress's
+        importer does, and an administrator (unfiltered_html) or the operator's command keeps markup
+        as written; anyone else's import is filtered as core/v2 filters that user's writes."""
+        return self.writer is None or self.writer.can("unfiltered_html")
+
     def clean_html(self, html_text: str) -> str:
-        return self.app.content.clean_html(self.request, html_text)
+        return html_text if self.trusts_html() else self.app.content.clean_html(self.request, html_text)
 
     def rewrite_links(self, html_text: str) -> str:
         if not html_text or not self.old_base_url:
@@ -414,6 +428,8 @@ class CoreImporter:
         status = item.status or "draft"
         if status == "auto-draft":
             return None
+        if status == "trash":
+            return status if status in self.app.registry.status_names(post_type) else None
         allowed = self.app.registry.status_names(post_type, writable_only=True)
         return status if status in allowed else None
 
@@ -434,9 +450,14 @@ class CoreImporter:
                              item.modified_gmt, item.author_login, item.parent, item.menu_order, item.password,
                              item.is_sticky, item.comment_status, item.ping_status, post_format, item.terms, item.meta)
         parent = run.new_id("post", item.parent) if item.parent else 0
+        trashed = status == "trash"
+        # A trashed item is stored in the status it had and then moved to the trash, as WordPress trashes it:
+        # the trash keeps that status for a restore and suffixes the slug again.
+        slug = item.slug.removesuffix(TRASHED_SUFFIX) if trashed else item.slug
         fields = dict(
-            title=item.title, content=item.content, excerpt=item.excerpt, status=status, author=self._author(item),
-            parent=parent or 0, menu_order=item.menu_order, slug=item.slug, password=item.password,
+            title=item.title, content=item.content, excerpt=item.excerpt,
+            status=before_trash(self.run, item, post_type) if trashed else status, author=self._author(item),
+            parent=parent or 0, menu_order=item.menu_order, slug=slug, password=item.password,
             date_gmt=parse_date(item.date_gmt), terms=terms, meta=meta,
             comment_status=item.comment_status if item.comment_status in ("open", "closed") else "",
             ping_status=item.ping_status if item.ping_status in ("open", "closed") else "",
@@ -447,20 +468,26 @@ class CoreImporter:
             changes = {name: value for name, value in self._rewritten(fields).items()
                        if value or name not in ("date_gmt", "comment_status", "ping_status")}
             changes["modified_gmt"] = parse_date(item.modified_gmt)
+            if trashed:  # an item in the trash keeps its trashed slug and status; it is moved there in _imported
+                del changes["status"], changes["slug"]
             return changes
 
         new_id = self._kept_or_updated(item, digest, updates)
         if new_id is None:
-            self._queue(QueuedPost(item, fields, digest, parent, skipped, set(run.claimed_meta)))
+            self._queue(QueuedPost(item, fields, digest, parent, skipped, set(run.claimed_meta), status=status))
             return
         self._imported(item, new_id, status, parent, skipped)
 
     def _imported(self, item: WxrItem, new_id: int, status: str, parent: int, skipped: list[str],
                   comments_written: bool = False, links_left: bool | None = None) -> None:
-        """What follows the write of a post: its address and old links, what waits for later items, its
-        comments, the plugins' `wordpress_item_imported` and the meta it could not keep. `links_left`:
-        whether what was written still links to the old site (None: as the file's text does)."""
+        """What follows the write of a post: the move to the trash of an item that was there, its address and
+        old links, what waits for later items, its comments, the plugins' `wordpress_item_imported` and the
+        meta it could not keep. `links_left`: whether what was written still links to the old site (None: as
+        the file's text does)."""
         run = self.run
+        content = self.app.content
+        if status == "trash" and (content.get(run.request, new_id) or {}).get("stored_status") != "trash":
+            content.trash(run.request, new_id)  # stored in its earlier status first, as WordPress trashes it
         run.targets[new_id] = redirects.target_of({"id": new_id, "type": item.post_type, "status": status,
                                                    "password": item.password})
         self._links_of(item, new_id)
@@ -546,8 +573,8 @@ class CoreImporter:
             run.kind = queued.item.post_type
             run.claimed_meta = queued.claimed_meta
             links_left = run.links_to_old_site(entry["content"]) or run.links_to_old_site(entry["excerpt"])
-            self._imported(queued.item, item["id"], queued.fields["status"], queued.parent, queued.skipped,
-                           comments_written=True, links_left=links_left)
+            self._imported(queued.item, item["id"], queued.status or queued.fields["status"], queued.parent,
+                           queued.skipped, comments_written=True, links_left=links_left)
         run.kind, run.claimed_meta = previous_kind, previous_claims
 
     def _kept_or_updated(self, item: WxrItem, digest: str, updates: dict | Callable[[], dict]) -> int | None:
@@ -790,6 +817,7 @@ class QueuedPost:
     skipped: list[str]  # its meta keys no plugin registers
     claimed_meta: set[str]  # what the plugins' import hooks said they used
     old_paths: list[str] = field(default_factory=list)  # the old paths that lead to it (CoreImporter._old_paths)
+    status: str = ""  # the status in the file ("trash" while `fields` holds the status it had before)
 
 
 def _decode_meta(value: str, kind: str):

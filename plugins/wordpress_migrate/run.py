@@ -100,7 +100,8 @@ def _import_records(app, records: Iterator[tuple[str, object]], channel: Channel
                 pending = [first] if first is not None else []
                 run = ImportRun(app, zone, channel.base_site_url or channel.link,
                                 app.site_address(session), uploads_dir=uploads_dir,
-                                fetch_media=fetcher(app) if fetch_media else None)
+                                fetch_media=fetcher(app) if fetch_media else None,
+                                writer_id=importing_user_id or 0)
                 run.taxonomy_map = taxonomy_map(app)
                 core = CoreImporter(run, importing_user_id or 0)
             run.use_session(session)

@@ -132,17 +132,18 @@ class WxrWriter:
         self._xf.write("\n")
 
     def _wp_group(self, tag: str, children: list[tuple[str, object]], indent: str = "\n\t",
-                  nested: list[tuple[str, list[tuple[str, object]]]] = ()) -> None:
+                  nested: list[tuple[str, list[tuple[str, object]]]] = (), one_line: bool = False) -> None:
         """<wp:TAG> with a <wp:NAME> per child (numbers as text, the rest in CDATA, as WordPress
-        writes them), then the `nested` groups (a comment's meta)."""
+        writes them), then the `nested` groups (a comment's meta); `one_line`: all on one line."""
         xf = self._xf
         xf.write(indent)
         with xf.element(f"{{{WP}}}{tag}"):
             for name, value in children:
-                self._wp(name, value, cdata=not isinstance(value, int), indent=indent + "\t")
+                self._wp(name, value, cdata=not isinstance(value, int), indent="" if one_line else indent + "\t")
             for nested_tag, nested_children in nested:
                 self._wp_group(nested_tag, nested_children, indent + "\t")
-            xf.write(indent)
+            if not one_line:
+                xf.write(indent)
 
     def author(self, author: WxrAuthor) -> None:
         children = [("author_id", author.author_id), ("author_login", author.login), ("author_email", author.email),
@@ -150,7 +151,9 @@ class WxrWriter:
                     ("author_last_name", author.last_name)]
         if author.role:  # not WordPress's (it writes no role): sitehost's importer reads it back
             children.append(("author_role", author.role))
-        self._wp_group("author", children)
+        # On one line, as WordPress writes it: its importer's fallback parser (WXR_Parser_Regex) reads an
+        # author only from a line holding the whole <wp:author> element.
+        self._wp_group("author", children, one_line=True)
 
     def term(self, term: WxrTerm) -> None:
         """A channel-level term: <wp:category> for categories, <wp:tag> for tags, <wp:term> otherwise
@@ -175,7 +178,9 @@ class WxrWriter:
             self._element("link", item.link)
             self._element("pubDate", rss_date(item.date_gmt if item.date_gmt != NO_DATE else ""))
             self._element(f"{{{DC}}}creator", item.author_login, cdata=True)
-            self._element("guid", item.guid, attributes={"isPermaLink": "false"})
+            # In CDATA: WordPress's fallback parser (WXR_Parser_Regex) reads other text as written, entities
+            # and all, and a plugin type's guid has an `&` (`/?post_type=cal_event&p=40`).
+            self._element("guid", item.guid, cdata=True, attributes={"isPermaLink": "false"})
             self._element("description")
             self._element(f"{{{CONTENT}}}encoded", item.content, cdata=True)
             self._element(f"{{{EXCERPT}}}encoded", item.excerpt, cdata=True)

@@ -76,3 +76,62 @@ def test_unreadable_meta_names_the_form_and_changes_nothing_else(make_app, tmp_p
 def test_an_exported_form_imports_back_with_every_field(make_app, tmp_path):
     first, second = round_trip(make_app, tmp_path, contact_form)
     assert without(second, {"id"}) == without(first, {"id"})
+
+
+def test_imported_pages_shortcodes_name_the_forms_as_imported(make_app, tmp_path):
+    """The reference's `[contact-form-7 id="…" title="…"]` keeps showing its form: an old id that was free
+    stays as written, an old id or hash that was taken is rewritten to the form's id or hash here."""
+    app = make_app(plugins=["core", "forms", "wordpress_migrate"])
+    admin = create_test_user(app, "administrator")
+    occupant = app.client.post_json("/wp-json/core/v2/posts", {"title": "Already here", "status": "publish"},
+                                    headers=admin.headers).json["id"]
+    existing = app.client.post_json(API, {"title": "Existing", "form": "[email* your-email]\n[submit]"},
+                                    headers=admin.headers).json
+    taken_hash = next(form["hash"] for form in app.client.get(API, headers=admin.headers).json
+                      if form["id"] == existing["id"])
+    form_meta = [("_form", "[text* your-name]\n[submit]"), ("_locale", "en_US")]
+    free_id = occupant + 100
+    content = (f'<p>By id, moved:</p>\n[contact-form-7 id="{occupant}" title="Moved form"]\n'
+               f'<p>By id, kept:</p>\n[contact-form-7 id="{free_id}" title="Kept form"]\n'
+               f'<p>By hash, moved:</p>\n[contact-form-7 id="{taken_hash[:7]}" title="Hash form"]\n'
+               f"<p>Older name:</p>\n[contact-form id='{occupant}']")
+    wxr = write_wxr(tmp_path / "shortcodes.xml",
+                    wxr_item(free_id + 50, "page", "Contact", content=content),
+                    wxr_item(occupant, "wpcf7_contact_form", "Moved form", form_meta),
+                    wxr_item(free_id, "wpcf7_contact_form", "Kept form", form_meta),
+                    wxr_item(free_id + 1, "wpcf7_contact_form", "Hash form", form_meta + [("_hash", taken_hash)]))
+    result, _report = import_wordpress(app, tmp_path, wxr)
+    assert result.exit_code == 0, result.output
+    forms = {form["title"]: form for form in app.client.get(API, headers=admin.headers).json}
+    moved, kept, by_hash = forms["Moved form"], forms["Kept form"], forms["Hash form"]
+    assert moved["id"] != occupant and kept["id"] == free_id and by_hash["hash"] != taken_hash
+    page = app.client.get("/wp-json/core/v2/pages", {"search": "Contact", "context": "edit"},
+                          headers=admin.headers).json[0]
+    assert page["content"]["raw"] == (
+        f'<p>By id, moved:</p>\n[contact-form-7 id="{moved["id"]}" title="Moved form"]\n'
+        f'<p>By id, kept:</p>\n[contact-form-7 id="{free_id}" title="Kept form"]\n'
+        f'<p>By hash, moved:</p>\n[contact-form-7 id="{by_hash["hash"][:7]}" title="Hash form"]\n'
+        f"<p>Older name:</p>\n[contact-form id='{moved['id']}']")
+    html = app.client.get(f"/?page_id={page['id']}").text
+    actions = [f'/wp-json/forms/v1/contact-forms/{form_id}/feedback"'
+               for form_id in (moved["id"], free_id, by_hash["id"], moved["id"])]
+    assert [html.count(action) for action in actions] == [2, 1, 1, 2]
+    assert "[contact-form" not in html and f"contact-forms/{existing['id']}/feedback" not in html
+    import_again_unchanged(app, tmp_path, wxr)  # the shortcodes, rewritten once, are left as they are
+    assert app.client.get(f"/wp-json/core/v2/pages/{page['id']}", {"context": "edit"},
+                          headers=admin.headers).json["content"]["raw"] == page["content"]["raw"]
+
+
+def test_a_shortcode_naming_no_form_says_so_and_a_title_finds_one(make_app):
+    """As the reference renders them: the hash's start, else the id, else the title; else "404 Not Found"."""
+    app = make_app(plugins=["core", "forms"])
+    admin = create_test_user(app, "administrator")
+    form = app.client.post_json(API, {"title": "Office", "form": "[email* your-email]\n[submit]"},
+                                headers=admin.headers).json
+    content = ('[contact-form-7 id="99999" title="Office"]\n\n[contact-form-7 id="99998" title="Nobody"]\n\n'
+               '[contact-form-7 title="Office"]')
+    page = app.client.post_json("/wp-json/core/v2/pages", {"title": "Forms", "status": "publish", "content": content},
+                                headers=admin.headers).json
+    html = app.client.get(f"/?page_id={page['id']}").text
+    assert html.count(f'/wp-json/forms/v1/contact-forms/{form["id"]}/feedback"') == 2
+    assert html.count('[contact-form-7 404 "Not Found"]') == 1

@@ -4,7 +4,7 @@ no package on the registries CI reaches (Debian, PyPI, npm) carries that plugin 
 rules are checked here instead of running it (see docs/wordpress_migrate.md, "Checked against
 WordPress's importer").
 
-Two readers, as the plugin has:
+Three readers, as the plugin has:
 - `read_like_simplexml`, its first choice (SimpleXML over a DOMDocument): the document must be
   well-formed and have no DOCTYPE; `/rss/channel/wp:wxr_version` must be `digits.digits`; the `wp`
   and `excerpt` namespaces are the document's (1.1's when undeclared); authors are keyed by login;
@@ -13,6 +13,10 @@ Two readers, as the plugin has:
   without namespace processing): it matches tag names LITERALLY (`wp:post_id`, `content:encoded`,
   `excerpt:encoded`, `dc:creator`), so a file using other prefixes for the same namespaces reads
   as empty there.
+- `read_like_regex`, WXR_Parser_Regex (chosen with PREFERRED_WXR_PARSER = "regex"): line by line with
+  regular expressions, no XML parser. It reads an author only from a line holding the whole
+  <wp:author> element (WordPress writes each on one line), returns text outside CDATA as written
+  (entities not decoded), and drops the trailing whitespace of every line it reads.
 
 `import_problems` then applies what WP_Import does with the parsed data and names every place where
 WordPress would print "Failed to import ..." or drop something silently.
@@ -160,6 +164,131 @@ def read_like_xml_extension(path: Path) -> tuple[str, Counter, Counter]:
     if not VERSION.match(handler.version):
         raise WxrReadError("This does not appear to be a WXR file, missing/invalid WXR version number")
     return handler.version, handler.counts, handler.post_types
+
+
+# --- WXR_Parser_Regex: the plugin's line-by-line parser (PREFERRED_WXR_PARSER = "regex") ------------------
+
+PHP_TRIM = " \t\n\r\0\x0b"  # what PHP's trim and rtrim strip (not Python's wider whitespace)
+FGETS_BYTES = 8191  # its fgets($fp, 8192) reads at most 8191 bytes: a longer line comes in pieces
+
+
+def _regex_lines(path: Path):
+    """The pieces the regex parser reads, each `rtrim`med: up to a newline or 8191 bytes."""
+    with open(path, "rb") as handle:
+        for line in handle:
+            for start in range(0, len(line), FGETS_BYTES):
+                yield line[start:start + FGETS_BYTES].decode("utf-8", "surrogateescape").rstrip(PHP_TRIM)
+
+
+def _regex_tag(text: str, tag: str) -> str:
+    """get_tag: the first <tag ...>…</tag>; CDATA unwrapped (split sections joined), other text AS WRITTEN
+    (entities are not decoded)."""
+    found = re.search(f"<{tag}.*?>(.*?)</{tag}>", text, re.S | re.I)
+    if found is None:
+        return ""
+    inner = found.group(1)
+    if not inner.startswith("<![CDATA["):
+        return inner
+    if "]]]]><![CDATA[>" in inner:
+        return "".join(re.findall(r"<!\[CDATA\[(.*?)\]\]>", inner, re.S))
+    return re.sub(r"^<!\[CDATA\[(.*)\]\]>$", r"\1", inner, flags=re.S)
+
+
+def _regex_meta(text: str, tag: str) -> list[tuple[str, str]]:
+    return [(_regex_tag(meta, "wp:meta_key"), _regex_tag(meta, "wp:meta_value"))
+            for meta in re.findall(f"<{tag}>(.+?)</{tag}>", text, re.S | re.I)]
+
+
+def _regex_post(text: str) -> dict:
+    post = {name: _regex_tag(text, tag) for name, tag in (
+        ("post_id", "wp:post_id"), ("post_title", "title"), ("post_date", "wp:post_date"),
+        ("post_date_gmt", "wp:post_date_gmt"), ("comment_status", "wp:comment_status"),
+        ("ping_status", "wp:ping_status"), ("status", "wp:status"), ("post_name", "wp:post_name"),
+        ("post_parent", "wp:post_parent"), ("menu_order", "wp:menu_order"), ("post_type", "wp:post_type"),
+        ("post_password", "wp:post_password"), ("is_sticky", "wp:is_sticky"), ("guid", "guid"),
+        ("post_author", "dc:creator"), ("post_excerpt", "excerpt:encoded"), ("post_content", "content:encoded"))}
+    for name in ("post_excerpt", "post_content"):  # upper-case tag names lowered, <br> and <hr> closed
+        value = re.sub(r"<(/?[A-Z]+)", lambda match: "<" + match.group(1).lower(), post[name])
+        post[name] = value.replace("<br>", "<br />").replace("<hr>", "<hr />")
+    attachment_url = _regex_tag(text, "wp:attachment_url")
+    if attachment_url:
+        post["attachment_url"] = attachment_url
+    post["terms"] = [{"slug": slug, "domain": domain, "name": name.replace("<![CDATA[", "").replace("]]>", "")}
+                     for domain, slug, name in re.findall(r'<category domain="([^"]+?)" nicename="([^"]+?)">(.+?)</category>',
+                                                          text, re.S | re.I)]
+    post["comments"] = [{**{name: _regex_tag(comment, f"wp:{name}") for name in (
+        "comment_id", "comment_author", "comment_author_email", "comment_author_IP", "comment_author_url",
+        "comment_date", "comment_date_gmt", "comment_content", "comment_approved", "comment_type",
+        "comment_parent", "comment_user_id")}, "commentmeta": _regex_meta(comment, "wp:commentmeta")}
+        for comment in re.findall(r"<wp:comment>(.+?)</wp:comment>", text, re.S | re.I)]
+    post["postmeta"] = _regex_meta(text, "wp:postmeta")
+    return post
+
+
+def read_like_regex(path: Path) -> dict:
+    """The parsed data as WXR_Parser_Regex returns it (strings throughout, as it reads them). It reads the
+    file line by line: an author only from a line holding the whole <wp:author>; items, categories, tags
+    and terms across lines, each line's trailing whitespace dropped (and a line longer than 8191 bytes cut
+    into pieces, each ending in a newline)."""
+    authors: dict[str, dict] = {}
+    found: dict[str, list] = {"posts": [], "categories": [], "tags": [], "terms": []}
+    version = base_url = base_blog_url = ""
+
+    def category(text):
+        return {name: _regex_tag(text, f"wp:{name}") for name in
+                ("term_id", "cat_name", "category_nicename", "category_parent", "category_description")}
+
+    def tag(text):
+        return {name: _regex_tag(text, f"wp:{name}") for name in ("term_id", "tag_name", "tag_slug", "tag_description")}
+
+    def term(text):
+        return {"term_id": _regex_tag(text, "wp:term_id"), "term_taxonomy": _regex_tag(text, "wp:term_taxonomy"),
+                "slug": _regex_tag(text, "wp:term_slug"), "term_parent": _regex_tag(text, "wp:term_parent"),
+                "term_name": _regex_tag(text, "wp:term_name"), "term_description": _regex_tag(text, "wp:term_description")}
+
+    multiline_tags = {"item": ("posts", _regex_post), "wp:category": ("categories", category),
+                      "wp:tag": ("tags", tag), "wp:term": ("terms", term)}
+    in_multiline, multiline = "", ""
+    for line in _regex_lines(path):
+        is_tag_line = False
+        if not version:
+            match = re.search(r"<wp:wxr_version>(\d+\.\d+)</wp:wxr_version>", line)
+            version = match.group(1) if match else ""
+        if "<wp:base_site_url>" in line:
+            match = re.search(r"<wp:base_site_url>(.*?)</wp:base_site_url>", line, re.S | re.I)
+            base_url = match.group(1) if match else ""
+            continue
+        if "<wp:base_blog_url>" in line:
+            match = re.search(r"<wp:base_blog_url>(.*?)</wp:base_blog_url>", line, re.S | re.I)
+            base_blog_url = match.group(1) if match else ""
+            continue
+        if not base_blog_url:
+            base_blog_url = base_url
+        if "<wp:author>" in line:
+            match = re.search(r"<wp:author>(.*?)</wp:author>", line, re.S | re.I)
+            if match:
+                author = {name: _regex_tag(match.group(1), f"wp:{name}") for name in (
+                    "author_id", "author_login", "author_email", "author_display_name", "author_first_name",
+                    "author_last_name")}
+                authors[author["author_login"]] = author
+            continue
+        for name, (key, handler) in multiline_tags.items():
+            opening, closing = line.find(f"<{name}>"), line.find(f"</{name}>")
+            whole = re.search(f"<{name}>(.*?)</{name}>", line, re.S | re.I)
+            if whole:
+                found[key].append(handler(whole.group(1)))
+            elif opening != -1:
+                multiline = line[opening + len(name) + 2:].strip(PHP_TRIM)
+                in_multiline, is_tag_line = name, True
+            elif closing != -1:
+                in_multiline = ""
+                multiline += line[:closing].strip(PHP_TRIM)
+                found[key].append(handler(multiline))
+        if in_multiline and not is_tag_line:
+            multiline += line + "\n"
+    if not version:
+        raise WxrReadError("This does not appear to be a WXR file, missing/invalid WXR version number")
+    return {"authors": authors, **found, "base_url": base_url, "base_blog_url": base_blog_url, "version": version}
 
 
 def import_problems(data: dict, post_types: set[str] = WORDPRESS_POST_TYPES,
