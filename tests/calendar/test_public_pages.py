@@ -141,10 +141,10 @@ def test_every_demo_venue_organizer_and_term_opens_its_page(demo):
 def test_non_public_items_answer_404_without_their_title(demo):
     client = demo.client
     admin = client_as(demo, create_test_user(demo, "administrator", login="public-pages-admin"))
-    drafts = admin.get("/wp-json/core/v2/cal_events", {"status": "draft,trash"}).json
+    drafts = admin.get("/wp-json/core/v2/cal_events", {"status": "draft,trash", "context": "edit"}).json
     assert {item["title"]["rendered"] for item in drafts} == {"Spring concert", "Autumn disco (cancelled)"}
     for item in drafts:
-        slug = item["slug"] or item["generated_slug"]
+        slug = item["slug"] or item["generated_slug"]  # a draft keeps an empty slug, as WordPress's do
         for path in (f"/event/{slug}/", f"/event/{slug}/?ical=1"):
             page = client.get(path, status=404)
             assert item["title"]["rendered"] not in page.text and "Spring concert" not in page.text
@@ -167,10 +167,11 @@ def test_private_draft_and_trashed_items_of_every_kind(make_app):
     private_page = app.client.get(f"/event/{hidden['private']['slug']}/", status=404)
     assert "Governors private meeting" not in private_page.text
     assert "Withdrawn fete" not in app.client.get(f"/event/{trashed['slug']}/", status=404).text
+    # a draft keeps no slug, and empty fields are left out of the answer (reference 1.3)
     venue = admin.get(f"{API}/venues/{hidden['draft_venue']['id']}").json
-    assert "Secret annexe" not in app.client.get(f"/venue/{venue['slug'] or 'secret-annexe'}/", status=404).text
+    assert "Secret annexe" not in app.client.get(f"/venue/{venue.get('slug') or 'secret-annexe'}/", status=404).text
     organizer = admin.get(f"{API}/organizers/{hidden['draft_organizer']['id']}").json
-    assert "Hidden committee" not in app.client.get(f"/organizer/{organizer['slug'] or 'hidden-committee'}/",
+    assert "Hidden committee" not in app.client.get(f"/organizer/{organizer.get('slug') or 'hidden-committee'}/",
                                                     status=404).text
 
 

@@ -88,9 +88,12 @@ def test_unreadable_events_are_named_and_nothing_else_changes(make_app, tmp_path
     assert_not_imported(report, "tribe_events 602 ('Garbled')", "its dates cannot be read")
     assert_not_imported(report, "tribe_events 603 ('Backwards')", "ends before it starts")
     assert_not_imported(report, "tribe_events 604 ('Quiz night') venue 9999", "not in the file")
-    assert_not_imported(report, "tribe_events 605 ('Binned')", "trash")
+    assert "Binned" not in report  # a trashed event comes across into the trash, as WordPress keeps it
+    trashed = app.client.get("/wp-json/core/v2/cal_events", {"status": "trash", "context": "edit"},
+                             headers=admin.headers).json
+    assert [(item["id"], item["title"]["raw"], item["status"]) for item in trashed] == [(605, "Binned", "trash")]
     listed = app.client.get(f"{API}/events", YEAR_2025, headers=admin.headers).json["events"]
-    assert [event["title"] for event in listed] == ["Quiz night"]
+    assert [event["title"] for event in listed] == ["Quiz night"]  # the trash is not listed
     quiz = listed[0]
     assert quiz["timezone"] == "Etc/GMT-2" and quiz["utc_start_date"] == "2025-05-01 16:00:00"
     assert quiz["venue"] == []
