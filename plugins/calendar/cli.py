@@ -47,7 +47,7 @@ def import_command(ctx: click.Context, source: str, author: str | None, quiet: b
     Events are matched by UID: a second run updates what changed and creates nothing twice.
     Events marked ignored (`sitehost calendar ignore ID`) are left alone. A moved, retitled or
     cancelled occurrence (RECURRENCE-ID) is kept with its series; what the calendar cannot
-    represent (RDATE, VTODO, ...) is named on an `unsupported:` line and counted.
+    represent (RDATE, to-do and journal components ...) is named on an `unsupported:` line and counted.
 
     \b
     Example:

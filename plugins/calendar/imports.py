@@ -13,7 +13,7 @@ event whose status is `cal-ignored` is left alone (skipped); `sitehost calendar 
 one. RRULE and EXDATE go to `cal_event_recurrence` as tables.py documents, RECURRENCE-ID overrides
 (a moved, retitled or cancelled occurrence) to `cal_event_overrides` beside them.
 
-What an import cannot represent (RDATE, RANGE=THISANDFUTURE, VTODO, VJOURNAL, an override whose
+What an import cannot represent (RDATE, RANGE=THISANDFUTURE, to-do and journal components, an override whose
 series is missing, ...) is never dropped silently: each is named in the activity's
 `unsupported_items` and counted in `unsupported`, which the command prints, the import service's
 batch answer carries and the import record keeps. The rest of the entry is imported.
@@ -49,7 +49,7 @@ MAX_TEXT = 100_000
 MAX_UID = 500
 MAX_CATEGORIES = 20  # category names kept per event
 MAX_UNSUPPORTED_NAMED = 100  # unsupported parts named on an import record (all are counted)
-# Top-level components an import reads; any other (VTODO, VJOURNAL, VFREEBUSY, ...) is named as unsupported.
+# Top-level components an import reads; any other (to-dos, journals, free/busy ...) is named as unsupported.
 READ_COMPONENTS = ("VEVENT", "VTIMEZONE")
 LINEAGE_PREFIX = "ical?uid="
 DEFAULT_INTERVAL, MAX_INTERVAL = 10, 600  # §4.1: seconds before the next batch

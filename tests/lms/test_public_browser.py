@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -72,6 +73,10 @@ def test_a_pupil_signs_in_enrols_in_a_free_course_and_opens_a_lesson(browser, tm
         page.get_by_role("link", name="Start learning").click()
         page.wait_for_url(site + "/lesson/safety-in-the-lab-and-meeting-the-kit/")
         expect(page.get_by_text(LESSON_TEXT)).to_be_visible()
+        assert LESSON_TEXT in page.content()
+        # Enrolled in the pupil's session only: an anonymous visitor still gets the locked lesson.
+        with urllib.request.urlopen(site + "/lesson/safety-in-the-lab-and-meeting-the-kit/", timeout=30) as anonymous:
+            assert anonymous.status == 200 and LESSON_TEXT not in anonymous.read().decode("utf-8")
         page.get_by_role("link", name="Next: Building a driving base").click()
         expect(page.get_by_role("link", name="Watch the video of this lesson")).to_be_visible()
         screenshots(page, site, "/lesson/safety-in-the-lab-and-meeting-the-kit/", "lesson-unlocked")
