@@ -36,7 +36,7 @@ from .rest.batch import BatchArgs, handle_batch
 from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
-from .stash import Stash
+from .stash import JOBS_SERVICE, MAIL_SERVICE, STORAGE, Stash
 from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
 from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
@@ -159,22 +159,16 @@ class App:
     @property
     def mail(self):
         """The outgoing mail service (host.mail.MailService): `app.mail.send(Message(...), session)`."""
-        from .mail import MAIL_SERVICE
-
         return self.stash[MAIL_SERVICE]
 
     @property
     def jobs(self):
         """The background jobs service (host.jobs.JobService): `app.jobs.enqueue(name, payload)`."""
-        from .jobs import JOBS_SERVICE
-
         return self.stash[JOBS_SERVICE]
 
     @property
     def storage(self):
         """Where the site's files live (host.storage.Storage): `app.storage.area(name, folder)`."""
-        from .storage import STORAGE
-
         return self.stash[STORAGE]
 
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:

@@ -17,16 +17,12 @@ or LookupError (update, delete).
 from __future__ import annotations
 
 import datetime
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from .rest.request import RestRequest, commit_round as commit_round  # commit_round: re-exported, plugins read it here
 from .stash import StashKey
-
-if TYPE_CHECKING:
-    from .rest.request import RestRequest
 
 
 class ItemIdsTaken(ValueError):
@@ -158,8 +154,6 @@ def service_request(app: Any, session: Any, user: Any) -> Any:
     User) is the author of what is created. The after-commit events (`content_saved` ...)
     are collected and never fired: nothing listens while a site is being installed.
     """
-    from .rest.request import RestRequest
-
     request = RestRequest(app, "POST", "/", [], {}, base_url=app.site_address(session) + app.settings.rest_prefix)
     request.user = user
     request._session = session
@@ -167,30 +161,6 @@ def service_request(app: Any, session: Any, user: Any) -> Any:
 
 
 CONTENT_SERVICE = StashKey[ContentService]("content")
-
-
-# Set while the after-commit callbacks of one commit run (RestRequest.commit): its token.
-_COMMIT_ROUND: ContextVar[object | None] = ContextVar("sitehost_commit_round", default=None)
-
-
-def commit_round() -> object | None:
-    """While the after-commit callbacks of one request's commit run (`content_saved` and the other
-    events of what it wrote), a token of that commit, the same for each of them; None elsewhere.
-
-    A listener whose work covers everything one commit wrote at once (a cache purge after a
-    batch of 200 imported items) does it for the first event of a token and skips the others.
-    """
-    return _COMMIT_ROUND.get()
-
-
-@contextmanager
-def running_commit_round():
-    """For RestRequest.commit: the callbacks run inside this see one new `commit_round()` token."""
-    reset = _COMMIT_ROUND.set(object())
-    try:
-        yield
-    finally:
-        _COMMIT_ROUND.reset(reset)
 
 
 @dataclass(frozen=True)

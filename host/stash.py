@@ -18,7 +18,12 @@ value is. Per-request state goes on `request.state` (attributes, dropped with th
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+
+if TYPE_CHECKING:  # the services' keys below: annotations only
+    from .jobs.service import JobService
+    from .mail.outbox import MailService
+    from .storage import Storage
 
 T = TypeVar("T")
 
@@ -91,3 +96,10 @@ class RequestState:
 
     def __repr__(self) -> str:
         return f"RequestState({', '.join(sorted(vars(self)))})"
+
+
+# The host's services, kept here so that `app.mail`, `app.jobs` and `app.storage` (host.app) reach
+# them without importing the services' packages, whose commands build an app (host.commands).
+MAIL_SERVICE: StashKey[MailService] = StashKey("host.mail")
+JOBS_SERVICE: StashKey[JobService] = StashKey("host.jobs")
+STORAGE: StashKey[Storage] = StashKey("host.storage")

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
+
 from sqlalchemy import (
     Column, DateTime, ForeignKey, Integer, MetaData, String, Table, Text, UniqueConstraint,
 )
+
+
+def utcnow() -> datetime.datetime:
+    """Now in UTC, naive and to the second, as the tables store times."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 def define_auth_tables(metadata: MetaData) -> dict[str, Table]:

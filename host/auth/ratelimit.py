@@ -34,7 +34,7 @@ from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
 from ..config import ConfigError
 from ..rest.response import RestError
-from .users import utcnow
+from .models import utcnow
 
 ACCOUNT_SCOPE = "signin.account"
 ADDRESS_SCOPE = "signin.ip"

@@ -23,6 +23,8 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import String, bindparam, case, cast, delete, func, insert, literal, literal_column, or_, select, update
 
+from . import ratelimit
+from .models import utcnow as utcnow  # where the tables are; read here by host.auth.sessions
 from .roles import ROLE_CAPABILITIES, ROLES
 
 APP_PASSWORD_ALPHABET = string.ascii_letters + string.digits
@@ -39,10 +41,6 @@ _dummy_hashes: dict[PasswordHasher, str] = {}  # hasher -> a hash of no one's pa
 # Meta capabilities name an action on one object; plugins map them to primitive ones
 # through the `map_meta_capability` hook.
 LAST_USED_INTERVAL = datetime.timedelta(hours=24)
-
-
-def utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
 class User:
@@ -553,8 +551,6 @@ def find_application_password(app, connection, identifier: str, password: str,
     ONE statement; an email address falls back to `find_user` and `match_application_password`,
     and its counts are None (the caller reads them with ratelimit.check_allowed).
     """
-    from . import ratelimit
-
     users, passwords = tables(app)["users"], tables(app)["application_passwords"]
 
     def build():

@@ -45,7 +45,7 @@ from sqlalchemy import (Column, DateTime, Index, Integer, MetaData, String, Tabl
 
 from ..config import checked_table
 from ..db import insert_if_absent
-from ..stash import StashKey
+from ..stash import JOBS_SERVICE as JOBS_SERVICE  # kept in host.stash (host.app reads it there)
 
 log = logging.getLogger("sitehost.jobs")
 
@@ -494,8 +494,6 @@ class JobService:
         for thread in threads:
             thread.join(timeout)
 
-
-JOBS_SERVICE = StashKey[JobService]("host.jobs")
 
 
 def prune_finished(context: JobContext) -> None:

@@ -21,7 +21,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..hookspecs import hookimpl
-from ..stash import StashKey
+from ..stash import MAIL_SERVICE as MAIL_SERVICE  # kept in host.stash (host.app reads it there)
 from .settings import MailSettings, load_mail_settings
 
 if TYPE_CHECKING:  # the stash key's type; the module itself loads on first use (_LAZY)
@@ -49,7 +49,6 @@ log = logging.getLogger("sitehost.mail")
 
 BATCH = 200  # messages per delivery pass of the periodic job
 
-MAIL_SERVICE = StashKey["MailService"]("host.mail")
 
 
 @hookimpl

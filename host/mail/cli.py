@@ -68,7 +68,7 @@ def send_test_command(ctx: click.Context, address: str) -> None:
     Example:
       sitehost mail send-test office@school.example
     """
-    from . import Message
+    from .message import Message
 
     with open_site(ctx) as app:
         site = app.settings.site.get("name", "sitehost")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..content import running_commit_round
 from ..stash import RequestState
 from ..users import ANONYMOUS
 
@@ -16,6 +17,29 @@ if TYPE_CHECKING:  # annotations only: the registry imports this module
 # drops it, instead of recursing until Python's stack runs out.
 MAX_QUERY_NESTING = 64
 GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
+
+# Set while the after-commit callbacks of one commit run (RestRequest.commit): its token.
+_COMMIT_ROUND: ContextVar[object | None] = ContextVar("sitehost_commit_round", default=None)
+
+
+def commit_round() -> object | None:
+    """While the after-commit callbacks of one request's commit run (`content_saved` and the other
+    events of what it wrote), a token of that commit, the same for each of them; None elsewhere.
+
+    A listener whose work covers everything one commit wrote at once (a cache purge after a
+    batch of 200 imported items) does it for the first event of a token and skips the others.
+    """
+    return _COMMIT_ROUND.get()
+
+
+@contextmanager
+def running_commit_round():
+    """For RestRequest.commit: the callbacks run inside this see one new `commit_round()` token."""
+    reset = _COMMIT_ROUND.set(object())
+    try:
+        yield
+    finally:
+        _COMMIT_ROUND.reset(reset)
 
 
 def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:

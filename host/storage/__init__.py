@@ -22,15 +22,12 @@ import os
 import time
 
 from ..hookspecs import hookimpl
-from ..stash import StashKey
+from ..stash import STORAGE as STORAGE  # kept in host.stash (host.app reads it there)
 from .backends import Area, LocalArea, ObjectExists, ObjectInfo, S3Area, StorageError, checked_key
 from .settings import StorageSettings, load_storage_settings
 
 __all__ = ["Area", "ObjectExists", "ObjectInfo", "STORAGE", "Storage", "StorageError", "StorageSettings",
            "checked_key", "redirect_or_serve", "serve_object"]
-
-STORAGE = StashKey["Storage"]("host.storage")
-
 
 class Storage:
     """The site's file store: one Area per kind of file, all on the configured backend."""
