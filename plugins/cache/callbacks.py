@@ -180,13 +180,11 @@ def ping(request):
     `v_wp`. `funcs` are hook names, `classes` plugins and `consts` REST namespaces. As in the
     real plugin, a name asked about overwrites a version key of the same name.
     """
-    from . import PLUGIN
-
     payload = load_callback_payload(PingSchema(), request.params)
     app = request.app
     site_url = _site_url(request)
     answer = {
-        "v_cache": PLUGIN.version, "v_cache_db": DB_SCHEMA_VERSION, "v_php": platform.python_version(),
+        "v_cache": app.plugin("cache").version, "v_cache_db": DB_SCHEMA_VERSION, "v_php": platform.python_version(),
         "v_wp": _sitehost_version(), "home_url": (app.settings.site.get("home") or site_url).rstrip("/"),
         "site_url": site_url,
     }

@@ -76,7 +76,7 @@ def register_taxonomies():
 
 @hookimpl
 def register_abilities():
-    from .abilities import ABILITIES  # imports NAMESPACE from this module
+    from .abilities import ABILITIES
 
     return ABILITIES
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from host import Ability, RestError
 
-from . import NAMESPACE
+from .posts import NAMESPACE
 
 _POST_SUMMARY = {
     "type": "object",
