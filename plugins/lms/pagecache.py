@@ -14,14 +14,16 @@ their page says whether they are enrolled, so it is built afresh and sent `priva
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
-from typing import Callable
+from typing import Callable, Iterator
 
 import bottle
 
 from host import HtmlView
 from host.lru import LruCache
+from host.rest.request import RestRequest
 from host.stash import StashKey
 
 from .answers import lms_version
@@ -34,10 +36,22 @@ ANONYMOUS_HEADERS = {"Cache-Control": "public, no-cache", "Vary": "Cookie, Autho
 PERSONAL_HEADERS = {"Cache-Control": "private, no-store", "Vary": "Cookie, Authorization"}
 
 
-def answer(app, request, build: Callable) -> str | bottle.HTTPResponse:
-    """The page `build(reader, site)` makes (an HtmlView, or None for the 404), kept for anonymous visitors."""
-    from .pages import not_found, page_reader
+@contextlib.contextmanager
+def page_reader(app, request, user) -> Iterator[RestRequest]:
+    """A request for the content service, as the visitor (the page's own transaction)."""
+    reader = RestRequest(app, request.method, request.path, [], {}, environ=request.environ,
+                         base_url=app.rest_base_url(request.environ))
+    reader.user = user
+    succeeded = False
+    try:
+        yield reader
+        succeeded = True
+    finally:
+        reader.finish(success=succeeded)
 
+
+def answer(app, request, build: Callable, not_found: Callable) -> str | bottle.HTTPResponse:
+    """The page `build(reader, site)` makes (an HtmlView, or None for `not_found(app)`), kept for anonymous visitors."""
     user = app.page_user(request.environ)
     site = app.site_url(request.environ)
     with page_reader(app, request, user) as reader:

@@ -15,9 +15,7 @@ lessons or its ratings gives a new page. A signed-in visitor's page is never kep
 
 from __future__ import annotations
 
-import contextlib
 import hmac
-from typing import Iterator
 
 import bottle
 import jinja2
@@ -26,10 +24,10 @@ from sqlalchemy import func, select
 
 from host import HtmlView, Page
 from host.auth import users as user_service
-from host.rest.request import RestRequest
 from host.text import without_style_attributes
 
 from . import pagecache
+from .pagecache import page_reader
 from .catalogue import can_edit, children, course_price, protected, ratings_of
 from .enrolments import enrol
 from .model import (
@@ -52,20 +50,6 @@ TIME_UNITS = {"seconds": "second", "minutes": "minute", "hours": "hour", "days":
 
 
 # --- reading ----------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def page_reader(app, request, user) -> Iterator[RestRequest]:
-    """A request for the content service, as the visitor (the page's own transaction)."""
-    reader = RestRequest(app, request.method, request.path, [], {}, environ=request.environ,
-                         base_url=app.rest_base_url(request.environ))
-    reader.user = user
-    succeeded = False
-    try:
-        yield reader
-        succeeded = True
-    finally:
-        reader.finish(success=succeeded)
-
 
 def published(reader, post_type: str, slug: str) -> dict | None:
     if not slug or len(slug) > MAX_SLUG:
@@ -206,7 +190,7 @@ def head_html(app, request, site: str, item: dict | None) -> str:
 
 
 def course_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug))
+    return pagecache.answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug), not_found)
 
 
 def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
@@ -249,11 +233,11 @@ def _first_item(reader, site: str, course: dict) -> str:
 
 
 def lesson_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug))
+    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug), not_found)
 
 
 def quiz_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug))
+    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug), not_found)
 
 
 def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> HtmlView | None:
@@ -323,7 +307,7 @@ def nested_redirect(app, request, course_slug: str, segment: str, slug: str):
 
 
 def archive_page(app, request, taxonomy: str, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug))
+    return pagecache.answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug), not_found)
 
 
 def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> HtmlView | None:
