@@ -11,34 +11,14 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 from host import AdminPage
-from host.rest.request import RestRequest
+
+from . import editor, inbox
 
 
 def admin_pages() -> list[AdminPage]:
-    from . import editor, inbox  # they import rest_request from here
-
     return [
         AdminPage("Contact forms", "forms", editor.forms_page, capability="publish_pages", actions=editor.ACTIONS),
         AdminPage("Form submissions", "form-submissions", inbox.submissions_page, capability="manage_options",
                   actions=inbox.ACTIONS),
     ]
-
-
-@contextmanager
-def rest_request(page, write: bool = False):
-    """A RestRequest as the signed-in user, for the content service and the plugin's own modules.
-
-    Writes commit when the block ends without an error and roll back otherwise.
-    """
-    request = RestRequest(page.app, "POST" if write else "GET", "/", [], {}, environ=page.environ,
-                          base_url=page.app.rest_base_url(page.environ), remote_addr=page.client_address)
-    request.user = page.user
-    success = False
-    try:
-        yield request
-        success = True
-    finally:
-        request.finish(success=success)

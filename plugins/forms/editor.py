@@ -11,6 +11,7 @@ the edited template as a visitor sees it and saves nothing.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from typing import Any
 
 import bottle
@@ -19,10 +20,10 @@ from markupsafe import Markup
 
 from host import RestError
 from host.admin import AdminAnswer
+from host.rest.request import RestRequest
 
 from . import properties as props
 from . import render, routes, store
-from .admin import rest_request
 from .schemas import FormUpdateArgs, FormWriteArgs
 
 ACTIONS = ("create", "delete", "save", "preview")
@@ -46,6 +47,23 @@ MESSAGE_LABELS = {
     "invalid_email": "An email address is not valid", "invalid_url": "A web address is not valid",
     "invalid_tel": "A telephone number is not valid", "captcha_not_match": "A code does not match",
 }
+
+
+@contextmanager
+def rest_request(page, write: bool = False):
+    """A RestRequest as the signed-in user, for the content service and the plugin's own modules.
+
+    Writes commit when the block ends without an error and roll back otherwise.
+    """
+    request = RestRequest(page.app, "POST" if write else "GET", "/", [], {}, environ=page.environ,
+                          base_url=page.app.rest_base_url(page.environ), remote_addr=page.client_address)
+    request.user = page.user
+    success = False
+    try:
+        yield request
+        success = True
+    finally:
+        request.finish(success=success)
 
 
 def forms_page(page):

@@ -24,8 +24,7 @@ from host.storage import serve_object
 
 from . import store
 from . import submissions as stored
-from .admin import rest_request
-from .editor import MAX_ID
+from .editor import MAX_ID, rest_request
 from .files import files_area
 
 ACTIONS = ("resend", "delete")
