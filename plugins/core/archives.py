@@ -21,6 +21,7 @@ from host.content import service_request
 
 from .render import plain_text, render_excerpt, render_title
 from .tables import tables
+from .public_links import public_link
 
 MAX_PAGE = 1000  # pages of a list a visitor may ask for
 MAX_SEARCH_PAGE = 10  # a search pages through at most this many pages (it merges posts and pages)
@@ -119,8 +120,6 @@ def _answer(app, request, title, page, items, total, per_page, *, intro="", sear
 
 
 def _entry(app, site: str, item: dict) -> dict:
-    from .views import public_link
-
     summary = plain_text(render_excerpt(app, item, item.get("excerpt") or "", item.get("content") or "")).strip()
     if item.get("password"):
         summary = "This content is password protected."

@@ -20,6 +20,7 @@ from host import HtmlView, theme
 
 from . import comment_store as cs
 from .comments import render as render_comment_text
+from .public_links import link_of as _link_of, not_found_view, viewable as _viewable
 
 MAX_SHOWN = 500  # approved comments a post page shows
 MAX_DEPTH = 5  # thread depth shown, as WordPress's thread_comments_depth; deeper replies join their ancestor's list
@@ -78,8 +79,6 @@ def comment_post_page():
 
 def submit_comment(app, request):
     """The no-JavaScript comment form: one REST create, then back to the post or the form with the reason."""
-    from .views import _link_of, _viewable, not_found_view
-
     values = {name: (request.forms.getunicode(name) or "")[:FIELD_LIMITS[name] + 1] for name in FORM_FIELDS}
     post_text, parent_text = request.forms.get("post_id") or "", request.forms.get("parent") or "0"
     if not post_text.isdigit() or len(post_text) > 10 or not parent_text.isdigit() or len(parent_text) > 10:

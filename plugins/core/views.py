@@ -24,8 +24,11 @@ from host.content import service_request
 from host.text import without_style_attributes
 
 from . import store
+from .archives import list_view, pretty_list_view
 from .render import plain_text, render_content, render_excerpt, render_title
-from .permalinks import page_path, post_path, structure
+from .permalinks import page_path, structure
+from .public_comments import section_context
+from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
 from .shaping import public_status
 from .tables import tables
 
@@ -55,8 +58,6 @@ def permalink_view(app, request) -> HtmlView | None:
         if "?" not in link:
             return HtmlView("Moved", "", status=301, headers=(("Location", link),))
         return _view(app, request, item, rest_base, link)
-    from .archives import list_view
-
     return list_view(app, request)
 
 
@@ -64,8 +65,6 @@ def pretty_view(app, request) -> HtmlView | None:
     """The item a pretty path names (`/2026/03/sports-day/`, `/about/history/`), shown when anyone may read
     it; a path that names it in another form (an old date) moves to its link. None: not ours (404)."""
     from .permalinks import resolve
-
-    from .archives import pretty_list_view
 
     listed = pretty_list_view(app, request)
     if listed is not None:
@@ -80,32 +79,6 @@ def pretty_view(app, request) -> HtmlView | None:
                  app.site_url(request.environ) + path)
 
 
-def public_link(app, site: str, item: dict) -> str:
-    """The public address of a published post or page (pretty under a permalink structure)."""
-    permalink_structure = structure(app)
-    if item["type"] == "page":
-        if not permalink_structure:
-            return f"{site}/?page_id={item['id']}"
-        with app.db.session() as session:
-            return site + page_path(app, session, item)
-    return site + post_path(permalink_structure, item) if permalink_structure else f"{site}/?p={item['id']}"
-
-
-def not_found_view() -> HtmlView:
-    return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
-
-
-def _link_of(app, request, item: dict) -> str:
-    from host.content import service_request as make_request
-
-    from .shaping import permalink
-
-    with app.db.session() as session:
-        reader = make_request(app, session, ANONYMOUS)
-        reader.base_url = app.rest_base_url(request.environ)
-        return permalink(reader, item)
-
-
 def _published_item(app, value: str, post_type: str) -> dict | None:
     if not value.isdigit() or len(value) > 10:
         return None
@@ -114,12 +87,6 @@ def _published_item(app, value: str, post_type: str) -> dict | None:
     if item is None or not _viewable(app, item):
         return None
     return item
-
-
-def _viewable(app, item: dict) -> bool:
-    if item["status"] == "inherit":  # an attachment: public when what it is attached to is (or nothing)
-        return item["type"] == "attachment"
-    return public_status(app, item["status"])
 
 
 def password_cookie_value(app, item: dict) -> str:
@@ -149,8 +116,6 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
         context["meta"] = _post_meta(app, request, item)
     body = theme.render(app, __package__, "public_item.html", context)
     if unlocked and item["type"] in ("post", "page"):
-        from .public_comments import section_context
-
         section = section_context(app, request, item, link)
         if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
             body += theme.render(app, __package__, "public_comments.html", section)
