@@ -92,12 +92,12 @@ def register_abilities():
 def register_routes(app):
     if not settings.settings_of(app).enabled:
         return []
-    from . import aggregator, calx, ical, onboarding, recurrence
+    from . import aggregator, calx, ical, occurrences, onboarding
     from .routes import _with_statuses, routes
     from .view_routes import routes as view_routes
 
     return [*routes(app), *calx.routes(app, _with_statuses), *aggregator.routes(), *onboarding.routes(),
-            *view_routes(app), *ical.routes(app), *recurrence.routes(app)]
+            *view_routes(app), *ical.routes(app), *occurrences.routes(app)]
 
 
 @hookimpl

@@ -13,6 +13,7 @@ from host.text import sanitize_text_field, sanitize_url
 
 from . import common, linked, state, times
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE, VENUE_META, ORGANIZER_META
+from .recurrence import annotate
 from .settings import settings_of
 from .tables import tables
 
@@ -59,8 +60,6 @@ def shape_events(request, items: list[dict], single: bool = False, unlocked: set
             or request.user.can("edit_post", item)
         shaped.append(event_object(request, item, row, links.get(item["id"], {"venue": [], "organizer": []}),
                                    venues, organizers, terms, images, single, open_to_caller))
-    from .recurrence import annotate
-
     annotate(request, shaped, rows)
     return shaped
 

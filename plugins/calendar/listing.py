@@ -11,7 +11,7 @@ from sqlalchemy import and_, bindparam, func, or_, select
 from host import RestError, RestResponse, decode_item, encode_item
 from host.stash import StashKey
 
-from . import common, linked, recurrence, state, times
+from . import common, linked, occurrences, recurrence, state, times
 from .events import blank_protected, shape_events
 from .names import CATEGORY, EVENT, ORGANIZER, TAG, VENUE
 from .settings import settings_of
@@ -259,7 +259,7 @@ def list_events(request):
     plain = not due and set(bounds) == {STARTS_FROM, ENDS_BY} and not include and not any(
         params.get(name) not in (None, [], "") for name in ("featured", "post_parent", "organizer",
                                                              "categories", "tags", "search"))
-    repeating = recurrence.ids_at(request, version) if not include else set()
+    repeating = occurrences.ids_at(request, version) if not include else set()
     # The prepared walk needs no clauses: they are built only for a statement built from them.
     where, before_dates, after_dates = ([], 0, 0) if plain and not repeating else \
         _clauses(events, statuses, now, due, include, bounds)
@@ -300,7 +300,7 @@ def list_events(request):
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
-        total, chosen = recurrence.expanded_page(request, where[:before_dates] + where[after_dates:],
+        total, chosen = occurrences.expanded_page(request, where[:before_dates] + where[after_dates:],
                                                  where[before_dates:after_dates], bounds, repeating, size, page)
         ids = [entry[0] for entry in chosen]
     elif prepared is not None:
@@ -314,7 +314,7 @@ def list_events(request):
             .limit(size).offset((page - 1) * size)).all()]
     if page > 1 and not ids:
         raise RestError("event-archive-page-not-found", "The requested event archive page does not exist.", 404)
-    shaped = recurrence.shape_page(request, chosen, version, listed_events) if repeating \
+    shaped = occurrences.shape_page(request, chosen, version, listed_events) if repeating \
         else listed_events(request, ids, version)
     pages = common.total_pages(total, size)
     body = {"events": shaped, **common.page_links(request, "events", _url_query(request, page, size, dates["texts"]),
