@@ -30,6 +30,8 @@ _PUBLIC = {
     **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes"),
                     "rest.response"),
     "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
+    "RestRequest": "rest.request", "client_address": "proxies", "basic_credentials": "auth",
+    "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
 }
 
 
@@ -53,4 +55,6 @@ __all__ = [
     "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "load_plugin_table",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
+    "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
+    "schema_report",
 ]

@@ -29,7 +29,10 @@ from typing import Any, Sequence
 
 from marshmallow import Schema, fields, validate
 
-from .rest.validation import GUARD_MAX_LENGTH, GUARD_MAXIMUM
+# Re-exported (the plugins' surface, docs/plugin-guide.md): a route that takes JSON Schema arguments of its
+# own (the abilities' input) checks them as the REST server checks args, and reads a schema's properties.
+from .rest.schemas import schema_instance, schema_properties
+from .rest.validation import GUARD_MAX_LENGTH, GUARD_MAXIMUM, MAX_INTEGER, ParamError, sanitize_value, validate_value
 
 CONTEXTS = ("view", "embed", "edit")
 CONTEXT_DESCRIPTION = "Scope under which the request is made; determines fields present in response."
@@ -219,5 +222,5 @@ class CollectionArgs(PagedArgs):
 __all__ = [
     "CONTEXTS", "CollectionArgs", "ContextArgs", "JsonSchemaField", "PagedArgs", "RenderedText", "TermFilter", "context_field",
     "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "page_field", "search_field",
-    "string_list",
+    "string_list", "MAX_INTEGER", "ParamError", "sanitize_value", "schema_instance", "schema_properties", "validate_value",
 ]

@@ -188,7 +188,7 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         """The site as waitress sees it: behind the access log unless --quiet."""
         if quiet:
             return site
-        from .auth.pages import client_address
+        from .proxies import client_address
 
         return AccessLog(site, access_log_format, lambda environ: client_address(site, environ))
 

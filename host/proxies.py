@@ -67,6 +67,11 @@ class Forwarded:
     via_proxy: bool  # the peer is a trusted proxy, so the three come from its headers where it sent them
 
 
+def client_address(app, environ) -> str:
+    """The client's address: REMOTE_ADDR, or behind a trusted proxy what it put in X-Forwarded-For."""
+    return forwarded(environ, app.trusted_proxies).client
+
+
 def forwarded(environ: dict, networks: tuple) -> Forwarded:
     """The client's address, scheme and host of a request, believing X-Forwarded-* only from trusted peers.
 

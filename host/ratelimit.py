@@ -17,6 +17,9 @@ so two processes never both take the last slot, and a caller that refuses later 
 with its other writes. `retry_after` only reads (a check before any work is done). Now and then a `take`
 removes the events its scope's window has forgotten. Subjects longer than SUBJECT_LENGTH are cut; pass
 a digest for anything personal (an email address). The forms and newsletter limits use it.
+
+`sign_in` is the host's count of failed sign-ins (host.auth.ratelimit), for a plugin whose credentials are
+checked as a password is and must lock out the same way (lms's API keys).
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ import random
 from dataclasses import dataclass
 
 from sqlalchemy import bindparam, delete, func, insert, select, text
+
+from .auth import ratelimit as sign_in  # public here: see the docstring
+
+__all__ = ["RateLimit", "SUBJECT_LENGTH", "retry_after", "sign_in", "take"]
 
 SUBJECT_LENGTH = 200
 SCOPE_LENGTH = 64

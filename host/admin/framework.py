@@ -26,7 +26,8 @@ import bottle
 from markupsafe import Markup
 
 from ..auth import sessions
-from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in, client_address
+from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in
+from ..proxies import client_address
 from . import templating
 from .style import STYLESHEET
 

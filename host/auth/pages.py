@@ -21,7 +21,7 @@ import bottle
 from . import ratelimit, sessions
 from . import users as user_service
 from .users import User
-from ..proxies import forwarded
+from ..proxies import client_address
 from ..text import strip_tags
 
 AUTHORIZE_PATH = "/authorize-application"
@@ -132,11 +132,6 @@ class _Context:
         for cookie in cookies:
             response.add_header("Set-Cookie", cookie)
         return response
-
-
-def client_address(app, environ) -> str:
-    """The client's address: REMOTE_ADDR, or behind a trusted proxy what it put in X-Forwarded-For (host.proxies)."""
-    return forwarded(environ, app.trusted_proxies).client
 
 
 def authorize_page(app, request):

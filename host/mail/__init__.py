@@ -32,7 +32,7 @@ __all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE
 
 # Loaded when first used (PEP 562), so that `sitehost --help` does not import SQLAlchemy and
 # email_validator through this essential plugin: {public name: module}.
-_LAZY = {"Attachment": "message", "Message": "message", "MailService": "outbox", "QUEUED": "outbox",
+_LAZY = {"Attachment": "message", "Message": "message", "parse_address": "message", "MailService": "outbox", "QUEUED": "outbox",
          "SENDING": "outbox", "SENT": "outbox", "FAILED": "outbox"}
 
 

@@ -27,7 +27,7 @@ from .backends import Area, LocalArea, ObjectExists, ObjectInfo, S3Area, Storage
 from .settings import StorageSettings, load_storage_settings
 
 __all__ = ["Area", "ObjectExists", "ObjectInfo", "STORAGE", "Storage", "StorageError", "StorageSettings",
-           "checked_key", "redirect_or_serve", "serve_object"]
+           "checked_key", "load_storage_settings", "redirect_or_serve", "serve_object"]
 
 class Storage:
     """The site's file store: one Area per kind of file, all on the configured backend."""
