@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from host import Ability, AbilityCategory, RestError, RestResponse, Route, forbidden
-from host.rest.validation import ParamError, sanitize_value, validate_value
+from host.args import ParamError, sanitize_value, validate_value
 
 from .schemas import (NAME_PART, AbilityArgs, AbilityCollectionArgs, AbilitySchema, CategoryArgs, CategoryCollectionArgs,
                       CategorySchema, RunArgs, json_schema_of)

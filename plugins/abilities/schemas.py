@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 
 from host.args import ContextArgs, JsonSchemaField, PagedArgs
-from host.rest.schemas import schema_instance, schema_properties
+from host.args import schema_instance, schema_properties
 
 NAME_PART = r"[a-z0-9-]+"
 # A name longer than this is refused when the plugin registers it (and cannot match a route).

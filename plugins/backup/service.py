@@ -10,7 +10,7 @@ from typing import Iterator
 
 from host import make_private_folder
 from host.storage import Storage
-from host.storage.settings import load_storage_settings
+from host.storage import load_storage_settings
 
 from .catalog import Catalog, build_catalog
 from . import shelf
@@ -41,7 +41,7 @@ def backup_site(app, to: Path | None = None, reporter: Reporter = SILENT) -> tup
 def scratch_site(settings) -> Iterator:
     """A throwaway site with this installation's plugins and storage settings, on a scratch database and
     folders (the target is not touched): to learn the catalog, or to reach the object store's archives."""
-    from host.app import create_app
+    from host import create_app
 
     with tempfile.TemporaryDirectory(prefix="sitehost-catalog-") as scratch:
         scratch_settings = dataclasses.replace(
@@ -85,7 +85,7 @@ def storage_of(settings) -> Storage:
 def restore_site(settings, archive: Path, target_url: str | None = None, uploads_dir: Path | None = None,
                  force: bool = False, reporter: Reporter = SILENT) -> RestoreResult:
     """Restore `archive` into `target_url` (default: the configured database) and the uploads folder."""
-    from host.app import create_app
+    from host import create_app
 
     target = target_url or settings.resolved_database_url()
     uploads = Path(uploads_dir or settings.uploads_dir).resolve()

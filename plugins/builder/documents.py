@@ -182,7 +182,7 @@ def render_both(app, item: dict) -> tuple[str, str] | None:
 def events_reader(app):
     """Upcoming events as anyone may read them: an anonymous internal GET of the calendar's event list."""
     def read(count: int):
-        from host.rest.request import RestRequest
+        from host import RestRequest
 
         request = RestRequest(app, "GET", "/cal/events/v1/events", [("per_page", str(count))], {}, internal=True,
                               base_url=app.site_address() + app.settings.rest_prefix)

@@ -17,7 +17,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import insert, select, update
 
 from host import RestError
-from host.kept import KeptWhileNothingCommitted
+from host import KeptWhileNothingCommitted
 from host.stash import StashKey
 
 from .tables import KITS, table

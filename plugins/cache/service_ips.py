@@ -12,7 +12,7 @@ import logging
 import time
 
 from host import RestError
-from host.auth.pages import client_address
+from host import client_address
 
 from .outbound import ListRefused, fetch_service_ips, normalized_address
 from .state import get_state, set_state

@@ -31,9 +31,8 @@ from urllib.parse import urlsplit
 import icalendar
 import nh3
 
-from host import RestError, RestResponse
+from host import RawBody, RestError, RestResponse
 from host.lru import LruCache
-from host.rest.response import RawBody
 from host.stash import StashKey
 
 from . import recurrence, times
@@ -389,7 +388,7 @@ def feed_page(app, request):
     """GET /events/feed.ics: the site's public calendar, as an anonymous visitor lists it."""
     import bottle
 
-    from host.rest.request import RestRequest
+    from host import RestRequest
 
     path = f"/{NAMESPACE}/events.ics"
     reader = RestRequest(app, "GET", path, [], {key.lower(): value for key, value in request.headers.items()},

@@ -33,9 +33,8 @@ from typing import Callable, Iterable
 import nh3
 from sqlalchemy import delete, insert, select, update
 
-from host import RestError
+from host import RestError, RestRequest
 from host.outbound import Limits, fetch
-from host.rest.request import RestRequest
 
 from . import event_routes, recurrence, state, times
 from .events import default_row

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from host import Route
-from host.openapi import openapi_document
+from host import Route, openapi_document
 
 from . import event_routes as events, places, terms
 from .common import TOTAL_HEADERS, site_url

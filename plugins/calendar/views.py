@@ -180,7 +180,7 @@ def parse_view_url(reader, path: str, query: dict, view: str | None = None) -> V
 @contextlib.contextmanager
 def anonymous_reader(app, base_url: str) -> Iterator:
     """An internal request of an anonymous visitor: a view reads through it whoever asks."""
-    from host.rest.request import RestRequest
+    from host import RestRequest
 
     reader = RestRequest(app, "GET", "/", [], {}, internal=True, base_url=base_url)
     try:

@@ -18,8 +18,8 @@ from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, 
 
 from host import RestError, RestResponse, Route, forbidden
 from host.auth import users as user_service
-from host.auth.roles import ROLES
-from host.rest.validation import MAX_INTEGER
+from host.args import MAX_INTEGER
+from host.auth.users import ROLES
 from host.text import strip_tags
 
 from . import store

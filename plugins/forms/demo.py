@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from host import RestRequest
 from host.auth import users as user_service
-from host.rest.request import RestRequest
 
 from . import properties as props
 from . import store, template

@@ -18,9 +18,8 @@ import bottle
 from marshmallow import ValidationError
 from markupsafe import Markup
 
-from host import RestError
+from host import RestError, RestRequest
 from host.admin import AdminAnswer
-from host.rest.request import RestRequest
 
 from . import properties as props
 from . import render, routes, store

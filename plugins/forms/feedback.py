@@ -45,7 +45,7 @@ def _posted_hash(values: dict[str, Any]) -> str:
 
 
 def _client_address(request) -> str:
-    from host.auth.pages import client_address
+    from host import client_address
 
     return client_address(request.app, request.environ) or request.remote_addr or ""
 

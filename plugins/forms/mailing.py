@@ -161,7 +161,7 @@ def _blank_line(line: str, fields: dict[str, tuple[str, str]]) -> bool:
 
 
 def _is_address(value: str) -> bool:
-    from host.mail.message import parse_address
+    from host.mail import parse_address
 
     try:
         parse_address(value, "reply_to")

@@ -185,7 +185,7 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
 def _piped_addresses(tag: template.FormTag) -> bool:
     """A choice whose every value stands for an address (`"Admissions|admissions@school.test"`): as a
     recipient it gives an address, the reference's way to let visitors pick a department."""
-    from host.mail.message import parse_address
+    from host.mail import parse_address
 
     if tag.basetype not in ("select", "radio", "checkbox") or not tag.raw_values:
         return False
@@ -211,7 +211,7 @@ def _check_autoreply(key: str, mail: dict[str, Any], parsed: template.ParsedTemp
 
 
 def _check_mail(key: str, mail: dict[str, Any], names: set[str], emails: set[str], add) -> None:
-    from host.mail.message import parse_address
+    from host.mail import parse_address
 
     address_tags = {"_site_admin_email", "_site_from_address"} | emails
 

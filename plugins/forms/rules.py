@@ -132,7 +132,7 @@ def _date(value: str) -> datetime.date | None:
 
 
 def valid_email(value: str) -> bool:
-    from host.mail.message import parse_address
+    from host.mail import parse_address
 
     if " " in value or "<" in value or "," in value:
         return False

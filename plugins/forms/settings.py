@@ -70,7 +70,7 @@ def load(app) -> FormsConfig:
         raise StartupError(f"[plugins.forms] files_dir {folder!r} is inside the public uploads folder {str(uploads)!r}; "
                            "visitors' files must not be served: choose a folder outside it")
     if data["admin_email"]:
-        from host.mail.message import parse_address
+        from host.mail import parse_address
 
         try:
             parse_address(data["admin_email"], "admin_email")

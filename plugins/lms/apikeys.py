@@ -20,10 +20,9 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, literal_column, select, update
 
 from host import RestError
-from host.auth import basic_credentials, ratelimit
+from host import KeptWhileNothingCommitted, basic_credentials, client_address
 from host.auth import users as user_service
-from host.auth.pages import client_address
-from host.kept import KeptWhileNothingCommitted
+from host.ratelimit import sign_in as ratelimit
 from host.stash import StashKey
 
 from .permissions import PERMISSIONS

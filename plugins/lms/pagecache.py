@@ -21,9 +21,8 @@ from typing import Callable, Iterator
 
 import bottle
 
-from host import HtmlView
+from host import HtmlView, RestRequest
 from host.lru import LruCache
-from host.rest.request import RestRequest
 from host.stash import StashKey
 
 from .answers import lms_version

@@ -14,9 +14,8 @@ both take the last slot (host.ratelimit says how).
 
 from __future__ import annotations
 
-from host import RestError
+from host import RestError, client_address as host_client_address
 from host.ratelimit import RateLimit, take
-from host.auth.pages import client_address as host_client_address
 
 from .settings import settings_of
 from .tokens import email_hash

@@ -18,8 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 
-from host import HealthResult, HealthTest
-from host.health import schema_report
+from host import HealthResult, HealthTest, schema_report
 
 
 PROBE_PATH = "/site-health/v1/authorization-probe"
