@@ -1,21 +1,12 @@
-"""sitehost's public API: everything a plugin author imports comes from here.
+"""sitehost's public API: the names below, and the host modules listed with them in the plugin guide.
 
-Besides the names below, these host modules are public API for plugins: `host.args` (base
-schemas for route args), `host.stash` (app.stash keys, request.state), `host.content` (the
-content service, `app.content`), `host.comments` (the comments service, for a spam filter),
-`host.lru` (the LRU helper), `host.wxr` (WordPress export shapes and the import/export runs the
-WordPress migration hooks receive), `host.jobs` (background jobs: `Job` for `register_jobs`, `app.jobs`),
-`host.ratelimit` (limits counted in the database), `host.storage` (where files live: `app.storage`, local
-folders or S3), `host.commands` (`open_site` for a plugin's subcommands), `host.server_lock`
-(which `sitehost serve` processes hold a database; a restore holds it exclusively), `host.auth.users` (users,
-roles and application passwords; core's users routes use it like any plugin would) and
-`host.testing` (pytest fixtures). A plugin reads another plugin's data through
+The one list of what a plugin may import is docs/plugin-guide.md, section "The public surface"
+(`host` and a short, named list of modules: host.args, host.stash, host.content, ...); import-linter's
+contracts in pyproject.toml hold plugins to it. A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
 The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.jobs` (host.jobs),
 `app.storage` (host.storage), `app.stash`, `app.plugin_config(name)` and `app.site_secret(name)` (a random
-key made once per site, host.site_secrets).
-A plugin that writes the site's data outside the database (a backup) makes its folders with
-`make_private_folder` (0700) and an SQLite file with `prepare_sqlite_file` (0600), as the host does.
+key made once per site).
 """
 
 # The public names are loaded when first used (PEP 562 `__getattr__`), not when `host` is imported:
