@@ -40,6 +40,10 @@ from .stash import JOBS_SERVICE, MAIL_SERVICE, STORAGE, Stash
 from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
 from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
+from .users import ANONYMOUS
+from .rest.request import RestRequest
+from .page_cache import answer_page
+from .auth import sessions
 
 log = logging.getLogger("sitehost")
 
@@ -495,9 +499,6 @@ class App:
         cookie) does. No credentials, or refused ones, read as anonymous:
         such a page answers as it would to anyone, never with a sign-in error.
         """
-        from .rest.request import RestRequest
-        from .users import ANONYMOUS
-
         headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
         request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [], headers,
                               environ=environ, base_url=self.rest_base_url(environ),
@@ -521,8 +522,6 @@ class App:
         for that user (enrolling in a course) checks the form's token against this CSRF token.
         """
         from http.cookies import CookieError, SimpleCookie
-
-        from .auth import sessions
 
         try:
             cookies = SimpleCookie(environ.get("HTTP_COOKIE", ""))
@@ -732,8 +731,6 @@ def _call(implementation, **kwargs):
 
 def _page_callback(app: App, page):
     if page.cacheable:
-        from .page_cache import answer_page
-
         def cached_callback(**url_params):
             return answer_page(app, page, bottle.request, url_params)
         return cached_callback

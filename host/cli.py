@@ -21,6 +21,7 @@ from .plugins import build_plugin_manager
 from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plugin_state_lines
 from .serve_options import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
+from .plugin_state import PluginChangeRefused, StoredPluginSetReader, change_plugin, plugin_set_warning
 
 
 log = logging.getLogger("sitehost")
@@ -136,7 +137,6 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
-    from .plugin_state import plugin_set_warning
     from .server_lock import RestoreRunning, ServingLock
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
@@ -207,8 +207,6 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         for line in plugin_state_lines(changed):
             log.info("%s (since the start)", line)
         return serving(fresh)
-
-    from .plugin_state import StoredPluginSetReader
 
     # The plugin set stored for the site: when it changes, the site reloads (host.plugin_state).
     watch = StoredPluginSetReader(app.settings.resolved_database_url())
@@ -310,7 +308,6 @@ def _edit_disabled(ctx: click.Context, name: str, disable: bool) -> None:
     from sqlalchemy.pool import NullPool
 
     from .db import missing_site
-    from .plugin_state import PluginChangeRefused, change_plugin
 
     settings = _settings(ctx)
     url = settings.resolved_database_url()

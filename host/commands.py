@@ -11,6 +11,8 @@ import contextlib
 from typing import TYPE_CHECKING, Iterator, cast
 
 import click
+from .plugins import build_plugin_manager
+from .config import ConfigError, load_settings
 
 if TYPE_CHECKING:  # annotations only: the commands import the host lazily
     from .registry import HealthTest
@@ -18,8 +20,6 @@ if TYPE_CHECKING:  # annotations only: the commands import the host lazily
 
 def command_settings(ctx: click.Context):
     """The Settings of `sitehost --config` (a ClickException naming the problem when invalid)."""
-    from .config import ConfigError, load_settings
-
     root = ctx.find_root()
     config = (root.obj or {}).get("config") if isinstance(root.obj, dict) else None
     try:
@@ -43,7 +43,6 @@ def open_site(ctx: click.Context, *, plugin: str | None = None, create: bool = F
                 ...
     """
     from .app import create_app
-    from .config import ConfigError
     from .db import missing_site
 
     settings = command_settings(ctx)
@@ -71,8 +70,6 @@ def registered_health_tests(ctx: click.Context) -> list[HealthTest]:
     Each `register_health_tests` implementation is called with `app=None`; one that needs the app
     (it raises without one) is left out of the list, which only names tests.
     """
-    from .plugins import build_plugin_manager
-
     manager, _records = build_plugin_manager(command_settings(ctx))
     tests: list[HealthTest] = []
     for implementation in manager.hook.register_health_tests.get_hookimpls():

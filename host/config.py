@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import tomli_w
 from marshmallow import Schema, ValidationError, fields, validate
+from .registry import StartupError
 
 DEFAULT_CONFIG_FILE = "sitehost.toml"
 
@@ -377,8 +378,6 @@ def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
     A plugin loads its settings once, in `startup`, into a frozen object (see the guide); this
     is the validation step, so every plugin words a bad table the same way and is left out.
     """
-    from .registry import StartupError
-
     try:
         return schema.load(dict(table))
     except ValidationError as error:

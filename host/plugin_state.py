@@ -24,6 +24,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from .state import define_host_tables
+from .registry import PluginInfo
+from .plugins import _import, discover
 
 STORED_KEY = "plugins.disabled"
 
@@ -144,9 +146,6 @@ def plugin_set_warning(settings) -> str | None:
 
 def requirements(settings) -> dict[str, tuple[str, ...]]:
     """Every installed plugin's requirements (imports each plugin module to read its PLUGIN)."""
-    from .plugins import _import, discover
-    from .registry import PluginInfo
-
     probe = _copy_settings(settings, disabled=[])
     result: dict[str, tuple[str, ...]] = {}
     for record in discover(probe):

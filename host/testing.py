@@ -38,6 +38,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import pytest
+from host.config import Settings
+from host.auth import users as user_service
+from host.app import create_app
+from host import PluginInfo, hookimpl
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
 TEST_SITE_ADDRESS = "http://school.test"  # the site address test sites record (their clients' Host)
@@ -52,8 +56,6 @@ def pytest_configure(config):
     `sitehost` process (the CLI, start_sitehost) verify here and the other way round.
     """
     from argon2 import PasswordHasher
-
-    from host.auth import users as user_service
 
     user_service.use_password_hasher(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1,
                                                     hash_len=16, salt_len=16))
@@ -90,8 +92,6 @@ def basic_auth_headers(login: str, password: str) -> dict[str, str]:
 def create_test_user(app, role: str, login: str | None = None, email: str | None = None,
                      password: str = "correct horse battery staple") -> TestUser:
     """Create a user of `role` with an application password, through the host's user API."""
-    from host.auth import users as user_service
-
     login = login or f"{role}-{uuid.uuid4().hex[:6]}"
     email = email or f"{login}@school.test"
     with app.db.session(write=True) as session, session.begin():
@@ -161,8 +161,6 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
     after the hook. Functions not yet marked with `@hookimpl` are marked here; mark them
     yourself to use options such as `@hookimpl(tryfirst=True)`.
     """
-    from host import PluginInfo, hookimpl
-
     module = types.ModuleType(f"sitehost_test_plugin_{name}")
     # A module's attributes are whatever is set on it: setattr says so to the type checker too.
     setattr(module, "PLUGIN", PluginInfo(name=name, version=version, requires=tuple(requires),  # noqa: B010
@@ -314,9 +312,6 @@ def _database_urls(tmp_path_factory):
 def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
     """The `build` function behind make_app and make_module_app: one fresh site per call."""
     from webtest import TestApp
-
-    from host.app import create_app
-    from host.config import Settings
 
     def build(plugins=None, disabled=(), config=None, **settings_overrides: Any):
         settings = Settings(database_url=new_url(), uploads_dir=str(uploads_root / f"uploads-{len(apps)}"))

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 from .content import service_request
 from .wxr import WxrComment, WxrExport, WxrImport, WxrItem, WxrTerm
+from .auth.users import get_users, tables
 
 WXR_DATE = "%Y-%m-%d %H:%M:%S"
 NO_DATE = "0000-00-00 00:00:00"
@@ -45,8 +46,6 @@ def export_request(export: WxrExport) -> Any:
 
 def author_logins(export: WxrExport, user_ids: Iterable[int]) -> dict[int, str]:
     """{user id: login} of the ids that exist (one query)."""
-    from .auth.users import get_users
-
     return {user_id: user.login for user_id, user in get_users(export.app, export.session, list(user_ids)).items()}
 
 
@@ -106,8 +105,6 @@ def author_id(run: WxrImport, login: str) -> int:
     if found:
         return found
     from sqlalchemy import select
-
-    from .auth.users import tables
 
     users = tables(run.app)["users"]
     first = run.session.execute(select(users.c.id).where(users.c.roles.like("%administrator%"))

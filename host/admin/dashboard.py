@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from .framework import AdminRequest, escape, table
+from ..text import strip_tags
 
 HEALTH_NAMESPACE = "site-health/v1"
 
@@ -67,8 +68,6 @@ def health_section(page: AdminRequest) -> str:
 
 def _plain(markup: str) -> str:
     """Health descriptions arrive as HTML paragraphs; show their text only."""
-    from ..text import strip_tags
-
     return escape(" ".join(strip_tags(str(markup)).split()))
 
 

@@ -30,6 +30,7 @@ from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in
 from ..proxies import client_address
 from . import templating
 from .style import STYLESHEET
+from ..rest.request import RestRequest
 
 log = logging.getLogger("sitehost.admin")
 
@@ -103,8 +104,6 @@ class AdminRequest:
 
         Pages read other plugins this way (never by importing them): `page.rest("GET", "/cache/v1/status")`.
         """
-        from ..rest.request import RestRequest
-
         parent = RestRequest(self.app, "GET", "/", [], {}, environ=self.environ,
                              base_url=self.app.rest_base_url(self.environ), remote_addr=self.client_address)
         parent.user = self.user

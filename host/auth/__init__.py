@@ -19,6 +19,7 @@ from ..hookspecs import hookimpl
 from ..kept import KeptWhileNothingCommitted
 from ..stash import StashKey
 from ..rest.response import RestError
+from .cli import app_password_group, user_group
 
 
 # Meta capabilities on one user (args[0] is the user id) and the primitive ones they need.
@@ -97,8 +98,6 @@ def site_installed(app, session):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import app_password_group, user_group
-
     cli.add_command(user_group)
     cli.add_command(app_password_group)
 

@@ -15,6 +15,7 @@ holds its hook implementations; `sitehost jobs list|run` are its commands (host.
 from __future__ import annotations
 
 from ..hookspecs import hookimpl
+from .cli import jobs_group
 
 __all__ = ["Job", "JobContext", "JobInterrupted", "JobService", "StartedJob", "JOBS_SERVICE", "QUEUED", "RUNNING",
            "DONE", "FAILED"]
@@ -74,6 +75,4 @@ def shutdown(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import jobs_group
-
     cli.add_command(jobs_group)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..hookspecs import hookimpl
 from ..stash import MAIL_SERVICE as MAIL_SERVICE  # kept in host.stash (host.app reads it there)
 from .settings import MailSettings, load_mail_settings
+from .cli import mail_group
 
 if TYPE_CHECKING:  # the stash key's type; the module itself loads on first use (_LAZY)
     from .outbox import MailService
@@ -77,8 +78,6 @@ def startup(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import mail_group
-
     cli.add_command(mail_group)
 
 

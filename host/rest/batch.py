@@ -22,6 +22,7 @@ from marshmallow import Schema, fields, validate
 from ..args import JsonSchemaField
 from .request import RestRequest
 from .response import RestError, RestResponse
+from .server import numeric_headers
 
 MAX_BATCH_REQUESTS = 25
 
@@ -124,6 +125,4 @@ def _prevalidate(server, item: RestRequest) -> RestError | None:
 
 def _envelope(status: int, body: Any, headers: dict[str, str]) -> dict[str, Any]:
     """One answer as WordPress gives it: headers as an object (totals as numbers), `[]` when none."""
-    from .server import numeric_headers
-
     return {"body": body, "status": status, "headers": numeric_headers(headers) if headers else []}

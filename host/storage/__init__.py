@@ -25,6 +25,7 @@ from ..hookspecs import hookimpl
 from ..stash import STORAGE as STORAGE  # kept in host.stash (host.app reads it there)
 from .backends import Area, LocalArea, ObjectExists, ObjectInfo, S3Area, StorageError, checked_key
 from .settings import StorageSettings, load_storage_settings
+from .cli import storage_group
 
 __all__ = ["Area", "ObjectExists", "ObjectInfo", "STORAGE", "Storage", "StorageError", "StorageSettings",
            "checked_key", "load_storage_settings", "redirect_or_serve", "serve_object"]
@@ -177,6 +178,4 @@ def startup(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import storage_group
-
     cli.add_command(storage_group)

@@ -7,6 +7,7 @@ import mimetypes
 import click
 
 from ..commands import open_site
+from .backends import LocalArea
 
 
 @click.group("storage")
@@ -53,8 +54,6 @@ def copy_command(ctx: click.Context, to: str) -> None:
     Example:
       sitehost storage copy --to s3
     """
-    from .backends import LocalArea
-
     with open_site(ctx) as app:
         storage = app.storage
         if storage.backend != to:
