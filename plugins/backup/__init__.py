@@ -9,9 +9,10 @@ backups and the schedule as host jobs), routes.py, commands.py (the CLI), settin
 
 from __future__ import annotations
 
-from host import Namespace, PluginInfo, hookimpl
+from host import AdminPage, Namespace, PluginInfo, hookimpl
 
 from . import settings
+from .commands import register
 
 PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConfigSchema,
                     description="Backups, restores and moves between databases")
@@ -54,8 +55,6 @@ def register_routes():
 
 @hookimpl
 def register_admin_pages(app):
-    from host import AdminPage
-
     from .admin import ACTIONS, backups_page
     from .routes import BASIC_CAPABILITY
 
@@ -64,8 +63,6 @@ def register_admin_pages(app):
 
 @hookimpl
 def register_commands(cli):
-    from .commands import register
-
     register(cli)
 
 

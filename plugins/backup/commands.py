@@ -9,7 +9,8 @@ import click
 
 from host.commands import command_settings, open_site
 
-from .progress import Reporter
+from .progress import Reporter, StageAdapter
+from .settings import read_settings
 
 
 class ConsoleReporter(Reporter):
@@ -127,7 +128,6 @@ def register(cli: click.Group) -> None:
           sitehost backup list
         """
         from .archive import ArchiveError, PARTIAL
-        from .settings import read_settings
         from .shelf import manifest_of, stored_archives, where_kept
 
         with open_site(ctx, plugin="backup") as app:
@@ -162,7 +162,6 @@ def register(cli: click.Group) -> None:
           sitehost backup verify backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
         """
         from .archive import ArchiveError
-        from .progress import StageAdapter
         from .restore import RestoreRefused, check_archive
         from .service import archive_file, catalog_for
 

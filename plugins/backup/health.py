@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from host import HealthResult, HealthTest
+from .settings import current_schedule
 
 
 FRESH = datetime.timedelta(hours=36)  # a daily backup plus slack for a slow night
@@ -17,7 +18,6 @@ def _age_text(age: datetime.timedelta) -> str:
 
 
 def last_backup_test(app, _site_url: str) -> HealthResult:
-    from .settings import current_schedule
     from .shelf import stored_archives, where_kept
 
     chosen = current_schedule(app)

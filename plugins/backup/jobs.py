@@ -20,9 +20,12 @@ from host.jobs import Job, JobContext, JobInterrupted
 
 from . import shelf
 from .create import create_backup
-from .progress import Reporter
+from .progress import Reporter, StageAdapter
 from .settings import current_schedule, settings_of
 from .tables import jobs_table
+from .restore import RestoreRefused, check_archive
+from .catalog import build_catalog
+from .archive import ArchiveError
 
 log = logging.getLogger("sitehost.backup")
 
@@ -176,11 +179,6 @@ def run_verify_job(context: JobContext) -> None:
     """Host job backup.verify: check the archive of row `job` as a restore would (its checksums, and
     that this site's plugins define its tables); the verdict is the row's status (done: it would
     restore) and message."""
-    from .archive import ArchiveError
-    from .catalog import build_catalog
-    from .progress import StageAdapter
-    from .restore import RestoreRefused, check_archive
-
     app, job_id = context.app, int(context.payload["job"])
     name = _row(app, job_id).archive
     try:

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from host import make_private_folder
+from host import create_app, make_private_folder
 from host.storage import Storage
 from host.storage import load_storage_settings
 
@@ -41,8 +41,6 @@ def backup_site(app, to: Path | None = None, reporter: Reporter = SILENT) -> tup
 def scratch_site(settings) -> Iterator:
     """A throwaway site with this installation's plugins and storage settings, on a scratch database and
     folders (the target is not touched): to learn the catalog, or to reach the object store's archives."""
-    from host import create_app
-
     with tempfile.TemporaryDirectory(prefix="sitehost-catalog-") as scratch:
         scratch_settings = dataclasses.replace(
             settings, database_url=f"sqlite:///{scratch}/catalog.db", uploads_dir=f"{scratch}/uploads",
@@ -85,8 +83,6 @@ def storage_of(settings) -> Storage:
 def restore_site(settings, archive: Path, target_url: str | None = None, uploads_dir: Path | None = None,
                  force: bool = False, reporter: Reporter = SILENT) -> RestoreResult:
     """Restore `archive` into `target_url` (default: the configured database) and the uploads folder."""
-    from host import create_app
-
     target = target_url or settings.resolved_database_url()
     uploads = Path(uploads_dir or settings.uploads_dir).resolve()
     storage = storage_of(settings)
