@@ -10,7 +10,7 @@ import logging
 
 from sqlalchemy import delete, insert, select
 
-from host import MetaKey, RestError
+from host import MetaKey, RestError, RestRequest
 
 from . import elements as tree
 from .kit import Kit, kit_version, load_kit
@@ -182,8 +182,6 @@ def render_both(app, item: dict) -> tuple[str, str] | None:
 def events_reader(app):
     """Upcoming events as anyone may read them: an anonymous internal GET of the calendar's event list."""
     def read(count: int):
-        from host import RestRequest
-
         request = RestRequest(app, "GET", "/cal/events/v1/events", [("per_page", str(count))], {}, internal=True,
                               base_url=app.site_address() + app.settings.rest_prefix)
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host import ContentSaved, RestError, forbidden
+from host import ContentSaved, RestError, RestResponse, forbidden
 
 NAMESPACE = "builder/v1"
 DOCUMENTS_NAMESPACE = "builder/v1/documents"
@@ -24,8 +24,6 @@ def invalid_param(name: str, message: str) -> RestError:
 
 
 def paged(request, items: list, total: int):
-    from host import RestResponse
-
     params = request.params
     return RestResponse.collection(request, items, total, params["per_page"], params["page"])
 

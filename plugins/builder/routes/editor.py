@@ -9,14 +9,15 @@ import json
 from sqlalchemy import delete, func, insert, select
 
 from host import RestError, RestResponse, Route
+from host.auth import users as user_service
 
 from .. import elements as tree
-from ..kit import load_kit
+from ..kit import DEFAULT_SETTINGS, load_kit
 from ..schemas import (AddNewPostArgs, FavoriteArgs, ListingArgs, PostListArgs, RecentPostsArgs, SendEventArgs,
                        StepIndexArgs, StepWriteArgs, UserDataArgs)
 from ..settings import settings_of
 from ..store import get_option, get_user_value, set_option, set_user_value
-from ..tables import EVENTS, FAVORITES, table
+from ..tables import DOCUMENTS, EVENTS, FAVORITES, table
 from .common import NAMESPACE, READ, SITE, can_edit_posts, ensure_page_exists, invalid_param, paged
 
 MAX_FAVORITES_PER_TYPE = 200
@@ -107,9 +108,6 @@ USER_PROGRESS_OPTION = "checklist_user_progress"
 
 def _absolute_completion(request) -> dict[str, bool]:
     """Steps the site itself shows as done, whatever anyone marked."""
-    from ..kit import DEFAULT_SETTINGS
-    from ..tables import DOCUMENTS
-
     kit = load_kit(request.app, request.session)
     documents = table(request.app, DOCUMENTS)
     counts = {row.type: row.count for row in request.session.execute(
@@ -243,8 +241,6 @@ def recent_posts(request):
 
 
 def _navigation_item(request, item: dict) -> dict:
-    from host.auth import users as user_service
-
     author = user_service.get_user(request.app, request.session, item["author"]) if item.get("author") else None
     return {"id": item["id"], "title": item["title"], "post_type": item["type"], "status": item["status"],
             "date_modified": item["modified_gmt"].isoformat(timespec="seconds") if item.get("modified_gmt") else None,

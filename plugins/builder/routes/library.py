@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from host import RestError, RestResponse, Route
+from host.auth import users as user_service
 from marshmallow import fields, validate
 
 from .. import elements as tree
@@ -28,8 +29,6 @@ SECRET_OPTION = "generated_secret"
 
 
 def _template_data(request, item: dict) -> dict:
-    from host.auth import users as user_service
-
     meta = item.get("meta") or {}
     author = user_service.get_user(request.app, request.session, item["author"]) if item.get("author") else None
     return {"template_id": item["id"], "source": "local", "type": meta.get("_builder_template_type", ""),
