@@ -9,6 +9,7 @@ write bumps (`content_saved` / `content_deleted`) before the write's response is
 from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
+from host.content import commit_round
 
 from .settings import CacheConfigSchema, load_config
 
@@ -124,8 +125,6 @@ def _invalidate(app) -> None:
     Once per commit: the events of the items one commit wrote (a batch of 200 imported posts)
     share a `commit_round` token, and one version bump after that commit makes stale whatever
     was kept before it; each further bump was a write transaction of its own."""
-    from host.content import commit_round
-
     from .runtime import runtime_of
 
     runtime = runtime_of(app)
