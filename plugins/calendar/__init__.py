@@ -10,6 +10,7 @@ from __future__ import annotations
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
 from . import settings
+from .cli import calendar_group
 
 PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settings=settings.CalendarSettingsSchema,
                     description="Events, venues, organizers, event categories and tags (cal/events/v1)")
@@ -102,8 +103,6 @@ def register_routes(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import calendar_group
-
     cli.add_command(calendar_group)
 
 

@@ -29,6 +29,7 @@ from .schemas import (
     EventCreateArgs, EventUpdateArgs, MAX_TERMS, OrganizerFields, OrganizerUpdateArgs, VenueFields, VenueUpdateArgs,
 )
 from .tables import linked_to, tables
+from .routes import namespace_document
 
 NAMESPACE = "calx/v1"
 STATUSES = ("publish", "pending", "draft", "future", "private")
@@ -541,8 +542,6 @@ def delete_place(kind: str):
 
 
 def docs(request):
-    from .routes import namespace_document
-
     return namespace_document(request, NAMESPACE)
 
 

@@ -7,6 +7,7 @@ import json
 import click
 
 from host.commands import open_site
+from host.content import service_request
 
 
 def _author(app, login: str | None):
@@ -89,8 +90,6 @@ def imports_command(ctx: click.Context, as_json: bool) -> None:
     Example:
       sitehost calendar imports --json
     """
-    from host.content import service_request
-
     from .imports import list_records
 
     with open_site(ctx, plugin="calendar") as app, app.db.session() as session:
@@ -124,8 +123,6 @@ def expect_import_command(ctx: click.Context, source: str, author: str | None) -
     Example:
       sitehost calendar expect-import "County fixtures feed"
     """
-    from host.content import service_request
-
     from .imports import open_import
 
     with open_site(ctx, plugin="calendar") as app:
@@ -148,8 +145,6 @@ def ignore_command(ctx: click.Context, event_id: int, undo: bool) -> None:
     Example:
       sitehost calendar ignore 42
     """
-    from host.content import service_request
-
     from .imports import mark_ignored
 
     with open_site(ctx, plugin="calendar") as app:

@@ -31,13 +31,15 @@ from urllib.parse import urlsplit
 import icalendar
 import nh3
 
-from host import RawBody, RestError, RestResponse
+from host import Page, RawBody, RestError, RestRequest, RestResponse, Route
 from host.lru import LruCache
 from host.stash import StashKey
 
-from . import recurrence, times
+from . import recurrence, state, times
 from .events import rows_of
 from .names import NAMESPACE
+from .schemas import EventListArgs, EventReadArgs
+from .imports import LINEAGE_PREFIX
 
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 MAX_FEED_EVENTS = 2000
@@ -85,8 +87,6 @@ def _text(text: str | None) -> str:
 
 def source_uid(lineage_text: str | None) -> str | None:
     """The UID an imported event had in its source (its `ical?uid=` lineage entry), None for others."""
-    from .imports import LINEAGE_PREFIX
-
     try:
         lineage = json.loads(lineage_text or "[]")
     except ValueError:
@@ -321,8 +321,6 @@ def events_feed(request):
         return _respond(request, build_calendar(request, list_events(request)), "events.ics")
     import time
 
-    from . import state
-
     version, _longest = state.read(request.session, request.app)
     query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
     key = (request.base_url, query, version, datetime.date.today())
@@ -388,8 +386,6 @@ def feed_page(app, request):
     """GET /events/feed.ics: the site's public calendar, as an anonymous visitor lists it."""
     import bottle
 
-    from host import RestRequest
-
     path = f"/{NAMESPACE}/events.ics"
     reader = RestRequest(app, "GET", path, [], {key.lower(): value for key, value in request.headers.items()},
                          internal=True, base_url=app.rest_base_url(request.environ))
@@ -407,10 +403,6 @@ def feed_page(app, request):
 
 
 def routes(app) -> list:
-    from host import Route
-
-    from .schemas import EventListArgs, EventReadArgs
-
     # Written `events.ics` (the registry reads a dot inside a word as literal): discovery clients
     # (node-wpapi) take a route's literal parts as written, and `events\.ics` is no path to request.
     return [Route(NAMESPACE, "/events.ics", "GET", events_feed, args=EventListArgs, title="events feed",
@@ -420,6 +412,4 @@ def routes(app) -> list:
 
 
 def pages() -> list:
-    from host import Page
-
     return [Page("/events/feed.ics", ("GET", "HEAD"), feed_page, name="calendar-feed")]

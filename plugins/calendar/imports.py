@@ -35,6 +35,7 @@ from sqlalchemy import delete, insert, select, update
 
 from host import RestError, RestRequest
 from host.outbound import Limits, fetch
+from host.content import service_request
 
 from . import event_routes, recurrence, state, times
 from .events import default_row
@@ -680,8 +681,6 @@ def run_batches(app, user, source: str, entries: list[EventData], batch_size: in
 
     Answers (import_id, activity). A failure that stops the import marks the record failed.
     """
-    from host.content import service_request
-
     def in_transaction(work):
         with app.db.session(write=True) as session:
             request = service_request(app, session, user)

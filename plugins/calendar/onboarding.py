@@ -20,6 +20,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import insert, select, update
 
 from host import RestError, Route, forbidden
+from host.args import JsonSchemaField
 
 from . import places, state, times
 from .keys import wizard_key
@@ -112,7 +113,6 @@ def _place(name_field: str, meta: tuple[str, ...]) -> fields.Field:
     properties = {name_field: {"type": "string", "maxLength": 500}, "id": {"type": "integer", "minimum": 1},
                   "description": {"type": "string", "maxLength": 10_000},
                   **{key: {"type": "string", "maxLength": 500} for key in meta}}
-    from host.args import JsonSchemaField
 
     return JsonSchemaField({"type": "object", "properties": properties, "additionalProperties": False,
                             "description": f"The first {name_field}: its fields, or {{id}} of an existing one."})

@@ -26,6 +26,7 @@ from host import HtmlView, Page
 from . import pagecache, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .templating import render
+from .ical import CONTENT_TYPE, build_calendar
 
 PER_PAGE = 10
 MAX_PAGE = 1000  # a page number past this is no page (bounds the list's offset)
@@ -98,8 +99,6 @@ def _password_form(app, request, slug: str, wrong: bool):
 
 def _ical_file(reader, event: dict):
     """The event alone as an iCalendar file, written as the `events/{id}.ics` route writes it."""
-    from .ical import CONTENT_TYPE, build_calendar
-
     body = build_calendar(reader, [event])
     return bottle.HTTPResponse(body, status=200, headers={
         "Content-Type": CONTENT_TYPE, "Content-Disposition": f'attachment; filename="{event["slug"]}.ics"'})

@@ -34,12 +34,14 @@ from sqlalchemy import and_, or_, select
 
 from host.lru import LruCache
 from host.stash import StashKey
+from host import HtmlView, Page, RestRequest
 
 from . import linked, recurrence, state, times
 from .names import EVENT, REWRITES, VENUE
 from .onboarding import Preferences, preferences
 from .settings import settings_of
 from .tables import tables
+from .view_tokens import make_token
 
 VIEWS = ("month", "list", "day")
 LIST_PAGE_SIZE = 20
@@ -180,8 +182,6 @@ def parse_view_url(reader, path: str, query: dict, view: str | None = None) -> V
 @contextlib.contextmanager
 def anonymous_reader(app, base_url: str) -> Iterator:
     """An internal request of an anonymous visitor: a view reads through it whoever asks."""
-    from host import RestRequest
-
     reader = RestRequest(app, "GET", "/", [], {}, internal=True, base_url=base_url)
     try:
         yield reader
@@ -460,8 +460,6 @@ def render(reader, site: str, view: ViewRequest) -> str:
 
 def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
     """Fresh view tokens (and the view's URL state) for the page's script, as §3 embeds them."""
-    from .view_tokens import make_token
-
     data = {"tvn1": make_token(app, user_id), "tvn2": make_token(app, 0), **(extra or {})}
     text = json.dumps(data).replace("<", "\\u003c")
     return f'<script type="application/json" id="cal-tokens">{text}</script>'
@@ -472,8 +470,6 @@ def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
 def _html_response(app, title: str, body: str, status: int = 200):
     """A view in the site's layout, as every public page is (`render_view`)."""
     import bottle
-
-    from host import HtmlView
 
     bottle.response.content_type = "text/html; charset=UTF-8"
     bottle.response.set_header("Cache-Control", "no-cache")
@@ -514,8 +510,6 @@ def asset(app, request, name):
 
 
 def pages():
-    from host import Page
-
     methods = ("GET", "HEAD")
     return [Page("/events", methods, view_page, name="calendar-events-bare"),
             Page("/events/", methods, view_page, name="calendar-events"),
