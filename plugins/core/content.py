@@ -16,6 +16,8 @@ from host.content import ContentDeleted, ContentSaved, ItemIdsTaken
 from . import dates, render, store
 from .shaping import guid_base, permalink
 from .tables import tables
+from .revisions import save_revision
+from .media import check_file, image_size, store_file
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
 FILTERED = ("title", "content", "excerpt")  # markup filtered for writers without unfiltered_html
@@ -364,8 +366,6 @@ class CoreContentService:
                           modified_gmt: datetime.datetime | None = None) -> dict:
         """A media item with its file stored under uploads/ (in the year/month folder of its date), checked
         as core/v2/media checks uploads for the request's user."""
-        from .media import check_file, image_size, store_file
-
         if status not in ("inherit", "private"):
             raise ValueError("an attachment's status is inherit or private")
         app, session = self.app, request.session
@@ -440,8 +440,6 @@ class CoreContentService:
         for taxonomy, term_ids in terms.items():
             store.set_terms(app, session, int(item_id), taxonomy, term_ids)
         if revision:
-            from .revisions import save_revision  # revisions imports the routes' modules; only needed here
-
             save_revision(app, session, int(item_id), request.user.id)
         item = store.get_item(app, session, int(item_id), post_type)
         self._announce_saved(request, item, created=False)

@@ -16,9 +16,9 @@ import json
 import bottle
 from sqlalchemy import select
 
-from host import HtmlView, theme
+from host import HtmlView, Page, theme
 
-from . import comment_store as cs
+from . import comment_store as cs, store
 from .comments import render as render_comment_text
 from .public_links import link_of as _link_of, not_found_view, viewable as _viewable
 
@@ -72,8 +72,6 @@ def _reply_to(request) -> int:
 
 
 def comment_post_page():
-    from host import Page
-
     return Page("/comment-post", ("POST",), submit_comment, name="core-comment-post")
 
 
@@ -83,7 +81,6 @@ def submit_comment(app, request):
     post_text, parent_text = request.forms.get("post_id") or "", request.forms.get("parent") or "0"
     if not post_text.isdigit() or len(post_text) > 10 or not parent_text.isdigit() or len(parent_text) > 10:
         return app.render_view(HtmlView("Bad request", "<p>The form was not filled in as expected.</p>", status=400))
-    from . import store
 
     with app.db.session() as session:
         item = store.get_item(app, session, int(post_text))

@@ -9,6 +9,7 @@ from host.stash import StashKey
 from . import dates, permalinks, render
 from .permissions import type_caps
 from .store.rendered import keep_rendering
+from .store import get_item, sanitize_slug
 
 POST_FIELD_ORDER = (
     "id", "date", "date_gmt", "guid", "modified", "modified_gmt", "password", "slug", "status", "type", "link",
@@ -47,7 +48,6 @@ def permalink(request, item: dict, site: str | None = None) -> str:
     permalink_structure = permalinks.structure(request.app)
     if permalink_structure and item["type"] in ("post", "page") and public_status(request.app, item.get("status", "")):
         if "date" not in item or "slug" not in item:  # a partial row (a comment's post): read the whole item
-            from .store import get_item
 
             item = get_item(request.app, request.session, int(item["id"]), item["type"]) or item
         if item["type"] == "post":
@@ -175,8 +175,6 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
 
 
 def generated_slug(item: dict) -> str:
-    from .store import sanitize_slug
-
     return sanitize_slug(item["title"]) or str(item["id"])
 
 

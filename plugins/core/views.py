@@ -22,11 +22,12 @@ from sqlalchemy import select
 from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
 from host.content import service_request
 from host.text import without_style_attributes
+from host.auth.users import get_user
 
 from . import store
 from .archives import list_view, pretty_list_view
 from .render import plain_text, render_content, render_excerpt, render_title
-from .permalinks import page_path, structure
+from .permalinks import page_path, resolve, structure
 from .public_comments import section_context
 from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
 from .shaping import public_status
@@ -64,8 +65,6 @@ def permalink_view(app, request) -> HtmlView | None:
 def pretty_view(app, request) -> HtmlView | None:
     """The item a pretty path names (`/2026/03/sports-day/`, `/about/history/`), shown when anyone may read
     it; a path that names it in another form (an old date) moves to its link. None: not ours (404)."""
-    from .permalinks import resolve
-
     listed = pretty_list_view(app, request)
     if listed is not None:
         return listed
@@ -132,8 +131,6 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
 
 def _post_meta(app, request, item: dict) -> dict:
     """Date, author and terms of a post, with the links of their archives."""
-    from host.auth.users import get_user
-
     site = app.site_url(request.environ)
     with app.db.session() as session:
         author = get_user(app, session, int(item["author"])) if item.get("author") else None

@@ -19,6 +19,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from host.stash import StashKey
 
 from ..tables import RENDERED_CONTENT, tables
+from .listing import rows_by_ids
+from .items import row_to_item
+from .. import render
 
 log = logging.getLogger(__name__)
 
@@ -122,10 +125,6 @@ def fill_renderings(app, chunk: int = 500) -> int:
     this renders them all ahead, a chunk per transaction. Revisions are left out (never read
     one at a time by readers).
     """
-    from .. import render
-    from .items import row_to_item
-    from .listing import rows_by_ids
-
     if not stores_renderings(app):
         return 0
     t = tables(app)
