@@ -7,6 +7,7 @@ import pluggy
 from host import Namespace, PluginInfo, PostType, Status, hookimpl
 
 from . import settings
+from .cli import forms_group
 
 PLUGIN = PluginInfo(name="forms", version="1.0.0", requires=("core",), settings=settings.FormsConfigSchema,
                     description="Contact forms: templates of bracket tags, submissions stored and mailed")
@@ -102,8 +103,6 @@ def startup(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import forms_group
-
     cli.add_command(forms_group)
 
 

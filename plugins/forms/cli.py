@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+from host.commands import open_site
 
 
 @click.group("forms")
@@ -34,8 +35,6 @@ def submissions_command(ctx: click.Context, form_id: int | None, status: str | N
       sitehost forms submissions --status mail_failed --limit 20
     """
     from sqlalchemy import select
-
-    from host.commands import open_site
 
     with open_site(ctx, plugin="forms") as app:
         table = app.db.metadata.tables["forms_submissions"]

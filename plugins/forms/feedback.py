@@ -21,7 +21,8 @@ import logging
 import uuid
 from typing import Any
 
-from host import RestError
+from host import RestError, client_address
+from host.auth import users as user_service
 
 from . import files as uploads
 from . import mailing, ratelimit, render, rules, store
@@ -45,8 +46,6 @@ def _posted_hash(values: dict[str, Any]) -> str:
 
 
 def _client_address(request) -> str:
-    from host import client_address
-
     return client_address(request.app, request.environ) or request.remote_addr or ""
 
 
@@ -390,8 +389,6 @@ def admin_email(request, session) -> str:
     if configured:
         return configured
     from sqlalchemy import select
-
-    from host.auth import users as user_service
 
     users = user_service.tables(request.app)["users"]
     found = session.execute(select(users.c.email).where(users.c.roles.like("%administrator%"))

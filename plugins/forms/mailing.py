@@ -16,7 +16,7 @@ import datetime
 import html
 from typing import Any
 
-from host.mail import Attachment, Message
+from host.mail import Attachment, Message, parse_address
 from host.text import html_to_text
 
 from . import template
@@ -161,8 +161,6 @@ def _blank_line(line: str, fields: dict[str, tuple[str, str]]) -> bool:
 
 
 def _is_address(value: str) -> bool:
-    from host.mail import parse_address
-
     try:
         parse_address(value, "reply_to")
     except ValueError:

@@ -13,7 +13,7 @@ import re
 from typing import Iterator
 from urllib.parse import urlencode, urlsplit
 
-from host import HtmlView, Page, RestRequest, linear
+from host import HtmlView, Page, RestRequest, client_address, linear
 
 from . import render, store
 from .feedback import nonce
@@ -121,8 +121,6 @@ def _run_feedback(app, environ: dict, form_id: int) -> tuple[int, render.Outcome
     A processed submission answers 200, or 400 when the visitor must correct it (a field or an
     unchecked acceptance box); a refused body answers the route's own status (413, 429, 400).
     """
-    from host import client_address
-
     limit = app.settings.max_body_bytes
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)

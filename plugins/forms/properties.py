@@ -12,6 +12,7 @@ from typing import Any
 
 from . import template
 from .mailing import tags_in, visitor_tags
+from host.mail import parse_address
 
 DEFAULT_FORM = """<label> Your name
     [text* your-name autocomplete:name] </label>
@@ -185,8 +186,6 @@ def config_errors(properties: dict[str, Any], parsed: template.ParsedTemplate) -
 def _piped_addresses(tag: template.FormTag) -> bool:
     """A choice whose every value stands for an address (`"Admissions|admissions@school.test"`): as a
     recipient it gives an address, the reference's way to let visitors pick a department."""
-    from host.mail import parse_address
-
     if tag.basetype not in ("select", "radio", "checkbox") or not tag.raw_values:
         return False
     try:
@@ -211,8 +210,6 @@ def _check_autoreply(key: str, mail: dict[str, Any], parsed: template.ParsedTemp
 
 
 def _check_mail(key: str, mail: dict[str, Any], names: set[str], emails: set[str], add) -> None:
-    from host.mail import parse_address
-
     address_tags = {"_site_admin_email", "_site_from_address"} | emails
 
     def sample(text: str) -> str:

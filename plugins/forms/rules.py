@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import template
+from host.mail import parse_address
 
 SCHEMA_VERSION = "Forms SWV Schema 2024-10"
 DEFAULT_MAXLENGTH = {"text": 400, "email": 400, "tel": 400, "url": 400, "textarea": 2000}
@@ -132,8 +133,6 @@ def _date(value: str) -> datetime.date | None:
 
 
 def valid_email(value: str) -> bool:
-    from host.mail import parse_address
-
     if " " in value or "<" in value or "," in value:
         return False
     try:

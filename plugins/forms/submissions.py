@@ -18,6 +18,7 @@ from sqlalchemy import delete, func, select, update
 from . import files as uploads
 from . import mailing, store
 from .settings import settings_of
+from .feedback import admin_email
 
 MAX_SEARCH = 200
 CSV_CHUNK = 200
@@ -196,8 +197,6 @@ def resend(request, form: store.Form, row: dict[str, Any]) -> tuple[int, list[st
     together. Raises ResendRefused when the mail is off, goes to an address the visitor typed
     (autoreplies are sent once, after the spam check, never on an operator's click), or cannot be built.
     """
-    from .feedback import admin_email
-
     app = request.app
     mail = form.properties.get("mail") or {}
     if not mail.get("active"):
