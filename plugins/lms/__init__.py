@@ -13,6 +13,7 @@ from __future__ import annotations
 from host import AdminPage, Namespace, PluginInfo, hookimpl
 
 from . import settings
+from .cli import lms_group
 
 PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
                     description="Learning catalogue: courses, topics, lessons and quizzes for outside apps",
@@ -102,8 +103,6 @@ def user_deleted(app, session, user, reassign_to):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import lms_group
-
     cli.add_command(lms_group)
 
 

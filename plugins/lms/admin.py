@@ -21,6 +21,7 @@ from .enrolments import enrolment_record
 from .schemas import ApiKeyArgs, ApiKeyCreateArgs, ApiKeyListArgs, CatalogueArgs, EnrolmentListArgs, \
     PaymentEventListArgs, PendingEnrolmentAssignArgs, PendingEnrolmentListArgs
 from .tables import ENROLMENTS, EVENTS, table
+from .importer import ImportError_, import_catalogue as run_import, read_catalogue
 
 
 def not_with_api_key(request) -> bool:
@@ -111,8 +112,6 @@ def assign_pending_enrolment(request):
 
 def import_catalogue(request):
     """POST lms/v1/catalogue: what `sitehost lms import` does, for a catalogue sent as the JSON body."""
-    from .importer import ImportError_, import_catalogue as run_import, read_catalogue
-
     try:
         catalogue = read_catalogue(request.body.decode("utf-8") if request.body else "")
     except (ImportError_, UnicodeDecodeError) as error:

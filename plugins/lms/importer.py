@@ -19,7 +19,9 @@ from host.text import sanitize_textarea_field
 
 from .model import (ANNOUNCEMENT, CATEGORY, COURSE, DISABLE_QA, LESSON, LESSON_VIDEO, LEVELS, PRICE, PRICE_TYPES, QUIZ,
                     QUIZ_OPTIONS, TAG, TOPIC, VIDEO_SOURCES)
-from .tables import ANSWERS, QUESTIONS, table
+from .tables import ANSWERS, QUESTIONS, RATINGS, table
+from .apikeys import utcnow
+from .answers import bump
 
 STATUSES = ["publish", "draft", "pending", "private"]
 QUESTION_TYPES = ["true_false", "single_choice", "multiple_choice", "open_ended", "fill_in_the_blank", "short_answer"]
@@ -287,9 +289,6 @@ def _slug_of(title: str) -> str:
 
 def sync_ratings(context, course_id: int, ratings: list[dict], find_user: Callable[[str], int | None]) -> int:
     """Ratings by users named by login or email (unknown ones are skipped); rows written when they differ."""
-    from .tables import RATINGS
-    from .apikeys import utcnow
-
     table_ratings = table(context.app, RATINGS)
     session = context.session
     current = {row.user_id: row for row in session.execute(
@@ -312,8 +311,6 @@ def sync_ratings(context, course_id: int, ratings: list[dict], find_user: Callab
             session.execute(update(table_ratings).where(table_ratings.c.id == row.id).values(**values))
         written += 1
     if written:
-        from .answers import bump
-
         bump(context.app, session)
     return written
 
