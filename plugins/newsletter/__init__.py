@@ -12,6 +12,7 @@ from __future__ import annotations
 from host import AdminPage, Namespace, Page, PluginInfo, hookimpl
 
 from . import settings
+from .cli import newsletter_group
 
 PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.NewsletterSettingsSchema,
                     description="Newsletter sign-up forms, lists and mailings with double opt-in")
@@ -63,8 +64,6 @@ def register_admin_pages(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import newsletter_group
-
     cli.add_command(newsletter_group)
 
 

@@ -12,7 +12,8 @@ from sqlalchemy import func, insert, select
 
 from . import mailer, store
 from .settings import settings_of
-from .tables import LISTS, MAILING_MAILS, MAILINGS, SUBSCRIBERS, SUBSCRIPTIONS, table
+from .tables import LISTS, MAILINGS, MAILING_MAILS, SUBSCRIBERS, SUBSCRIPTIONS, SUPPRESSIONS, table
+from .tokens import email_hash
 
 MAX_IMPORT_FIELDS = 30
 MAX_IMPORT_VALUE = 500
@@ -182,8 +183,6 @@ def erase_address(app, session, email: str) -> bool:
     if subscriber is not None:
         store.erase(app, session, subscriber)
         return True
-    from .tables import SUPPRESSIONS
-    from .tokens import email_hash
     store.insert_ignoring_conflict(session, table(app, SUPPRESSIONS),
                                    {"email_hash": email_hash(app, key), "created": store.utcnow()}, ["email_hash"])
     return False
