@@ -9,6 +9,7 @@ from __future__ import annotations
 from host import Namespace, PluginInfo, hookimpl
 
 from .settings import CONFIG, SiteHealthConfigSchema, load_config
+from .cli import doctor
 
 PLUGIN = PluginInfo(name="site_health", version="0.1.0", settings=SiteHealthConfigSchema,
                     description="Site health tests for administrators, and `sitehost doctor`")
@@ -44,8 +45,6 @@ def register_routes(app):
 
 @hookimpl
 def register_commands(cli):
-    from .cli import doctor
-
     cli.add_command(doctor)
 
 

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 
 
 from host import HealthResult, HealthTest, schema_report
+from host.storage import StorageError
+from .settings import config_of
 
 
 PROBE_PATH = "/site-health/v1/authorization-probe"
@@ -78,8 +80,6 @@ def _postgres_details(connection) -> tuple[list[tuple[str, str, str]], list[str]
 # --- uploads ------------------------------------------------------------------------------------
 
 def uploads_test(app, _site_url: str) -> HealthResult:
-    from .settings import config_of
-
     if app.storage.backend != "local":
         return _object_store_test(app)
     folder = Path(app.settings.uploads_dir).resolve()
@@ -106,8 +106,6 @@ def uploads_test(app, _site_url: str) -> HealthResult:
 
 def _object_store_test(app) -> HealthResult:
     """With `[storage] backend = "s3"`: write and remove one small object among the uploads."""
-    from host.storage import StorageError
-
     where = app.storage.describe()
     area = app.storage.uploads()
     probe = f".health-{secrets.token_hex(8)}"
@@ -159,8 +157,6 @@ def _get(url: str, timeout: float, headers: dict[str, str] | None = None) -> tup
 
 
 def loopback_test(app, site_url: str) -> HealthResult:
-    from .settings import config_of
-
     url = site_url + app.settings.rest_prefix + "/"
     try:
         status, _body = _get(url, config_of(app).loopback_timeout_seconds)
@@ -177,8 +173,6 @@ def loopback_test(app, site_url: str) -> HealthResult:
 
 
 def authorization_header_test(app, site_url: str) -> HealthResult:
-    from .settings import config_of
-
     token = secrets.token_urlsafe(12)
     url = site_url + app.settings.rest_prefix + PROBE_PATH
     try:
