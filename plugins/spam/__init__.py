@@ -11,6 +11,7 @@ from __future__ import annotations
 from host import Namespace, PluginInfo, hookimpl
 
 from . import settings
+from .cli import spam_group
 
 PLUGIN = PluginInfo(name="spam", version="0.1.0", settings=settings.SpamConfigSchema, description="Spam filter for comments, forms and sign-ups")
 
@@ -38,8 +39,6 @@ def register_routes():
 
 @hookimpl
 def register_commands(cli):
-    from .cli import spam_group
-
     cli.add_command(spam_group)
 
 
