@@ -14,6 +14,9 @@ from __future__ import annotations
 from host import PluginInfo, hookimpl
 
 from .settings import WordpressMigrateConfigSchema
+from .export import export_item_hook
+from .commands import register
+from . import export_command
 
 PLUGIN = PluginInfo(name="wordpress_migrate", version="1.0.0", requires=("core",), settings=WordpressMigrateConfigSchema,
                     description="Imports a WordPress site's export (WXR) and keeps its old links working")
@@ -30,9 +33,6 @@ def register_tables(metadata):
 
 @hookimpl
 def register_commands(cli):
-    from . import export_command
-    from .commands import register
-
     register(cli)
     export_command.register(cli)
 
@@ -48,8 +48,6 @@ def wordpress_taxonomies(app):
 @hookimpl(tryfirst=True)
 def export_wordpress_items(app, export):
     """Core's posts, pages and attachments, before the other plugins' items (they may refer to them)."""
-    from .export import export_item_hook
-
     return export_item_hook(app, export)
 
 

@@ -31,7 +31,7 @@ from host import ANONYMOUS
 from host.auth.users import ROLES, UserError, create_user, find_user, get_user
 from host.comments import COMMENT_SERVICE
 from host.content import ItemIdsTaken, service_request
-from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm
+from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm, is_php_serialized, php_unserialize
 from host.wxr_content import TRASHED_SUFFIX, before_trash
 
 from . import redirects
@@ -830,8 +830,6 @@ def _decode_meta(value: str, kind: str):
     if kind == "boolean":
         return value.strip().lower() in ("1", "true", "yes", "on")
     if kind in ("array", "object"):
-        from host.wxr import is_php_serialized, php_unserialize
-
         if is_php_serialized(value):
             try:
                 return php_unserialize(value)
