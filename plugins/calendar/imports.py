@@ -38,7 +38,7 @@ from host.outbound import Limits, fetch
 from host.content import service_request
 
 from . import event_routes, recurrence, state, times
-from .events import default_row
+from .events import default_row, rows_of
 from .names import CATEGORY, EVENT, IGNORED, IMPORT, VENUE
 from .schemas import EventCreateArgs, EventUpdateArgs
 from .settings import settings_of
@@ -630,8 +630,6 @@ def write_event(request, data: EventData, known: dict[str, int], venues: dict, a
                 event_id = created.data["id"]
                 activity.created += 1
             else:
-                from .events import rows_of
-
                 row = rows_of(request, [current["id"]]).get(current["id"])
                 if _unchanged(request, current, row, data, venue, _recurrence_of(request, current["id"]),
                               categories, overrides):
