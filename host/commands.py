@@ -11,6 +11,7 @@ import contextlib
 from typing import TYPE_CHECKING, Iterator, cast
 
 import click
+
 from .plugins import build_plugin_manager
 from .config import ConfigError, load_settings
 

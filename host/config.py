@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import tomli_w
 from marshmallow import Schema, ValidationError, fields, validate
+
 from .registry import StartupError
 
 DEFAULT_CONFIG_FILE = "sitehost.toml"

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import pytest
+
 from host.config import Settings
 from host.auth import users as user_service
 from host.app import create_app

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from host import HealthResult, HealthTest
+
 from .settings import current_schedule
 
 

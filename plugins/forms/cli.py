@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import click
+
 from host.commands import open_site
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from host import HealthResult, HealthTest, schema_report
 from host.storage import StorageError
+
 from .settings import config_of
 
 
