@@ -222,5 +222,6 @@ class CollectionArgs(PagedArgs):
 __all__ = [
     "CONTEXTS", "CollectionArgs", "ContextArgs", "JsonSchemaField", "PagedArgs", "RenderedText", "TermFilter", "context_field",
     "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "page_field", "search_field",
-    "string_list", "MAX_INTEGER", "ParamError", "sanitize_value", "schema_instance", "schema_properties", "validate_value",
+    "string_list", "MAX_INTEGER", "ParamError", "sanitize_value", "schema_instance", "schema_properties",
+    "validate_value",
 ]

@@ -22,6 +22,9 @@ from .logs import ACCESS_FORMATS, LOG_LEVELS, AccessLog, configure_logging, plug
 from .serve_options import DEFAULT_THREADS, default_workers
 from .scaffold import plugin_command
 from .plugin_state import PluginChangeRefused, StoredPluginSetReader, change_plugin, plugin_set_warning
+from .server_lock import RestoreRunning, ServingLock
+from .proxies import client_address
+from .openapi import openapi_document
 
 
 log = logging.getLogger("sitehost")
@@ -137,7 +140,6 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
     Example:
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
-    from .server_lock import RestoreRunning, ServingLock
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
 
     try:
@@ -188,7 +190,6 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
         """The site as waitress sees it: behind the access log unless --quiet."""
         if quiet:
             return site
-        from .proxies import client_address
 
         return AccessLog(site, access_log_format, lambda environ: client_address(site, environ))
 
@@ -362,8 +363,6 @@ def openapi_command(ctx: click.Context, url: str) -> None:
     Example:
       sitehost openapi > openapi.json
     """
-    from .openapi import openapi_document  # apispec: loaded by this command only
-
     app = _existing_site_app(ctx)
     try:
         click.echo(json.dumps(openapi_document(app, url.rstrip("/")), indent=2, ensure_ascii=False))

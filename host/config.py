@@ -20,6 +20,7 @@ import tomli_w
 from marshmallow import Schema, ValidationError, fields, validate
 
 from .registry import StartupError
+from .proxies import parse_networks
 
 DEFAULT_CONFIG_FILE = "sitehost.toml"
 
@@ -173,8 +174,6 @@ def _text(description: str = "", **options) -> fields.String:
 
 
 def _networks(values: list[str]) -> None:
-    from .proxies import parse_networks
-
     try:
         parse_networks(values)
     except ValueError as error:

@@ -20,6 +20,7 @@ from ..kept import KeptWhileNothingCommitted
 from ..stash import StashKey
 from ..rest.response import RestError
 from .cli import app_password_group, user_group
+from . import ratelimit
 
 
 # Meta capabilities on one user (args[0] is the user id) and the primitive ones they need.
@@ -41,7 +42,6 @@ def startup(app):
 
     Also makes the sign-in's dummy password hash now, so no request pays for it.
     """
-    from . import ratelimit
     from . import users as user_service
 
     ratelimit.limits(app)

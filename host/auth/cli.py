@@ -9,6 +9,7 @@ import click
 
 from ..commands import open_site
 from .roles import ROLES
+from . import ratelimit
 
 
 def _find(app, session, login: str):
@@ -192,8 +193,6 @@ def user_unlock(ctx: click.Context, login: str | None, address: str | None) -> N
       sitehost user unlock admin
       sitehost user unlock --address 203.0.113.7
     """
-    from . import ratelimit
-
     if bool(login) == bool(address):
         raise click.UsageError("give either LOGIN or --address")
     with open_site(ctx, create=True) as app, app.db.session(write=True) as session, session.begin():

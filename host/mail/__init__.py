@@ -24,6 +24,7 @@ from ..hookspecs import hookimpl
 from ..stash import MAIL_SERVICE as MAIL_SERVICE  # kept in host.stash (host.app reads it there)
 from .settings import MailSettings, load_mail_settings
 from .cli import mail_group
+from .health import HEALTH_TESTS
 
 if TYPE_CHECKING:  # the stash key's type; the module itself loads on first use (_LAZY)
     from .outbox import MailService
@@ -33,8 +34,8 @@ __all__ = ["Attachment", "Message", "MailService", "MailSettings", "MAIL_SERVICE
 
 # Loaded when first used (PEP 562), so that `sitehost --help` does not import SQLAlchemy and
 # email_validator through this essential plugin: {public name: module}.
-_LAZY = {"Attachment": "message", "Message": "message", "parse_address": "message", "MailService": "outbox", "QUEUED": "outbox",
-         "SENDING": "outbox", "SENT": "outbox", "FAILED": "outbox"}
+_LAZY = {"Attachment": "message", "Message": "message", "parse_address": "message", "MailService": "outbox",
+         "QUEUED": "outbox", "SENDING": "outbox", "SENT": "outbox", "FAILED": "outbox"}
 
 
 def __getattr__(name: str):
@@ -61,8 +62,6 @@ def register_tables(metadata):
 
 @hookimpl
 def register_health_tests():
-    from .health import HEALTH_TESTS
-
     return HEALTH_TESTS
 
 
