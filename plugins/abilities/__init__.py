@@ -7,6 +7,7 @@ this plugin only serves them, after WordPress's Abilities API (`wp-abilities/v1`
 from __future__ import annotations
 
 from host import AbilityCategory, Namespace, PluginInfo, hookimpl
+from . import routes
 
 
 PLUGIN = PluginInfo(name="abilities", version="0.1.0",
@@ -15,8 +16,6 @@ PLUGIN = PluginInfo(name="abilities", version="0.1.0",
 
 @hookimpl
 def register_namespaces():
-    from . import routes
-
     return [Namespace(routes.NAMESPACE, description=PLUGIN.description)]
 
 
@@ -31,6 +30,4 @@ def register_ability_categories():
 
 @hookimpl
 def register_routes(app):
-    from . import routes
-
     return routes.routes(app)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import AdminPage, Namespace, PluginInfo, hookimpl
 
-from . import settings
+from . import health, settings, tables
 from .commands import register
 
 PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConfigSchema,
@@ -20,8 +20,6 @@ PLUGIN = PluginInfo(name="backup", version="1.0.0", settings=settings.BackupConf
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -41,8 +39,6 @@ def register_capabilities():
 
 @hookimpl
 def register_health_tests():
-    from . import health
-
     return health.HEALTH_TESTS
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from host.commands import command_settings, open_site
+from host.server_lock import ServersRunning, held_for_restore
 
 from .progress import Reporter, StageAdapter
 from .settings import read_settings
@@ -210,8 +211,6 @@ def register(cli: click.Group) -> None:
           sitehost backup restore backups/sitehost-backup-20260101T020000000Z-1a2b3c.tar
           sitehost backup restore move.tar --into postgresql+psycopg://sitehost@db/school
         """
-        from host.server_lock import ServersRunning, held_for_restore
-
         from .archive import ArchiveError
         from .restore import RestoreRefused
         from .service import restore_site

@@ -14,6 +14,7 @@ from marshmallow import Schema, fields, validate
 
 from host import StartupError, load_plugin_table
 from host.stash import StashKey
+from .tables import options_table
 
 MAX_EVERY_HOURS = 24 * 7
 
@@ -114,8 +115,6 @@ def stored_schedule_text(app) -> str | None:
     """The schedule written from the admin area ("" for none), or None when it never was."""
     from sqlalchemy import select
 
-    from .tables import options_table
-
     table = options_table(app)
     with app.db.session() as session:
         return session.execute(select(table.c.value).where(table.c.name == SCHEDULE_OPTION)).scalar()
@@ -141,8 +140,6 @@ def current_schedule(app) -> Schedule | None:
 def store_schedule(app, text: str) -> Schedule | None:
     """Validate and keep `text` as the schedule (empty: none); ValueError names what is wrong."""
     from sqlalchemy import delete, insert
-
-    from .tables import options_table
 
     schedule = parse_schedule(text)
     canonical = "" if schedule is None else (f"daily {schedule.at:%H:%M}" if schedule.kind == "daily"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from host import Namespace, PluginInfo, hookimpl
 
 from .settings import CONFIG, BlockEditorConfigSchema, load_config
+from . import tables
 
 PLUGIN = PluginInfo(name="block_editor", version="0.1.0", settings=BlockEditorConfigSchema,
                     description="Block editor helpers: link previews of remote pages (url-details)")
@@ -12,8 +13,6 @@ PLUGIN = PluginInfo(name="block_editor", version="0.1.0", settings=BlockEditorCo
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, PostType, hookimpl
 
-from . import settings
+from . import settings, tables
+from .tables import EVENTS, FAVORITES, USER_DATA, table
+from .schemas import BuilderDocumentSchema, GlobalEntrySchema, TemplateSchema
+from .kit import ensure_kit
 
 PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",), settings=settings.BuilderSettingsSchema,
                     description="Page builder: element trees that render, global styles, templates, editor data")
@@ -17,8 +20,6 @@ PLUGIN = PluginInfo(name="builder", version="0.1.0", requires=("core",), setting
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -26,8 +27,6 @@ def register_tables(metadata):
 def user_deleted(app, session, user, reassign_to):
     """A deleted account's favourites, editor data and editor events go with it (same transaction)."""
     from sqlalchemy import delete
-
-    from .tables import EVENTS, FAVORITES, USER_DATA, table
 
     for name in (FAVORITES, USER_DATA, EVENTS):
         rows = table(app, name)
@@ -57,8 +56,6 @@ def register_meta(app):
 
 @hookimpl
 def register_schemas():
-    from .schemas import BuilderDocumentSchema, GlobalEntrySchema, TemplateSchema
-
     return {"BuilderDocument": BuilderDocumentSchema, "BuilderGlobal": GlobalEntrySchema,
             "BuilderTemplate": TemplateSchema}
 
@@ -72,8 +69,6 @@ def register_routes(app):
 
 @hookimpl
 def startup(app):
-    from .kit import ensure_kit
-
     settings.load(app)
     ensure_kit(app)
 

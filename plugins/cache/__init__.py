@@ -12,6 +12,7 @@ from host import Namespace, PluginInfo, hookimpl
 from host.content import commit_round
 
 from .settings import CacheConfigSchema, load_config
+from . import health, tables
 
 PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
                     description="Response cache for anonymous REST reads, cache warming and optimisation callbacks")
@@ -19,8 +20,6 @@ PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -41,15 +40,11 @@ def register_routes():
 
 @hookimpl
 def register_health_tests():
-    from . import health
-
     return health.HEALTH_TESTS
 
 
 @hookimpl
 def register_abilities():
-    from . import health
-
     return health.ABILITIES
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
-from . import settings
+from . import keys, settings, tables
 from .cli import calendar_group
+from .state import ensure_row
+from .names import (CATEGORY, EVENT, IGNORED, IMPORT, IMPORT_STATUSES, NAMESPACE, ORGANIZER, ORGANIZER_META, REWRITES, TAG,
+                    TAXONOMY_BASES, VENUE, VENUE_META)
+from .abilities import ABILITIES
 
 PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settings=settings.CalendarSettingsSchema,
                     description="Events, venues, organizers, event categories and tags (cal/events/v1)")
@@ -18,15 +22,11 @@ PLUGIN = PluginInfo(name="calendar", version="0.1.0", requires=("core",), settin
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
 @hookimpl
 def register_namespaces(app):
-    from .names import NAMESPACE
-
     if not settings.settings_of(app).enabled:
         return []
     return [Namespace(NAMESPACE, description="Events calendar: events, venues, organizers, categories and tags"),
@@ -39,8 +39,6 @@ def register_namespaces(app):
 
 @hookimpl
 def register_statuses():
-    from .names import EVENT, IGNORED, IMPORT, IMPORT_STATUSES
-
     labels = {"cal-ea-success": "Imported", "cal-ea-failed": "Failed", "cal-ea-schedule": "Scheduled",
               "cal-ea-pending": "Pending", "cal-ea-draft": "Draft"}
     return [*(Status(name, labels[name], internal=True, post_types=(IMPORT,)) for name in IMPORT_STATUSES),
@@ -49,8 +47,6 @@ def register_statuses():
 
 @hookimpl
 def register_post_types():
-    from .names import CATEGORY, EVENT, IMPORT, ORGANIZER, REWRITES, TAG, VENUE
-
     supports = ("title", "editor", "author", "excerpt", "revisions", "thumbnail")
     return [
         PostType(EVENT, "Events", rest_base="cal_events", taxonomies=(CATEGORY, TAG), supports=supports,
@@ -64,8 +60,6 @@ def register_post_types():
 
 @hookimpl
 def register_taxonomies():
-    from .names import CATEGORY, EVENT, REWRITES, TAG, TAXONOMY_BASES
-
     return [Taxonomy(CATEGORY, "Event categories", rest_base=TAXONOMY_BASES[CATEGORY], hierarchical=True,
                      object_types=(EVENT,), rewrite=REWRITES[CATEGORY]),
             Taxonomy(TAG, "Event tags", rest_base=TAXONOMY_BASES[TAG], object_types=(EVENT,), rewrite=REWRITES[TAG])]
@@ -73,8 +67,6 @@ def register_taxonomies():
 
 @hookimpl
 def register_meta():
-    from .names import ORGANIZER, ORGANIZER_META, VENUE, VENUE_META
-
     keys = [MetaKey(VENUE, key, {"type": "string", "default": ""}) for key in VENUE_META]
     keys += [MetaKey(VENUE, flag, {"type": "boolean", "default": True}) for flag in ("show_map", "show_map_link")]
     keys += [MetaKey(VENUE, key, {"type": ["number", "null"], "default": None}) for key in ("geo_lat", "geo_lng")]
@@ -84,8 +76,6 @@ def register_meta():
 
 @hookimpl
 def register_abilities():
-    from .abilities import ABILITIES
-
     return ABILITIES
 
 
@@ -127,8 +117,6 @@ def register_pages(app):
 @hookimpl
 def startup(app):
     settings.load(app)
-    from . import keys
-    from .state import ensure_row
 
     ensure_row(app)
     keys.load(app)
@@ -143,8 +131,6 @@ def shutdown(app):
 def content_saved(app, event):
     """An event written through core/v2 keeps the list's copy of its status (and gets a row if it had none);
     any write to an event, venue or organizer makes the lists' kept objects stale."""
-    from .names import EVENT, ORGANIZER, VENUE
-
     if event.type in (EVENT, VENUE, ORGANIZER):
         from .sync import saved
 
@@ -153,8 +139,6 @@ def content_saved(app, event):
 
 @hookimpl
 def content_deleted(app, event):
-    from .names import EVENT, ORGANIZER, VENUE
-
     if event.type in (EVENT, VENUE, ORGANIZER):
         from .sync import deleted
 
@@ -163,8 +147,6 @@ def content_deleted(app, event):
 
 @hookimpl
 def terms_changed(app, taxonomy):
-    from .names import CATEGORY, TAG
-
     if taxonomy in (CATEGORY, TAG):
         from .sync import terms_changed as changed
 

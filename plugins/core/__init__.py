@@ -13,6 +13,8 @@ from host.content import CONTENT_SERVICE
 
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 from .settings import SETTINGS, CoreSettingsSchema, load_settings
+from .tables import (create_missing_indexes, define_tables, install_content_version, install_rendered_content, install_search_index,
+                     install_term_counts, tables)
 
 PLUGIN = PluginInfo(name="core", version="0.1.0", description="Posts, pages, media, terms and users (core/v2)",
                     settings=CoreSettingsSchema)
@@ -38,8 +40,6 @@ CORE_STATUSES = [
 
 @hookimpl
 def register_tables(metadata):
-    from .tables import define_tables
-
     define_tables(metadata)
 
 
@@ -130,7 +130,6 @@ def startup(app):
     from sqlalchemy import insert, select
     from .comment_store import CoreCommentService
     from .content import CoreContentService
-    from .tables import create_missing_indexes, install_content_version, install_rendered_content, install_search_index, install_term_counts, tables
 
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)

@@ -6,8 +6,9 @@ import pluggy
 
 from host import Namespace, PluginInfo, PostType, Status, hookimpl
 
-from . import settings
+from . import settings, tables
 from .cli import forms_group
+from .files import files_area
 
 PLUGIN = PluginInfo(name="forms", version="1.0.0", requires=("core",), settings=settings.FormsConfigSchema,
                     description="Contact forms: templates of bracket tags, submissions stored and mailed")
@@ -34,8 +35,6 @@ def add_hookspecs(plugin_manager):
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -96,7 +95,6 @@ def render_content(app, item, content):
 @hookimpl
 def startup(app):
     settings.load(app)
-    from .files import files_area
 
     files_area(app)  # opened now, so `sitehost storage copy` knows it
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from host import AdminPage, Namespace, PluginInfo, hookimpl
 
-from . import settings
+from . import model, settings, tables
 from .cli import lms_group
 
 PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=settings.LmsConfigSchema,
@@ -22,8 +22,6 @@ PLUGIN = PluginInfo(name="lms", version="0.1.0", requires=("core",), settings=se
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -36,22 +34,16 @@ def register_namespaces():
 
 @hookimpl
 def register_post_types():
-    from . import model
-
     return model.post_types()
 
 
 @hookimpl
 def register_taxonomies():
-    from . import model
-
     return model.taxonomies()
 
 
 @hookimpl
 def register_meta():
-    from . import model
-
     return model.meta_keys()
 
 

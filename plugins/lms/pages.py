@@ -190,7 +190,8 @@ def head_html(app, request, site: str, item: dict | None) -> str:
 
 
 def course_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug), not_found)
+    return pagecache.answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug),
+                            not_found)
 
 
 def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
@@ -233,11 +234,13 @@ def _first_item(reader, site: str, course: dict) -> str:
 
 
 def lesson_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug), not_found)
+    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug),
+                            not_found)
 
 
 def quiz_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug), not_found)
+    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug),
+                            not_found)
 
 
 def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> HtmlView | None:
@@ -307,7 +310,8 @@ def nested_redirect(app, request, course_slug: str, segment: str, slug: str):
 
 
 def archive_page(app, request, taxonomy: str, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug), not_found)
+    return pagecache.answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug),
+                            not_found)
 
 
 def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> HtmlView | None:

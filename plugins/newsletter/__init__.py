@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from host import AdminPage, Namespace, Page, PluginInfo, hookimpl
 
-from . import settings
+from . import settings, tables
 from .cli import newsletter_group
 
 PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.NewsletterSettingsSchema,
@@ -20,8 +20,6 @@ PLUGIN = PluginInfo(name="newsletter", version="0.1.0", settings=settings.Newsle
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 

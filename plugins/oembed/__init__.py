@@ -8,6 +8,8 @@ from urllib.parse import urlencode
 from host import Namespace, PluginInfo, hookimpl
 
 from .settings import OembedConfigSchema
+from .runtime import configure, forget
+from . import tables
 
 PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings=OembedConfigSchema,
                     description="oEmbed provider for this site's posts and pages, and an oEmbed proxy for editors")
@@ -15,8 +17,6 @@ PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -58,13 +58,9 @@ def html_head(app, request, item):
 
 @hookimpl
 def startup(app):
-    from .runtime import configure
-
     configure(app)
 
 
 @hookimpl
 def shutdown(app):
-    from .runtime import forget
-
     forget(app)

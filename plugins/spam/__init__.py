@@ -10,16 +10,15 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import settings
+from . import classifier, settings, tables
 from .cli import spam_group
+from .recorder import LEARN_JOB, RECORDER, REPORT_JOB
 
 PLUGIN = PluginInfo(name="spam", version="0.1.0", settings=settings.SpamConfigSchema, description="Spam filter for comments, forms and sign-ups")
 
 
 @hookimpl
 def register_tables(metadata):
-    from . import tables
-
     tables.define_tables(metadata)
 
 
@@ -44,8 +43,6 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
-    from . import classifier
-
     settings.load(app)
     classifier.ensure_model_row(app)
 
@@ -55,15 +52,12 @@ def register_jobs():
     from host.jobs import Job
 
     from .learning import learn_job, report_job
-    from .recorder import LEARN_JOB, REPORT_JOB
 
     return [Job(LEARN_JOB, learn_job), Job(REPORT_JOB, report_job)]
 
 
 @hookimpl
 def shutdown(app):
-    from .recorder import RECORDER
-
     recorder = app.stash.get(RECORDER)
     if recorder is not None:
         recorder.close()
@@ -78,8 +72,6 @@ def check_spam(app, submission):
 
 @hookimpl
 def request_finished(app):
-    from .recorder import RECORDER
-
     recorder = app.stash.get(RECORDER)
     if recorder is not None:
         recorder.flush_own()

@@ -17,6 +17,8 @@ from .settings import WordpressMigrateConfigSchema
 from .export import export_item_hook
 from .commands import register
 from . import export_command
+from .tables import define_tables
+from .redirects import path_redirect, permalink_redirect
 
 PLUGIN = PluginInfo(name="wordpress_migrate", version="1.0.0", requires=("core",), settings=WordpressMigrateConfigSchema,
                     description="Imports a WordPress site's export (WXR) and keeps its old links working")
@@ -26,8 +28,6 @@ IMPORT_CAPABILITY = "import"
 
 @hookimpl
 def register_tables(metadata):
-    from .tables import define_tables
-
     define_tables(metadata)
 
 
@@ -53,15 +53,11 @@ def export_wordpress_items(app, export):
 
 @hookimpl(tryfirst=True)
 def html_view(app, request):
-    from .redirects import permalink_redirect
-
     return permalink_redirect(app, request)
 
 
 @hookimpl
 def html_not_found(app, request):
-    from .redirects import path_redirect
-
     return path_redirect(app, request)
 
 

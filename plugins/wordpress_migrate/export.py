@@ -25,6 +25,7 @@ from sqlalchemy import select
 
 from host.content import service_request
 from host.wxr import WxrAuthor, WxrComment, WxrExport, WxrItem, WxrTerm, php_serialize
+from host import ANONYMOUS
 
 from .writer import NO_DATE, Channel, open_wxr
 
@@ -282,7 +283,6 @@ def core_items(export: SiteExport) -> Iterator[WxrItem]:
 # --- the run -----------------------------------------------------------------------------------
 
 def _administrator(app, session):
-    from host import ANONYMOUS
     from host.auth.users import list_users
 
     return next((user for user in list_users(app, session) if "administrator" in user.roles), ANONYMOUS)
