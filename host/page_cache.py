@@ -1,12 +1,20 @@
 """Pages outside the REST root that offer their anonymous answers to the response cache.
 
-A `host.Page` registered with `cacheable=True` (feeds, sitemaps, robots.txt ...) is answered
-through the same `cached_response` / `store_response` hooks as the REST reads, so the cache
-plugin keeps it and drops it when content changes. Every such answer carries an ETag (the
-body's hash, unless the handler set one) and a Last-Modified: since when this process has
-answered the address with that body, so it moves forward whenever the body changes, even when
-what changed is older than the rest or brings an earlier body back (a post unpublished again). A matching If-None-Match, or an
-If-Modified-Since not older than Last-Modified, answers 304 and no body.
+A `host.Page` registered with `cacheable=True` (feeds, sitemaps, robots.txt, the calendar's and the
+catalogue's pages ...) and core's public HTML pages (what answers at the front page address with a
+query, and at the addresses `html_not_found` serves) go through the same `cached_response` /
+`store_response` hooks as the REST reads, so the cache plugin keeps them and drops them when content
+changes. Only a GET or HEAD without a Cookie or Authorization header is looked up or offered: a
+signed-in visitor, a post-password or comment-author cookie, any cookie at all, is answered afresh
+and never kept; nor is an answer that sets a cookie or says `Cache-Control: no-store` or `private`
+(a password-protected post's page). The cache plugin keeps 200s only. An HTML answer varies on
+Cookie and Authorization as well as Accept-Encoding.
+
+An answer that may be kept carries an ETag (the body's hash, unless the handler set one) and a
+Last-Modified: since when this process has answered the address with that body, so it moves forward
+whenever the body changes, even when what changed is older than the rest or brings an earlier body
+back (a post unpublished again). A matching If-None-Match, or an If-Modified-Since not older than
+Last-Modified, answers 304 and no body.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from __future__ import annotations
 import datetime
 import email.utils
 import hashlib
-from typing import Any
+from typing import Any, Callable
 
 import bottle
 
@@ -27,7 +35,7 @@ CHANGED = StashKey[LruCache]("host.page_cache.changed")
 CHANGED_ENTRIES = 4096
 
 # Only these survive into a cached page's headers: what the page says about its body.
-_KEPT_HEADERS = ("content-type", "etag", "last-modified", "cache-control", "x-robots-tag")
+_KEPT_HEADERS = ("content-type", "etag", "last-modified", "cache-control", "x-robots-tag", "link")
 
 
 class PageCacheRequest:
@@ -39,8 +47,9 @@ class PageCacheRequest:
     cacheable_page = True
     internal = False
 
-    def __init__(self, app, request: bottle.BaseRequest):
+    def __init__(self, app, request: bottle.BaseRequest, keep_seconds: float | None = None):
         self.app = app
+        self.keep_seconds = keep_seconds  # how long the cache may keep the answer at most (None: its own limit)
         self.method = "GET"  # HEAD is answered from the GET's entry (bottle drops the body)
         self.path = request.path
         self.query = parse_query(list(request.query.allitems()))
@@ -53,9 +62,18 @@ class PageCacheRequest:
 
 def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, Any]):
     """Run a cacheable page: from the cache when it holds the answer, else through its handler."""
+    return answer_cacheable(app, request, lambda: page.handler(app, request, **url_params), page.keep_seconds)
+
+
+def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any], keep_seconds: float | None = None):
+    """The anonymous answer kept by the response cache, else what `build()` answers (kept when it may be).
+
+    `build` returns the body (str or bytes) after setting status and headers on `bottle.response`;
+    a `bottle.HTTPResponse` it returns (a file download) is sent as it is and never kept.
+    """
     anonymous = request.method in ("GET", "HEAD") and not request.get_header("Authorization") \
         and not request.get_header("Cookie")
-    cache_request = PageCacheRequest(app, request) if anonymous else None
+    cache_request = PageCacheRequest(app, request, keep_seconds) if anonymous else None
     cached = app.hook.cached_response(app=app, request=cache_request) if cache_request else None
     if cached is not None:
         status, headers, body = cached
@@ -63,15 +81,19 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
         for name, value in headers.items():
             bottle.response.set_header(name, value)
     else:
-        body = page.handler(app, request, **url_params)
+        body = build()
+        if isinstance(body, bottle.HTTPResponse):
+            return body
         body = body.encode("utf-8") if isinstance(body, str) else body
-        if bottle.response.status_code == 200:
+        shared = cache_request is not None and _shared(bottle.response)
+        if shared and bottle.response.status_code == 200:
             _validators(app, body)
-        if cache_request is not None:
+        if shared:
             kept = {name: value for name, value in bottle.response.headers.items() if name.lower() in _KEPT_HEADERS}
             app.hook.store_response(app=app, request=cache_request, status=bottle.response.status_code,
                                     headers=kept, body=body)
-    bottle.response.set_header("Vary", "Accept-Encoding")
+    html_page = bottle.response.headers.get("Content-Type", "text/html").startswith("text/html")  # bottle's default
+    bottle.response.set_header("Vary", "Accept-Encoding, Cookie, Authorization" if html_page else "Accept-Encoding")
     etag = bottle.response.headers.get("ETag")
     if etag and bottle.response.headers.get("Content-Encoding") == "gzip":  # another representation, another tag
         bottle.response.set_header("ETag", etag[:-1] + '-gzip"')
@@ -82,6 +104,13 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
                 del bottle.response.headers[name]
         return b""
     return body
+
+
+def _shared(response: bottle.BaseResponse) -> bool:
+    """Whether an anonymous answer is everyone's: it sets no cookie and says neither `Cache-Control: no-store`
+    nor `private` (RFC 9111 3: a shared cache must not keep it). Only such an answer gets validators or is kept."""
+    directives = {part.split("=", 1)[0].strip().lower() for part in response.headers.get("Cache-Control", "").split(",")}
+    return not directives & {"no-store", "private"} and all(name != "Set-Cookie" for name, _ in response.headerlist)
 
 
 def _validators(app, body: bytes) -> None:

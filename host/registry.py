@@ -207,6 +207,9 @@ class Page:
     `cacheable` offers its anonymous GET answers to the response cache (host.page_cache), which
     also gives them an ETag and answers conditional GETs with 304; leave it off for a page whose
     answer depends on anything but its address and the site's content (a form's result, a session).
+    Only anonymous visitors without a cookie are served from the cache; an answer the handler marks
+    `Cache-Control: no-store` or `private` is never kept. `keep_seconds` bounds how long an answer is
+    kept when it also depends on what no content hook reports (time passing: "upcoming" events).
     """
 
     path: str
@@ -214,6 +217,7 @@ class Page:
     handler: Callable
     name: str = ""
     cacheable: bool = False
+    keep_seconds: float | None = None
 
 
 @dataclass(frozen=True)

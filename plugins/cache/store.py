@@ -47,6 +47,7 @@ class Entry:
     body: bytes
     stored_at: float
     gzipped: bytes | None = None  # the body gzip-compressed once at store time, when worth it (host.compression)
+    keep_seconds: float | None = None  # the request's own bound (a page's `keep_seconds`), besides ttl_seconds
 
     @property
     def size(self) -> int:
@@ -375,7 +376,7 @@ class ResponseCache:
         kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
         body = exact_bytes(body)  # orjson's bytes hold their whole write buffer: keep a tight copy
         gzipped = compression.gzip_bytes(body, compression.KEPT_LEVEL) if compression.compressible(kept, body) else None
-        entry = Entry(version, status, kept, body, time.monotonic(), gzipped)
+        entry = Entry(version, status, kept, body, time.monotonic(), gzipped, getattr(request, "keep_seconds", None))
         if entry.size > self.config.max_bytes:
             return
         with self._lock:
@@ -401,7 +402,8 @@ class ResponseCache:
             return {"entries": len(self._entries), "bytes": self._bytes, "hits": self.hits, "misses": self.misses}
 
     def _expired(self, entry: Entry) -> bool:
-        return bool(self.config.ttl_seconds) and time.monotonic() - entry.stored_at > self.config.ttl_seconds
+        limits = [limit for limit in (self.config.ttl_seconds, entry.keep_seconds) if limit]
+        return bool(limits) and time.monotonic() - entry.stored_at > min(limits)
 
     def _drop(self, key: tuple) -> None:
         entry = self._entries.pop(key)
