@@ -654,11 +654,17 @@ class App:
         @web.route("/", method=["GET", "HEAD"])
         @web.route("/index.php", method=["GET", "HEAD"])
         def home():
-            view = app.hook.html_view(app=app, request=bottle.request)
-            if view is not None:
-                return app.render_view(view)
-            return app.render_html_page(app.settings.site.get("name", ""),
-                                        f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
+            """The front page, and what plugins answer at its address (plain permalinks, archives, search),
+            through the response cache for anonymous visitors (host.page_cache)."""
+            from .page_cache import answer_cacheable
+
+            def build():
+                view = app.hook.html_view(app=app, request=bottle.request)
+                if view is not None:
+                    return app.render_view(view)
+                return app.render_html_page(app.settings.site.get("name", ""),
+                                            f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
+            return answer_cacheable(app, bottle.request, build)
 
         add_reference_pages(web, app)  # /openapi.json and /api-reference, outside the plugin namespaces
 
@@ -679,12 +685,20 @@ class App:
 
         @web.error(404)
         def not_found(_error):
-            bottle.response.content_type = "text/html; charset=UTF-8"
-            if bottle.request.method in ("GET", "HEAD"):
-                view = app.hook.html_not_found(app=app, request=bottle.request)
-                if view is not None:
-                    return app.render_view(view)
-            return app.render_html_page("Page not found", "<p>The page you asked for does not exist.</p>")
+            """What plugins answer at an address nothing else serves (core's pretty permalinks and archives),
+            through the response cache for anonymous visitors; else the 404 page (never kept: not a 200)."""
+            from .page_cache import answer_cacheable
+
+            def build():
+                bottle.response.content_type = "text/html; charset=UTF-8"
+                if bottle.request.method in ("GET", "HEAD"):
+                    view = app.hook.html_not_found(app=app, request=bottle.request)
+                    if view is not None:
+                        return app.render_view(view)
+                return app.render_html_page("Page not found", "<p>The page you asked for does not exist.</p>")
+            if bottle.request.method not in ("GET", "HEAD"):
+                return build()
+            return answer_cacheable(app, bottle.request, build)
 
         @web.error(500)
         def server_error(error):
