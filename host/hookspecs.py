@@ -564,8 +564,9 @@ def terms_changed(app: App, taxonomy: str, term_id: int, deleted: bool) -> None:
     """React to a term that was created, changed or deleted (purge a cache that shows terms).
 
     When: fired by the plugin that wrote the term, after the write committed, as
-    `app.hook.terms_changed(app=app, taxonomy=..., term_id=..., deleted=...)`. The calendar
-    fires it for its event categories and tags.
+    `app.hook.terms_changed(app=app, taxonomy=..., term_id=..., deleted=...)`. core fires it for
+    every term its `core/v2` term routes create, change or delete (the calendar's event categories
+    and tags are written through them).
     Arguments: `app`; `taxonomy`; `term_id`; `deleted` (True when the term is gone).
     Returns: nothing.
     """

@@ -2,7 +2,7 @@
 
 Every read and write runs core/v2's own route through an internal request, as the same caller,
 so term rights, validation and counts are core's; this module renames `link` to `url`, adds
-`urls`, wraps lists with their paging links, and tells the caches (`terms_changed`) of writes.
+`urls` and wraps lists with their paging links. Core's term routes tell the caches of writes (`terms_changed`).
 """
 
 from __future__ import annotations
@@ -96,7 +96,6 @@ def create_term(kind: str):
         answer = request.internal_request("POST", _core_path(taxonomy), body=_body(request, names))
         if not answer.ok:
             _raise(answer)
-        _changed(request, taxonomy, answer.data["id"], False)
         term = linked.term_object(request, answer.data, taxonomy)
         return RestResponse.created(term, term["urls"]["self"])
     return handler
@@ -111,7 +110,6 @@ def update_term(kind: str):
         answer = request.internal_request("POST", _core_path(taxonomy, term_id), body=_body(request, names))
         if not answer.ok:
             _raise(answer)
-        _changed(request, taxonomy, term_id, False)
         return linked.term_object(request, answer.data, taxonomy)
     return handler
 
@@ -124,11 +122,6 @@ def delete_term(kind: str):
         answer = request.internal_request("DELETE", _core_path(taxonomy, term_id), body={"force": True})
         if not answer.ok:
             _raise(answer)
-        _changed(request, taxonomy, term_id, True)
         return linked.term_object(request, answer.data.get("previous", {"id": term_id}), taxonomy)
     return handler
 
-
-def _changed(request, taxonomy: str, term_id: int, deleted: bool) -> None:
-    app = request.app
-    request.after_commit(lambda: app.hook.terms_changed(app=app, taxonomy=taxonomy, term_id=term_id, deleted=deleted))

@@ -344,6 +344,12 @@ class TermsController:
             suffix += 1
         return f"{slug}-{suffix}"
 
+    def _announce(self, request, term_id: int, deleted: bool = False) -> None:
+        """`terms_changed` once the write committed: pages that show the term's name or list its posts go stale."""
+        app, taxonomy = self.app, self.taxonomy
+        request.after_commit(lambda: app.hook.terms_changed(app=app, taxonomy=taxonomy, term_id=term_id,
+                                                            deleted=deleted))
+
     def create_term(self, request):
         params, session = request.params, request.session
         name = self._clean_name(params.get("name"))
@@ -358,6 +364,7 @@ class TermsController:
         term_id = session.execute(insert(terms).values(
             taxonomy=self.taxonomy, name=name, slug=slug, description=params.get("description") or "",
             parent=parent)).inserted_primary_key[0]
+        self._announce(request, term_id)
         data = self.prepare(request, self.load(request, term_id), "edit")
         return RestResponse.created(data, core_url(request, f"{self.base}/{term_id}"))
 
@@ -384,6 +391,7 @@ class TermsController:
         if values:
             terms = tables(self.app)["terms"]
             session.execute(update(terms).where(terms.c.id == term["id"]).values(**values))
+            self._announce(request, term["id"])
         return self.prepare(request, self.load(request, term["id"]), "edit")
 
     def delete_term(self, request):
@@ -400,6 +408,7 @@ class TermsController:
         session.execute(update(terms).where(terms.c.parent == term["id"]).values(parent=term["parent"]))
         session.execute(delete(relationships).where(relationships.c.term_id == term["id"]))
         session.execute(delete(terms).where(terms.c.id == term["id"]))
+        self._announce(request, term["id"], deleted=True)
         if self.taxonomy == "category" and affected:
             categories = select(relationships.c.post_id).join(terms, terms.c.id == relationships.c.term_id).where(
                 terms.c.taxonomy == "category")
