@@ -227,6 +227,8 @@ def save_wizard(request):
             wanted["views"] = list(dict.fromkeys(params["calEnableViews"]))
         if wanted != before:
             write_option(session, app, PREFERENCES_OPTION, wanted)
+            # The calendar's pages show dates in these: the response cache keeps none from before.
+            request.after_commit(lambda: app.hook.site_settings_changed(app=app, keys=[f"calendar.{PREFERENCES_OPTION}"]))
             messages.append("Settings saved.")
         else:
             messages.append("Settings unchanged.")
