@@ -1,8 +1,11 @@
 """The calendar's public pages: an event, a venue, an organizer, an event category or tag.
 
-Each page reads what it shows through the calendar's own REST routes as an anonymous visitor
-(pagecache.py, which also keeps the anonymous answers), so the routes' checks decide what is
-public: a missing, draft, pending, private or trashed item answers the site's 404 page (which
+Each page reads what it shows through the calendar's own REST routes as an anonymous visitor,
+so the routes' checks decide what is public, and every visitor sees the same page: the pages are
+`Page(cacheable=True)`, kept by the response cache (host.page_cache, the cache plugin) for visitors
+without a cookie or credentials, dropped when content, terms or the calendar's preferences change,
+and kept at most KEEP_SECONDS (an event that is over leaves the upcoming lists within a minute).
+A protected event's password form is `no-store`, never kept. a missing, draft, pending, private or trashed item answers the site's 404 page (which
 never names it), and a password-protected event asks for its password (a form that posts to the
 page itself). The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
 as an `.ics` file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`,
@@ -13,6 +16,7 @@ over), PER_PAGE a page.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from urllib.parse import quote, urlencode
@@ -23,10 +27,11 @@ from markupsafe import Markup
 
 from host import HtmlView, Page
 
-from . import pagecache, times
+from . import times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
-from .templating import render
 from .ical import CONTENT_TYPE, build_calendar
+from .templating import render
+from .views import anonymous_reader
 
 PER_PAGE = 10
 MAX_PAGE = 1000  # a page number past this is no page (bounds the list's offset)
@@ -37,15 +42,29 @@ OSM_SEARCH = "https://www.openstreetmap.org/search"
 VENUE_ADDRESS = ("address", "city", "stateprovince", "state", "province", "zip", "country")
 PLACE_FIELDS = (*VENUE_ADDRESS, "venue", "organizer", "phone", "website", "email", "url", "description")
 TERMS = {CATEGORY: ("categories", "Event category"), TAG: ("tags", "Event tag")}
+KEEP_SECONDS = 60.0  # at most this long in the response cache: "upcoming" moves with the clock
+PAGE_HEADERS = (("Cache-Control", "public, no-cache"),)  # browsers revalidate (ETag) on each visit
 
 
 def pages() -> list[Page]:
     read = ("GET", "HEAD")
-    return [Page(f"/{REWRITES[EVENT]}/<slug>/", (*read, "POST"), event_page, name="calendar-event-page"),
-            Page(f"/{REWRITES[VENUE]}/<slug>/", read, place_page(VENUE), name="calendar-venue-page"),
-            Page(f"/{REWRITES[ORGANIZER]}/<slug>/", read, place_page(ORGANIZER), name="calendar-organizer-page"),
-            Page(f"/{REWRITES[CATEGORY]}/<slug>/", read, term_page(CATEGORY), name="calendar-category-page"),
-            Page(f"/{REWRITES[TAG]}/<slug>/", read, term_page(TAG), name="calendar-tag-page")]
+    cached = {"cacheable": True, "keep_seconds": KEEP_SECONDS}  # through the response cache (module docstring)
+    return [Page(f"/{REWRITES[EVENT]}/<slug>/", (*read, "POST"), event_page, name="calendar-event-page", **cached),
+            Page(f"/{REWRITES[VENUE]}/<slug>/", read, place_page(VENUE), name="calendar-venue-page", **cached),
+            Page(f"/{REWRITES[ORGANIZER]}/<slug>/", read, place_page(ORGANIZER), name="calendar-organizer-page",
+                 **cached),
+            Page(f"/{REWRITES[CATEGORY]}/<slug>/", read, term_page(CATEGORY), name="calendar-category-page", **cached),
+            Page(f"/{REWRITES[TAG]}/<slug>/", read, term_page(TAG), name="calendar-tag-page", **cached)]
+
+
+def answer(app, request, build):
+    """What `build(reader)` answers, read as an anonymous visitor: an HtmlView in the site layout; anything
+    else (an .ics file, the password form) as it is."""
+    with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
+        view = build(reader)
+    if not isinstance(view, HtmlView):
+        return view
+    return app.render_view(dataclasses.replace(view, headers=view.headers + PAGE_HEADERS))
 
 
 # --- the event ---------------------------------------------------------------------------------
@@ -70,7 +89,7 @@ def event_page(app, request, slug: str):
             return _ical_file(reader, event)
         return _event_view(app, request, event, password)
 
-    return pagecache.answer(app, request, build)
+    return answer(app, request, build)
 
 
 def _event_view(app, request, event: dict, password: str) -> HtmlView:
@@ -127,7 +146,7 @@ def place_page(post_type: str):
             head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
             return _view(place[name_field], render(f"public/{kind}.html", context), place, post_type, head)
 
-        return pagecache.answer(app, request, build)
+        return answer(app, request, build)
 
     handler.__name__ = f"{kind}_page"
     return handler
@@ -156,7 +175,7 @@ def term_page(taxonomy: str):
             return HtmlView(f"{label}: {term['name']}", str(render("public/term.html", context)), item=item,
                             head_html=str(head))
 
-        return pagecache.answer(app, request, build)
+        return answer(app, request, build)
 
     handler.__name__ = f"{plural}_page"
     return handler

@@ -12,7 +12,8 @@ viewer may see is ever kept or shown to another. Times are in the calendar's tim
 start on the calendar's first day (the setup wizard's choices; else the site's zone and Monday),
 see onboarding.preferences, kept per calendar version (view_state). A rendered view is kept per (site,
 view, date, calendar version, today) for a minute: every calendar write, and every save of the
-preferences, bumps the version.
+preferences, bumps the version. The plain pages are also offered to the response cache
+(`Page(cacheable=True)`, a minute at most) for visitors without a cookie or credentials.
 """
 
 from __future__ import annotations
@@ -511,14 +512,13 @@ def asset(app, request, name):
 
 def pages():
     methods = ("GET", "HEAD")
-    return [Page("/events", methods, view_page, name="calendar-events-bare"),
-            Page("/events/", methods, view_page, name="calendar-events"),
-            Page("/events/list", methods, view_page, name="calendar-list-bare"),
-            Page("/events/list/", methods, view_page, name="calendar-list"),
-            Page("/events/month/", methods, view_page, name="calendar-this-month"),
-            Page("/events/month", methods, view_page, name="calendar-this-month-bare"),
-            Page("/events/month/<month>/", methods, view_page, name="calendar-month"),
-            Page("/events/month/<month>", methods, view_page, name="calendar-month-bare"),
-            Page("/events/day/<day>/", methods, view_page, name="calendar-day"),
-            Page("/events/day/<day>", methods, view_page, name="calendar-day-bare"),
+    # Anonymous views through the response cache, a minute at most (today's date moves on); the
+    # anonymous view token they carry is valid for a day, so a kept page's token still works.
+    views = [("/events", "calendar-events-bare"), ("/events/", "calendar-events"), ("/events/list", "calendar-list-bare"),
+             ("/events/list/", "calendar-list"), ("/events/month/", "calendar-this-month"),
+             ("/events/month", "calendar-this-month-bare"), ("/events/month/<month>/", "calendar-month"),
+             ("/events/month/<month>", "calendar-month-bare"), ("/events/day/<day>/", "calendar-day"),
+             ("/events/day/<day>", "calendar-day-bare")]
+    return [*(Page(path, methods, view_page, name=name, cacheable=True, keep_seconds=KEPT_SECONDS)
+              for path, name in views),
             Page("/events/assets/<name>", methods, asset, name="calendar-assets")]

@@ -4,7 +4,7 @@ outside apps with API keys, and enrolment through verified payment webhooks.
 The parts: model.py (post types, taxonomies, course meta), tables.py (questions, attempts,
 ratings, Q&A, enrolments, payment events, API keys), settings.py (`[plugins.lms]`),
 apikeys.py, catalogue.py and routes.py (the read routes), webhook.py, admin.py, importer.py,
-demo.py, cli.py (`sitehost lms ...`), and pages.py with pagecache.py (the public pages, templates/lms_page_*.html,
+demo.py, cli.py (`sitehost lms ...`), and pages.py (the public pages, kept by the response cache; templates/lms_page_*.html,
 static/lms.css).
 """
 

@@ -7,27 +7,31 @@ everyone else reads the course's outline and how to enrol. A free course enrols 
 user from its page (a form with the session's CSRF token, through `enrolments.enrol`); a paid
 one says how payment enrols; an anonymous visitor gets the sign-in link.
 
-Anonymous answers are the same for everyone, so they are kept (pagecache.py) and carry an
-ETag built from the content store's and this plugin's versions: a change to the course, its
-lessons or its ratings gives a new page. A signed-in visitor's page is never kept and is
-`private, no-store`.
+Anonymous answers are the same for everyone, so the course, lesson, quiz and archive pages are
+`Page(cacheable=True)`: the response cache (host.page_cache, the cache plugin) keeps them for
+visitors without a cookie or credentials, drops them when content changes (the course, its
+lessons, its terms; ratings are written by imports, which save content too), and keeps none longer
+than KEEP_SECONDS (a teacher's new display name reaches no purge). A signed-in visitor's page says
+whether they are enrolled and shows enrolled learners the lesson text: it is never looked up in
+the cache nor kept, and is sent `private, no-store`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hmac
+from typing import Callable, Iterator
 
 import bottle
 import jinja2
 from babel.numbers import format_currency
 from sqlalchemy import func, select
 
-from host import HtmlView, Page
+from host import HtmlView, Page, RestRequest
 from host.auth import users as user_service
 from host.text import without_style_attributes
 
-from . import pagecache
-from .pagecache import page_reader
 from .catalogue import can_edit, children, course_price, protected, ratings_of
 from .enrolments import enrol
 from .model import (
@@ -46,6 +50,9 @@ REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quiz
               ANNOUNCEMENT: "course-announcements"}
 MAX_ANNOUNCEMENTS = 5  # the newest, on the course page of its learners
 LEVEL_NAMES = dict(zip(LEVELS, ("All levels", "Beginner", "Intermediate", "Expert")))
+KEEP_SECONDS = 60.0  # at most this long in the response cache
+ANONYMOUS_HEADERS = (("Cache-Control", "public, no-cache"),)  # browsers revalidate (ETag) on each visit
+PERSONAL_HEADERS = (("Cache-Control", "private, no-store"),)
 TIME_UNITS = {"seconds": "second", "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week"}
 
 
@@ -178,6 +185,31 @@ def not_found(app) -> str:
                                     status=404, headers=(("Cache-Control", "no-store"),)))
 
 
+@contextlib.contextmanager
+def page_reader(app, request, user) -> Iterator[RestRequest]:
+    """A request for the content service, as the visitor (the page's own transaction)."""
+    reader = RestRequest(app, request.method, request.path, [], {}, environ=request.environ,
+                         base_url=app.rest_base_url(request.environ))
+    reader.user = user
+    succeeded = False
+    try:
+        yield reader
+        succeeded = True
+    finally:
+        reader.finish(success=succeeded)
+
+
+def answer(app, request, build: Callable[[RestRequest, str], HtmlView | None]) -> str:
+    """The page `build(reader, site)` makes (None: the 404) in the site layout, as the visitor sees it."""
+    user = app.page_user(request.environ)
+    with page_reader(app, request, user) as reader:
+        view = build(reader, app.site_url(request.environ))
+    if view is None:
+        return not_found(app)
+    personal = PERSONAL_HEADERS if user.is_authenticated else ANONYMOUS_HEADERS
+    return app.render_view(dataclasses.replace(view, headers=view.headers + personal))
+
+
 def view_item(app, request, item: dict, site: str) -> dict:
     return {"id": item["id"], "type": item["type"], "status": item["status"], "link": link(site, item),
             "rest_url": rest_url(app, request, item), "title": item["title"]}
@@ -190,8 +222,7 @@ def head_html(app, request, site: str, item: dict | None) -> str:
 
 
 def course_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug),
-                            not_found)
+    return answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug))
 
 
 def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
@@ -234,13 +265,11 @@ def _first_item(reader, site: str, course: dict) -> str:
 
 
 def lesson_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug),
-                            not_found)
+    return answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug))
 
 
 def quiz_page(app, request, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug),
-                            not_found)
+    return answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug))
 
 
 def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> HtmlView | None:
@@ -310,8 +339,7 @@ def nested_redirect(app, request, course_slug: str, segment: str, slug: str):
 
 
 def archive_page(app, request, taxonomy: str, slug: str):
-    return pagecache.answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug),
-                            not_found)
+    return answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug))
 
 
 def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> HtmlView | None:
@@ -381,16 +409,17 @@ def _message(app, title: str, template: str, status: int, **context) -> str:
 
 def pages() -> list[Page]:
     read = ("GET", "HEAD")
+    cached = {"cacheable": True, "keep_seconds": KEEP_SECONDS}  # through the response cache (module docstring)
     return [
-        Page(f"/{COURSE_BASE}/<slug>/", read, course_page, name="lms-course"),
+        Page(f"/{COURSE_BASE}/<slug>/", read, course_page, name="lms-course", **cached),
         Page(f"/{COURSE_BASE}/<slug>/enrol", ("POST",), enrol_page, name="lms-course-enrol"),
         Page(f"/{COURSE_BASE}/<course_slug>/<segment>/<slug>/", read, nested_redirect, name="lms-nested"),
-        Page(f"/{LESSON_BASE}/<slug>/", read, lesson_page, name="lms-lesson"),
-        Page(f"/{QUIZ_BASE}/<slug>/", read, quiz_page, name="lms-quiz"),
+        Page(f"/{LESSON_BASE}/<slug>/", read, lesson_page, name="lms-lesson", **cached),
+        Page(f"/{QUIZ_BASE}/<slug>/", read, quiz_page, name="lms-quiz", **cached),
         Page(f"/{TOPIC_BASE}/<slug>/", read, topic_page, name="lms-topic"),
         Page(f"/{CATEGORY}/<slug>/", read, lambda app, request, slug: archive_page(app, request, CATEGORY, slug),
-             name="lms-course-category"),
+             name="lms-course-category", **cached),
         Page(f"/{TAG}/<slug>/", read, lambda app, request, slug: archive_page(app, request, TAG, slug),
-             name="lms-course-tag"),
+             name="lms-course-tag", **cached),
     ]
 
