@@ -249,7 +249,7 @@ def test_editing_the_venue_changes_the_cached_event_page(make_app):
     first = app.client.get(path)
     assert "Old gym" in first.text and first.headers["Cache-Control"] == "public, no-cache"
     kept = app.client.get(path)
-    assert kept.text == first.text and kept.headers["ETag"] == first.headers["ETag"]
+    assert kept.headers["X-Cache"] == "hit" and kept.text == first.text and kept.headers["ETag"] == first.headers["ETag"]
     app.client.get(path, headers={"If-None-Match": first.headers["ETag"]}, status=304)
 
     def changed_after(write) -> str:
