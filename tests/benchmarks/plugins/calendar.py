@@ -1,4 +1,5 @@
-"""The calendar's benchmark: the default event list, a venue's date window, the month view and the feed.
+"""The calendar's benchmark: the default event list, a venue's date window, the month view, the public
+events list page and the feed.
 
 `prepare` creates venues, organizers, a category and one event over REST (so the write path and
 the check run against real routes), then bulk-loads as many events as the run's size (1,000,
@@ -201,6 +202,26 @@ def _check_month(context: Context) -> None:
         raise Unavailable(f"the month view: HTTP {response.status}, {shown} of {MONTH_EVENTS} events shown")
 
 
+LIST_PAGE = "/events/list/"
+LIST_PAGE_EVENTS = 20  # the list view's page (plugins/calendar/views.py LIST_PAGE_SIZE)
+
+
+def _lua_list_page(context: Context) -> str:
+    return f'wrk.method = "GET"\nwrk.path = {lua_string(_site_path(context) + LIST_PAGE)}\n'
+
+
+def _check_list_page(context: Context) -> None:
+    """The public events list (from today) shows a full page of the bulk-loaded fixtures."""
+    import urllib.request
+
+    site = context.rest[: -len(context.rest_path)] if context.rest_path != "/" else context.rest
+    with urllib.request.urlopen(site + _site_path(context) + LIST_PAGE, timeout=120) as response:
+        html = response.read().decode()
+    shown = html.count('<article class="cal-event"')
+    if response.status != 200 or shown < LIST_PAGE_EVENTS:
+        raise Unavailable(f"the events list page: HTTP {response.status}, {shown} of {LIST_PAGE_EVENTS} events shown")
+
+
 def _feed_path(context: Context) -> str:
     """The iCalendar export of the bulk-loaded fixtures' window: 1,000 events at the 1,000 size."""
     today = datetime.date.today()
@@ -274,6 +295,8 @@ SCENARIOS = [
              _check(lambda c: f"{API}/events", 10), cached=True, prepare=prepare),
     Scenario("calendar-month-view", f"HTML month view of {MONTH_EVENTS} events (/events/month/)", _lua_month,
              _check_month, prepare=prepare_month),
+    Scenario("calendar-list-page", f"HTML events list page ({LIST_PAGE_EVENTS} events, /events/list/), cache off",
+             _lua_list_page, _check_list_page, prepare=prepare),
     Scenario("calendar-ics", f"GET cal events.ics ({FEED_EVENTS} events, anonymous: kept a minute)",
              _lua_get(_feed_path), _check_feed, prepare=prepare),
     # Last of the calendar's: its repeating events stay in the served database for the scenarios after it.
@@ -285,6 +308,7 @@ BUDGET = [
     Budget("calendar-events", 0.15, "issue 16: the default event list at 10,000 events, uncached", max_drop=0.30),
     # issue 23.7 asks for >= 300 req/s at 1 worker: 0.08 of the ~3,700 req/s hello-world ceiling.
     Budget("calendar-month-view", 0.08, "issue 23.7: the month view with 200 events in the month, >= 300 req/s"),
+    Budget("calendar-list-page", 0.08, "the public site, part 7: the events list page, cache off"),
     # At most 50 ms of CPU per request at 1 worker is >= 20 req/s: 0.004 of the ~5,300 req/s ceiling.
     Budget("calendar-events-rules", 0.004, "security round three: the default list with ten never-matching or "
                                            "daily rules stored, under 50 ms of CPU per request at 1 worker"),

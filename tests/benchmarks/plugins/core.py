@@ -1,4 +1,5 @@
-"""The core plugin's lines: the posts feed `/feed/`, uncached and from the cache, and in process, creates
+"""The core plugin's lines: the posts feed `/feed/`, uncached and from the cache; a post's public page with
+20 approved comments, uncached and from the cache (the public site, part 7); and in process, creates
 that share a title (issue 44.3).
 
 Recurring event imports and weekly newsletters create many posts of one title; each needs a
@@ -17,7 +18,7 @@ import urllib.request
 
 from sqlalchemy import event
 
-from tests.benchmarks.scenarios import Context, Scenario, Unavailable
+from tests.benchmarks.scenarios import Context, Scenario, Unavailable, expect, fetch
 from tests.benchmarks.wrk import lua_string
 
 from . import Budget, Measure
@@ -47,9 +48,66 @@ def _check_feed(cached: bool):
     return check
 
 
+POST_PAGE_SLUG = "sports-day-results-and-comments"
+POST_PAGE_COMMENTS = 20
+
+
+def prepare_post_page(context: Context) -> None:
+    """One published post with POST_PAGE_COMMENTS approved comments, written over REST as the administrator
+    (a moderator's comments are approved at once); a server that has it already is left as it is."""
+    found_status, _headers, found = fetch(context.rest + f"/core/v2/posts?slug={POST_PAGE_SLUG}&_fields=id")
+    expect(found_status, 200, found, "find the commented post")
+    if found:
+        return
+    admin = {"Authorization": context.admin_authorization}
+    status, _headers, post = fetch(context.rest + "/core/v2/posts", "POST", {
+        "title": "Sports day: the results", "slug": POST_PAGE_SLUG, "status": "publish",
+        "content": "<p>Every race, every team and the cup for the house with the most points.</p>" * 10}, admin)
+    expect(status, 201, post, "create the commented post")
+    for number in range(POST_PAGE_COMMENTS):
+        status, _headers, comment = fetch(context.rest + "/core/v2/comments", "POST", {
+            "post": post["id"], "content": f"Comment {number + 1}: well run, everyone. See you next year!",
+            "author_name": f"Parent {number + 1}", "author_email": f"parent{number + 1}@example.org"}, admin)
+        expect(status, 201, comment, "create a comment")
+        if comment.get("status") != "approved":
+            raise Unavailable(f"a comment of the administrator is {comment.get('status')!r}, not approved")
+
+
+def _post_page_path(context: Context) -> str:
+    """The post's address on the site (its plain permalink `/?p=ID`: the harness sets no permalink structure)."""
+    status, _headers, found = fetch(context.rest + f"/core/v2/posts?slug={POST_PAGE_SLUG}&_fields=link")
+    expect(status, 200, found, "find the commented post")
+    if not found:
+        raise Unavailable("the commented post is missing")
+    return found[0]["link"][len(_site(context)):]
+
+
+def _lua_post_page(context: Context) -> str:
+    return f'wrk.method = "GET"\nwrk.path = {lua_string(_post_page_path(context))}\n'
+
+
+def _check_post_page(cached: bool):
+    """The post's page answers HTML with its 20 comments (from the cache, the second time, when `cached`)."""
+    def check(context: Context) -> None:
+        path = _post_page_path(context)
+        for _attempt in range(2 if cached else 1):
+            with urllib.request.urlopen(_site(context) + path, timeout=120) as response:
+                headers, body = response.headers, response.read()
+        shown = body.count(b'<li class="comment" id="comment-')
+        if not headers.get("Content-Type", "").startswith("text/html") or shown != POST_PAGE_COMMENTS:
+            raise Unavailable(f"{path}: {headers.get('Content-Type')!r}, {shown} comments shown")
+        if cached and headers.get("X-Cache") != "hit":
+            raise Unavailable(f"{path}: the second answer was not a cache hit")
+    return check
+
+
 SCENARIOS = [
     Scenario("core-feed", "GET /feed/ (RSS, 10 posts)", _lua_feed, _check_feed(cached=False)),
     Scenario("core-feed-cached", "GET /feed/, cache hit", _lua_feed, _check_feed(cached=True), cached=True),
+    Scenario("core-post-page", f"HTML post page with {POST_PAGE_COMMENTS} comments, cache off", _lua_post_page,
+             _check_post_page(cached=False), prepare=prepare_post_page),
+    Scenario("core-post-page-cached", "HTML post page, cache hit (cached public page)", _lua_post_page,
+             _check_post_page(cached=True), cached=True, prepare=prepare_post_page),
 ]
 # In process (tests/benchmarks/profile-style timing on the demo site) the uncached feed costs about six
 # uncached 10-post lists (feedgen, ten renderings, authors and terms); a feed reader polls it, and the
@@ -57,6 +115,8 @@ SCENARIOS = [
 BUDGET = [
     Budget("core-feed", 0.03, "the posts feed, uncached: about a sixth of the uncached list's share"),
     Budget("core-feed-cached", 0.5, "the posts feed from the response cache (a site page, not a REST read)"),
+    Budget("core-post-page", 0.08, "the public site, part 7: a post page with 20 comments, cache off"),
+    Budget("core-post-page-cached", 0.70, "the public site, part 7: a cached public page"),
 ]
 
 SAME_TITLE_CREATES = 2000
