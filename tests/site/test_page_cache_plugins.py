@@ -52,6 +52,11 @@ def test_calendar_pages_are_a_miss_then_a_hit_and_purged_by_writes(make_app):
     assert "New sports centre" in _miss_then_hit(app.client, pages["event"]).text
     admin.post_json(f"{API}/categories/{category['id']}", {"name": "After-school clubs"})
     assert "After-school clubs" in _miss_then_hit(app.client, pages["event"]).text
+    admin.post_json(f"{API}/events/{event['id']}", {"start_date": "2030-06-11 18:00:00",
+                                                     "end_date": "2030-06-11 19:30:00"})
+    moved = _miss_then_hit(app.client, pages["event"])
+    assert "6:00pm to 7:30pm" in moved.text and moved.headers["Cache-Control"] == "public, no-cache"
+    app.client.get(pages["event"], headers={"If-None-Match": moved.headers["ETag"]}, status=304)
     new_event(admin, title="Chess", start_date="2030-06-11 16:00:00", end_date="2030-06-11 17:00:00")
     assert "Chess" in _miss_then_hit(app.client, pages["list"]).text
     admin.delete(f"{API}/events/{event['id']}")
