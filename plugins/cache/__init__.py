@@ -1,9 +1,12 @@
 """cache/v1 + cache/v3: a response cache for anonymous REST reads, its crawler, and service callbacks.
 
 The cache answers anonymous GETs of the REST root, namespace indexes and the configured
-path prefixes (core/v2 posts, pages, media by default) from memory, and stays correct
-across server processes through a version counter in the database that every content
-write bumps (`content_saved` / `content_deleted`) before the write's response is sent.
+path prefixes (core/v2 posts, pages, media by default), and the site's cacheable pages
+(host/page_cache.py: core's public pages, feeds, the calendar's and the catalogue's pages)
+from memory, and stays correct across server processes through a version counter in the
+database that every content write bumps (`content_saved` / `content_deleted`; also
+`terms_changed`, `site_settings_changed`, and a shown user field changed or an account
+deleted, on commit) before the write's response is sent.
 """
 
 from __future__ import annotations
@@ -112,6 +115,30 @@ def terms_changed(app):
 def site_settings_changed(app):
     """The root index shows the site's title and tagline: a cached one is stale once they change."""
     _invalidate(app)
+
+
+# What public pages show of an account: the author line of posts, the author archive's title and address.
+_SHOWN_USER_FIELDS = frozenset({"display_name", "slug"})
+
+
+@hookimpl
+def user_updated(app, session, user, changed):
+    """A post page names its author: a renamed author's pages are stale once the change commits."""
+    if _SHOWN_USER_FIELDS & set(changed):
+        _invalidate_after_commit(app, session)
+
+
+@hookimpl
+def user_deleted(app, session, user, reassign_to):
+    """The deleted author's posts move to another author (or go): stale once the deletion commits."""
+    _invalidate_after_commit(app, session)
+
+
+def _invalidate_after_commit(app, session) -> None:
+    """These hooks run inside the changing transaction: purge when it commits (never for a rollback)."""
+    from sqlalchemy import event
+
+    event.listen(session, "after_commit", lambda _session: _invalidate(app), once=True)
 
 
 def _invalidate(app) -> None:

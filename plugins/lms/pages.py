@@ -9,11 +9,12 @@ one says how payment enrols; an anonymous visitor gets the sign-in link.
 
 Anonymous answers are the same for everyone, so the course, lesson, quiz and archive pages are
 `Page(cacheable=True)`: the response cache (host.page_cache, the cache plugin) keeps them for
-visitors without a cookie or credentials, drops them when content changes (the course, its
-lessons, its terms; ratings are written by imports, which save content too), and keeps none longer
-than KEEP_SECONDS (a teacher's new display name reaches no purge). A signed-in visitor's page says
-whether they are enrolled and shows enrolled learners the lesson text: it is never looked up in
-the cache nor kept, and is sent `private, no-store`.
+visitors without a cookie or credentials, drops them when content changes (the course, its lessons,
+its terms, a teacher's display name; ratings are written by imports, which save content too, and
+removed with an account), and keeps none longer than KEEP_SECONDS, as before (a bound on what no
+hook reports). A signed-in visitor's page says whether they are enrolled and shows enrolled
+learners the lesson text: it is never looked up in the cache nor kept, and is sent
+`private, no-store`.
 """
 
 from __future__ import annotations

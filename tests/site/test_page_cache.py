@@ -174,6 +174,18 @@ def test_site_title_and_tagline_changes_reach_cached_pages(school):
     assert "Learning by the water" in app.client.get("/").text
 
 
+def test_renaming_the_author_purges_their_posts_pages(school):
+    """The author line of a post and the author archive show the display name (a purge on commit)."""
+    app, admin = school["app"], school["admin"]
+    addresses = _warmed(school)
+    app.client.post_json("/wp-json/core/v2/users/me", {"name": "Mrs Head Teacher"}, headers=admin.headers)
+    for family in ("post", "author"):
+        fresh = app.client.get(addresses[family])
+        assert "X-Cache" not in fresh.headers and "Mrs Head Teacher" in fresh.text, family
+    app.client.post_json("/wp-json/core/v2/users/me", {"description": "Runs the school."}, headers=admin.headers)
+    assert app.client.get(addresses["post"]).headers.get("X-Cache") == "hit"  # not shown: nothing purged
+
+
 def test_a_write_that_changes_no_page_leaves_them_cached(school):
     """The purge follows content, terms and settings: an application password is none of them."""
     app, admin = school["app"], school["admin"]
