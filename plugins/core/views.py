@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
 from host.content import service_request
+from host.stash import StashKey
 from host.text import without_style_attributes
 from host.auth.users import get_user
 
@@ -206,17 +207,31 @@ def _featured_image(app, request, item: dict) -> dict | None:
 
 
 MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
+MENU_KEPT = StashKey[tuple[int, list[MenuEntry]]]("core.menu_pages")  # (content version, entries)
 
 
 def menu_pages(app) -> list[MenuEntry]:
-    """The site menu's share of core: published top-level pages by `menu_order`, then title."""
+    """The site menu's share of core: published top-level pages by `menu_order`, then title.
+
+    Every page of the site shows it, so the entries are kept per content version (bumped in the writing
+    transaction by every change to an item): read before the pages, so that a write committed between
+    the two reads leaves the entries under the older version, built again on the next request. A
+    scheduled page joins when the publishing job publishes it (within its 30 seconds)."""
     with app.db.session() as session:
-        pages, _total = app.content.query(service_request(app, session, ANONYMOUS), "page", parent=[0],
-                                          orderby="menu_order", order="asc", per_page=MENU_PAGES)
+        reader = service_request(app, session, ANONYMOUS)
+        version = app.content.version(reader)
+        kept = app.stash.get(MENU_KEPT)
+        if version is not None and kept is not None and kept[0] == version:
+            return kept[1]
+        pages, _total = app.content.query(reader, "page", parent=[0], orderby="menu_order", order="asc",
+                                          per_page=MENU_PAGES)
         paths = {page["id"]: page_path(app, session, page) if structure(app) else f"/?page_id={page['id']}"
                  for page in pages}
-    return [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
-                      paths[page["id"]], order=page.get("menu_order") or 0) for page in pages]
+    entries = [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
+                         paths[page["id"]], order=page.get("menu_order") or 0) for page in pages]
+    if version is not None:
+        app.stash[MENU_KEPT] = (version, entries)
+    return entries
 
 
 class PasswordFormArgs(Schema):
