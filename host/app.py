@@ -42,7 +42,7 @@ from .upgrades import may_change_schema, record_release
 from .state import define_host_tables
 from .users import ANONYMOUS
 from .rest.request import RestRequest
-from .page_cache import answer_page
+from .page_cache import answer_cacheable, answer_page
 from .auth import sessions
 
 log = logging.getLogger("sitehost")
@@ -656,8 +656,6 @@ class App:
         def home():
             """The front page, and what plugins answer at its address (plain permalinks, archives, search),
             through the response cache for anonymous visitors (host.page_cache)."""
-            from .page_cache import answer_cacheable
-
             def build():
                 view = app.hook.html_view(app=app, request=bottle.request)
                 if view is not None:
@@ -687,8 +685,6 @@ class App:
         def not_found(_error):
             """What plugins answer at an address nothing else serves (core's pretty permalinks and archives),
             through the response cache for anonymous visitors; else the 404 page (never kept: not a 200)."""
-            from .page_cache import answer_cacheable
-
             def build():
                 bottle.response.content_type = "text/html; charset=UTF-8"
                 if bottle.request.method in ("GET", "HEAD"):
