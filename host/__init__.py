@@ -18,8 +18,9 @@ _PUBLIC = {
     **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MenuEntry",
                      "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
                     "registry"),
-    **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes"),
+    **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes", "invalid_param"),
                     "rest.response"),
+    "ParamError": "rest.validation",
     "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
     "RestRequest": "rest.request", "client_address": "proxies", "basic_credentials": "auth",
     "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
@@ -43,8 +44,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "load_plugin_table",
+    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "load_plugin_table",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
     "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",

@@ -389,6 +389,7 @@ class Endpoint:
     anonymous_refusal: int = 401  # Route.anonymous_refusal
     described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
     multipart_body: Any = None  # Route.multipart_body
+    arg_schema: Any = None  # Route.args, the class that loads the validated values (rest/loading.py)
 
     def described_args(self) -> dict[str, dict[str, Any]]:
         """`args` without the host's guards (validation.GUARDS), as discovery and OPTIONS show them."""
@@ -596,7 +597,7 @@ class Registry:
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,
-            anonymous_refusal=route.anonymous_refusal, multipart_body=_multipart_body(route),
+            anonymous_refusal=route.anonymous_refusal, multipart_body=_multipart_body(route), arg_schema=route.args,
         )
         compiled = self.routes.get(full)
         if compiled is not None and not automatic_index:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Mapping
 from urllib.parse import urlencode
+
+from .validation import ParamError
 
 
 class RestError(Exception):
@@ -34,6 +36,28 @@ class RestError(Exception):
 
     def __repr__(self) -> str:
         return f"RestError({self.code!r}, status={self.status})"
+
+
+def invalid_param(problems: Mapping[str, str | ParamError], message: str | None = None) -> RestError:
+    """400 `rest_invalid_param` naming every bad parameter at once, in WordPress's shape.
+
+    `problems` maps each parameter to its message (a string: code `rest_invalid_param`) or to a
+    `ParamError(code, message, data)`. The answer is what WP_REST_Request::has_valid_params gives:
+    message "Invalid parameter(s): a, b", data {status: 400, params: {name: message},
+    details: {name: {code, message, data}}}. `message` replaces the summary where WordPress's own
+    check words it differently ("Invalid parent type.").
+    """
+    params: dict[str, str] = {}
+    details: dict[str, dict[str, Any]] = {}
+    for name, problem in problems.items():
+        if isinstance(problem, ParamError):
+            params[name] = problem.message
+            details[name] = {"code": problem.code, "message": problem.message, "data": problem.data}
+        else:
+            params[name] = problem
+            details[name] = {"code": "rest_invalid_param", "message": problem, "data": None}
+    summary = message if message is not None else f"Invalid parameter(s): {', '.join(params)}"
+    return RestError("rest_invalid_param", summary, 400, {"params": params, "details": details})
 
 
 def forbidden(user, code: str = "rest_forbidden", message: str = "Sorry, you are not allowed to do that.") -> RestError:

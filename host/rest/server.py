@@ -25,8 +25,9 @@ from ..plugins import ESSENTIAL
 from ..compression import negotiate
 from ..proxies import forwarded
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
-from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden
+from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden, invalid_param
 from .kept_embeds import KeptEmbeds
+from .loading import load_args
 from .shaping import compact_links, embed_links, embed_target, embeddable_links, fields_tree, filter_fields, parse_names
 from .validation import MAX_INTEGER, ParamError, sanitize_value, validate_value
 
@@ -476,9 +477,8 @@ class RestServer:
         if missing:
             raise RestError("rest_missing_callback_param", f"Missing parameter(s): {', '.join(missing)}", 400,
                             {"params": missing})
-        invalid: dict[str, str] = {}
-        details: dict[str, Any] = {}
-        self._check_path_numbers(request, endpoint, invalid, details)
+        invalid: dict[str, ParamError] = {}
+        self._check_path_numbers(request, endpoint, invalid)
         unchecked = endpoint.handler_validated  # passed on as sent (host.args.RenderedText)
         for name, arg in endpoint.args.items():
             if name not in sent or name in unchecked:
@@ -486,18 +486,16 @@ class RestServer:
             try:
                 validate_value(sent[name], arg, name)
             except ParamError as error:
-                invalid[name] = error.message
-                details[name] = {"code": error.code, "message": error.message, "data": error.data}
+                invalid[name] = error
         if invalid:
-            raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", 400,
-                            {"params": invalid, "details": details})
+            raise invalid_param(invalid)
         for name, arg in endpoint.args.items():
             if name in sent and name not in unchecked:
                 params[name] = sanitize_value(sent[name], arg)
-        return params
+        return load_args(endpoint, params, set(sent))
 
     @staticmethod
-    def _check_path_numbers(request: RestRequest, endpoint, invalid: dict[str, str], details: dict[str, Any]) -> None:
+    def _check_path_numbers(request: RestRequest, endpoint, invalid: dict[str, ParamError]) -> None:
         """A number in the path past what a database column holds, where the route declares no arg for it."""
         route = request.route
         for name in route.number_groups if route is not None else ():
@@ -508,8 +506,7 @@ class RestServer:
             if len(digits) <= 19 and int(digits or "0") <= MAX_INTEGER:  # never int() of thousands of digits
                 continue
             message = f"{name} must be between 0 (inclusive) and {MAX_INTEGER} (inclusive)"
-            invalid[name] = message
-            details[name] = {"code": "rest_out_of_bounds", "message": message, "data": None}
+            invalid[name] = ParamError("rest_out_of_bounds", message)
 
     def _check_permission(self, request: RestRequest, endpoint) -> None:
         if endpoint.permission is None:

@@ -21,6 +21,7 @@ from ..text import strip_tags
 _NUMERIC = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
 _DATE_TIME = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(:?\d{2})?)?$")
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _HEX_COLOR = re.compile(r"^#([A-Fa-f0-9]{3}){1,2}$")
 _LIST_SPLIT = re.compile(r"[\s,]+")
@@ -324,6 +325,8 @@ def _validate_enum(value: Any, schema: dict, param: str) -> None:
 def _validate_format(value: str, fmt: str, param: str) -> None:
     if fmt == "date-time" and not valid_date_time(value):
         raise ParamError("rest_invalid_date", "Invalid date.")
+    if fmt == "date" and not valid_date(value):  # fields.Date: YYYY-MM-DD (WordPress has no such format)
+        raise ParamError("rest_invalid_date", "Invalid date.")
     if fmt == "email" and not looks_like_email(value):
         raise ParamError("rest_invalid_email", "Invalid email address.")
     if fmt == "ip":
@@ -335,6 +338,17 @@ def _validate_format(value: str, fmt: str, param: str) -> None:
         raise ParamError("rest_invalid_uuid", f"{param} is not a valid UUID.")
     if fmt == "hex-color" and not _HEX_COLOR.match(value):
         raise ParamError("rest_invalid_hex_color", "Invalid hex color.")
+
+
+def valid_date(value: str) -> bool:
+    """A calendar date written YYYY-MM-DD: 2030-12-31, not 31/12/2030 or 2030-02-30."""
+    match = _DATE.match(value)
+    if not match:
+        return False
+    year, month, day = (int(match.group(i)) for i in range(1, 4))
+    import calendar
+
+    return year >= 1 and 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
 
 
 def valid_date_time(value: str) -> bool:
