@@ -183,12 +183,40 @@ def page_field(description: str = "Current page of the collection.") -> fields.F
                           metadata={"description": description, GUARD_MAXIMUM: MAX_PAGE})
 
 
-class PagedArgs(ContextArgs):
-    """Args of a collection that pages and nothing more: `page` and `per_page` (1 to 100)."""
+PER_PAGE_DESCRIPTION = "Maximum number of items to be returned in result set."
+
+
+def per_page_field(default: int | None = 10, maximum: int | None = 100, minimum: int = 1,
+                   description: str = PER_PAGE_DESCRIPTION) -> fields.Field:
+    """`per_page` from `minimum` to `maximum` (None: no maximum), `default` when not sent (None: absent)."""
+    keywords: dict[str, Any] = {} if default is None else {"load_default": default}
+    return fields.Integer(validate=validate.Range(min=minimum, max=maximum), metadata={"description": description},
+                          **keywords)
+
+
+class Paged(Schema):
+    """`page` (from 1) and `per_page` (1 to 100, default 10), as WordPress's collections declare them.
+
+    A route whose bounds differ says so: `class Args(Paged.with_bounds(default=50))`, or on any
+    subclass (`CollectionArgs.with_bounds(default=None)` for a per_page without default).
+    """
 
     page = page_field()
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Maximum number of items to be returned in result set."})
+    per_page = per_page_field()
+
+    @classmethod
+    def with_bounds(cls, *, default: int | None = 10, maximum: int | None = 100, minimum: int = 1,
+                    description: str = PER_PAGE_DESCRIPTION, page_description: str | None = None) -> type[Schema]:
+        """A subclass whose `per_page` has these bounds (and `page` this description)."""
+        attributes: dict[str, Any] = {"per_page": per_page_field(default, maximum, minimum, description),
+                                      "__doc__": cls.__doc__}
+        if page_description is not None:
+            attributes["page"] = page_field(page_description)
+        return type(cls.__name__, (cls,), attributes)
+
+
+class PagedArgs(Paged, ContextArgs):
+    """Args of a collection that pages and nothing more: `context`, `page` and `per_page` (1 to 100)."""
 
 
 # A search longer than this is refused (400): SQLite refuses LIKE patterns past 50,000 bytes
@@ -220,8 +248,8 @@ class CollectionArgs(PagedArgs):
 
 
 __all__ = [
-    "CONTEXTS", "CollectionArgs", "ContextArgs", "JsonSchemaField", "PagedArgs", "RenderedText", "TermFilter", "context_field",
-    "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "page_field", "search_field",
+    "CONTEXTS", "CollectionArgs", "ContextArgs", "JsonSchemaField", "PER_PAGE_DESCRIPTION", "Paged", "PagedArgs", "RenderedText", "TermFilter", "context_field",
+    "date_time", "enum_field", "force_field", "handler_validated_args", "id_list", "in_order", "orderby_field", "page_field", "per_page_field", "search_field",
     "string_list", "MAX_INTEGER", "ParamError", "sanitize_value", "schema_instance", "schema_properties",
     "validate_value",
 ]

@@ -14,16 +14,13 @@ NAME_PART = r"[a-z0-9-]+"
 MAX_NAME_PART = 64
 
 
-class AbilityCollectionArgs(PagedArgs):
-    per_page = fields.Integer(load_default=50, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Maximum number of items to be returned in result set."})
+class AbilityCollectionArgs(PagedArgs.with_bounds(default=50)):
     category = fields.String(validate=validate.Length(max=MAX_NAME_PART),
                              metadata={"description": "Limit results to abilities in specific ability category."})
 
 
-class CategoryCollectionArgs(PagedArgs):
-    per_page = fields.Integer(load_default=50, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Maximum number of items to be returned in result set."})
+class CategoryCollectionArgs(PagedArgs.with_bounds(default=50)):
+    """page, and per_page 1 to 100 (default 50)."""
 
 
 class AbilityArgs(ContextArgs):

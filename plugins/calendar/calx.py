@@ -19,7 +19,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import and_, delete as sql_delete, exists, func, select
 
 from host import RestError, RestResponse, Route, forbidden
-from host.args import page_field
+from host.args import Paged
 
 from . import common, event_routes, places, state, times
 from .events import rows_of, shape_events, sync_status
@@ -56,10 +56,8 @@ def _when(description: str) -> fields.Field:
                          metadata={"description": description, "format": "date-time"})
 
 
-class PageArgs(Schema):
-    page = page_field("Page.")
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Items per page (1 to 100)."})
+class PageArgs(Paged.with_bounds(description="Items per page (1 to 100).", page_description="Page.")):
+    """page and per_page (1 to 100, default 10)."""
 
 
 def _status_field() -> fields.Field:

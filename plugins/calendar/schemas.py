@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, id_list, page_field
+from host.args import MAX_SEARCH_LENGTH, JsonSchemaField, Paged, id_list
 
 MAX_DATE = 64
 MAX_TEXT = 100_000
@@ -39,12 +39,9 @@ LINKED = {"type": ["array", "integer", "object"], "maxItems": MAX_LINKED,
           "items": {"type": ["integer", "object"]}}
 
 
-class PageArgs(Schema):
+class PageArgs(Paged.with_bounds(maximum=None, description="The number of items to return on each page (at most 50).",
+                                  page_description="The archive page to return.")):
     """page and per_page as this namespace has them: per_page defaults to 10, anything above 50 is cut."""
-
-    page = page_field("The archive page to return.")
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1),
-                              metadata=_meta("The number of items to return on each page (at most 50)."))
 
 
 # --- events ---------------------------------------------------------------------------------

@@ -241,9 +241,7 @@ class RevisionIdArgs(Schema):
     id = _integer("Unique identifier for the revision.")
 
 
-class RevisionCollectionArgs(RevisionParentArgs, CollectionArgs):
-    per_page = fields.Integer(validate=validate.Range(min=1, max=100), metadata={
-        "description": "Maximum number of items to be returned in result set."})
+class RevisionCollectionArgs(RevisionParentArgs, CollectionArgs.with_bounds(default=None)):
     orderby = orderby_field(REVISION_ORDERBY, "date", "Sort collection by object attribute.")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import INCLUDE, Schema, fields, validate
 
-from host.args import enum_field, in_order
+from host.args import enum_field, in_order, per_page_field
 
 from . import properties as props
 
@@ -37,8 +37,7 @@ MessagesSchema = Schema.from_dict(
 class FormListArgs(Schema):
     """The reference's list args; the answer is a bare array without paging headers."""
 
-    per_page = fields.Integer(load_default=-1, validate=validate.Range(min=-1, max=100),
-                              metadata={"description": "Forms to return; -1 (or 0) for all."})
+    per_page = per_page_field(default=-1, minimum=-1, description="Forms to return; -1 (or 0) for all.")
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1),
                             metadata={"description": "Forms to skip."})
     order = enum_field(["asc", "desc", "ASC", "DESC"], "Sort ascending or descending.", "asc")
@@ -98,8 +97,7 @@ class SubmissionListArgs(Schema):
                          "error"], "Only submissions with this status.")
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100_000),
                           metadata={"description": "Current page of the collection."})
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100),
-                              metadata={"description": "Maximum number of items to be returned in result set."})
+    per_page = per_page_field()
 
 
 class FormSummarySchema(Schema):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
 from host import RestError
-from host.args import JsonSchemaField, page_field
+from host.args import JsonSchemaField, Paged, per_page_field
 
 from .apikeys import PERMISSIONS
 
@@ -125,27 +125,21 @@ class CatalogueArgs(Schema):
         "description": "The courses, as in a `sitehost lms import` file (README, Learning catalogue)."})
 
 
-class EnrolmentListArgs(Schema):
+class EnrolmentListArgs(Paged):
     course = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only this course's enrolments."})
     user = fields.Integer(validate=validate.Range(min=1), metadata={"description": "Only this user's enrolments."})
     status = fields.String(validate=validate.OneOf(["completed", "cancelled"]), metadata={
         "description": "Only enrolments in this state (cancelled: refunded)."})
-    page = page_field()
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
-        "description": "Maximum number of items to be returned in result set."})
 
 
 PAYMENT_OUTCOMES = ["enrolled", "refunded", "ignored", "unmatched", "refused", "pending"]
 
 
-class PaymentEventListArgs(Schema):
+class PaymentEventListArgs(Paged):
     outcome = fields.String(validate=validate.OneOf(PAYMENT_OUTCOMES), metadata={
         "description": "Only events with this outcome (refused: the amount or currency was not the course's price)."})
     course = fields.Integer(validate=validate.Range(min=1, max=2**63 - 1), metadata={
         "description": "Only this course's events."})
-    page = page_field()
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
-        "description": "Maximum number of items to be returned in result set."})
 
 
 class PendingEnrolmentListArgs(Schema):
@@ -155,8 +149,7 @@ class PendingEnrolmentListArgs(Schema):
         "description": "Only this course's payments."})
     page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=100000), metadata={
         "description": "Current page of the collection."})
-    per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
-        "description": "Maximum number of items to be returned in result set."})
+    per_page = per_page_field()
 
 
 class PendingEnrolmentAssignArgs(Schema):
