@@ -18,6 +18,7 @@ from marshmallow import Schema
 
 from .args import handler_validated_args
 from .lru import LruCache
+from .rest.response import forbidden
 from .rest.schemas import args_from_schema, item_schema
 from .rest.validation import GUARDS
 
@@ -71,6 +72,9 @@ class Route:
     `schema` is the resource shape shown in help context and OPTIONS. `capability` names a
     primitive capability every caller must hold (checked before `permission`; 401/403 when
     missing); it is machine-readable, so tests and the OpenAPI document can tell who may call.
+    A route whose whole check is "the caller can X" declares `capability="X"` and no `permission`.
+    `refusal` is the (code, message) of that refusal where the real route words it its own way
+    (default: rest_forbidden, "Sorry, you are not allowed to do that.").
     `cacheable` offers a GET endpoint's anonymous answers to a response cache (the cache plugin),
     which must then be told of every write that changes them (`content_saved`, `terms_changed`).
     `embed_batch` lets a GET endpoint answer many `_embed` links of one page at once:
@@ -115,6 +119,7 @@ class Route:
     title: str = ""
     hidden: bool = False
     capability: str = ""
+    refusal: tuple[str, str] = ()
     cacheable: bool = False
     # The media type of a success answered as a RawBody (e.g. "text/calendar"), besides JSON errors:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.
@@ -525,11 +530,19 @@ def _multipart_body(route: Route) -> Any:
     return body
 
 
-def _require_capability(capability: str, permission: Callable | None) -> Callable:
-    """A permission callback that demands `capability` first, then asks the route's own callback."""
+def _require_capability(route: Route) -> Callable:
+    """A permission callback that demands `route.capability` first, then asks the route's own callback."""
+    capability, permission, refusal, anonymous_status = (route.capability, route.permission, route.refusal,
+                                                         route.anonymous_refusal)
+
     def check(request):
         if not request.user.can(capability):
-            return False
+            if not refusal:
+                return False  # the host's refusal (RestServer._check_permission)
+            error = forbidden(request.user, *refusal)
+            if not request.user.is_authenticated:
+                error.status = anonymous_status
+            raise error
         return True if permission is None else permission(request)
     return check
 
@@ -589,7 +602,7 @@ class Registry:
         args = compile_args(route)
         endpoint = Endpoint(
             methods=normalize_methods(route.methods), handler=route.handler, args=args,
-            permission=_require_capability(route.capability, route.permission) if route.capability else route.permission,
+            permission=_require_capability(route) if route.capability else route.permission,
             allow_batch=route.allow_batch, plugin=plugin, hidden=route.hidden, capability=route.capability,
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},

@@ -11,7 +11,7 @@ import datetime
 
 from sqlalchemy import func, select
 
-from host import FileBody, RestError, RestResponse, Route, forbidden
+from host import FileBody, RestError, RestResponse, Route
 
 from host.storage import ObjectInfo
 
@@ -31,11 +31,8 @@ NAME_GROUP = r"(?P<name>[A-Za-z0-9._-]+)"  # checked by the args (a backup name 
 
 # --- permissions -----------------------------------------------------------------------
 
-def can_probe_versions(request):
-    """The plugin's "basic" capability; refused with the original's message (401/403, not its 500)."""
-    if request.user.can(BASIC_CAPABILITY):
-        return True
-    raise forbidden(request.user, "rest_forbidden", "You cannot execute this action.")
+# The plugin's "basic" capability; refused with the original's message (401/403, not its 500).
+PROBE_VERSIONS = {"capability": BASIC_CAPABILITY, "refusal": ("rest_forbidden", "You cannot execute this action.")}
 
 
 # --- handlers --------------------------------------------------------------------------
@@ -183,7 +180,7 @@ def list_jobs(request):
 def routes() -> list[Route]:
     operator = {"capability": "manage_options"}
     return [
-        Route(NAMESPACE, "/versions", "GET", versions, permission=can_probe_versions, schema=VersionsSchema),
+        Route(NAMESPACE, "/versions", "GET", versions, **PROBE_VERSIONS, schema=VersionsSchema),
         Route(NAMESPACE, "/backups", "GET", list_backups, args=BackupListArgs, schema=BackupSchema, **operator),
         Route(NAMESPACE, "/backups", "POST", create_backup_job, args=CreateBackupArgs, schema=JobSchema, **operator),
         Route(NAMESPACE, f"/backups/{NAME_GROUP}", "GET", get_backup, args=ArchiveNameArgs, schema=BackupSchema,

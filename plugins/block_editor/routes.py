@@ -18,7 +18,7 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from host import RestError, Route, forbidden
+from host import RestError, Route
 from host.outbound import Limits, fetch
 
 from .page import MAX_URL, details_of
@@ -44,10 +44,9 @@ class UrlDetailsSchema(Schema):
                                     "format": "uri", "context": ["view", "edit", "embed"], "readonly": True})
 
 
-def can_view_url_details(request) -> bool:
-    if request.user.can("edit_posts"):
-        return True
-    raise forbidden(request.user, "rest_cannot_view_url_details", "Sorry, you are not allowed to process remote URLs.")
+# Route keywords of url-details: editors only, refused in the real route's words.
+VIEW_URL_DETAILS = {"capability": "edit_posts",
+                    "refusal": ("rest_cannot_view_url_details", "Sorry, you are not allowed to process remote URLs.")}
 
 
 def url_details(request):
@@ -108,4 +107,4 @@ def _charset(content_type: str) -> str:
 
 def routes() -> list[Route]:
     return [Route(NAMESPACE, "/url-details", "GET", url_details, args=UrlDetailsArgs,
-                  permission=can_view_url_details, schema=UrlDetailsSchema, title="url-details")]
+                  **VIEW_URL_DETAILS, schema=UrlDetailsSchema, title="url-details")]

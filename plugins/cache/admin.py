@@ -8,7 +8,7 @@ import logging
 from marshmallow import Schema, fields, validate
 from sqlalchemy import func, select
 
-from host import RawBody, forbidden
+from host import RawBody
 
 from .crawler import CRAWLERS, Warmer
 from .tables import tables
@@ -25,12 +25,6 @@ LAST_CRAWL = "crawler_last_run"
 GUEST_LISTS = "guest_lists"
 MAX_CRAWLER_ID = 999  # bounds the stored bypass list; the real plugin's ids are indexes of its crawler list
 IP_DETECTION_FAILED = "Failed to detect IP"
-
-
-def require_manage_options(request):
-    if request.user.can("manage_options"):
-        return True
-    raise forbidden(request.user)
 
 
 class ToggleCrawlerSchema(Schema):

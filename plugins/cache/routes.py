@@ -16,7 +16,7 @@ V3 = "cache/v3"
 
 
 def routes() -> list[Route]:
-    operator = admin.require_manage_options
+    operator = {"capability": "manage_options"}
     service = callbacks.require_service_caller
 
     def callback(namespace: str, path: str, handler, schema) -> Route:
@@ -24,10 +24,10 @@ def routes() -> list[Route]:
 
     return [
         Route(V1, "/toggle_crawler_state", "POST", admin.toggle_crawler_state, args=admin.ToggleCrawlerArgs,
-              permission=operator),
-        Route(V1, "/tool/check_ip", "GET", admin.check_ip, permission=operator),
-        Route(V1, "/guest/sync", "GET", admin.guest_sync, permission=operator),
-        Route(V1, "/status", "GET", admin.cache_status, permission=operator),
+              **operator),
+        Route(V1, "/tool/check_ip", "GET", admin.check_ip, **operator),
+        Route(V1, "/guest/sync", "GET", admin.guest_sync, **operator),
+        Route(V1, "/status", "GET", admin.cache_status, **operator),
         callback(V1, "/notify_img", callbacks.notify_img, callbacks.NotifyImgSchema),
         callback(V1, "/notify_ccss", callbacks.notify_page_result("ccss"), callbacks.page_result_schema("ccss")),
         callback(V1, "/notify_ucss", callbacks.notify_page_result("ucss"), callbacks.page_result_schema("ucss")),

@@ -130,10 +130,9 @@ def can_read(post_type: str):
     return check
 
 
-def can_create(request):
-    if not request.user.can("edit_posts"):
-        raise forbidden(request.user, "rest_cannot_create", "Sorry, you are not allowed to create items of this type.")
-    return True
+# Route keywords of creating an item: edit_posts, refused in the real route's words.
+CREATE = {"capability": "edit_posts",
+          "refusal": ("rest_cannot_create", "Sorry, you are not allowed to create items of this type.")}
 
 
 def _may(action: str, post_type: str):
@@ -555,7 +554,7 @@ def routes(app, with_statuses) -> list[Route]:
     answer = [
         Route(NAMESPACE, "/docs", "GET", docs, args=DocsArgs, title="docs"),
         Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, title="events"),
-        Route(NAMESPACE, "/events", "POST", create_event, args=event_create, permission=can_create, title="events"),
+        Route(NAMESPACE, "/events", "POST", create_event, args=event_create, **CREATE, title="events"),
         Route(NAMESPACE, "/events" + ID, "GET", get_event, args=IdArgs, permission=can_read(EVENT), title="event"),
         Route(NAMESPACE, "/events" + ID, WRITE, update_event, args=event_update, partial_args=True,
               permission=can_edit(EVENT), title="event"),
@@ -569,7 +568,7 @@ def routes(app, with_statuses) -> list[Route]:
         create_args, update_args = (with_statuses(app, schema, spec["type"]) for schema in (create_args, update_args))
         answer += [
             Route(NAMESPACE, base, "GET", list_places(kind), args=PlaceListArgs, title=spec["plural"]),
-            Route(NAMESPACE, base, "POST", create_place(kind), args=create_args, permission=can_create,
+            Route(NAMESPACE, base, "POST", create_place(kind), args=create_args, **CREATE,
                   title=spec["plural"]),
             Route(NAMESPACE, base + ID, "GET", get_place(kind), args=IdArgs, permission=can_read(spec["type"]),
                   title=kind),

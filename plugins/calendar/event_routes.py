@@ -27,13 +27,10 @@ def _target(request, post_type: str):
     return item
 
 
-def can_create(post_type: str):
-    def check(request):
-        if not request.user.can("edit_posts"):
-            raise forbidden(request.user, "rest_cannot_create", f"Sorry, you are not allowed to create "
-                                                                  f"{post_type.removeprefix('cal_')}s.")
-        return True
-    return check
+def can_create(post_type: str) -> dict:
+    """Route keywords of creating an item of `post_type`: edit_posts, refused in the real route's words."""
+    return {"capability": "edit_posts", "refusal": (
+        "rest_cannot_create", f"Sorry, you are not allowed to create {post_type.removeprefix('cal_')}s.")}
 
 
 def _may(action: str, post_type: str):

@@ -148,11 +148,6 @@ class WizardReadArgs(Schema):
     pass
 
 
-def can_manage(request) -> bool:
-    if not request.user.can("manage_options"):
-        raise forbidden(request.user)
-    return True
-
 
 def _progress(stored: dict, params: dict, sent) -> dict:
     """§5's progress rules: completed wins over skipped; begun completes tab 0; the current tab counts."""
@@ -255,8 +250,8 @@ def read_wizard(request):
 
 def routes() -> list[Route]:
     return [
-        Route(NAMESPACE, "/wizard", "POST", save_wizard, args=WizardArgs, permission=can_manage, title="wizard"),
-        Route(NAMESPACE, "/wizard", "GET", read_wizard, args=WizardReadArgs, permission=can_manage,
+        Route(NAMESPACE, "/wizard", "POST", save_wizard, args=WizardArgs, capability="manage_options", title="wizard"),
+        Route(NAMESPACE, "/wizard", "GET", read_wizard, args=WizardReadArgs, capability="manage_options",
               title="wizard"),
     ]
 

@@ -54,7 +54,7 @@ def _places(kind: str, post_type: str, fields, update_args, slug_update_args) ->
         Route(NAMESPACE, base, "GET", places.list_places(kind), args=LinkedListArgs, cacheable=True, title=kind,
               expose_headers=TOTAL_HEADERS),
         Route(NAMESPACE, base, "POST", places.create_place(kind), args=fields,
-              permission=events.can_create(post_type), title=kind),
+              **events.can_create(post_type), title=kind),
         Route(NAMESPACE, base + ID, "GET", places.get_place(kind), args=ItemIdArgs, title=kind),
         Route(NAMESPACE, base + ID, WRITE, places.update_place(kind), args=update_args, partial_args=True,
               permission=events.can_edit(post_type), title=kind),
@@ -74,12 +74,12 @@ def _terms(kind: str, list_args, fields, update_args) -> list[Route]:
     return [
         Route(NAMESPACE, base, "GET", terms.list_terms(kind), args=list_args, title=kind,
               expose_headers=TOTAL_HEADERS),
-        Route(NAMESPACE, base, "POST", terms.create_term(kind), args=fields, permission=terms.can_create(kind),
+        Route(NAMESPACE, base, "POST", terms.create_term(kind), args=fields, **terms.can_create(kind),
               title=kind),
         Route(NAMESPACE, base + ID, "GET", terms.get_term(kind), args=TermIdArgs, title=kind),
         Route(NAMESPACE, base + ID, WRITE, terms.update_term(kind), args=update_args, partial_args=True,
-              permission=terms.can_manage, title=kind),
-        Route(NAMESPACE, base + ID, "DELETE", terms.delete_term(kind), args=TermIdArgs, permission=terms.can_manage,
+              **terms.MANAGE, title=kind),
+        Route(NAMESPACE, base + ID, "DELETE", terms.delete_term(kind), args=TermIdArgs, **terms.MANAGE,
               title=kind),
     ]
 
@@ -105,7 +105,7 @@ def routes(app) -> list[Route]:
         Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, cacheable=True, title="events",
               expose_headers=TOTAL_HEADERS),
         Route(NAMESPACE, "/events", "POST", events.create_event, args=EventCreateArgs,
-              permission=events.can_create(EVENT), title="events"),
+              **events.can_create(EVENT), title="events"),
         Route(NAMESPACE, "/events" + ID, "GET", events.get_event, args=EventReadArgs, title="event"),
         Route(NAMESPACE, "/events" + ID, WRITE, events.update_event, args=EventUpdateArgs, partial_args=True,
               permission=events.can_edit(EVENT), title="event"),

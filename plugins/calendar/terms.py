@@ -7,7 +7,7 @@ so term rights, validation and counts are core's; this module renames `link` to 
 
 from __future__ import annotations
 
-from host import RestError, RestResponse, forbidden
+from host import RestError, RestResponse
 
 from . import common, linked
 from .names import CATEGORY, TAG, TAXONOMY_BASES
@@ -29,21 +29,15 @@ def _raise(answer) -> None:
 
 # --- permissions -------------------------------------------------------------------------------
 
-def can_create(kind: str):
-    capability = "manage_categories" if kind == "categories" else "edit_posts"
-
-    def check(request):
-        if not request.user.can(capability):
-            raise forbidden(request.user, "rest_cannot_create", "Sorry, you are not allowed to create terms in "
-                                                                 "this taxonomy.")
-        return True
-    return check
+def can_create(kind: str) -> dict:
+    """Route keywords of creating a term of `kind`, refused in the real route's words."""
+    return {"capability": "manage_categories" if kind == "categories" else "edit_posts",
+            "refusal": ("rest_cannot_create", "Sorry, you are not allowed to create terms in this taxonomy.")}
 
 
-def can_manage(request):
-    if not request.user.can("manage_categories"):
-        raise forbidden(request.user, "rest_cannot_update", "Sorry, you are not allowed to edit or delete this term.")
-    return True
+# Route keywords of editing or deleting a term.
+MANAGE = {"capability": "manage_categories",
+          "refusal": ("rest_cannot_update", "Sorry, you are not allowed to edit or delete this term.")}
 
 
 # --- handlers ----------------------------------------------------------------------------------

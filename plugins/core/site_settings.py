@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from marshmallow import Schema
 from sqlalchemy import delete, select
 
-from host import RestError, Route, forbidden
+from host import RestError, Route
 from host.args import JsonSchemaField
 from host.auth import users
 
@@ -84,11 +84,6 @@ def defaults(request) -> dict:
         "default_comment_status": "open", "moderation_notify": True, "site_logo": None, "site_icon": 0,
     }
 
-
-def can_manage(request):
-    if not request.user.can("manage_options"):
-        raise forbidden(request.user, "rest_forbidden", "Sorry, you are not allowed to do that.")
-    return True
 
 
 def _current(request) -> dict:
@@ -170,7 +165,7 @@ def is_site_url(value: str) -> bool:
 
 def routes() -> list[Route]:
     return [
-        Route(NAMESPACE, "/settings", "GET", get_settings, permission=can_manage, schema=SettingsArgs, title="settings"),
+        Route(NAMESPACE, "/settings", "GET", get_settings, capability="manage_options", schema=SettingsArgs, title="settings"),
         Route(NAMESPACE, "/settings", ("POST", "PUT", "PATCH"), update_settings, args=SettingsArgs, partial_args=True,
-              permission=can_manage, schema=SettingsArgs, title="settings"),
+              capability="manage_options", schema=SettingsArgs, title="settings"),
     ]

@@ -307,11 +307,6 @@ def can_read_user(request):
     return True
 
 
-def can_create_user(request):
-    if not request.user.can("create_users"):
-        raise forbidden(request.user, "rest_cannot_create_user", "Sorry, you are not allowed to create new users.")
-    return True
-
 
 def can_update_user(request):
     target = target_user(request)
@@ -674,7 +669,8 @@ def routes(app):
     record = {"schema": ApplicationPasswordSchema, "title": "application-password"}
     return [
         Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **batchable),
-        Route(NAMESPACE, users, "POST", create_user, args=UserSchema, permission=can_create_user, **batchable),
+        Route(NAMESPACE, users, "POST", create_user, args=UserSchema, capability="create_users",
+              refusal=("rest_cannot_create_user", "Sorry, you are not allowed to create new users."), **batchable),
         Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user,
               embed_batch=embed_users, answer_version=store.answer_version, **batchable),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,

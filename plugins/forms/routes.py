@@ -32,20 +32,16 @@ REFUSAL = 403  # the real plugin's explicit status for every refusal, signed in 
 
 # --- permissions --------------------------------------------------------------------------
 
-def _needs(capability: str, message: str):
-    def check(request) -> bool:
-        if not request.user.can(capability):
-            raise RestError("forms_forbidden", message, REFUSAL)
-        return True
-    check.__name__ = f"can_{capability}"
-    return check
+def _needs(capability: str, message: str) -> dict[str, Any]:
+    """The Route keywords of a plain capability check, refused as the real plugin refuses (403 forms_forbidden)."""
+    return {"capability": capability, "refusal": ("forms_forbidden", message)}
 
 
-can_read_forms = _needs("edit_posts", "You are not allowed to access contact forms.")
-can_create_form = _needs("publish_pages", "You are not allowed to create a contact form.")
-can_edit_form = _needs("publish_pages", "You are not allowed to access the requested contact form.")
-can_delete_form = _needs("publish_pages", "You are not allowed to delete this contact form.")
-can_read_submissions = _needs("manage_options", "You are not allowed to read form submissions.")
+READ_FORMS = _needs("edit_posts", "You are not allowed to access contact forms.")
+CREATE_FORM = _needs("publish_pages", "You are not allowed to create a contact form.")
+EDIT_FORM = _needs("publish_pages", "You are not allowed to access the requested contact form.")
+DELETE_FORM = _needs("publish_pages", "You are not allowed to delete this contact form.")
+READ_SUBMISSIONS = _needs("manage_options", "You are not allowed to read form submissions.")
 
 
 # --- shapes ---------------------------------------------------------------------------------
@@ -207,20 +203,20 @@ def routes() -> list[Route]:
     guarded = {"anonymous_refusal": REFUSAL}
     shown_only_in_openapi = {"show_schema": False}
     return [
-        Route(NAMESPACE, "/contact-forms", "GET", list_forms, args=FormListArgs, permission=can_read_forms,
+        Route(NAMESPACE, "/contact-forms", "GET", list_forms, args=FormListArgs, **READ_FORMS,
               schema=FormSummarySchema, title="contact-form", **guarded, **shown_only_in_openapi),
-        Route(NAMESPACE, "/contact-forms", "POST", create_form, args=FormWriteArgs, permission=can_create_form,
+        Route(NAMESPACE, "/contact-forms", "POST", create_form, args=FormWriteArgs, **CREATE_FORM,
               **guarded),
-        Route(NAMESPACE, ITEM, "GET", get_form, args=FormIdArgs, permission=can_edit_form, schema=FormSchema,
+        Route(NAMESPACE, ITEM, "GET", get_form, args=FormIdArgs, **EDIT_FORM, schema=FormSchema,
               title="contact-form", **guarded, **shown_only_in_openapi),
-        Route(NAMESPACE, ITEM, ("POST", "PUT", "PATCH"), update_form, args=FormUpdateArgs, permission=can_edit_form,
+        Route(NAMESPACE, ITEM, ("POST", "PUT", "PATCH"), update_form, args=FormUpdateArgs, **EDIT_FORM,
               **guarded),
-        Route(NAMESPACE, ITEM, "DELETE", delete_form, args=FormIdArgs, permission=can_delete_form, **guarded),
+        Route(NAMESPACE, ITEM, "DELETE", delete_form, args=FormIdArgs, **DELETE_FORM, **guarded),
         Route(NAMESPACE, ITEM + "/feedback", "POST", feedback, args=FormIdArgs, schema=FeedbackResultSchema,
               title="contact-form-feedback", multipart_body=FeedbackBody, **shown_only_in_openapi),
         Route(NAMESPACE, ITEM + "/feedback/schema", "GET", feedback_schema, args=FormIdArgs,
               schema=FeedbackSchemaSchema, title="contact-form-schema"),
         Route(NAMESPACE, ITEM + "/refill", "GET", refill, args=FormIdArgs, title="contact-form-refill"),
         Route(NAMESPACE, "/submissions", "GET", list_submissions, args=SubmissionListArgs,
-              permission=can_read_submissions, title="form-submission", **guarded),
+              **READ_SUBMISSIONS, title="form-submission", **guarded),
     ]

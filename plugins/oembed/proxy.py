@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit, parse_qsl
 from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from host import RestError, forbidden, linear
+from host import RestError, linear
 from host.text import split_markup, tag_name
 
 from . import local
@@ -33,10 +33,9 @@ OEMBED_TYPES = {"photo", "video", "link", "rich"}
 _CACHE_KEY_IGNORED = {"_wpnonce"}
 
 
-def can_proxy(request):
-    if request.user.can("edit_posts"):
-        return True
-    raise forbidden(request.user, "rest_forbidden", "Sorry, you are not allowed to make proxied oEmbed requests.")
+# Route keywords of the proxy: editors only, refused in the real route's words.
+PROXY_PERMISSION = {"capability": "edit_posts",
+                    "refusal": ("rest_forbidden", "Sorry, you are not allowed to make proxied oEmbed requests.")}
 
 
 def proxy(request):

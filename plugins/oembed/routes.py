@@ -49,5 +49,5 @@ def embed(request):
 def routes() -> list[Route]:
     return [
         Route(NAMESPACE, "/embed", "GET", embed, args=EmbedArgs),
-        Route(NAMESPACE, "/proxy", "GET", proxy.proxy, args=ProxyArgs, permission=proxy.can_proxy),
+        Route(NAMESPACE, "/proxy", "GET", proxy.proxy, args=ProxyArgs, **proxy.PROXY_PERMISSION),
     ]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from marshmallow import Schema, fields
 
-from host import HealthResult, HealthTest, Route, forbidden
+from host import HealthResult, HealthTest, Route
 from host.args import ContextArgs
 
 from . import checks
@@ -38,10 +38,9 @@ class ProbeArgs(Schema):
     """The probe takes no parameters."""
 
 
-def can_view_health(request) -> bool:
-    if request.user.can(CAPABILITY):
-        return True
-    raise forbidden(request.user, "rest_forbidden", "Sorry, you are not allowed to access site health information.")
+# Route keywords of every test route: refused in the real routes' words.
+VIEW_HEALTH = {"capability": CAPABILITY,
+               "refusal": ("rest_forbidden", "Sorry, you are not allowed to access site health information.")}
 
 
 def run_test(app, test: HealthTest, site_url: str) -> HealthResult:
@@ -95,11 +94,11 @@ def directory_sizes(request):
 
 def routes(app) -> list[Route]:
     table = [
-        Route(NAMESPACE, f"/tests/{test.name}", "GET", _test_handler(test), args=ContextArgs, permission=can_view_health,
+        Route(NAMESPACE, f"/tests/{test.name}", "GET", _test_handler(test), args=ContextArgs, **VIEW_HEALTH,
               schema=HealthResultSchema, title="health-test")
         for test, _owner in app.registry.health_tests.values()
     ]
     table.append(Route(NAMESPACE, "/directory-sizes", "GET", directory_sizes, args=ContextArgs,
-                       permission=can_view_health))
+                       **VIEW_HEALTH))
     table.append(Route(NAMESPACE, "/authorization-probe", "GET", checks.authorization_probe, args=ProbeArgs))
     return table
