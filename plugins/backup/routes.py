@@ -11,7 +11,7 @@ import datetime
 
 from sqlalchemy import func, select
 
-from host import FileBody, RestError, RestResponse, Route
+from host import FileBody, RestError, RestResponse, Route, invalid_param
 
 from host.storage import ObjectInfo
 
@@ -50,8 +50,7 @@ def versions(request):
 
 def _archive(request, name: str) -> ObjectInfo:
     if not is_archive_name(name):
-        raise RestError("rest_invalid_param", "Invalid parameter(s): name", 400,
-                        {"params": {"name": "Not the name of a backup archive."}})
+        raise invalid_param({"name": "Not the name of a backup archive."})
     found = shelf.find(request.app, name)
     if found is None:
         raise RestError("backup_not_found", "No backup of that name.", 404)

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import insert, select, update
 
-from host import RestError
-from host import KeptWhileNothingCommitted
+from host import KeptWhileNothingCommitted, RestError, invalid_param
 from host.stash import StashKey
 
 from .tables import KITS, table
@@ -88,13 +87,11 @@ class TypographySchema(Schema):
 def checked_typography(value) -> dict:
     """`value` as stored typography settings, or 400 naming what is wrong."""
     if not isinstance(value, dict):
-        raise RestError("rest_invalid_param", "Invalid parameter(s): value", 400,
-                        {"params": {"value": "value must be an object of typography settings."}})
+        raise invalid_param({"value": "value must be an object of typography settings."})
     try:
         loaded = TypographySchema().load(value)
     except ValidationError as error:
-        raise RestError("rest_invalid_param", "Invalid parameter(s): value", 400,
-                        {"params": {"value": f"value has invalid typography settings: {error.messages}"}}) from None
+        raise invalid_param({"value": f"value has invalid typography settings: {error.messages}"}) from None
     if isinstance(value.get("typography_font_weight"), int):
         loaded["typography_font_weight"] = str(value["typography_font_weight"])
     return loaded

@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError
 
-from host import RestError
+from host import RestError, invalid_param
 
 
 def load_payload(schema: Schema, data: dict[str, Any]) -> dict[str, Any]:
@@ -21,9 +21,7 @@ def load_payload(schema: Schema, data: dict[str, Any]) -> dict[str, Any]:
     try:
         return schema.load(data)
     except ValidationError as error:
-        params = {name: _flatten(messages) for name, messages in error.messages.items()}
-        raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(params)}", 400,
-                        {"params": params}) from None
+        raise invalid_param({name: _flatten(messages) for name, messages in error.messages.items()}) from None
 
 
 def _flatten(messages: Any) -> str:

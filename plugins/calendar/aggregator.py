@@ -19,7 +19,7 @@ import logging
 
 from marshmallow import Schema, fields, validate
 
-from host import RestError, Route
+from host import RestError, Route, invalid_param
 from host.args import JsonSchemaField
 from host.auth import users as user_service
 from host.content import service_request
@@ -105,8 +105,7 @@ def report_batch(request):
     status = params["status"]
     for part in ("data", "batch"):
         if status[part]["done"] > status[part]["total"]:
-            raise RestError("rest_invalid_param", "Invalid parameter(s): status", 400,
-                            {"params": {"status": f"status.{part}.done is larger than its total."}})
+            raise invalid_param({"status": f"status.{part}.done is larger than its total."})
     writer = _writer(request, item)
     activity = imports.Activity()
     entries = imports.entries_from_items(params.get("events") or [], request.app.settings.site.get(

@@ -18,7 +18,7 @@ from urllib.parse import quote_plus
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import and_, delete as sql_delete, exists, func, select
 
-from host import RestError, RestResponse, Route, forbidden
+from host import RestError, RestResponse, Route, forbidden, invalid_param
 from host.args import Paged
 
 from . import common, event_routes, places, state, times
@@ -363,8 +363,7 @@ def _when_value(request, name: str) -> datetime.datetime:
     try:
         return times.to_utc(times.parse_text(request.params[name], tz), tz)
     except ValueError:
-        raise RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400,
-                        {"params": {name: "Invalid date."}}) from None
+        raise invalid_param({name: "Invalid date."}) from None
 
 
 def list_events(request):

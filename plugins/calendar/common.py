@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from urllib.parse import urlencode
 
-from host import RestError
+from host import invalid_param
 from host.lru import LruCache
 
 from . import times
@@ -39,11 +39,6 @@ def permalink(request, item: dict) -> str:
 def _public_status(request, status: str) -> bool:
     registered = request.app.registry.statuses.get(status)
     return status == "publish" or bool(registered and registered[0].public)
-
-
-def invalid_param(name: str, reason: str) -> RestError:
-    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400,
-                     {"params": {name: reason}, "details": {}})
 
 
 def per_page(request) -> int:
@@ -118,13 +113,13 @@ def publication_date(request, params) -> object:
         try:
             return times.to_utc(times.parse_text(params["date_utc"], times.UTC), times.UTC)
         except ValueError:
-            raise invalid_param("date_utc", "Invalid date.") from None
+            raise invalid_param({"date_utc": "Invalid date."}) from None
     if params.get("date"):
         tz = request.app.timezone()
         try:
             return times.to_utc(times.parse_text(params["date"], tz), tz)
         except ValueError:
-            raise invalid_param("date", "Invalid date.") from None
+            raise invalid_param({"date": "Invalid date."}) from None
     return None
 
 
@@ -143,12 +138,12 @@ def statuses_for(request, post_type: str, value: str | None, name: str = "status
         if status == "any":
             continue
         if status not in request.app.registry.status_names(post_type):
-            raise invalid_param(name, f"{status} is not one of {', '.join(readable)}, any.")
+            raise invalid_param({name: f"{status} is not one of {', '.join(readable)}, any."})
         if status != "publish" and not can_edit:
-            raise invalid_param(name, "Only published items can be listed without the right to edit them.")
+            raise invalid_param({name: "Only published items can be listed without the right to edit them."})
     if "any" in wanted:
         if not can_edit:
-            raise invalid_param(name, "Only published items can be listed without the right to edit them.")
+            raise invalid_param({name: "Only published items can be listed without the right to edit them."})
         return readable
     return list(dict.fromkeys(wanted))
 

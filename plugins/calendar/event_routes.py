@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host import RestError, RestResponse, forbidden
+from host import RestError, RestResponse, forbidden, invalid_param
 from host.auth import users as user_service
 
 from . import common, linked, places, recurrence, times
@@ -21,7 +21,7 @@ def _target(request, post_type: str):
         return request.app.content.get(request, int(params["id"]))
     item = request.app.content.get_by_slug(request, post_type, params["slug"])
     if item is None:
-        raise common.invalid_param("slug", f"No {post_type.removeprefix('cal_')} has the slug {params['slug']}.")
+        raise invalid_param({"slug": f"No {post_type.removeprefix('cal_')} has the slug {params['slug']}."})
     request.url_params["id"] = str(item["id"])
     request.params["id"] = item["id"]
     return item
@@ -89,7 +89,7 @@ def _author(request, current: dict | None) -> int | None:
                         "Sorry, you are not allowed to create or edit events as this user.")
     if author != (current or {}).get("author") and author != request.user.id:
         if user_service.get_user(request.app, request.session, author) is None:
-            raise common.invalid_param("author", "Invalid author ID.")
+            raise invalid_param({"author": "Invalid author ID."})
     return author
 
 
@@ -116,10 +116,10 @@ def _linked(request, kind: str) -> list[int] | None:
                 ids.append(places.create_inline(request, kind, entry))
                 continue
         if isinstance(entry, bool) or not isinstance(entry, int) and not (isinstance(entry, str) and entry.isdigit()):
-            raise common.invalid_param(kind, f"A {kind} is an id or an object with its fields.")
+            raise invalid_param({kind: f"A {kind} is an id or an object with its fields."})
         found = request.app.content.get(request, int(entry), post_type)
         if found is None:
-            raise common.invalid_param(kind, f"{entry} is not the id of a {kind}.")
+            raise invalid_param({kind: f"{entry} is not the id of a {kind}."})
         ids.append(int(entry))
     return ids
 
@@ -178,7 +178,7 @@ def update_event(request):
     if author is not None:
         fields["author"] = author
     if fields.get("status") == "trash":
-        raise common.invalid_param("status", "Events are trashed with DELETE.")
+        raise invalid_param({"status": "Events are trashed with DELETE."})
     try:
         item = content.update(request, current["id"], revision=True, terms=terms, **fields)
     except (ValueError, LookupError):

@@ -8,7 +8,7 @@ import re
 
 from sqlalchemy import delete, insert, select, update
 
-from host import RestError
+from host import RestError, invalid_param
 from host.text import sanitize_text_field, sanitize_url
 
 from . import common, linked, state, times
@@ -224,7 +224,7 @@ def event_values(request, params: dict, current: dict | None) -> dict:
     try:
         tz = times.zone(zone_name)
     except ValueError:
-        raise common.invalid_param("timezone", f"{zone_name} is not an IANA time zone (such as Europe/London).") \
+        raise invalid_param({"timezone": f"{zone_name} is not an IANA time zone (such as Europe/London)."}) \
             from None
     all_day = bool(params.get("all_day")) if sent("all_day") and params.get("all_day") is not None else (
         bool(current["all_day"]) if current else False)
@@ -239,7 +239,7 @@ def event_values(request, params: dict, current: dict | None) -> dict:
             try:
                 parsed = times.parse_text(params[name], tz)
             except ValueError:
-                raise common.invalid_param(name, "Invalid date.") from None
+                raise invalid_param({name: "Invalid date."}) from None
             if name == "start_date":
                 start_local = parsed
             else:
@@ -247,7 +247,7 @@ def event_values(request, params: dict, current: dict | None) -> dict:
     if all_day:
         start_local, end_local = times.start_of_day(start_local), times.end_of_day(end_local)
     if end_local < start_local:
-        raise common.invalid_param("end_date", "The end date must not be before the start date.")
+        raise invalid_param({"end_date": "The end date must not be before the start date."})
     values.update(timezone=zone_name, all_day=all_day, start_utc=times.to_utc(start_local, tz),
                   end_utc=times.to_utc(end_local, tz))
     for flag in ("show_map", "show_map_link", "hide_from_listings", "sticky", "featured"):
@@ -260,7 +260,7 @@ def event_values(request, params: dict, current: dict | None) -> dict:
     if sent("website"):
         website = params.get("website") or ""
         if website and not website.lower().startswith(("http://", "https://")):
-            raise common.invalid_param("website", "The website must be an http or https URL.")
+            raise invalid_param({"website": "The website must be an http or https URL."})
         values["website"] = sanitize_url(website) if website else ""
     if sent("custom_fields") and params.get("custom_fields") is not None:
         values["custom_fields"] = json.dumps({plain(name): {"label": plain(name), "value": plain(value)}

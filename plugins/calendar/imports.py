@@ -33,7 +33,7 @@ from typing import Callable, Iterable
 import nh3
 from sqlalchemy import delete, insert, select, update
 
-from host import RestError, RestRequest
+from host import RestError, RestRequest, invalid_param
 from host.outbound import Limits, fetch
 from host.content import service_request
 
@@ -433,12 +433,10 @@ def pending_record(request, import_id: str, batch_hash: str) -> tuple[dict, dict
     record = find_record(request.session, request.app, import_id)
     item = request.app.content.get(request, record["post_id"]) if record is not None else None
     if record is None or item is None or item["stored_status"] != PENDING:
-        raise RestError("rest_invalid_param", "Invalid parameter(s): import_id", 400,
-                        {"params": {"import_id": "No pending import has this id."}})
+        raise invalid_param({"import_id": "No pending import has this id."})
     stored = record["next_batch_hash"] or ""
     if not stored or not hmac.compare_digest(stored.encode(), str(batch_hash).encode()):
-        raise RestError("rest_invalid_param", "Invalid parameter(s): batch_hash", 400,
-                        {"params": {"batch_hash": "This is not the hash of the import's next batch."}})
+        raise invalid_param({"batch_hash": "This is not the hash of the import's next batch."})
     return record, item
 
 

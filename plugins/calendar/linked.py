@@ -11,6 +11,7 @@ import json
 
 from sqlalchemy import select
 
+from host import invalid_param
 from host.text import sanitize_text_field, sanitize_url
 
 from . import common
@@ -181,11 +182,11 @@ def resolve_terms(request, taxonomy: str, values: list[str], name: str) -> list[
         found.update(terms_by_id(request, taxonomy, ids))
         missing = [term_id for term_id in ids if term_id not in found]
         if missing:
-            raise common.invalid_param(name, f"{missing[0]} is not a term of {taxonomy}.")
+            raise invalid_param({name: f"{missing[0]} is not a term of {taxonomy}."})
     for slug in slugs:
         answer = request.internal_get(f"/core/v2/{TAXONOMY_BASES[taxonomy]}", slug=slug, hide_empty=False)
         if not answer.ok or not answer.data:
-            raise common.invalid_param(name, f"{slug} is not a term of {taxonomy}.")
+            raise invalid_param({name: f"{slug} is not a term of {taxonomy}."})
         found.update(term["id"] for term in answer.data)
     return sorted(found)
 
@@ -222,15 +223,15 @@ def image_id(request, value, name: str = "image") -> int:
     if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
         media = request.app.content.get(request, int(value))
         if media is None or media["type"] != "attachment" or not (media.get("mime_type") or "").startswith("image/"):
-            raise common.invalid_param(name, f"{value} is not an image of the media library.")
+            raise invalid_param({name: f"{value} is not an image of the media library."})
         return int(value)
     answer = request.internal_get("/core/v2/media", search=str(value).rsplit("/", 1)[-1][:200], per_page=20,
                                   media_type="image")
     for media in answer.data if answer.ok else []:
         if media.get("source_url") == value:
             return int(media["id"])
-    raise common.invalid_param(name, "Images are taken from the media library: upload it to core/v2/media and "
-                                     "send its id (or its URL there).")
+    raise invalid_param({name: "Images are taken from the media library: upload it to core/v2/media and "
+                                     "send its id (or its URL there)."})
 
 
 def decode(text: str, default):

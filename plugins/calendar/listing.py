@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, bindparam, func, or_, select
 
-from host import RestError, RestResponse, decode_item, encode_item
+from host import RestError, RestResponse, decode_item, encode_item, invalid_param
 from host.stash import StashKey
 
 from . import common, linked, occurrences, recurrence, state, times
@@ -93,7 +93,7 @@ def _date(request, name: str, tz):
     try:
         return times.parse_text(request.params[name], tz)
     except ValueError:
-        raise common.invalid_param(name, "Invalid date.") from None
+        raise invalid_param({name: "Invalid date."}) from None
 
 
 def window(request) -> dict:
@@ -151,7 +151,7 @@ def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
             value = value if strict else times.end_of_day(value)
             bounds[name], texts[name] = times.to_utc(value, tz), times.text(value)
     if STARTS_FROM in bounds and ENDS_BY in bounds and bounds[ENDS_BY] < bounds[STARTS_FROM]:
-        raise common.invalid_param("end_date", "The end date must not be before the start date.")
+        raise invalid_param({"end_date": "The end date must not be before the start date."})
     return {"bounds": bounds, "texts": texts}
 
 
@@ -239,13 +239,13 @@ def list_events(request):
             or params.get("geoloc_lng") is not None:
         if (params.get("geoloc_lat") is None) != (params.get("geoloc_lng") is None):
             missing = "geoloc_lng" if params.get("geoloc_lng") is None else "geoloc_lat"
-            raise common.invalid_param(missing, "geoloc_lat and geoloc_lng must be sent together.")
+            raise invalid_param({missing: "geoloc_lat and geoloc_lng must be sent together."})
         name = "geoloc" if params.get("geoloc") is not None else "geoloc_lat"
-        raise common.invalid_param(name, "Geolocation filters need the calendar's geolocation extension, "
-                                         "which is not installed on this site.")
+        raise invalid_param({name: "Geolocation filters need the calendar's geolocation extension, "
+                                         "which is not installed on this site."})
     if params.get("ticketed") is not None:
-        raise common.invalid_param("ticketed", "The ticketed filter needs the ticketing extension, "
-                                               "which is not installed on this site.")
+        raise invalid_param({"ticketed": "The ticketed filter needs the ticketing extension, "
+                                               "which is not installed on this site."})
     statuses = common.statuses_for(request, EVENT, params.get("status"))
     events = tables(app)["events"]
     links = tables(app)["links"]
@@ -268,7 +268,7 @@ def list_events(request):
     if params.get("post_parent") is not None:
         parent = app.content.get(request, int(params["post_parent"]), EVENT)
         if parent is None:  # the real plugin checks it as an argument (its validate callback) before anything
-            raise common.invalid_param("post_parent", "Invalid parameter.")
+            raise invalid_param({"post_parent": "Invalid parameter."})
         where.append(events.c.parent == parent["id"])
     for kind, post_type in (("venue", VENUE), ("organizer", ORGANIZER)):
         wanted = list(dict.fromkeys(params.get(kind) or []))
@@ -278,7 +278,7 @@ def list_events(request):
                 ids_of_type.where(ids_of_type.selected_columns[0].in_(wanted))).scalars())
             missing = [item_id for item_id in wanted if item_id not in found]
             if missing:
-                raise common.invalid_param(kind, f"{missing[0]} is not the id of a {kind}.")
+                raise invalid_param({kind: f"{missing[0]} is not the id of a {kind}."})
             where.append(linked_to(events, links, kind, wanted))
     terms = {}
     for name, taxonomy in (("categories", CATEGORY), ("tags", TAG)):

@@ -19,7 +19,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import Schema, fields, validate
 from sqlalchemy import insert, select, update
 
-from host import RestError, Route, forbidden
+from host import RestError, Route, forbidden, invalid_param
 from host.args import JsonSchemaField
 
 from . import places, state, times
@@ -180,8 +180,7 @@ def _place_step(request, kind: str, stored: dict, messages: list[str]) -> None:
     if sent.get("id"):
         found = request.app.content.get(request, int(sent["id"]), VENUE if kind == "venue" else ORGANIZER)
         if found is None:
-            raise RestError("rest_invalid_param", f"Invalid parameter(s): {kind}", 400,
-                            {"params": {kind: f"{sent['id']} is not the id of a {kind}."}})
+            raise invalid_param({kind: f"{sent['id']} is not the id of a {kind}."})
         stored[f"{kind}_id"] = found["id"]
         messages.append(f"Existing {kind}. Step skipped.")
         return
@@ -191,8 +190,7 @@ def _place_step(request, kind: str, stored: dict, messages: list[str]) -> None:
         messages.append(f"{label} already created. Step skipped.")
         return
     if not (sent.get(kind) or "").strip():
-        raise RestError("rest_invalid_param", f"Invalid parameter(s): {kind}", 400,
-                        {"params": {kind: f"A {kind} needs its name ({kind})."}})
+        raise invalid_param({kind: f"A {kind} needs its name ({kind})."})
     stored[f"{kind}_id"] = places.create_inline(request, kind, {**sent, "status": "publish"})
     messages.append(f"{label} created.")
 
@@ -202,8 +200,7 @@ def save_wizard(request):
     if not nonce_is_valid(app, params["action_nonce"], request.user.id):
         raise RestError("cal_invalid_nonce", "The wizard's nonce is invalid or has expired.", 403)
     if sent("timezone_string") and params.get("timezone_string") and not times.is_zone(params["timezone_string"]):
-        raise RestError("rest_invalid_param", "Invalid parameter(s): timezone_string", 400,
-                        {"params": {"timezone_string": "Not an IANA time zone (such as Europe/London)."}})
+        raise invalid_param({"timezone_string": "Not an IANA time zone (such as Europe/London)."})
     session = request.session
     stored = read_option(session, app, WIZARD_OPTION, {})
     progress = _progress(stored, params, sent)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import exists, func, select
 
-from host import RestError, RestResponse
+from host import RestError, RestResponse, invalid_param
 from host.text import sanitize_text_field, sanitize_url
 
 from . import common, linked, times
@@ -120,7 +120,7 @@ def _fields(request, kind: str, values: dict, current: dict | None) -> tuple[dic
     if sent("status") and values.get("status"):
         status = values["status"]
         if status not in request.app.registry.status_names(spec["type"], writable_only=True) or status == "trash":
-            raise common.invalid_param("status", f"{status} is not a status a {kind} can be given.")
+            raise invalid_param({"status": f"{status} is not a status a {kind} can be given."})
         if status in ("publish", "future", "private") and not request.user.can("publish_posts"):
             status = "pending"
         post["status"] = status
@@ -131,7 +131,7 @@ def _fields(request, kind: str, values: dict, current: dict | None) -> tuple[dic
     if sent("author") and values.get("author") is not None:
         author = int(values["author"])
         if author != request.user.id and not request.user.can("edit_others_posts"):
-            raise common.invalid_param("author", "Only editors may name another author.")
+            raise invalid_param({"author": "Only editors may name another author."})
         post["author"] = author
     dates_source = {name: values.get(name) for name in ("date", "date_utc") if values.get(name)}
     if dates_source:
@@ -142,9 +142,9 @@ def _fields(request, kind: str, values: dict, current: dict | None) -> tuple[dic
         if sent(key) and values.get(key) is not None:
             text = str(values[key]).strip()
             if key == "website" and text and not text.lower().startswith(("http://", "https://")):
-                raise common.invalid_param("website", "The website must be an http or https URL.")
+                raise invalid_param({"website": "The website must be an http or https URL."})
             if key == "email" and text and ("@" not in text or " " in text or len(text) > 254):
-                raise common.invalid_param("email", "The email address is not valid.")
+                raise invalid_param({"email": "The email address is not valid."})
             # One line of text each (phone, address, ...): shown on other people's pages, so no markup.
             meta[key] = sanitize_url(text) if key == "website" else sanitize_text_field(text)
     if kind == "venue":

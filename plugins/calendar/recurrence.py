@@ -33,6 +33,7 @@ import icalendar
 from dateutil import rrule as dateutil_rrule
 from sqlalchemy import delete, insert, select, update
 
+from host import invalid_param
 from host.lru import LruCache
 from host.stash import StashKey
 
@@ -186,20 +187,20 @@ def check(request, value, start_utc: datetime.datetime, all_day: bool, tz) -> di
     if value is None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("rule"), str):
-        raise common.invalid_param("recurrence", "recurrence is null or {rule, exdates}.")
+        raise invalid_param({"recurrence": "recurrence is null or {rule, exdates}."})
     try:
         rule = check_rule(value["rule"], start_utc, all_day, tz)
     except RecurrenceError as error:
-        raise common.invalid_param("recurrence", str(error)) from None
+        raise invalid_param({"recurrence": str(error)}) from None
     sent = value.get("exdates") or []
     if not isinstance(sent, list) or len(sent) > MAX_EXDATES:
-        raise common.invalid_param("recurrence", f"exdates is a list of at most {MAX_EXDATES} dates.")
+        raise invalid_param({"recurrence": f"exdates is a list of at most {MAX_EXDATES} dates."})
     exdates = []
     for text in sent:
         try:
             local = times.parse_text(text, tz)
         except ValueError:
-            raise common.invalid_param("recurrence", f"{str(text)[:64]!r} in exdates is not a date.") from None
+            raise invalid_param({"recurrence": f"{str(text)[:64]!r} in exdates is not a date."}) from None
         if all_day:
             local = times.start_of_day(local)
         exdates.append(times.to_utc(local, tz))

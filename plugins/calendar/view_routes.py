@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from marshmallow import Schema, fields, validate
 
-from host import Route, forbidden
+from host import Route, forbidden, invalid_param
 from host.args import JsonSchemaField
 
 from . import common
@@ -51,7 +51,7 @@ def view_html(request):
     params = request.params
     parts = urlsplit(params["u"])
     if parts.scheme not in ("http", "https", ""):
-        raise common.invalid_param("u", "u is an http or https URL of a calendar view.")
+        raise invalid_param({"u": "u is an http or https URL of a calendar view."})
     query = dict(parse_qsl(parts.query, keep_blank_values=True))
     view_data = params.get("view_data")
     if isinstance(view_data, dict) and isinstance(view_data.get("search"), str):
@@ -61,7 +61,7 @@ def view_html(request):
         try:
             view = parse_view_url(reader, parts.path or "/", query, params.get("view"))
         except ViewUrlError as error:
-            raise common.invalid_param("u", str(error)) from None
+            raise invalid_param({"u": str(error)}) from None
         body = render(reader, site, view)
     state = {"url": site + view.path(), "prev_url": params.get("pu") or "",
              "should_manage_url": bool(params.get("smu"))}

@@ -23,7 +23,7 @@ from typing import Any
 from marshmallow import Schema, fields, validate
 from sqlalchemy import and_, bindparam, case, func, or_, select
 
-from host import RestError, RestResponse, Route, forbidden
+from host import RestError, RestResponse, Route, forbidden, invalid_param
 from host.args import (
     CollectionArgs, ContextArgs, RenderedText, date_time, force_field, id_list, orderby_field,
 )
@@ -161,11 +161,6 @@ def valid_email(value: str) -> bool:
     return bool(at and local and "." in domain.strip(".") and not domain.startswith(".") and "@" not in domain)
 
 
-def invalid_param(name: str, message: str) -> RestError:
-    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400, {
-        "params": {name: message}, "details": {name: {"code": "rest_invalid_param", "message": message, "data": None}}})
-
-
 def content_text(value: Any) -> str | None:
     """`content` as a string or `{raw}`; None when it was not sent; 400 for anything else."""
     if value is None:
@@ -173,7 +168,7 @@ def content_text(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("raw")
     if not isinstance(value, str):
-        raise invalid_param("content", "content is not of type string.")
+        raise invalid_param({"content": "content is not of type string."})
     return value.strip()
 
 
@@ -246,7 +241,7 @@ def check_list(request, posts: dict | None = None):
     requested = params.get("post") or []
     requested = requested if isinstance(requested, list) else [requested]  # (the Allow header asks with POST's)
     if len(requested) > MAX_POSTS_FILTER:
-        raise invalid_param("post", f"post names at most {MAX_POSTS_FILTER} posts.")
+        raise invalid_param({"post": f"post names at most {MAX_POSTS_FILTER} posts."})
     for post_id in dict.fromkeys(requested):
         if post_id == 0:
             if not user.can("moderate_comments"):
@@ -296,7 +291,7 @@ def _filters(request, table, posts) -> list:
             try:
                 moment = dates.local_to_utc(dates.parse_local(params[name], tz), tz)
             except ValueError:
-                raise invalid_param(name, "Invalid date.") from None
+                raise invalid_param({name: "Invalid date."}) from None
             conditions.append(getattr(table.c.date_gmt, compare)(moment))
     search = params.get("search")
     if search:
@@ -450,7 +445,7 @@ def _author_fields(request, values: dict) -> None:
             values[name] = str(params[name]).strip()
     _clean_author(values)
     if values.get("author_email") and not valid_email(values["author_email"]):
-        raise invalid_param("author_email", "Invalid email address.")
+        raise invalid_param({"author_email": "Invalid email address."})
 
 
 def _clean_author(values: dict) -> None:
@@ -472,7 +467,7 @@ def _date_fields(request, values: dict) -> None:
             utc = dates.parse_utc(params["date_gmt"])
             values["date"], values["date_gmt"] = dates.utc_to_local(utc, tz), utc
     except ValueError:
-        raise invalid_param("date" if params.get("date") else "date_gmt", "Invalid date.") from None
+        raise invalid_param({"date" if params.get("date") else "date_gmt": "Invalid date."}) from None
 
 
 def _check_parent(request, post_id: int, parent_id: int, moving: int = 0) -> None:
@@ -662,7 +657,7 @@ def _apply_status(request, comment: dict, requested: str) -> dict:
     elif requested in WRITE_STATUSES:
         target = WRITE_STATUSES[requested]
     else:
-        raise invalid_param("status", "status is not one of approved, hold, spam, unspam, trash and untrash.")
+        raise invalid_param({"status": "status is not one of approved, hold, spam, unspam, trash and untrash."})
     if target == comment["status"]:
         return comment
     return cs.update_comment(request.app, request.session, comment["id"], cs.status_values(comment, target))

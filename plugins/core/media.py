@@ -21,7 +21,7 @@ from sqlalchemy import bindparam, select, text
 
 from marshmallow import fields
 
-from host import Page, RestError, RestResponse, Route, forbidden
+from host import Page, RestError, RestResponse, Route, forbidden, invalid_param
 from host.args import JsonSchemaField
 from host.outbound import Limits, fetch
 from host.stash import StashKey
@@ -400,8 +400,7 @@ class MediaController(PostsController):
         if parent is None:
             raise RestError("rest_post_invalid_id", "Invalid post ID.", 400)
         if parent["type"] in ("revision", "attachment"):
-            raise RestError("rest_invalid_param", "Invalid parent type.", 400,
-                            {"params": {"post": "Invalid parent type."}})
+            raise invalid_param({"post": "Invalid parent type."}, message="Invalid parent type.")  # WordPress's words
         return post_id
 
     def _received_file(self, request) -> tuple[str, bytes, bool]:

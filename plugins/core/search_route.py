@@ -12,7 +12,7 @@ from __future__ import annotations
 from marshmallow import fields, validate
 from sqlalchemy import and_, func, not_, or_, select
 
-from host import RestError, RestResponse, Route
+from host import RestError, RestResponse, Route, ParamError, invalid_param
 from host.args import PagedArgs, id_list, search_field, string_list
 
 from . import dates, store
@@ -52,9 +52,7 @@ def _subtypes(request, available: dict[str, str]) -> list[str]:
     unknown = [name for name in wanted if name not in available]
     if unknown:
         message = f"subtype[0] is not one of {', '.join(['any', *available])}."
-        raise RestError("rest_invalid_param", "Invalid parameter(s): subtype", 400, {
-            "params": {"subtype": message}, "details": {"subtype": {"code": "rest_not_in_enum", "message": message,
-                                                                    "data": None}}})
+        raise invalid_param({"subtype": ParamError("rest_not_in_enum", message)})
     return wanted
 
 

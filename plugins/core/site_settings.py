@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from marshmallow import Schema
 from sqlalchemy import delete, select
 
-from host import RestError, Route
+from host import Route, ParamError, invalid_param
 from host.args import JsonSchemaField
 from host.auth import users
 
@@ -108,9 +108,9 @@ def update_settings(request):
     table = tables(request.app)["site_settings"]
     sent = {key: request.params.get(key) for key in KEYS if request.has_param(key)}  # null: back to the default
     if "timezone" in sent and sent["timezone"] is not None and not _is_zone(sent["timezone"]):
-        raise _invalid("timezone", "rest_invalid_param", "timezone is not a known time zone.")
+        raise invalid_param({"timezone": "timezone is not a known time zone."})
     if "url" in sent and sent["url"] is not None and not is_site_url(sent["url"]):
-        raise _invalid("url", "rest_invalid_url", "url is not a URL (http:// or https://, then a host name).")
+        raise invalid_param({"url": ParamError("rest_invalid_url", "url is not a URL (http:// or https://, then a host name).")})
     if "url" in sent:
         request.app.choose_site_address(request.session, sent.pop("url"))
     for key, value in sent.items():
@@ -128,12 +128,6 @@ def update_settings(request):
             app.hook.site_settings_changed(app=app, keys=sorted(sent))
         request.after_commit(settled)
     return _current(request)
-
-
-def _invalid(name: str, code: str, message: str) -> RestError:
-    """400 rest_invalid_param naming one setting, in the shape the pipeline's own checks answer."""
-    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400, {
-        "params": {name: message}, "details": {name: {"code": code, "message": message, "data": None}}})
 
 
 def _is_zone(name: str) -> bool:

@@ -16,7 +16,7 @@ from marshmallow import Schema, fields, validate
 
 from host.args import CollectionArgs, ContextArgs, JsonSchemaField, enum_field, force_field, orderby_field, string_list
 
-from host import RestError, RestResponse, Route, forbidden
+from host import RestError, RestResponse, Route, forbidden, ParamError, invalid_param
 from host.auth import users as user_service
 from host.args import MAX_INTEGER
 from host.auth.users import ROLES
@@ -506,8 +506,8 @@ def delete_user(request):
         raise RestError("rest_trash_not_supported", "Users do not support trashing. Set 'force' to true to delete.", 501)
     reassign = params.get("reassign")
     if reassign is True:
-        raise RestError("rest_invalid_param", "Invalid user parameter(s).", 400,
-                        {"params": {"reassign": "Invalid user parameter(s)."}})
+        # WordPress's check_reassign refuses it as the arg's validate_callback: has_valid_params wraps that.
+        raise invalid_param({"reassign": ParamError("rest_invalid_param", "Invalid user parameter(s).", {"status": 400})})
     reassign_to = int(reassign) if reassign not in (False, None, 0) else None
     if reassign_to is not None and (reassign_to == target.id
                                     or user_service.get_user(request.app, request.session, reassign_to) is None):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import bindparam, select
 
-from host import RestError, Route, forbidden
+from host import Route, forbidden, invalid_param
 from host.auth import users as user_service
 from host.text import sanitize_textarea_field
 
@@ -62,8 +62,7 @@ def _raw_id(request, name: str):
     if value is None or value == "":
         return None
     if not is_numeric_text(value):
-        raise RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400,
-                        {"params": {name: f"{name} is not a number."}})
+        raise invalid_param({name: f"{name} is not a number."})
     return value
 
 

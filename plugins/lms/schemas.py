@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
 
-from host import RestError
+from host import invalid_param
 from host.args import JsonSchemaField, Paged, per_page_field
 
 from .apikeys import PERMISSIONS
@@ -95,10 +95,8 @@ def read_query(request, schema: type[Schema]) -> dict:
     try:
         return instance.load(raw)
     except ValidationError as error:
-        invalid = {name: " ".join(map(str, messages)) if isinstance(messages, list) else str(messages)
-                   for name, messages in error.messages.items()}
-        raise RestError("rest_invalid_param", f"Invalid parameter(s): {', '.join(invalid)}", 400,
-                        {"params": invalid}) from None
+        raise invalid_param({name: " ".join(map(str, messages)) if isinstance(messages, list) else str(messages)
+                             for name, messages in error.messages.items()}) from None
 
 
 # --- administration routes (declared normally: they are this server's own) ----------------------

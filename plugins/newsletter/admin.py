@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, insert, select, update
 
-from host import RestError, RestResponse
+from host import RestError, RestResponse, invalid_param
 from host.text import sanitize_text_field
 
 from . import store
@@ -82,8 +82,7 @@ def _find_list(request):
 def _unique_name(request, name: str, except_id: int | None = None) -> str:
     name = name.strip()
     if not name:
-        raise RestError("rest_invalid_param", "Invalid parameter(s): name", 400,
-                        {"params": {"name": "The list needs a name."}})
+        raise invalid_param({"name": "The list needs a name."})
     lists = table(request.app, LISTS)
     query = select(lists.c.id).where(func.lower(lists.c.name) == name.lower())
     if except_id is not None:
@@ -196,8 +195,7 @@ def create_form(request):
     params, forms, now = request.params, table(request.app, FORMS), store.utcnow()
     title = params["title"].strip()
     if not title:
-        raise RestError("rest_invalid_param", "Invalid parameter(s): title", 400,
-                        {"params": {"title": "The form needs a title."}})
+        raise invalid_param({"title": "The form needs a title."})
     new_id = request.session.execute(insert(forms).values(
         title=title, action=params.get("action", "subscribe"), lists=_checked_lists(request, params.get("lists", [])),
         list_choice=1 if params.get("list_choice") else 0, fields=_checked_fields(params.get("fields")),
@@ -216,8 +214,7 @@ def update_form(request):
     changes = {"modified": store.utcnow()}
     if "title" in params:
         if not params["title"].strip():
-            raise RestError("rest_invalid_param", "Invalid parameter(s): title", 400,
-                            {"params": {"title": "The form needs a title."}})
+            raise invalid_param({"title": "The form needs a title."})
         changes["title"] = params["title"].strip()
     if "action" in params:
         changes["action"] = params["action"]

@@ -19,10 +19,6 @@ def announce_kit_change(request, kit_id: int) -> None:
     request.after_commit(lambda: app.hook.content_saved(app=app, event=ContentSaved.of(item, False)))
 
 
-def invalid_param(name: str, message: str) -> RestError:
-    return RestError("rest_invalid_param", f"Invalid parameter(s): {name}", 400, {"params": {name: message}})
-
-
 def paged(request, items: list, total: int):
     params = request.params
     return RestResponse.collection(request, items, total, params["per_page"], params["page"])

@@ -8,7 +8,7 @@ import json
 
 from sqlalchemy import delete, func, insert, select
 
-from host import RestError, RestResponse, Route
+from host import RestError, RestResponse, Route, invalid_param
 from host.auth import users as user_service
 
 from .. import elements as tree
@@ -18,7 +18,7 @@ from ..schemas import (AddNewPostArgs, FavoriteArgs, ListingArgs, PostListArgs, 
 from ..settings import settings_of
 from ..store import get_option, get_user_value, set_option, set_user_value
 from ..tables import DOCUMENTS, EVENTS, FAVORITES, table
-from .common import NAMESPACE, READ, SITE, can_edit_posts, ensure_page_exists, invalid_param, paged
+from .common import NAMESPACE, READ, SITE, can_edit_posts, ensure_page_exists, paged
 
 MAX_FAVORITES_PER_TYPE = 200
 FAVORITE_TYPES_LIMIT = 20
@@ -53,8 +53,8 @@ def _favorites_of(request, kind: str) -> list[str]:
 def add_favorite(request):
     favorites, kind, slug = table(request.app, FAVORITES), request.params["id"], request.params["favorite"]
     if kind == "widgets" and slug not in tree.widget_types(request.app):
-        raise invalid_param("favorite", f"favorite must be a widget type of this site: "
-                                        f"{', '.join(tree.widget_types(request.app))}.")
+        raise invalid_param({"favorite": f"favorite must be a widget type of this site: "
+                                        f"{', '.join(tree.widget_types(request.app))}."})
     current = _favorites_of(request, kind)
     if slug not in current:
         if len(current) >= MAX_FAVORITES_PER_TYPE:
@@ -209,7 +209,7 @@ def update_user_data(request):
     if request.params.get("suppressedMessages") is not None:
         messages = request.params["suppressedMessages"]
         if any(len(message) > 100 for message in messages):
-            raise invalid_param("suppressedMessages", "Each message name is at most 100 characters.")
+            raise invalid_param({"suppressedMessages": "Each message name is at most 100 characters."})
         set_user_value(request, "suppressedMessages", list(dict.fromkeys(messages)))
     return current_user_data(request)
 
@@ -254,7 +254,7 @@ NEW_POST_TYPES = {"post": "edit_posts", "page": "edit_pages"}
 def add_new_post(request):
     post_type = request.params["post_type"]
     if post_type not in NEW_POST_TYPES or post_type not in request.app.registry.post_types:
-        raise invalid_param("post_type", f"post_type must be one of {', '.join(NEW_POST_TYPES)}.")
+        raise invalid_param({"post_type": f"post_type must be one of {', '.join(NEW_POST_TYPES)}."})
     if not request.user.can(NEW_POST_TYPES[post_type]):
         raise RestError("rest_cannot_create", "Sorry, you are not allowed to create items of this type.", 403)
     item = request.app.content.create(request, post_type, title="", status="draft",
@@ -276,17 +276,17 @@ def _conversion_map(value) -> dict[str, str]:
             try:
                 parsed = json.loads(text)
             except ValueError:
-                raise invalid_param("post_keys_conversion_map", "post_keys_conversion_map is not valid JSON.") \
+                raise invalid_param({"post_keys_conversion_map": "post_keys_conversion_map is not valid JSON."}) \
                     from None
             if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
-                raise invalid_param("post_keys_conversion_map", "post_keys_conversion_map maps names to names.")
+                raise invalid_param({"post_keys_conversion_map": "post_keys_conversion_map maps names to names."})
             return parsed
         value = [part for part in text.split(",") if part]
     pairs = {}
     for entry in value:
         source, separator, target = str(entry).partition(":")
         if not separator or not source.strip() or not target.strip():
-            raise invalid_param("post_keys_conversion_map", "Each entry is written `from:to`.")
+            raise invalid_param({"post_keys_conversion_map": "Each entry is written `from:to`."})
         pairs[source.strip()] = target.strip()
     return pairs
 
@@ -322,8 +322,8 @@ def record_event(request):
     event_data = request.params["event_data"]
     text = json.dumps(event_data, separators=(",", ":"))
     if len(text.encode("utf-8")) > limits.max_event_bytes or tree._depth(event_data) > 5:
-        raise invalid_param("event_data", f"event_data must be at most {limits.max_event_bytes} bytes of JSON and "
-                                          "5 levels deep.")
+        raise invalid_param({"event_data": f"event_data must be at most {limits.max_event_bytes} bytes of JSON and "
+                                          "5 levels deep."})
     name = event_data.get("event") or event_data.get("name") or "event"
     name = str(name)[:100]
     events = table(request.app, EVENTS)

@@ -7,7 +7,7 @@ import json
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from host import RestError, Route
+from host import RestError, Route, invalid_param
 
 from .. import elements as tree
 from ..kit import (COLOR_KINDS, CSS_VARS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTEM_IDS, checked_typography,
@@ -15,7 +15,7 @@ from ..kit import (COLOR_KINDS, CSS_VARS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTE
 from ..schemas import (ElementDefaultsArgs, ElementTypeArgs, GlobalColorWriteArgs, GlobalEntrySchema, GlobalIdArgs,
                        GlobalTypographyWriteArgs, SettingKeyArgs, SettingWriteArgs)
 from ..store import get_option, set_option
-from .common import NAMESPACE, READ, SITE, announce_kit_change, invalid_param
+from .common import NAMESPACE, READ, SITE, announce_kit_change
 
 MAX_DEFAULTS_BYTES = 64 * 1024
 
@@ -68,10 +68,10 @@ def save_global(request):
     if not str(params.get("title") or "").strip():
         raise RestError("invalid_title", "A global needs a title.", 400, {"params": {"title": "Missing title."}})
     if "value" not in params:
-        raise invalid_param("value", "value is required.")
+        raise invalid_param({"value": "value is required."})
     if kind == "colors":
         if not is_color(params["value"]):
-            raise invalid_param("value", "value must be a CSS colour (#hex, rgb(), rgba(), hsl(), hsla() or a name).")
+            raise invalid_param({"value": "value must be a CSS colour (#hex, rgb(), rgba(), hsl(), hsla() or a name)."})
         fields_of = {"color": params["value"].strip()}
     else:
         fields_of = checked_typography(params["value"])
@@ -122,8 +122,8 @@ def list_element_defaults(request):
 def _registered_type(request) -> str:
     element_type = request.params["type"]
     if element_type not in tree.element_types(request.app):
-        raise invalid_param("type", f"type must be a registered element type: "
-                                    f"{', '.join(tree.element_types(request.app))}.")
+        raise invalid_param({"type": f"type must be a registered element type: "
+                                    f"{', '.join(tree.element_types(request.app))}."})
     return element_type
 
 
@@ -132,8 +132,8 @@ def save_element_defaults(request):
     settings = tree.supported_settings(element_type, request.params["settings"])
     text = json.dumps(settings)
     if len(text) > MAX_DEFAULTS_BYTES or tree._depth(settings) > tree.MAX_SETTINGS_DEPTH:
-        raise invalid_param("settings", f"settings must be at most {MAX_DEFAULTS_BYTES} bytes and "
-                                        f"{tree.MAX_SETTINGS_DEPTH} levels deep.")
+        raise invalid_param({"settings": f"settings must be at most {MAX_DEFAULTS_BYTES} bytes and "
+                                        f"{tree.MAX_SETTINGS_DEPTH} levels deep."})
     kit = load_kit(request.app, request.session)
     defaults = dict(kit.element_defaults)
     defaults[element_type] = settings
@@ -162,7 +162,7 @@ def _setting(request, value) -> dict:
 def _known_key(request) -> str:
     key = request.params["key"]
     if key not in SETTINGS:
-        raise invalid_param("key", f"key must be one of {', '.join(SETTINGS)}.")
+        raise invalid_param({"key": f"key must be one of {', '.join(SETTINGS)}."})
     return key
 
 
@@ -175,12 +175,12 @@ def get_setting(request):
 def save_setting(request):
     key = _known_key(request)
     if "value" not in request.params:
-        raise invalid_param("value", "value is required.")
+        raise invalid_param({"value": "value is required."})
     field, _default = SETTINGS[key]
     try:
         value = Schema.from_dict({"value": copy.deepcopy(field)})().load({"value": request.params["value"]})["value"]
     except ValidationError as error:
-        raise invalid_param("value", f"value is not valid for {key}: {' '.join(map(str, error.messages['value']))}") \
+        raise invalid_param({"value": f"value is not valid for {key}: {' '.join(map(str, error.messages['value']))}"}) \
             from None
     stored = get_option(request, SETTINGS_OPTION, {})
     stored[key] = value

@@ -11,7 +11,7 @@ from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from host import RestError, RestResponse, Route
+from host import RestError, RestResponse, Route, invalid_param
 from host.auth import users as user_service
 from marshmallow import fields, validate
 
@@ -20,7 +20,7 @@ from ..documents import elements_of, encoded, library_types, load_document
 from ..schemas import ConnectArgs, TemplateCreateArgs, TemplateInsertArgs, TemplateSchema
 from ..settings import settings_of
 from ..store import get_option, set_option
-from .common import NAMESPACE, READ, SITE, can_edit_posts, invalid_param
+from .common import NAMESPACE, READ, SITE, can_edit_posts
 
 LIBRARY_TYPE = "builder_library"
 MAX_TEMPLATES_LISTED = 100
@@ -49,17 +49,17 @@ def create_template(request):
     content = params.get("content") or {}
     elements = content.get("elements", []) if isinstance(content, dict) else None
     if elements is None:
-        raise invalid_param("content", "content must be an object with `elements`.")
+        raise invalid_param({"content": "content must be an object with `elements`."})
     limits = settings_of(request.app)
     try:
         tree.check_tree(elements, limits)
         text = encoded(elements)
         tree.parse_data(text, limits)
     except tree.TreeError as error:
-        raise invalid_param("content", f"content.elements {error}.") from None
+        raise invalid_param({"content": f"content.elements {error}."}) from None
     page_settings = content.get("page_settings", {})
     if not isinstance(page_settings, dict):
-        raise invalid_param("content", "content.page_settings must be an object.")
+        raise invalid_param({"content": "content.page_settings must be an object."})
     item = request.app.content.create(request, LIBRARY_TYPE, title=(params.get("title") or "").strip()[:200]
                                       or f"Untitled {params['type']}", status="publish",
                                       meta={"_builder_edit_mode": "builder", "_builder_template_type": params["type"],
@@ -108,7 +108,7 @@ def _fernet(request) -> Fernet:
 def connect_library(request):
     token = request.params["token"].strip()
     if not token:
-        raise invalid_param("token", "token must not be blank.")
+        raise invalid_param({"token": "token must not be blank."})
     encrypted = _fernet(request).encrypt(token.encode("utf-8")).decode("ascii")
     connected_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     set_option(request, TOKEN_OPTION, {"token": encrypted, "connected_at": connected_at,
