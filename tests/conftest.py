@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import install_entry_point_plugin
-
-EXAMPLE_SOURCE = Path(__file__).parent / "example_plugin"
+from tests.helpers import EXAMPLE_SOURCE, install_entry_point_plugin, install_example_plugin
 
 
 def pytest_configure(config):
@@ -42,12 +40,7 @@ def install_plugin(monkeypatch):
 @pytest.fixture
 def example_plugin(tmp_path, monkeypatch):
     """The example plugin installed as the package `sitehost-example` (entry point `example`)."""
-    site = tmp_path / "site-packages"
-    site.mkdir()
-    install_entry_point_plugin(site, "sitehost-example", "1.2.3", "example", "sitehost_example")
-    monkeypatch.syspath_prepend(str(EXAMPLE_SOURCE))
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
+    site = install_example_plugin(tmp_path, monkeypatch, "sitehost-example", "1.2.3", "example", "sitehost_example")
     yield {"site_packages": site, "source": EXAMPLE_SOURCE}
     sys.modules.pop("sitehost_example", None)
 

@@ -23,6 +23,24 @@ def install_entry_point_plugin(folder: Path, distribution: str, version: str, na
     return folder
 
 
+# The example plugins' sources (tests/example_plugin/<package>): installed by the fixtures that use them.
+EXAMPLE_SOURCE = Path(__file__).parent / "example_plugin"
+
+
+def install_example_plugin(tmp_path: Path, monkeypatch, distribution: str, version: str, name: str,
+                           module: str) -> Path:
+    """An example plugin of EXAMPLE_SOURCE importable and installed as `distribution` (entry point `name`)."""
+    import importlib
+
+    site = tmp_path / "site-packages"
+    site.mkdir(exist_ok=True)
+    install_entry_point_plugin(site, distribution, version, name, module)
+    monkeypatch.syspath_prepend(str(EXAMPLE_SOURCE))
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    return site
+
+
 def wait_until(condition, timeout: float = 30, step: float = 0.1):
     """Poll `condition()` until it answers something true (returned); AssertionError after `timeout` seconds."""
     deadline = time.monotonic() + timeout
