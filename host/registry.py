@@ -119,7 +119,7 @@ class Route:
     title: str = ""
     hidden: bool = False
     capability: str = ""
-    refusal: tuple[str, str] = ()
+    refusal: tuple[str, str] | None = None
     cacheable: bool = False
     # The media type of a success answered as a RawBody (e.g. "text/calendar"), besides JSON errors:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.

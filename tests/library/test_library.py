@@ -136,8 +136,11 @@ def test_library_admin_page_serves_librarians_and_refuses_others(library_app, ma
     assert author.get("/admin/library", status=403).status_int == 403
 
 
-def test_overdue_command_lists_late_loans(library_app, make_user, tmp_path):
+def test_overdue_command_lists_late_loans(library_app, make_user, tmp_path, monkeypatch):
     """`sitehost library overdue --on DAY` reads the site the config names, through open_site."""
+    # `sitehost` adds plugin commands once per process: let it add this test's, and forget them afterwards.
+    monkeypatch.setattr(main, "commands", dict(main.commands))
+    monkeypatch.setattr(main, "_plugin_commands_loaded", False)
     librarian = _librarian(library_app, make_user)
     pupil = make_user(library_app, "subscriber")
     loan = _loan(librarian, _book(librarian)["id"], pupil.id, "2030-12-31")

@@ -12,7 +12,12 @@ from .tables import books, loans
 
 @click.group("library")
 def library_group():
-    """The school library."""
+    """The school library: loans past their due day.
+
+    \b
+    Example:
+      sitehost library overdue
+    """
 
 
 @library_group.command("overdue")
@@ -20,7 +25,13 @@ def library_group():
               help="Count as overdue on this day (YYYY-MM-DD); today by default.")
 @click.pass_context
 def overdue(ctx, day):
-    """List the open loans whose due day is before today (or --on)."""
+    """List the open loans whose due day is before today (or --on).
+
+    \b
+    Examples:
+      sitehost library overdue
+      sitehost library overdue --on 2031-01-01
+    """
     when = day.date() if day is not None else datetime.date.today()
     with open_site(ctx, plugin="library") as app, app.db.session() as session:
         book_table, loan_table = books(app), loans(app)
