@@ -3,7 +3,10 @@
 Every route declares its args as a marshmallow Schema class (`Route(..., args=MyArgs)`). The
 host turns the class into the JSON-Schema arg dicts that discovery, OPTIONS and /openapi.json
 show and that the request pipeline validates against (host.rest.schemas), so the three
-cannot drift apart.
+cannot drift apart. Then the class itself loads the values that passed (host.rest.loading):
+validators JSON Schema cannot express run, and handlers get the fields' types (`fields.Date`
+gives a `datetime.date`). `Paged` declares `page` and `per_page`; a route with other bounds
+uses `Paged.with_bounds(...)` (or `per_page_field`) instead of declaring `per_page` again.
 
     class LessonCollectionArgs(CollectionArgs):
         orderby = orderby_field(["date", "id", "title"], "date", "Sort collection by lesson attribute.")

@@ -1,7 +1,8 @@
 """The REST request pipeline.
 
 authenticate -> match route (404 rest_no_route) -> parse body (400 rest_invalid_json)
--> required params -> validate and sanitize from args -> permission (401/403) -> handler
+-> required params -> validate and sanitize from args -> load with the args class (its own
+validators, typed values; rest/loading.py) -> permission (401/403) -> handler
 -> Allow header, _fields, _embed, _envelope -> JSON. Handlers return data or a
 RestResponse and raise RestError; they never format errors or common headers by hand.
 """

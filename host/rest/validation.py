@@ -4,7 +4,10 @@ The arg schemas are the JSON-Schema dicts that the discovery documents show (der
 each route's marshmallow schema), so what a client reads in `args` is exactly what is
 enforced. Rules, codes and messages follow the REST conventions reference (section 3):
 loose types as query strings need them ("5" is an integer, "1,2" is an array), then the
-keyword checks, then `enum`, then `format`.
+keyword checks, then `enum`, then `format`. Every format a field advertises is enforced
+(`date`, `date-time`, `email`, `ip`, `uuid`, `hex-color`) except `uri`, which WordPress
+sanitizes rather than refuses (a route that needs a real URL answers its own error, as
+oembed's `oembed_invalid_url` does).
 """
 
 from __future__ import annotations
