@@ -243,12 +243,9 @@ from .tables import items_table
 NAMESPACE = "__NAME__/v1"
 
 
-# --- permissions: return True, or raise forbidden(...) --------------------------------------
+# --- permissions: a plain capability is declared on the Route; logic of its own raises forbidden(...) ---
 
-def can_edit(request) -> bool:
-    if not request.user.can("edit_posts"):
-        raise forbidden(request.user, "__NAME___cannot_edit", "Sorry, you are not allowed to edit items.")
-    return True
+EDITORS = {"capability": "edit_posts", "refusal": ("__NAME___cannot_edit", "Sorry, you are not allowed to edit items.")}
 
 
 # --- handlers ---------------------------------------------------------------------------------
@@ -298,7 +295,7 @@ def create_item(request):
 def routes() -> list[Route]:
     return [
         Route(NAMESPACE, "/items", "GET", list_items, args=ListArgs, schema=ItemSchema, title="__NAME__-item"),
-        Route(NAMESPACE, "/items", "POST", create_item, args=ItemSchema, permission=can_edit),
+        Route(NAMESPACE, "/items", "POST", create_item, args=ItemSchema, **EDITORS),
         Route(NAMESPACE, r"/items/(?P<id>[\\d]+)", "GET", get_item, args=ItemArgs, schema=ItemSchema,
               title="__NAME__-item"),
     ]
