@@ -61,7 +61,7 @@ class Outcome:
     """What a start (or `sitehost migrate`) did, or would do, to one owner's tables."""
 
     name: str
-    action: str  # created | upgraded | current | pending | newer | held
+    action: str  # created | upgraded | current | pending | newer | held | new | downgraded
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     revisions: list[str] = field(default_factory=list)  # applied (or pending), oldest first
@@ -79,6 +79,8 @@ class Outcome:
             return f"{self.name}: at {before}, a revision this release does not know (a newer release migrated it)"
         if self.action == "held":
             return f"{self.name}: at {before}, not migrated (a newer sitehost release changed the tables)"
+        if self.action == "downgraded":
+            return f"{self.name}: {before} -> {after} (down: {_revisions(self.revisions)})"
         if self.action == "new":
             return f"{self.name}: no tables yet (created at {after} at the next start)"
         return f"{self.name}: at {after} (current)"
@@ -202,6 +204,27 @@ def upgrade(connection: Connection, owner: Owner) -> Outcome:
         after = context.get_current_heads()
     log.info("%s's tables migrated from %s to %s", owner.name, ", ".join(before) or "base", ", ".join(after))
     return Outcome(owner.name, "upgraded", before, after, applied)
+
+
+def downgrade(app, name: str, revision: str = "base") -> Outcome:
+    """Run an enabled owner's `downgrade()`s down to `revision` ("base": before its first), in one transaction.
+
+    For tests of a revision (host.testing.downgrade_tables): the tables as the previous release left them.
+    """
+    from alembic.operations import Operations
+
+    owner = next((found for found in owners(app) if found.name == name and found.folder is not None), None)
+    if owner is None:
+        raise ValueError(f"{name!r} is not an enabled plugin with a migrations folder")
+    script = scripts(str(owner.folder))
+    with _migration_connection(app.db.engine) as connection, connection.begin():
+        before = _context(connection, owner).get_current_heads()
+        steps = list(script._downgrade_revs(revision, before))  # as alembic's own `downgrade` command
+        context = _context(connection, owner, fn=lambda _heads, _context: steps)
+        with Operations.context(context):
+            context.run_migrations()
+        after = context.get_current_heads()
+    return Outcome(name, "downgraded", before, after, [step.revision.revision for step in steps])
 
 
 def stamp_heads(connection: Connection, owner: Owner) -> Outcome:

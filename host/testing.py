@@ -173,6 +173,16 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
     return module
 
 
+def downgrade_tables(app, plugin: str, revision: str = "base") -> None:
+    """Take `plugin`'s tables in `app`'s database back to `revision` with its revisions' `downgrade()`s
+    ("base": as a release before its first revision left them). The next app on the same database
+    (`make_app(..., database_url=app.settings.database_url)`) runs the revisions again, as a site's next
+    start after an upgrade does."""
+    from host.migrations import downgrade
+
+    downgrade(app, plugin, revision)
+
+
 def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: float = 60,
                    global_args: tuple[str, ...] = ()):
     """Start a real `sitehost --config CONFIG [GLOBAL_ARGS] serve --port 0 [SERVE_ARGS]` process.
