@@ -68,22 +68,20 @@ class Outcome:
 
     def line(self) -> str:
         """One line for the operator."""
-        before, after = ", ".join(self.before) or "base", ", ".join(self.after) or "base"
-        if self.action == "created":
-            return f"{self.name}: tables created at {after}"
-        if self.action == "upgraded":
-            return f"{self.name}: {before} -> {after} ({_revisions(self.revisions)})"
-        if self.action == "pending":
-            return f"{self.name}: at {before}, would run {_revisions(self.revisions)}"
-        if self.action == "newer":
-            return f"{self.name}: at {before}, a revision this release does not know (a newer release migrated it)"
-        if self.action == "held":
-            return f"{self.name}: at {before}, not migrated (a newer sitehost release changed the tables)"
-        if self.action == "downgraded":
-            return f"{self.name}: {before} -> {after} (down: {_revisions(self.revisions)})"
-        if self.action == "new":
-            return f"{self.name}: no tables yet (created at {after} at the next start)"
-        return f"{self.name}: at {after} (current)"
+        return _LINES[self.action].format(name=self.name, before=", ".join(self.before) or "base",
+                                          after=", ".join(self.after) or "base", revisions=_revisions(self.revisions))
+
+
+_LINES = {
+    "created": "{name}: tables created at {after}",
+    "upgraded": "{name}: {before} -> {after} ({revisions})",
+    "downgraded": "{name}: {before} -> {after} (down: {revisions})",
+    "current": "{name}: at {after} (current)",
+    "pending": "{name}: at {before}, would run {revisions}",
+    "new": "{name}: no tables yet (created at {after} at the next start)",
+    "newer": "{name}: at {before}, a revision this release does not know (a newer release migrated it)",
+    "held": "{name}: at {before}, not migrated (a newer sitehost release changed the tables)",
+}
 
 
 def _revisions(revisions: list[str]) -> str:
