@@ -1,5 +1,5 @@
 """Your profile (every signed-in user): change your password, create and revoke your application passwords
-(templates/profile.html, its notices templates/profile_notice.html)."""
+(templates/profile.html, its notices templates/users_notice.html)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from markupsafe import Markup
 from ..auth import users as user_service
 from ..auth.pages import clean_name
 from .framework import AdminAnswer, AdminRequest
-from .users_page import MIN_PASSWORD_CHARS, _when
+from .users_page import MIN_PASSWORD_CHARS, notice, shown_passwords
 
 ACTIONS = ("change-password", "create-app-password", "revoke-app-password")
 
@@ -39,7 +39,7 @@ def change_password(page: AdminRequest) -> int:
         return 400
     with page.app.db.session(write=True) as session, session.begin():
         user_service.update_user(page.app, session, page.user.id, {"password": new})
-    page.notice(page.render("profile_notice.html", done="password-changed"))
+    notice(page, "password-changed")
     return 200
 
 
@@ -50,7 +50,7 @@ def create_app_password(page: AdminRequest) -> int:
         return 400
     with page.app.db.session(write=True) as session, session.begin():
         password, _record = user_service.create_application_password(page.app, session, page.user.id, name)
-    page.notice(page.render("profile_notice.html", done="app-password-created", name=name, password=password), "secret")
+    notice(page, "app-password-created", "secret", name=name, password=password)
     page.form.pop("name", None)
     return 201
 
@@ -62,15 +62,13 @@ def revoke_app_password(page: AdminRequest) -> int:
         if record is not None:
             user_service.delete_application_password(page.app, session, page.user.id, uuid)
     if record is None:
-        page.notice(page.render("profile_notice.html", done="app-password-missing"), "error")
+        notice(page, "app-password-missing", "error")
         return 404
-    page.notice(page.render("profile_notice.html", done="app-password-revoked", name=record["name"]))
+    notice(page, "app-password-revoked", name=record["name"])
     return 200
 
 
 def profile_html(page: AdminRequest) -> Markup:
     with page.app.db.session() as session:
         passwords = user_service.list_application_passwords(page.app, session, page.user.id)
-    shown = [{"name": record["name"], "uuid": record["uuid"], "created": _when(record["created"]),
-              "last_used": _when(record["last_used"]), "last_ip": record["last_ip"]} for record in passwords]
-    return page.render("profile.html", passwords=shown, min_password_chars=MIN_PASSWORD_CHARS)
+    return page.render("profile.html", passwords=shown_passwords(passwords), min_password_chars=MIN_PASSWORD_CHARS)
