@@ -155,9 +155,9 @@ def setting_field(name: str, schema: dict, value: Any) -> dict[str, Any]:
     if help_text and help_text[-1] not in ".?!":
         help_text += "."  # some of WordPress's descriptions end without one
     shown = as_text(value, kind)
-    field = {"name": name, "label": LABELS.get(name, name.replace("_", " ").capitalize()), "value": shown,
-             "kind": INPUT_KINDS.get(str(schema.get("format", "")), "text"), "help": help_text, "options": None,
-             "attrs": {}}
+    field: dict[str, Any] = {
+        "name": name, "label": LABELS.get(name, name.replace("_", " ").capitalize()), "value": shown,
+        "kind": INPUT_KINDS.get(str(schema.get("format", "")), "text"), "help": help_text, "options": None, "attrs": {}}
     if kind == "boolean":
         return {**field, "kind": "checkbox"}
     enum = [option for option in schema.get("enum") or [] if option is not None]
