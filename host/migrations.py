@@ -30,8 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from sqlalchemy import inspect
+from sqlalchemy import MetaData, inspect
 from sqlalchemy.engine import Connection
+
+import host
+
+from .auth.models import define_auth_tables
+from .plugin_state import apply_stored_set
+from .plugins import build_plugin_manager
+from .state import define_host_tables
+from .upgrades import may_change_schema
 
 log = logging.getLogger("sitehost")
 # Alembic's own lines ("Context impl SQLiteImpl." for every connection) would fill the site's log at every
@@ -112,8 +120,6 @@ def scripts(folder: str):
 
 def owners(app) -> list[Owner]:
     """The host and each enabled plugin, in start order, with the tables each registered."""
-    import host
-
     found = [Owner(HOST, migrations_folder(host), set(app.table_owners.get(HOST, ())))]
     for record in app.enabled_plugins:
         module = record.module if not isinstance(record.module, str) else None
@@ -124,15 +130,6 @@ def owners(app) -> list[Owner]:
 def owners_of_settings(settings) -> list[Owner]:
     """`owners` without an app (an app migrates as it is built): the plugins the site would load,
     each with the tables its `register_tables` declares."""
-    from sqlalchemy import MetaData
-
-    import host
-
-    from .auth.models import define_auth_tables
-    from .plugin_state import apply_stored_set
-    from .plugins import build_plugin_manager
-    from .state import define_host_tables
-
     apply_stored_set(settings)
     manager, records = build_plugin_manager(settings)
     metadata = MetaData()
@@ -248,8 +245,6 @@ def migrate(app) -> tuple[bool, list[Outcome]]:
     Answers whether this release may change the tables (host.upgrades: not while a newer release
     already did; a new database: yes) and what was done to each owner with a migrations folder.
     """
-    from .upgrades import may_change_schema
-
     engine = app.db.engine
     with engine.connect() as connection:
         existing = set(inspect(connection).get_table_names())

@@ -42,6 +42,7 @@ import pytest
 from host.config import Settings
 from host.auth import users as user_service
 from host.app import create_app
+from host.migrations import downgrade
 from host import PluginInfo, hookimpl
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
@@ -178,8 +179,6 @@ def downgrade_tables(app, plugin: str, revision: str = "base") -> None:
     ("base": as a release before its first revision left them). The next app on the same database
     (`make_app(..., database_url=app.settings.database_url)`) runs the revisions again, as a site's next
     start after an upgrade does."""
-    from host.migrations import downgrade
-
     downgrade(app, plugin, revision)
 
 
