@@ -38,7 +38,8 @@ from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .stash import JOBS_SERVICE, MAIL_SERVICE, STORAGE, Stash
 from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
-from .upgrades import may_change_schema, record_release
+from .migrations import HOST, migrate
+from .upgrades import record_release
 from .state import define_host_tables
 from .users import ANONYMOUS
 from .rest.request import RestRequest
@@ -116,9 +117,9 @@ class App:
         self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
         self.registry = self._build_registry_until_stable()
         with self.db.startup_lock():  # workers and nodes starting together take turns at the DDL
-            self.db.create_tables()
+            # Each owner's revisions (host.migrations), then the tables that do not exist yet. schema_changes_allowed:
             # False while a newer release than this one has changed the tables (host.upgrades).
-            self.schema_changes_allowed = may_change_schema(self)
+            self.schema_changes_allowed, self.migrations = migrate(self)
             self._start_plugins()
             if self.schema_changes_allowed:
                 record_release(self)
@@ -213,6 +214,8 @@ class App:
         metadata = MetaData()
         self.host_tables = define_host_tables(metadata)
         self.auth_tables = define_auth_tables(metadata)
+        # Whose tables are whose (host.migrations runs each owner's revisions on its own tables).
+        self.table_owners: dict[str, set[str]] = {HOST: set(metadata.tables)}
         implementations = self._implementations_by_plugin()
         registry.add_route(Route("", "", "GET", self._root_index, args=IndexArgs), "host", True)
         registry.add_route(Route("", "/batch/v1", "POST", handle_batch, args=BatchArgs), "host", True)
@@ -223,6 +226,8 @@ class App:
             try:
                 if "register_tables" in impls:
                     _call(impls["register_tables"], metadata=metadata)
+                    self.table_owners.setdefault(HOST if owner.startswith("host.") else owner, set()).update(
+                        set(metadata.tables) - before)
                 self._register(registry, owner, impls, DESCRIBING_HOOKS)
             except Exception as error:  # any failure in one plugin's registration
                 for name in set(metadata.tables) - before:

@@ -248,6 +248,59 @@ def init(ctx: click.Context, demo: bool) -> None:
 
 
 @main.command()
+@click.option("--dry-run", is_flag=True, help="List each owner's revision and the revisions that would run; change nothing.")
+@click.pass_context
+def migrate(ctx: click.Context, dry_run: bool) -> None:
+    """Bring the tables of the host and of every enabled plugin to their newest revisions.
+
+    Every start (`sitehost serve`, any command that opens the site) does the same under the
+    start-up lock; this runs it on its own, before the servers are started, and says what it did:
+    one line per owner with a migrations folder (host.migrations). A disabled plugin's tables are
+    left alone; its revisions run at the first start after it is enabled.
+
+    \b
+    Examples:
+      sitehost migrate --dry-run
+      sitehost migrate
+    """
+    from .db import missing_site
+
+    settings = _settings(ctx)
+    url = settings.resolved_database_url()
+    reason = missing_site(url)  # a new site is made by `sitehost init` or `serve`, not here
+    if reason:
+        raise click.ClickException(reason)
+    if dry_run:
+        from sqlalchemy import create_engine
+        from sqlalchemy.pool import NullPool
+
+        from .migrations import owners_of_settings, status
+
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            outcomes = status(engine, owners_of_settings(settings))
+        finally:
+            engine.dispose()
+    else:
+        from .server_lock import RestoreRunning, ServingLock
+
+        try:
+            lock = ServingLock(url)  # a restore must not swap the database while revisions run
+        except RestoreRunning as error:
+            raise click.ClickException(str(error)) from error
+        try:
+            app = _create_app(ctx)
+            outcomes = app.migrations
+            app.close()
+        finally:
+            lock.release()
+    for outcome in outcomes:
+        click.echo(outcome.line())
+    if not outcomes:
+        click.echo("no enabled plugin has migrations")
+
+
+@main.command()
 @click.option("--namespace", default=None, help="Only this namespace.")
 @click.pass_context
 def routes(ctx: click.Context, namespace: str | None) -> None:

@@ -41,11 +41,12 @@ hookimpl = pluggy.HookimplMarker("sitehost")  # the one marker; plugins import i
 def register_tables(metadata: MetaData) -> None:
     """Add the plugin's SQLAlchemy tables to `metadata`.
 
-    When: once per app, before the database is opened; the tables of every enabled plugin
-    are then created when missing.
+    When: once per app, before the database is opened; the revisions in the plugin's `migrations/`
+    folder that the site has not had then run, and the tables of every enabled plugin are created
+    when missing (host.migrations; the guide's "Table migrations").
     Arguments: `metadata`, the app's `sqlalchemy.MetaData` (each app has its own, so find
-    your table again through `request.app.db.metadata.tables[name]`).
-    Returns: nothing. A disabled plugin's tables are never created, altered or dropped.
+    your table again through `request.app.db.metadata.tables[name]`). Describe the newest tables.
+    Returns: nothing. A disabled plugin's tables are never created, migrated or dropped.
     """
 
 

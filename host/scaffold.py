@@ -4,7 +4,7 @@ The generated folder `sitehost-DIST/` (DIST: NAME with hyphens for underscores, 
 name as pip spells it: `lunch_menu` makes `sitehost-lunch-menu/`) is a working plugin, not a skeleton to fill in: a
 pyproject with the `sitehost` entry point, a package laid out as every plugin is
 (`__init__.py` with the hook implementations only, `tables.py`, `schemas.py`, `settings.py`,
-`routes.py`) serving `NAME/v1` (a list route, an item route and a create route over a table
+`routes.py`, `migrations/` for the table changes of later releases) serving `NAME/v1` (a list route, an item route and a create route over a table
 of its own, a registered status) and tests written with host.testing. `pip install -e sitehost-DIST` and `pytest`
 inside it pass as generated; the author then edits from a green start.
 """
@@ -42,6 +42,10 @@ __NAME__ = "sitehost___NAME__"
 [tool.setuptools]
 packages = ["sitehost___NAME__"]
 
+# Alembic revisions are read by path, not imported: ship them as the package's data.
+[tool.setuptools.package-data]
+sitehost___NAME__ = ["migrations/*.py"]
+
 [tool.pytest.ini_options]
 testpaths = ["tests"]
 filterwarnings = ["ignore:'cgi' is deprecated:DeprecationWarning"]
@@ -72,6 +76,16 @@ Settings live in `sitehost.toml`:
 [plugins.__NAME__]
 max_per_page = 50
 ```
+'''
+
+MIGRATIONS_README = '''\
+# Table migrations of the __NAME__ plugin
+
+`tables.py` describes the newest tables. When a release changes a table that sites already have, add
+one Alembic revision here (`0001_what_changed.py`, then `0002_...`), with `revision`, `down_revision`,
+`upgrade()` and `downgrade()`; sitehost runs the ones a site has not had at its next start, and keeps
+them in the `alembic_version___NAME__` table. A new table needs none. See the plugin guide, section 3,
+"Table migrations".
 '''
 
 INIT = '''\
@@ -406,6 +420,7 @@ def render_files(name: str) -> dict[str, str]:
         f"{package}/schemas.py": fill(SCHEMAS),
         f"{package}/settings.py": fill(SETTINGS),
         f"{package}/routes.py": fill(ROUTES),
+        f"{package}/migrations/README.md": fill(MIGRATIONS_README),
         f"tests/test_{name}.py": fill(TESTS),
     }
 

@@ -42,6 +42,7 @@ import pytest
 from host.config import Settings
 from host.auth import users as user_service
 from host.app import create_app
+from host.migrations import downgrade
 from host import PluginInfo, hookimpl
 
 ROLES = ("administrator", "editor", "author", "contributor", "subscriber")
@@ -171,6 +172,14 @@ def make_plugin(name: str, *functions: Callable, version: str = "0", requires: t
             function = hookimpl(function)
         setattr(module, hook_name, function)
     return module
+
+
+def downgrade_tables(app, plugin: str, revision: str = "base") -> None:
+    """Take `plugin`'s tables in `app`'s database back to `revision` with its revisions' `downgrade()`s
+    ("base": as a release before its first revision left them). The next app on the same database
+    (`make_app(..., database_url=app.settings.database_url)`) runs the revisions again, as a site's next
+    start after an upgrade does."""
+    downgrade(app, plugin, revision)
 
 
 def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: float = 60,

@@ -1,4 +1,4 @@
-"""Dashboard: the site, its version, the enabled plugins and the health tests' results."""
+"""Dashboard: the site, its version, the enabled plugins and the health tests' results (templates/dashboard.html)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import importlib.metadata
 import shutil
 from pathlib import Path
 
+from markupsafe import Markup
 from sqlalchemy import text
 
-from .framework import AdminRequest, escape, table
+from .framework import AdminRequest
 from ..text import strip_tags
 
 HEALTH_NAMESPACE = "site-health/v1"
@@ -21,29 +22,20 @@ def sitehost_version() -> str:
         return "unknown"
 
 
-def dashboard(page: AdminRequest) -> str:
+def dashboard(page: AdminRequest) -> Markup:
     app = page.app
-    enabled = [record for record in app.plugin_records if record.loaded]
-    facts = (
-        "<section aria-labelledby=\"site-heading\"><h2 id=\"site-heading\">Site</h2><dl class=\"facts\">"
-        f"<dt>Name</dt><dd>{escape(app.settings.site.get('name', ''))}</dd>"
-        f"<dt>Address</dt><dd><a href=\"{escape(page.site_url)}/\">{escape(page.site_url)}/</a></dd>"
-        f"<dt>REST API</dt><dd><code>{escape(app.rest_base_url(page.environ))}/</code></dd>"
-        f"<dt>sitehost version</dt><dd>{escape(sitehost_version())}</dd>"
-        f"<dt>Database</dt><dd>{escape(app.db.engine.dialect.name)}</dd></dl></section>"
-    )
-    plugins = ("<section aria-labelledby=\"plugins-heading\"><h2 id=\"plugins-heading\">Enabled plugins "
-               f"({len(enabled)})</h2><ul class=\"plain\">"
-               + "".join(f"<li>{escape(record.name)} <span class=\"muted\">{escape(record.version)}</span></li>"
-                         for record in enabled)
-               + "</ul><p><a href=\"/admin/plugins\">Manage plugins</a></p></section>")
-    return facts + plugins + health_section(page)
+    return page.render("dashboard.html", site_name=app.settings.site.get("name", ""),
+                       rest_url=app.rest_base_url(page.environ), version=sitehost_version(),
+                       database=app.db.engine.dialect.name,
+                       enabled=[record for record in app.plugin_records if record.loaded], **health_results(page))
 
 
-def health_section(page: AdminRequest) -> str:
-    """The site-health/v1 tests run as the signed-in user, or the host's own checks without that plugin."""
+def health_results(page: AdminRequest) -> dict:
+    """The site-health/v1 tests run as the signed-in user, or the host's own checks without that plugin:
+    `results` (status, label, plain-text details) worst first, their `summary`, and `basic_only`."""
     rows = []
-    if page.has_namespace(HEALTH_NAMESPACE):
+    basic_only = not page.has_namespace(HEALTH_NAMESPACE)
+    if not basic_only:
         for name in page.app.registry.health_tests:
             answer = page.rest("GET", f"/{HEALTH_NAMESPACE}/tests/{name}")
             if answer.ok and isinstance(answer.data, dict):
@@ -51,24 +43,19 @@ def health_section(page: AdminRequest) -> str:
                              answer.data.get("description", "")))
             else:
                 rows.append(("critical", name, f"The test answered HTTP {answer.status}."))
-        note = ""
     else:
         rows = basic_checks(page)
-        note = "<p class=\"muted\">The site health plugin is disabled: only the basic checks run.</p>"
     order = {"critical": 0, "recommended": 1, "good": 2}
     rows.sort(key=lambda row: order.get(row[0], 0))
-    cells = [[f"<span class=\"status status-{escape(status)}\">{escape(status)}</span>", escape(label),
-              _plain(description)] for status, label, description in rows]
     counts = {status: sum(1 for row in rows if row[0] == status) for status in order}
-    summary = ", ".join(f"{count} {status}" for status, count in counts.items() if count)
-    return ("<section aria-labelledby=\"health-heading\"><h2 id=\"health-heading\">Health</h2>"
-            f"{note}<p>{escape(summary)}</p>"
-            + table(["Result", "Test", "Details"], cells) + "</section>")
+    return {"results": [(status, label, _plain(description)) for status, label, description in rows],
+            "summary": ", ".join(f"{count} {status}" for status, count in counts.items() if count),
+            "basic_only": basic_only}
 
 
 def _plain(markup: str) -> str:
-    """Health descriptions arrive as HTML paragraphs; show their text only."""
-    return escape(" ".join(strip_tags(str(markup)).split()))
+    """Health descriptions arrive as HTML paragraphs; show their text only (the template escapes it)."""
+    return " ".join(strip_tags(str(markup)).split())
 
 
 def basic_checks(page: AdminRequest) -> list[tuple[str, str, str]]:

@@ -126,93 +126,38 @@ class AdminRequest:
 
     # --- HTML helpers --------------------------------------------------------------------
 
-    def csrf_field(self) -> str:
-        return hidden("csrf_token", self.csrf)
-
     def form_html(self, action: str, inner: str, submit: str, *, url: str | None = None, danger: bool = False,
-                  inline: bool = False, label: str = "", detail: str = "") -> str:
-        """A POST form with the CSRF token and `action`; `label` names the form for screen readers.
+                  inline: bool = False, label: str = "", detail: str = "") -> Markup:
+        """A POST form with the CSRF token and `action` around `inner` (HTML: fields from `field`);
+        `label` names the form for screen readers. `admin/macros.html`'s post_form, for pages without templates.
 
         `detail` is added to the button's name for screen readers only ("Revoke" + " Phone"), so
         a list of identical buttons still says which row each acts on.
         """
-        classes = " ".join(name for name, wanted in (("inline", inline), ("danger", danger)) if wanted)
-        aria = f" aria-label=\"{escape(label)}\"" if label else ""
-        return (f"<form method=\"post\" action=\"{escape(url or self.url(self.subpath))}\""
-                f"{' class=' + chr(34) + classes + chr(34) if classes else ''}{aria}>"
-                f"{self.csrf_field()}{hidden('action', action)}{inner}"
-                f"<button type=\"submit\"{' class=' + chr(34) + 'danger' + chr(34) if danger else ''}>"
-                f"{escape(submit)}{f'<span class=visually-hidden> {escape(detail)}</span>' if detail else ''}"
-                "</button></form>")
+        return _macros().post_form(self, action, submit, url=url, danger=danger, inline=inline, label=label,
+                                   detail=detail, inner=Markup(inner))
 
     def field(self, name: str, label: str, *, value: str | None = None, kind: str = "text", required: bool = False,
               help_text: str = "", autocomplete: str = "", options: list[tuple[str, str]] | None = None,
-              keep: bool = True, field_id: str = "", extra: dict[str, Any] | None = None) -> str:
-        """A labelled input (or select) with its error beside it; keeps the submitted value unless `keep` is False.
+              extra: dict[str, Any] | None = None) -> Markup:
+        """A labelled input (or select, with `options`) with its error beside it; keeps the submitted value.
 
         `kind="checkbox"` is ticked when `value` is "1" (after a POST: when the form sent it);
-        `extra` adds attributes to the control (min, max).
+        `extra` adds attributes to the control (min, max). `admin/macros.html`'s field.
         """
-        field_id = field_id or f"field-{name}"
-        shown = self.value(name, value or "") if keep else (value or "")
-        if kind == "checkbox" and keep and self.method == "POST" and self.form:
-            shown = self.form.get(name, "")  # an unticked box is not sent at all
-        error = self.field_errors.get(name, "")
-        described = []
-        if help_text:
-            described.append(f"{field_id}-help")
-        if error:
-            described.append(f"{field_id}-error")
-        attributes = f" id=\"{field_id}\" name=\"{escape(name)}\""
-        if described:
-            attributes += f" aria-describedby=\"{' '.join(described)}\""
-        if error:
-            attributes += " aria-invalid=\"true\""
-        if required:
-            attributes += " required"
-        if autocomplete:
-            attributes += f" autocomplete=\"{escape(autocomplete)}\""
-        for attribute, attribute_value in (extra or {}).items():
-            attributes += f" {escape(attribute)}=\"{escape(attribute_value)}\""
-        if options is not None:
-            choices = "".join(f"<option value=\"{escape(option)}\"{' selected' if option == shown else ''}>"
-                              f"{escape(text)}</option>" for option, text in options)
-            control = f"<select{attributes}>{choices}</select>"
-        elif kind == "checkbox":
-            control = f"<input type=\"checkbox\"{attributes} value=\"1\"{' checked' if shown == '1' else ''}>"
-        else:
-            control = f"<input type=\"{kind}\"{attributes} value=\"{escape(shown) if kind != 'password' else ''}\">"
-        help_html = f"<p class=\"help\" id=\"{field_id}-help\">{escape(help_text)}</p>" if help_text else ""
-        error_html = (f"<p class=\"field-error\" id=\"{field_id}-error\">{escape(error)}</p>" if error else "")
-        label_html = f"<label for=\"{field_id}\">{escape(label)}</label>"
-        if kind == "checkbox":  # the box before its label, as people expect to find it
-            return (f"<div class=\"field checkbox{' has-error' if error else ''}\">{control}{label_html}"
-                    f"{error_html}{help_html}</div>")
-        return (f"<div class=\"field{' has-error' if error else ''}\">{label_html}"
-                f"{control}{error_html}{help_html}</div>")
+        return _macros().field(self, name, label, value=value or "", kind="select" if options is not None else kind,
+                               required=required, help=help_text, options=options, autocomplete=autocomplete,
+                               attrs=extra or {})
+
+
+def _macros():
+    """The shared form macros (templates/admin/macros.html), callable from Python."""
+    return templating.environment("host.admin").get_template("admin/macros.html").module
 
 
 def escape(value: Any) -> str:
+    """HTML-escaped text, for host/admin/cache_page.py alone (it moves to the cache plugin, with templates)."""
     return html.escape(str(value), quote=True)
-
-
-def hidden(name: str, value: str) -> str:
-    return f"<input type=\"hidden\" name=\"{escape(name)}\" value=\"{escape(value)}\">"
-
-
-def table(headers: list[str], rows: list[list[str]], caption: str = "") -> str:
-    """A table whose cells are HTML already escaped by the caller.
-
-    Each cell carries its column's label (`data-label`): on a phone the table stacks its cells
-    and shows each label before its value, since the header row is hidden there.
-    """
-    head = "".join(f"<th scope=\"col\">{escape(name)}</th>" for name in headers)
-    labels = [escape(name) for name in headers]
-    body = "".join("<tr>" + "".join(f"<td data-label=\"{labels[index] if index < len(labels) else ''}\">{cell}</td>"
-                                    for index, cell in enumerate(row)) + "</tr>" for row in rows)
-    caption_html = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (f"<div class=\"table-wrap\"><table class=\"stack\">{caption_html}<thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table></div>")
 
 
 # --- the dispatcher ---------------------------------------------------------------------------
@@ -244,41 +189,27 @@ def admin_dispatch(app, request, path: str = ""):
     page = entry[0]
     if user is None or csrf is None:  # a session gives both or neither
         if request.method == "POST":
-            return _simple(app, request, None, "Signed out", "<p>Your session has ended. "
-                           f"<a href=\"{ADMIN_PATH}/{SIGN_IN}\">Sign in</a> and try again.</p>", 403)
+            return _simple(app, request, None, "Signed out", "signed-out", 403)
         target = ADMIN_PATH + "/" + path
         return _redirect(f"{ADMIN_PATH}/{SIGN_IN}?next={quote(target, safe='/')}")
     if page.capability and not user.can(page.capability):
-        return _simple(app, request, user, "Not allowed",
-                       "<p>Your account may not use this page. Ask an administrator if you need it.</p>", 403)
+        return _simple(app, request, user, "Not allowed", "not-allowed", 403)
     if request.method == "POST":
         form = request.forms.decode()
         if not sessions.tokens_match(csrf, form.get("csrf_token")):
-            return _simple(app, request, user, "Form expired", "<p>This form has expired or was not sent from this "
-                           f"site. <a href=\"{escape(ADMIN_PATH + '/' + path)}\">Reload the page</a> and try again.</p>",
-                           403)
+            return _simple(app, request, user, "Form expired", "page-expired", 403, reload=ADMIN_PATH + "/" + path)
         if form.get("action", "") not in page.actions:
-            return _simple(app, request, user, "Unknown action", "<p>The form sent an action this page does not know.</p>",
-                           400)
+            return _simple(app, request, user, "Unknown action", "unknown-action", 400)
     context = AdminRequest(app, request, user, csrf, page, rest)
     answer = page.handler(context)
     if isinstance(answer, bottle.HTTPResponse):
         return answer
     if not isinstance(answer, AdminAnswer):
-        answer = AdminAnswer(str(answer))
-    title = page.title
-    return _respond(app, request, user, csrf, title, _notices(context) + str(answer.body_html), answer.status,
-                    answer.headers)
-
-
-def _notices(context: AdminRequest) -> str:
-    parts = []
-    if context.field_errors:
-        parts.append("<div class=\"notice error\" role=\"alert\"><p>Please correct the fields marked below.</p></div>")
-    for kind, text in context.notices:
-        role = "alert" if kind == "error" else "status"
-        parts.append(f"<div class=\"notice {escape(kind)}\" role=\"{role}\">{text}</div>")
-    return "".join(parts)
+        answer = AdminAnswer(answer)
+    # A handler's body and notices are HTML (its templates' output, or HTML it built): shown as they are.
+    return _respond(app, request, user, csrf, page.title, Markup(answer.body_html), answer.status, answer.headers,
+                    notices=[(kind, Markup(text)) for kind, text in context.notices],
+                    field_errors=bool(context.field_errors))
 
 
 def _redirect(location: str, cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
@@ -289,18 +220,24 @@ def _redirect(location: str, cookies: Sequence[str] = ()) -> bottle.HTTPResponse
 
 
 def _not_found(app, request, user=None) -> bottle.HTTPResponse:
-    return _simple(app, request, user, "Page not found", "<p>The admin area has no such page.</p>", 404)
+    return _simple(app, request, user, "Page not found", "not-found", 404)
 
 
-def _simple(app, request, user, title: str, body_html: str, status: int) -> bottle.HTTPResponse:
+def _message(done: str, **context: Any) -> Markup:
+    """One of the admin area's own short pages (templates/admin/messages.html)."""
+    return templating.render("host.admin", "admin/messages.html", {"done": done, "admin_path": ADMIN_PATH, **context})
+
+
+def _simple(app, request, user, title: str, done: str, status: int, **context: Any) -> bottle.HTTPResponse:
     loaded = sessions.load_session(app, request.get_cookie(sessions.SESSION_COOKIE)) if user else None
     csrf = loaded[1] if loaded else ""
-    return _respond(app, request, user, csrf, title, body_html, status)
+    return _respond(app, request, user, csrf, title, _message(done, **context), status)
 
 
-def _respond(app, request, user, csrf: str, title: str, body_html: str, status: int = 200,
-             headers: dict | None = None, cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
-    page = render_layout(app, request, user, csrf, title, body_html)
+def _respond(app, request, user, csrf: str, title: str, body: Markup, status: int = 200,
+             headers: dict | None = None, cookies: Sequence[str] = (), notices: Sequence[tuple[str, Markup]] = (),
+             field_errors: bool = False) -> bottle.HTTPResponse:
+    page = render_layout(app, request, user, csrf, title, body, notices, field_errors)
     response = bottle.HTTPResponse(page, status, headers={**ADMIN_HEADERS, **(headers or {})})
     for cookie in cookies:
         response.add_header("Set-Cookie", cookie)
@@ -324,41 +261,23 @@ def badge_count(app, user, page) -> int:
         return 0
 
 
-def menu_label(app, user, page) -> str:
-    """The rest of a menu link's start tag and its text: the title, and the count with its spoken label."""
-    count = badge_count(app, user, page)
-    if not count:
-        return f">{escape(page.title)}"
-    spoken = f"{page.title}, {count} {page.badge_label}".strip()
-    return (f" aria-label=\"{escape(spoken)}\">{escape(page.title)} "
-            f"<span class=\"menu-count\" aria-hidden=\"true\">{count:,}</span>")
-
-
-def render_layout(app, request, user, csrf: str, title: str, body_html: str) -> str:
-    site_name = app.settings.site.get("name", "") or "sitehost"
-    current = request.path
-    nav = ""
+def render_layout(app, request, user, csrf: str, title: str, body: Markup,
+                  notices: Sequence[tuple[str, Markup]] = (), field_errors: bool = False) -> str:
+    """The whole page in the admin layout (templates/admin/layout.html)."""
+    links = []
     if user is not None:
-        links = []
+        current = request.path
         for page in menu_pages(app, user):
             href = ADMIN_PATH + "/" + page.path if page.path else ADMIN_PATH + "/"
-            active = current.rstrip("/") == href.rstrip("/") or (page.path and current.startswith(href + "/"))
-            current_mark = " aria-current=\"page\"" if active else ""
-            links.append(f"<li><a href=\"{escape(href)}\"{current_mark}{menu_label(app, user, page)}</a></li>")
-        nav = (f"<nav aria-label=\"Admin\"><ul>{''.join(links)}</ul></nav>"
-               f"<form method=\"post\" action=\"{ADMIN_PATH}/{SIGN_OUT}\" class=\"sign-out\">{hidden('csrf_token', csrf)}"
-               f"<span>Signed in as <strong>{escape(user.login)}</strong></span> "
-               "<button type=\"submit\">Sign out</button></form>")
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{escape(title)} | {escape(site_name)} admin</title>"
-        f"<link rel=\"stylesheet\" href=\"{ADMIN_PATH}/{STYLESHEET_PATH}\"></head><body>"
-        "<a class=\"skip\" href=\"#main\">Skip to content</a>"
-        f"<header class=\"top\"><p class=\"site\"><a href=\"{ADMIN_PATH}/\">{escape(site_name)}</a> "
-        f"<span>admin</span></p>{nav}</header>"
-        f"<main id=\"main\" tabindex=\"-1\"><h1>{escape(title)}</h1>{body_html}</main></body></html>\n"
-    )
+            count = badge_count(app, user, page)
+            links.append({"href": href, "title": page.title, "count": count,
+                          "spoken": f"{page.title}, {count} {page.badge_label}".strip(),
+                          "current": current.rstrip("/") == href.rstrip("/")
+                          or bool(page.path and current.startswith(href + "/"))})
+    return templating.render("host.admin", "admin/layout.html", {
+        "title": title, "site_name": app.settings.site.get("name", "") or "sitehost", "admin_path": ADMIN_PATH,
+        "user": user, "csrf": csrf, "links": links, "notices": notices, "field_errors": field_errors,
+        "body": body}) + "\n"
 
 
 # --- signing in and out -------------------------------------------------------------------------
@@ -402,8 +321,7 @@ def sign_in_page(app, request, user, secure: bool) -> bottle.HTTPResponse:
         return _sign_in_form(app, request, wanted, secure)
     form = request.forms.decode()
     if not sessions.tokens_match(form_token, form.get("csrf_token")):
-        return _simple(app, request, None, "Form expired", "<p>This form has expired or was not sent from this site. "
-                       f"<a href=\"{ADMIN_PATH}/{SIGN_IN}\">Reload the page</a> and try again.</p>", 403)
+        return _simple(app, request, None, "Form expired", "sign-in-expired", 403)
     login = str(form.get("log", ""))[:MAX_FIELD_CHARS]
     try:
         signed_in = check_sign_in(app, login, str(form.get("pwd", ""))[:MAX_FIELD_CHARS],
@@ -419,26 +337,17 @@ def _sign_in_form(app, request, wanted: str, secure: bool, error: str = "", stat
                   headers: dict | None = None, login: str = "") -> bottle.HTTPResponse:
     existing = request.get_cookie(sessions.FORM_COOKIE) or ""
     token = existing if len(existing) >= 32 else sessions.new_token()
-    message = f"<div class=\"notice error\" role=\"alert\"><p>{escape(error)}</p></div>" if error else ""
-    action = f"{ADMIN_PATH}/{SIGN_IN}?next={quote(wanted, safe='/')}"
-    body = (f"{message}<form method=\"post\" action=\"{escape(action)}\" class=\"sign-in\">"
-            f"{hidden('csrf_token', token)}"
-            "<div class=\"field\"><label for=\"log\">Username or email address</label>"
-            f"<input id=\"log\" name=\"log\" autocomplete=\"username\" required value=\"{escape(login)}\"></div>"
-            "<div class=\"field\"><label for=\"pwd\">Password</label>"
-            "<input id=\"pwd\" name=\"pwd\" type=\"password\" autocomplete=\"current-password\" required></div>"
-            "<button type=\"submit\">Sign in</button></form>")
+    body = _message("sign-in", error=error, token=token, login=login,
+                    action=f"{ADMIN_PATH}/{SIGN_IN}?next={quote(wanted, safe='/')}")
     return _respond(app, request, None, "", "Sign in", body, status, headers,
                     cookies=[sessions.cookie_header(sessions.FORM_COOKIE, token, secure, None)])
 
 
 def sign_out(app, request, user, csrf, session_token, secure: bool) -> bottle.HTTPResponse:
     if request.method != "POST":
-        return _simple(app, request, user, "Sign out", "<p>Use the Sign out button at the top of any admin page.</p>",
-                       405)
+        return _simple(app, request, user, "Sign out", "sign-out-get", 405)
     if user is not None and not sessions.tokens_match(csrf, request.forms.decode().get("csrf_token")):
-        return _simple(app, request, user, "Form expired", "<p>This form has expired or was not sent from this site.</p>",
-                       403)
+        return _simple(app, request, user, "Form expired", "form-expired", 403)
     sessions.end_session(app, session_token)
     return _redirect(f"{ADMIN_PATH}/{SIGN_IN}", cookies=[
         sessions.cookie_header(sessions.SESSION_COOKIE, "", secure, 0)])

@@ -5,13 +5,16 @@ description) from OPTIONS, as the signed-in user, and saves the changed values w
 it never imports the core plugin. The route validates: its 400 rest_invalid_param names each
 bad setting in data.params, and the page shows that message beside the field with the
 submitted values kept (the route checks every value before writing any, so nothing changed).
+The page is templates/settings.html, its notices templates/settings_notice.html.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .framework import AdminAnswer, AdminRequest, escape, hidden
+from markupsafe import Markup
+
+from .framework import AdminAnswer, AdminRequest
 
 ACTIONS = ("save",)
 SETTINGS_NAMESPACE = "core/v2"
@@ -38,15 +41,14 @@ INERT_SETTINGS = frozenset({"use_smilies", "default_ping_status"})
 def settings_page(page: AdminRequest):
     if not page.has_namespace(SETTINGS_NAMESPACE):
         if page.method == "POST":
-            page.notice("<p>Settings are unavailable: the core plugin is disabled. Nothing was saved.</p>", "error")
+            page.notice(page.render("settings_notice.html", done="core-disabled"), "error")
             return AdminAnswer("", 409)
-        return ("<p>Settings are unavailable: the core plugin, which keeps them, is disabled. Enable it on the "
-                "<a href=\"/admin/plugins\">Plugins</a> page.</p>")
+        return page.render("settings.html", unavailable=True)
     schema = page.rest("OPTIONS", SETTINGS_ROUTE)
     current = page.rest("GET", SETTINGS_ROUTE)
     if not (schema.ok and current.ok and isinstance(current.data, dict)):
         status = current.status if not current.ok else schema.status
-        page.notice(f"<p>The settings could not be read (HTTP {status}).</p>", "error")
+        page.notice(page.render("settings_notice.html", done="unreadable", status=status), "error")
         return AdminAnswer("", 502)
     writable = writable_settings(schema.data)
     values = current.data
@@ -117,12 +119,12 @@ def field_message(kind: str, message: str, code: str) -> str:
 def save(page: AdminRequest, writable: dict[str, dict], values: dict) -> tuple[int, dict]:
     changes = submitted_changes(page, writable, values)
     if not changes:
-        page.notice("<p>Nothing to save: no setting was changed.</p>")
+        page.notice(page.render("settings_notice.html", done="unchanged"))
         return 200, values
     answer = page.rest("POST", SETTINGS_ROUTE, body=changes)
     if answer.ok and isinstance(answer.data, dict):
         names = ", ".join(LABELS.get(name, name) for name in changes)
-        page.notice(f"<p>Settings saved: {escape(names)}.</p>")
+        page.notice(page.render("settings_notice.html", done="saved", names=names))
         page.form.clear()  # show what the route kept, not what was typed
         return 200, answer.data
     data = answer.data if isinstance(answer.data, dict) else {}
@@ -137,35 +139,36 @@ def save(page: AdminRequest, writable: dict[str, dict], values: dict) -> tuple[i
             else:
                 unplaced.append(f"{name}: {message}")
         if unplaced:
-            page.notice("<p>" + escape("; ".join(unplaced)) + "</p>", "error")
+            page.notice(page.render("settings_notice.html", done="unplaced", problems="; ".join(unplaced)), "error")
         return 400, values
     reason = data.get("message", "")
-    page.notice(f"<p>The settings were not saved (HTTP {answer.status}). {escape(reason)}</p>", "error")
+    page.notice(page.render("settings_notice.html", done="refused", status=answer.status, reason=reason), "error")
     return (502 if answer.status >= 500 else 409), values
 
 
 # --- the form --------------------------------------------------------------------------------
 
-def setting_field(page: AdminRequest, name: str, schema: dict, value: Any) -> str:
-    """A labelled field of the setting's kind: checkbox, number, select for an enum, or text."""
+def setting_field(name: str, schema: dict, value: Any) -> dict[str, Any]:
+    """What `admin/macros.html`'s field needs for a setting of its kind: checkbox, number, select for an enum, or text."""
     kind = setting_type(schema)
-    label = LABELS.get(name, name.replace("_", " ").capitalize())
     help_text = str(schema.get("description", "")).strip()
     if help_text and help_text[-1] not in ".?!":
         help_text += "."  # some of WordPress's descriptions end without one
     shown = as_text(value, kind)
-    field_id = f"field-{name}"
+    field: dict[str, Any] = {
+        "name": name, "label": LABELS.get(name, name.replace("_", " ").capitalize()), "value": shown,
+        "kind": INPUT_KINDS.get(str(schema.get("format", "")), "text"), "help": help_text, "options": None, "attrs": {}}
     if kind == "boolean":
-        return page.field(name, label, value=shown, kind="checkbox", help_text=help_text, field_id=field_id)
+        return {**field, "kind": "checkbox"}
     enum = [option for option in schema.get("enum") or [] if option is not None]
     if enum:
         options = [(str(option), str(option)) for option in enum]
         if shown not in [option for option, _text in options]:
             options.insert(0, (shown, shown or "(not set)"))
-        return page.field(name, label, value=shown, options=options, help_text=help_text, field_id=field_id)
+        return {**field, "kind": "select", "options": options}
     if kind in ("integer", "number"):
         limits = {key: schema[key] for key in ("minimum", "maximum") if isinstance(schema.get(key), (int, float))}
-        bounds = {"min": limits["minimum"]} if "minimum" in limits else {}
+        bounds: dict[str, Any] = {"min": limits["minimum"]} if "minimum" in limits else {}
         if "maximum" in limits:
             bounds["max"] = limits["maximum"]
         if kind == "integer":
@@ -173,26 +176,13 @@ def setting_field(page: AdminRequest, name: str, schema: dict, value: Any) -> st
         extra_help = "Empty: the default."
         if len(limits) == 2:
             extra_help = f"From {limits['minimum']} to {limits['maximum']}. " + extra_help
-        return page.field(name, label, value=shown, kind="number", extra=bounds, field_id=field_id,
-                          help_text=f"{help_text} {extra_help}".strip())
-    return page.field(name, label, value=shown, kind=INPUT_KINDS.get(str(schema.get("format", "")), "text"),
-                      help_text=help_text, field_id=field_id)
+        return {**field, "kind": "number", "attrs": bounds, "help": f"{help_text} {extra_help}".strip()}
+    return field
 
 
-def settings_form(page: AdminRequest, writable: dict[str, dict], values: dict) -> str:
-    fields = "".join(setting_field(page, name, schema, values.get(name)) for name, schema in writable.items())
-    read_only = [name for name in values if name not in writable and name not in INERT_SETTINGS]
-    facts = ""
-    if read_only:
-        facts = ("<section aria-labelledby=\"read-only-heading\"><h2 id=\"read-only-heading\">Read-only</h2>"
-                 "<dl class=\"facts\">" + "".join(f"<dt>{escape(LABELS.get(name, name))}</dt>"
-                                                  f"<dd><code>{escape(values[name])}</code></dd>" for name in read_only)
-                 + "</dl></section>")
-    config = page.app.settings.config_file or "sitehost.toml"
-    return ("<p>The site settings of the REST route <code>core/v2/settings</code>. Until a setting is saved here "
-            f"(or through that route) it takes its value from the <code>[site]</code> table of "
-            f"<code>{escape(config)}</code> or WordPress's default; a saved value is kept in the database and "
-            "wins from then on, in every server process.</p>"
-            "<section aria-labelledby=\"settings-heading\"><h2 id=\"settings-heading\">Site settings</h2>"
-            + page.form_html("save", hidden(FORM_MARKER, "1") + fields, "Save settings", label="Site settings")
-            + "</section>" + facts)
+def settings_form(page: AdminRequest, writable: dict[str, dict], values: dict) -> Markup:
+    read_only = [(LABELS.get(name, name), values[name]) for name in values
+                 if name not in writable and name not in INERT_SETTINGS]
+    return page.render("settings.html", unavailable=False, config=page.app.settings.config_file or "sitehost.toml",
+                       form_marker=FORM_MARKER, read_only=read_only,
+                       fields=[setting_field(name, schema, values.get(name)) for name, schema in writable.items()])

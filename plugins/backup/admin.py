@@ -11,7 +11,6 @@ command on the server; the page says which. Only holders of the plugin's own cap
 from __future__ import annotations
 
 import datetime
-from html import escape
 import bottle
 from sqlalchemy import select
 
@@ -39,7 +38,7 @@ def backups_page(page: AdminRequest):
     if first == DOWNLOAD and rest and page.method == "GET":
         return download(page, rest)
     if page.subpath:
-        page.notice("<p>There is no such page.</p>", "error")
+        notice(page, "no-page", "error")
         return AdminAnswer("", 404)
     status = 200
     if page.method == "POST":
@@ -49,7 +48,7 @@ def backups_page(page: AdminRequest):
     paths = list(reversed(shelf.stored_archives(page.app)))
     total_pages = max(1, -(-len(paths) // PER_PAGE))
     if not 1 <= number <= total_pages:
-        page.notice(f"<p>The archives fill {total_pages} page{'s' if total_pages != 1 else ''}.</p>", "error")
+        notice(page, "past-the-end", "error", total_pages=total_pages)
         return AdminAnswer(render(page, [], 1, total_pages), 400)
     shown = paths[(number - 1) * PER_PAGE: number * PER_PAGE]
     return AdminAnswer(render(page, archive_rows(page, shown), number, total_pages), status)
@@ -141,7 +140,7 @@ def render(page: AdminRequest, rows: list[dict], number: int, total_pages: int):
 def download(page: AdminRequest, name: str):
     """The archive as an attachment, streamed from where it is kept (never read into memory)."""
     if shelf.find(page.app, name) is None:
-        page.notice("<p>There is no backup archive of that name.</p>", "error")
+        notice(page, "no-archive", "error")
         return AdminAnswer("", 404)
     answer = serve_object(shelf.backups_area(page.app), name, "application/x-tar",
                           {"Content-Disposition": f'attachment; filename="{name}"'})
@@ -156,7 +155,7 @@ def download(page: AdminRequest, name: str):
 def create_now(page: AdminRequest) -> int:
     started = start_job(page.app, "admin", page.user.id)
     if started is None:
-        page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
+        notice(page, "busy", "error")
         return 409
     job_id, job = started
     job.join(WAIT_SECONDS)
@@ -167,11 +166,11 @@ def create_now(page: AdminRequest) -> int:
 def verify(page: AdminRequest) -> int:
     name = page.form.get("name", "")
     if shelf.find(page.app, name) is None:
-        page.notice("<p>There is no backup archive of that name.</p>", "error")
+        notice(page, "no-archive", "error")
         return 404 if is_archive_name(name) else 400
     started = start_verify_job(page.app, name, page.user.id)
     if started is None:
-        page.notice("<p>A backup or a check is already running; wait for it to finish.</p>", "error")
+        notice(page, "busy", "error")
         return 409
     job_id, job = started
     job.join(WAIT_SECONDS)
@@ -179,15 +178,19 @@ def verify(page: AdminRequest) -> int:
     return 200
 
 
+def notice(page: AdminRequest, done: str, kind: str = "success", **context) -> None:
+    """A notice of this page, from templates/backup_notice.html."""
+    page.notice(page.render("backup_notice.html", done=done, **context), kind)
+
+
 def report_job(page: AdminRequest, job_id: int, what: str) -> None:
     job = next((job for job in recent_jobs(page) if job["id"] == job_id), None)
     if job is None or job["status"] == "running":
-        page.notice(f"<p>{escape(what)} is running (job {job_id}): its progress is under Jobs below. "
-                    "Reload the page to follow it.</p>")
+        notice(page, "running", what=what, job_id=job_id)
     elif job["status"] == "done":
-        page.notice(f"<p>{escape(what)} done (job {job_id}): {escape(job['message'])}</p>")
+        notice(page, "job-done", what=what, job_id=job_id, message=job["message"])
     else:
-        page.notice(f"<p>{escape(what)} failed (job {job_id}): {escape(job['message'])}</p>", "error")
+        notice(page, "job-failed", "error", what=what, job_id=job_id, message=job["message"])
 
 
 def change_schedule(page: AdminRequest) -> int:
@@ -201,5 +204,5 @@ def change_schedule(page: AdminRequest) -> int:
         page.error("schedule", str(error)[:1].upper() + str(error)[1:] + ".")
         return 400
     page.form.clear()  # show the schedule as kept
-    page.notice("<p>Backups now run " + (schedule.describe() if schedule else "only when asked for") + ".</p>")
+    notice(page, "scheduled", schedule=schedule.describe() if schedule else "only when asked for")
     return 200

@@ -192,8 +192,8 @@ def install_content_version(app) -> None:
 
 
 # The version of the term-count triggers: a database whose triggers carry another (or none: made before
-# counts were stored, or restored by the backup plugin, which drops SQLite's triggers) gets the column,
-# the triggers and one full recount at start-up, in one transaction.
+# counts were stored, or restored by the backup plugin, which drops SQLite's triggers) gets the triggers
+# and one full recount at start-up, in one transaction (the column: core's baseline revision).
 TERM_COUNT_VERSION = "v1"
 TERM_COUNT_TRIGGER = f"term_count_{TERM_COUNT_VERSION}"
 # A published post counts once for each term linked to it (whatever its type, as the live COUNT did).
@@ -291,7 +291,8 @@ _POSTGRES_OLD_TERM_COUNT_FUNCTIONS = ("sitehost_term_count_links", "sitehost_ter
 
 
 def install_term_counts(app) -> bool:
-    """Stored term counts: the column, the triggers that keep it, and a recount when they are new.
+    """Stored term counts: the triggers that keep the column (core's migrations add it to earlier
+    releases' databases), and a recount when they are new.
 
     Triggers rather than code in each write path: publish, unpublish, trash, untrash, term
     links set through core/v2, batch/v1, `app.content` or any plugin's own SQL, deletes of posts
@@ -307,7 +308,6 @@ def install_term_counts(app) -> bool:
             wanted = {f"{TERM_COUNT_TRIGGER}_{name}" for name in _SQLITE_TERM_COUNT_TRIGGERS}
             if installed == wanted:
                 return False
-            _add_count_column(connection)
             for name in installed:
                 connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}"')
             for name, body in _SQLITE_TERM_COUNT_TRIGGERS.items():
@@ -322,7 +322,6 @@ def install_term_counts(app) -> bool:
             # Writers wait while the counts are made: a link committed during the recount would be counted
             # by its trigger and then overwritten.
             connection.exec_driver_sql("LOCK TABLE posts, terms, term_relationships IN SHARE ROW EXCLUSIVE MODE")
-            _add_count_column(connection)
             for name in installed - wanted:  # an earlier version's (term_count_v1_links: row by row)
                 for table in ("term_relationships", "posts"):
                     connection.exec_driver_sql(f'DROP TRIGGER IF EXISTS "{name}" ON {table}')
@@ -335,13 +334,6 @@ def install_term_counts(app) -> bool:
             return False  # PostgreSQL's version trigger fires per statement, even one that changes no row
         connection.exec_driver_sql(RECOUNT_TERMS)
     return True
-
-
-def _add_count_column(connection) -> None:
-    from sqlalchemy import inspect
-
-    if "count" not in {column["name"] for column in inspect(connection).get_columns("terms")}:
-        connection.exec_driver_sql('ALTER TABLE terms ADD COLUMN "count" INTEGER NOT NULL DEFAULT 0')
 
 
 # PostgreSQL's twin of the SQLite function host/db.py registers: markup without script, style,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from urllib.parse import urlencode
 
 from host import Namespace, PluginInfo, hookimpl
@@ -46,14 +45,14 @@ def html_head(app, request, item):
     """oEmbed discovery: every published post and page view names its JSON and XML oEmbed URLs."""
     from . import local
     from .routes import NAMESPACE
+    from .templating import TEMPLATES
 
     if item.get("type") not in local.EMBEDDABLE_TYPES or not item.get("link"):
         return None
     embed_url = f"{app.rest_base_url(request.environ)}/{NAMESPACE}/embed?"
     json_href = embed_url + urlencode({"url": item["link"]})
     xml_href = embed_url + urlencode({"url": item["link"], "format": "xml"})
-    return (f'<link rel="alternate" title="oEmbed (JSON)" type="application/json+oembed" href="{html.escape(json_href)}">'
-            f'<link rel="alternate" title="oEmbed (XML)" type="text/xml+oembed" href="{html.escape(xml_href)}">')
+    return TEMPLATES.get_template("oembed_links.html").render(json_href=json_href, xml_href=xml_href)
 
 
 @hookimpl

@@ -119,8 +119,9 @@ def test_the_guide_starts_from_exactly_what_the_generator_writes():
     generated = render_files("lunch")
     assert shown == {"sitehost-lunch/sitehost_lunch/__init__.py": generated["sitehost_lunch/__init__.py"]}
     written = {path.removeprefix("sitehost-lunch/") for path in guide_files() if path.startswith("sitehost-lunch/")}
-    assert written - set(generated) == {"sitehost_lunch/v2.py"}  # section 7 adds the second API version
-    assert set(generated) - written == {"README.md"}  # kept as generated
+    # Section 3 adds a table migration, section 7 the second API version.
+    assert written - set(generated) == {"sitehost_lunch/migrations/0001_menu_notes.py", "sitehost_lunch/v2.py"}
+    assert set(generated) - written == {"README.md", "sitehost_lunch/migrations/README.md"}  # kept as generated
 
 
 def test_the_guide_files_written_over_a_generated_plugin_leave_no_generated_leftovers(guide_packages):

@@ -9,6 +9,7 @@ interpreter happens to have (issue 13.1: a venv made from a venv sees the base's
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import importlib.metadata
@@ -42,7 +43,8 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
     package = tmp_path / "sitehost-lunch-menu"
     assert f"created {package}" in result.output
     assert sorted(str(path.relative_to(package)) for path in package.rglob("*") if path.is_file()) == [
-        "README.md", "pyproject.toml", "sitehost_lunch_menu/__init__.py", "sitehost_lunch_menu/routes.py",
+        "README.md", "pyproject.toml", "sitehost_lunch_menu/__init__.py", "sitehost_lunch_menu/migrations/README.md",
+        "sitehost_lunch_menu/routes.py",
         "sitehost_lunch_menu/schemas.py", "sitehost_lunch_menu/settings.py", "sitehost_lunch_menu/tables.py",
         "tests/test_lunch_menu.py"]
     pyproject = (package / "pyproject.toml").read_text()
@@ -51,9 +53,14 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
 
     installed = tmp_path / "installed"
     env = clean_env(tmp_path, installed)
+    built = tmp_path / "built"  # a copy with a revision: the installed package must ship its migrations folder
+    shutil.copytree(package, built)
+    (built / "sitehost_lunch_menu" / "migrations" / "0001_first.py").write_text(
+        'revision = "0001"\ndown_revision = None\n\n\ndef upgrade():\n    """Nothing to change yet."""\n')
     run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(installed), str(package)], tmp_path, env)
+         "--target", str(installed), str(built)], tmp_path, env)
     assert (installed / "sitehost_lunch_menu" / "routes.py").is_file()
+    assert (installed / "sitehost_lunch_menu" / "migrations" / "0001_first.py").is_file()
 
     output = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], package, env)
     assert "7 passed" in output, output
@@ -95,7 +102,7 @@ def test_generated_package_has_the_plugin_layout_and_imports_only_public_api():
     files = render_files("lunch")
     assert {path for path in files if path.startswith("sitehost_lunch/")} == {
         "sitehost_lunch/__init__.py", "sitehost_lunch/tables.py", "sitehost_lunch/schemas.py",
-        "sitehost_lunch/settings.py", "sitehost_lunch/routes.py"}
+        "sitehost_lunch/settings.py", "sitehost_lunch/routes.py", "sitehost_lunch/migrations/README.md"}
     public = ("host", "host.args", "host.stash")
     for path, text in files.items():
         if path.endswith(".py"):
