@@ -23,7 +23,8 @@ from sqlalchemy.orm import Session
 
 from .args import in_order
 from .config import ConfigError, Settings, check_plugin_tables, load_settings
-from .content import CONTENT_SERVICE, ContentService
+from .content import ContentService
+from .comments import CommentService
 from .db import Database, insert_if_absent
 from .health import HEALTH_PATH, probe as health_probe
 from .proxies import forwarded, trusted_networks
@@ -36,12 +37,13 @@ from .rest.batch import BatchArgs, handle_batch
 from .rest.response import RestError
 from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
+from .services import Services
 from .stash import JOBS_SERVICE, MAIL_SERVICE, STORAGE, Stash
 from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
 from .migrations import HOST, migrate
 from .upgrades import record_release
 from .state import define_host_tables
-from .users import ANONYMOUS
+from .users import ANONYMOUS, UserService
 from .rest.request import RestRequest
 from .page_cache import answer_cacheable, answer_page
 from .auth import sessions
@@ -114,6 +116,7 @@ class App:
         self.hook = self.pm.hook
         self.db = Database(settings.resolved_database_url())
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
+        self.services = Services()  # what plugins provide one another (host.services): app.content ...
         self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
         self.registry = self._build_registry_until_stable()
         with self.db.startup_lock():  # workers and nodes starting together take turns at the DDL
@@ -155,11 +158,18 @@ class App:
 
     @property
     def content(self) -> ContentService:
-        """The content service (host.content) of the enabled content plugin."""
-        service = self.stash.get(CONTENT_SERVICE)
-        if service is None:
-            raise RuntimeError("no content service: the core plugin is disabled or has not started")
-        return service
+        """The content service (host.content): items of every registered post type, terms, media."""
+        return self.services.get("content", depth=2)
+
+    @property
+    def comments(self) -> CommentService:
+        """The comments service (host.comments): read, store and moderate comments."""
+        return self.services.get("comments", depth=2)
+
+    @property
+    def users(self) -> UserService:
+        """The users service (host.users): users as the site shows them (name, author page)."""
+        return self.services.get("users", depth=2)
 
     @property
     def mail(self):
@@ -310,22 +320,39 @@ class App:
                 if implementation.plugin_name == owner:
                     yield owner, implementation
 
+    def _know_plugins(self) -> None:
+        self.services.know_plugins((record.name, record.module, record.requires) for record in self.enabled_plugins)
+
     def _start_plugins(self) -> None:
+        self._know_plugins()
+        for owner, implementation in list(self._implementations_in_order("register_services")):
+            try:
+                self.services.provide(owner, _call(implementation, app=self) or {})
+            except Exception as error:
+                self._leave_out(owner, error)
         for owner, implementation in self._implementations_in_order("startup"):
             try:
                 _call(implementation, app=self)
             except Exception as error:
-                record = self.plugin(owner)
-                if record is None:
-                    raise
-                # A StartupError is the plugin's own clear reason (bad settings ...): one line, no traceback.
-                log.error("plugin %s failed to start", owner, exc_info=None if isinstance(error, StartupError) else error)
-                unload(record, f"startup failed: {error}", self.pm)
-                apply_requirements(self.plugin_records, self.pm)
-                self.registry = self._build_registry_until_stable()
-                self.db.create_tables()
+                self._leave_out(owner, error)
         for record in self.plugin_records:
             record.namespaces = self.registry.plugin_namespaces(record.name) if record.loaded else []
+
+    def _leave_out(self, owner: str, error: Exception) -> None:
+        """A plugin failed to start: leave it (and those that require it) out, with the services they provide."""
+        record = self.plugin(owner)
+        if record is None:
+            raise error
+        # A StartupError is the plugin's own clear reason (bad settings ...): one line, no traceback.
+        log.error("plugin %s failed to start", owner, exc_info=None if isinstance(error, StartupError) else error)
+        unload(record, f"startup failed: {error}", self.pm)
+        apply_requirements(self.plugin_records, self.pm)
+        for left_out in self.plugin_records:
+            if not left_out.loaded:
+                self.services.withdraw(left_out.name)
+        self._know_plugins()
+        self.registry = self._build_registry_until_stable()
+        self.db.create_tables()
 
     def install_site(self, demo: bool = False) -> list[str]:
         """First start of an empty database: plugins' set-up and, with `demo`, sample content.
@@ -358,6 +385,7 @@ class App:
         self._closed = True
         self.hook.shutdown(app=self)
         self.stash.clear()
+        self.services.clear()
         self.db.dispose()
 
     # --- site facts ----------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The comments service: how a plugin (a spam filter) reads comments and changes their status.
 
-The content plugin (core) stores comments and provides the service in `startup` under
-`COMMENT_SERVICE`; a plugin reaches it as `app.stash.get(COMMENT_SERVICE)` (None while core is
-disabled) and never imports core's modules. Comments are dicts: `id`, `type` ("comment"),
+The content plugin (core) stores comments and provides the service (`register_services`,
+host.services); a plugin that lists "core" in `requires=` reaches it as `app.comments` and never
+imports core's modules. Comments are dicts: `id`, `type` ("comment"),
 `post`, `parent`, `author` (user id, 0 for a visitor), `author_name`, `author_email`,
 `author_url`, `author_ip`, `author_user_agent`, `content`, `status` (hold, approved, spam,
 trash), `date_gmt` and `spam_guid` (the guid of the `check_spam` submission that judged it).
@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import datetime
 from typing import TYPE_CHECKING, Any, Protocol
-
-from .stash import StashKey
 
 if TYPE_CHECKING:
     from .rest.request import RestRequest
@@ -58,6 +56,3 @@ class CommentService(Protocol):
         each entry holds `create`'s keyword arguments and `post_id`. The parents named must be stored
         already (a reply goes in a later call than the comment it answers). LookupError or ValueError
         for any entry writes nothing; answers the stored comments with their ids, in order."""
-
-
-COMMENT_SERVICE = StashKey[CommentService]("comments")

@@ -1,15 +1,16 @@
 """The content service: how a plugin reads and writes items of the post types it registered.
 
-The content plugin (core) stores every registered post type and provides the service in
-`startup`; a plugin reaches it as `app.content` (or `request.app.content`) and never imports
-core's modules. Items are dicts with the stored columns (`id`, `type`, `status`, `title`,
+The content plugin (core) stores every registered post type and provides the service
+(`register_services`, host.services); a plugin that lists "core" in `requires=` reaches it as
+`app.content` (or `request.app.content`) and never imports core's modules. Items are dicts with the stored columns (`id`, `type`, `status`, `title`,
 `content`, `excerpt`, `slug`, `author`, `parent`, `menu_order`, `date`, `date_gmt`,
 `modified`, `modified_gmt`, `password`, `featured_media`, `pre_trash_status`, ...) plus
 `meta` (registered keys) and `terms` ({taxonomy: [(id, slug), ...]}).
 
 Every method takes the current `request`: reads and writes run in its transaction, and the
-`content_saved` / `content_deleted` events fire after it commits. The service checks no
-permissions: the calling route's own permission callable decides who may do what. Wrong
+`content_saved` / `content_deleted` events fire after it commits. A method reads and writes as
+the system, checking no permissions (the calling route's own permission callable decides who may
+do what), unless it takes a `user`: then it answers only what that user may read. Wrong
 use (an unknown type, status or field) raises ValueError; a missing item gives None (get)
 or LookupError (update, delete).
 """
@@ -22,7 +23,6 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from .rest.request import RestRequest, commit_round as commit_round  # commit_round: re-exported, plugins read it here
-from .stash import StashKey
 
 
 class ItemIdsTaken(ValueError):
@@ -61,6 +61,16 @@ class ContentService(Protocol):
               create: bool = False) -> list[dict]:
         """Terms of `taxonomy` by name (case-insensitive) or id: dicts with id, name, slug, taxonomy,
         description, parent and count (linked items). `create` adds the names that are missing."""
+
+    def view(self, request: RestRequest, item_id: int, *, user: Any, post_type: str | None = None) -> dict | None:
+        """The item as core/v2's item route answers `user` in the view context, without `_links`: rendered
+        title, content and excerpt (blank while a password protects them), link, author, featured_media ...;
+        a media item's source_url and media_details. None when there is no such item (of `post_type`, when
+        given) or `user` may not read it (core/v2's read check: published, or a status `user` may read)."""
+
+    def rest_url(self, request: RestRequest, item: Mapping[str, Any]) -> str:
+        """The address of the item's own REST route (core/v2/<rest_base>/<id>, its `self` link) under the
+        request's REST root."""
 
     def get_many(self, request: RestRequest, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:
         """{id: item} of the items among `item_ids` that exist and are of `post_type` (one query);
@@ -158,9 +168,6 @@ def service_request(app: Any, session: Any, user: Any) -> Any:
     request.user = user
     request._session = session
     return request
-
-
-CONTENT_SERVICE = StashKey[ContentService]("content")
 
 
 @dataclass(frozen=True)

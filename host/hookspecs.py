@@ -237,6 +237,22 @@ def register_commands(cli: click.Group) -> None:
 # --- lifecycle -------------------------------------------------------------------------
 
 @hookspec
+def register_services(app: App) -> dict[str, Any] | None:
+    """Provide services other plugins call (host.services): `{"content": MyContentService(app)}`.
+
+    When: once per app, after the registry is complete and the tables exist, before any plugin's
+    `startup`, in plugin order.
+    Arguments: `app`.
+    Returns: {service name: implementation}; the names are those of host.services.SERVICES
+    (content, comments, users) and the implementation has the methods of the service's Protocol
+    (host.content.ContentService, host.comments.CommentService, host.users.UserService). Others
+    reach it as `app.content` ... and list your plugin in their `requires=`. A name another plugin
+    provides already, or an unknown one, fails your plugin's start. What you provide is dropped
+    when your plugin fails to start.
+    """
+
+
+@hookspec
 def startup(app: App) -> None:
     """Check configuration and prepare the plugin, once the app is built.
 

@@ -8,8 +8,6 @@ read and write their items through the content service, `app.content` (host/cont
 from __future__ import annotations
 
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
-from host.comments import COMMENT_SERVICE
-from host.content import CONTENT_SERVICE
 
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
 from .settings import SETTINGS, CoreSettingsSchema, load_settings
@@ -123,17 +121,23 @@ def register_jobs():
 
 
 @hookimpl
+def register_services(app):
+    """`app.content`, `app.comments` and `app.users` (host.services) for the plugins that require core."""
+    from .comment_store import CoreCommentService
+    from .content import CoreContentService
+    from .users import CoreUserService
+
+    return {"content": CoreContentService(app), "comments": CoreCommentService(app), "users": CoreUserService(app)}
+
+
+@hookimpl
 def startup(app):
     """Indexes added since the database was created, the content version, the full-text index and the
     stored term counts with their triggers, the stored renderings' table, and the default category (id 1)
     every site has."""
     from sqlalchemy import insert, select
-    from .comment_store import CoreCommentService
-    from .content import CoreContentService
 
     app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
-    app.stash[CONTENT_SERVICE] = CoreContentService(app)
-    app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)
     if app.schema_changes_allowed:  # not while a newer release serves the same database (a rolling upgrade)
         install_content_version(app)

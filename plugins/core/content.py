@@ -14,7 +14,7 @@ from sqlalchemy import func, insert, select
 from host.content import ContentDeleted, ContentSaved, ItemIdsTaken
 
 from . import dates, render, store
-from .shaping import guid_base, permalink
+from .shaping import core_url, guid_base, permalink, prepare_post, user_can_read
 from .tables import tables
 from .revisions import save_revision
 from .media import check_file, image_size, store_file
@@ -73,6 +73,28 @@ class CoreContentService:
         if post_type is not None:
             self._post_type(post_type)
         return store.get_item(self.app, request.session, int(item_id), post_type)
+
+    def view(self, request, item_id: int, *, user: Any, post_type: str | None = None) -> dict | None:
+        if post_type is not None:
+            self._post_type(post_type, reading=True)
+        item = store.get_item(self.app, request.session, int(item_id), post_type)
+        if item is None or item["type"] == "revision" or not user_can_read(self.app, user, item):
+            return None
+        viewer = _as_user(request, user)
+        if item["type"] == "attachment":
+            from .media import MediaController  # its routes' own shaping
+
+            data = MediaController(self.app).prepare(viewer, item, "view")
+        else:
+            data = prepare_post(viewer, item, "view")
+        data.pop("_links", None)
+        return data
+
+    def rest_url(self, request, item: Mapping[str, Any]) -> str:
+        registered = self.app.registry.post_types.get(str(item["type"]))
+        if registered is None or not registered[0].rest_base:
+            raise ValueError(f"post type {item['type']!r} has no REST route")
+        return core_url(request, f"{registered[0].rest_base}/{int(item['id'])}")
 
     def query(self, request, post_type: str, *, status: Iterable[str] = ("publish",), search: str = "",
               include: Iterable[int] = (), exclude: Iterable[int] = (), author: Iterable[int] = (),
@@ -546,6 +568,19 @@ class CoreContentService:
 
 
 @functools.cache
+def _as_user(request, user):
+    """`request` itself when `user` asks it, else a request of `user` that reads through its session."""
+    if user is request.user:
+        return request
+    from host.rest.request import RestRequest
+
+    viewer = RestRequest(request.app, "GET", request.path, [], {}, environ=request.environ, base_url=request.base_url,
+                         remote_addr=request.remote_addr, internal=True)
+    viewer.user = user
+    viewer.read_through(request)
+    return viewer
+
+
 def _create_arguments() -> frozenset[str]:
     """The keyword arguments of `create` (a `create_many` entry names nothing else)."""
     return frozenset(inspect.signature(CoreContentService.create).parameters) - {"self", "request", "post_type"}

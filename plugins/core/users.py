@@ -209,6 +209,21 @@ def prepare_user(request, user, context: str, known_public: bool = False,
     so), which the targetHints checks then need not read again. `meta`: the user's registered
     meta, when the caller read it for a whole page at once.
     """
+    data = user_fields(request, user, context, meta)
+    self_url = user_url(request, user.id)
+    prime: dict[str, Any] = {"core_target_users": {str(user.id): user}}
+    if known_public:
+        prime["core_public_users"] = {user.id}
+    hints = request.app.rest.target_hints(request, self_url, prime=prime)
+    data["_links"] = {
+        "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
+        "collection": [{"href": f"{request.base_url}/{NAMESPACE}/users"}],
+    }
+    return data
+
+
+def user_fields(request, user, context: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The user object's fields in `context`, without `_links` (prepare_user)."""
     data: dict[str, Any] = {"id": user.id}
     if context == "edit":
         data["username"] = user.login
@@ -236,15 +251,6 @@ def prepare_user(request, user, context: str, known_public: bool = False,
             meta = user_meta_values(request, [user])[user.id]
         data["meta"] = {key.key: meta.get(key.key) for key in user_meta_keys(request.app)
                         if context in key.context}
-    self_url = user_url(request, user.id)
-    prime: dict[str, Any] = {"core_target_users": {str(user.id): user}}
-    if known_public:
-        prime["core_public_users"] = {user.id}
-    hints = request.app.rest.target_hints(request, self_url, prime=prime)
-    data["_links"] = {
-        "self": [{"href": self_url, "targetHints": hints} if hints else {"href": self_url}],
-        "collection": [{"href": f"{request.base_url}/{NAMESPACE}/users"}],
-    }
     return data
 
 
@@ -302,9 +308,30 @@ def can_read_user(request):
         return True
     if request.params.get("context") == "edit" and not user.can("edit_user", target.id):
         raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to list users.")
-    if not user.can("edit_user", target.id) and not user.can("list_users") and not visible_to_public(request, target):
+    if not may_view(request, user, target):
         raise forbidden(user, "rest_user_cannot_view", "Sorry, you are not allowed to list users.")
     return True
+
+
+def may_view(request, user, target) -> bool:
+    """Whether `user` may see `target` in the view context: themselves, users they may edit or list,
+    and anyone with published items."""
+    return ((user.is_authenticated and user.id == target.id) or user.can("edit_user", target.id)
+            or user.can("list_users") or visible_to_public(request, target))
+
+
+class CoreUserService:
+    """core's users service (host.users.UserService), provided as `app.users`."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def profile(self, request, user_id: int, *, user: Any = None) -> dict | None:
+        found = 0 < int(user_id) <= MAX_INTEGER
+        target = user_service.get_user(self.app, request.session, int(user_id)) if found else None
+        if target is None or (user is not None and not may_view(request, user, target)):
+            return None
+        return user_fields(request, target, "view")
 
 
 

@@ -14,7 +14,9 @@ from . import classifier, settings, tables
 from .cli import spam_group
 from .recorder import LEARN_JOB, RECORDER, REPORT_JOB
 
-PLUGIN = PluginInfo(name="spam", version="0.1.0", settings=settings.SpamConfigSchema, description="Spam filter for comments, forms and sign-ups")
+# requires core: the webhook's late verdicts move comments through the comments service (app.comments)
+PLUGIN = PluginInfo(name="spam", version="0.1.0", requires=("core",), settings=settings.SpamConfigSchema,
+                    description="Spam filter for comments, forms and sign-ups")
 
 
 @hookimpl

@@ -14,7 +14,6 @@ import json
 from sqlalchemy import func, select, update
 
 from host import RestError, Route, forbidden
-from host.comments import COMMENT_SERVICE
 
 from . import learning, options, remote
 from .recorder import recorder_of
@@ -209,7 +208,7 @@ def webhook(request):
         raise RestError("malformed_request", "comments must be an array.", 400)
     if len(comments) > WEBHOOK_LIMIT:
         raise RestError("malformed_request", f"At most {WEBHOOK_LIMIT} comments per call.", 400)
-    service = app.stash.get(COMMENT_SERVICE)
+    service = app.comments
     for entry in comments:
         if not isinstance(entry, dict) or not entry.get("guid") or not isinstance(entry.get("guid"), str):
             continue
@@ -228,7 +227,7 @@ def _narrowed(found: list[dict], entry: dict) -> list[dict]:
 
 def _deferred_verdict(request, service, guid: str, entry: dict) -> dict:
     app, session = request.app, request.session
-    found = _narrowed(service.find_by_guid(request, guid), entry) if service is not None else []
+    found = _narrowed(service.find_by_guid(request, guid), entry)
     if not found:
         return {"status": "error", "message": "Could not find matching comment."}
     if len(found) > 1:

@@ -29,7 +29,6 @@ from sqlalchemy import select
 
 from host import ANONYMOUS
 from host.auth.users import ROLES, UserError, create_user, find_user, get_user
-from host.comments import COMMENT_SERVICE
 from host.content import ItemIdsTaken, service_request
 from host.wxr import WxrAuthor, WxrComment, WxrImport, WxrItem, WxrTerm, is_php_serialized, php_unserialize
 from host.wxr_content import TRASHED_SUFFIX, before_trash
@@ -719,7 +718,7 @@ class CoreImporter:
         first those that answer no comment of the file (or one stored already), then, round by round,
         the replies to those just written, so each thread keeps its parents."""
         run = self.run
-        service = self.app.stash.get(COMMENT_SERVICE)
+        service = self.app.comments
         previous_kind = run.kind
         waiting: list[tuple[WxrComment, int, str]] = []  # (comment, new post id, status)
         waiting_ids: set[int] = set()

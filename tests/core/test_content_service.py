@@ -6,7 +6,6 @@ import pytest
 from marshmallow import Schema, fields, validate
 
 from host import MetaKey, Namespace, PostType, RestError, Route
-from host.comments import COMMENT_SERVICE
 from host.content import ItemIdsTaken
 from host.testing import create_test_user, make_plugin
 
@@ -58,7 +57,7 @@ def canteen_plugin(events: list):
         entries = [{"post_id": params["post"], "content": text, "status": params.get("status") or "approved",
                     "parent": params.get("parent") or 0, "author_name": "Cook"} for text in params["contents"]]
         try:
-            stored = request.app.stash.get(COMMENT_SERVICE).create_many(request, entries)
+            stored = request.app.comments.create_many(request, entries)
         except ValueError as wrong:
             raise RestError("canteen_bad_comment", str(wrong), 400) from None
         except LookupError as missing:
