@@ -1,4 +1,4 @@
-"""The operator area at /admin/: dashboard, plugins, users, profile, settings and cache pages.
+"""The operator area at /admin/: dashboard, plugins, users, profile and settings pages.
 
 An essential part of the host (never disabled, so no one can switch off the page that
 switches plugins on). It registers its pages through `register_admin_pages` like any
@@ -37,13 +37,12 @@ def register_pages(app):
 
 @hookimpl
 def register_admin_pages(app):
-    from . import cache_page, dashboard, plugins_page, profile, settings_page, users_page
+    from . import dashboard, plugins_page, profile, settings_page, users_page
 
     return [
         AdminPage("Dashboard", "", dashboard.dashboard),
         AdminPage("Plugins", "plugins", plugins_page.plugins_page, actions=plugins_page.ACTIONS),
         AdminPage("Users", "users", users_page.users_page, actions=users_page.ACTIONS),
         AdminPage("Settings", "settings", settings_page.settings_page, actions=settings_page.ACTIONS),
-        AdminPage("Cache", "cache", cache_page.cache_page, actions=cache_page.ACTIONS),
         AdminPage("Your profile", "profile", profile.profile_page, capability="", actions=profile.ACTIONS),
     ]

@@ -102,7 +102,7 @@ class AdminRequest:
     def rest(self, method: str, path: str, body: dict | None = None, **query: Any):
         """Run a REST route of this site as the signed-in user; an InternalResponse (status, headers, data).
 
-        Pages read other plugins this way (never by importing them): `page.rest("GET", "/cache/v1/status")`.
+        Pages read other plugins this way (never by importing them): `page.rest("GET", "/lunch/v1/menus")`.
         """
         parent = RestRequest(self.app, "GET", "/", [], {}, environ=self.environ,
                              base_url=self.app.rest_base_url(self.environ), remote_addr=self.client_address)

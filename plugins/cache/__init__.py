@@ -42,6 +42,15 @@ def register_routes():
 
 
 @hookimpl
+def register_admin_pages():
+    from host import AdminPage
+
+    from .admin_page import ACTIONS, cache_page
+
+    return [AdminPage("Cache", "cache", cache_page, actions=ACTIONS)]
+
+
+@hookimpl
 def register_health_tests():
     return health.HEALTH_TESTS
 
