@@ -12,6 +12,8 @@ def _signed_in(request, _input) -> bool:
 
 
 def _embed(request, value: dict) -> dict:
+    # A REST call on purpose: the ability answers what this plugin's own embed route answers (its
+    # argument checks, errors and status included), not a function of another plugin.
     answer = request.internal_get(f"/{NAMESPACE}/embed", url=value["url"], maxwidth=value.get("maxwidth", 600))
     if not answer.ok:
         error = answer.data if isinstance(answer.data, dict) else {}

@@ -1,7 +1,8 @@
 """oEmbed data for this site's own published posts and pages (the `embed` route).
 
-Items are read through core/v2 itself (`request.internal_get`, an internal REST GET), so the content plugin's own
-visibility rules apply; on top of that only published posts and pages are embeddable.
+Items, their authors and featured images are read through core's services as the caller may see them
+(`app.content.view`, `app.users.profile` with the request's user), so the content plugin's own visibility
+rules apply; on top of that only published posts and pages are embeddable.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from host.text import strip_tags
 
 XML_CONTENT_TYPE = "text/xml; charset=UTF-8"
 MIN_WIDTH, MAX_WIDTH, MIN_HEIGHT = 200, 600, 200
-# Which plain permalink query names which core/v2 collection.
-PERMALINK_QUERIES = (("p", "posts"), ("page_id", "pages"))
+# Which plain permalink query names which post type.
+PERMALINK_QUERIES = (("p", "post"), ("page_id", "page"))
 EMBEDDABLE_TYPES = {"post", "page"}
 _LEADING_INTEGER = re.compile(r"^\s*[+-]?\d+")
+MAX_ID = 2**63 - 1  # the largest id a row can have: a longer number names nothing
 
 # Resizes the iframe when the embedded page reports its height (messages carry the secret).
 RESIZE_SCRIPT = (
@@ -65,36 +67,32 @@ def not_found() -> RestError:
     return RestError("oembed_invalid_url", "Not Found", 404)
 
 
-def local_route(request, url: str) -> str:
-    """The core/v2 item route a local permalink names, or 404 oembed_invalid_url."""
+def local_item(request, url: str) -> tuple[str, int]:
+    """(post type, id) of the item a local permalink names, or 404 oembed_invalid_url."""
     if not is_local_url(request, url):
         raise not_found()
     parts = urlsplit(url)
     if parts.path not in ("", "/", "/index.php"):
         raise not_found()
     query = parse_qs(parts.query)
-    for name, collection in PERMALINK_QUERIES:
+    for name, post_type in PERMALINK_QUERIES:
         values = query.get(name)
-        if values and values[-1].isdigit() and int(values[-1]) > 0:
-            return f"/core/v2/{collection}/{int(values[-1])}"
+        if values and values[-1].isdigit() and 0 < int(values[-1]) <= MAX_ID:
+            return post_type, int(values[-1])
     raise not_found()
-
-
-def _internal_get(request, path: str):
-    answer = request.internal_get(path, context="view")
-    return answer.data if answer.status == 200 and isinstance(answer.data, dict) else None
 
 
 def embed_data(request, url: str, maxwidth) -> dict:
     """The oEmbed response (type rich) for a published post or page of this site."""
-    item = _internal_get(request, local_route(request, url))
+    post_type, item_id = local_item(request, url)
+    item = request.app.content.view(request, item_id, user=request.user, post_type=post_type)
     if item is None or item.get("type") not in EMBEDDABLE_TYPES or not _publicly_viewable(request, item):
         raise not_found()
     site = site_url(request)
     settings_site = request.app.settings.site
     provider_name = settings_site.get("name", "")
     provider_url = (settings_site.get("home") or site).rstrip("/")
-    author = _internal_get(request, f"/core/v2/users/{int(item['author'])}") if item.get("author") else None
+    author = request.app.users.profile(request, int(item["author"]), user=request.user) if item.get("author") else None
     title = (item.get("title") or {}).get("rendered", "")
     width, height = dimensions(maxwidth)
     data = {
@@ -124,7 +122,7 @@ def _thumbnail(request, item: dict) -> dict | None:
     media_id = item.get("featured_media")
     if not media_id:
         return None
-    media = _internal_get(request, f"/core/v2/media/{int(media_id)}")
+    media = request.app.content.view(request, int(media_id), user=request.user, post_type="attachment")
     if not media or not media.get("source_url"):
         return None
     details = media.get("media_details") or {}

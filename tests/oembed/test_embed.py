@@ -141,3 +141,32 @@ def test_views_have_no_discovery_links_without_the_plugin(make_app):
     editor = client_as(app, create_test_user(app, "editor"))
     post = editor.post_json("/wp-json/core/v2/posts", {"title": "Plain", "status": "publish"}, status=201).json
     assert discovery_links(app.client.get(f"/?p={post['id']}").text) == {}
+
+
+def upload_picture(app) -> dict:
+    from tests.core.test_media import png
+
+    return app.as_editor.post("/wp-json/core/v2/media", png(4, 3), headers={
+        "Content-Type": "image/png", "Content-Disposition": 'attachment; filename="fair.png"'}, status=201).json
+
+
+def test_the_featured_image_is_the_thumbnail_as_core_shows_it(site):
+    """thumbnail_url and its size are the media item's source_url and media_details in core/v2/media."""
+    picture = upload_picture(site)
+    post = publish(site, featured_media=picture["id"])
+    media = site.client.get(f"/wp-json/core/v2/media/{picture['id']}").json
+    data = site.client.get(EMBED, {"url": post["link"]}).json
+    assert (data["thumbnail_url"], data["thumbnail_width"], data["thumbnail_height"]) == (
+        media["source_url"], 4, 3)
+
+
+def test_a_featured_image_the_visitor_may_not_read_gives_no_thumbnail(site):
+    """An image attached to a draft is private to its editors (core/v2/media answers 401): the embed of
+    a published post that features it names no thumbnail to an anonymous caller, but does to its editor."""
+    draft = publish(site, status="draft", title="Plans")
+    picture = upload_picture(site)
+    site.as_editor.post_json(f"/wp-json/core/v2/media/{picture['id']}", {"post": draft["id"]}, status=200)
+    site.client.get(f"/wp-json/core/v2/media/{picture['id']}", status=401)
+    post = publish(site, featured_media=picture["id"])
+    assert "thumbnail_url" not in site.client.get(EMBED, {"url": post["link"]}).json
+    assert site.as_editor.get(EMBED, {"url": post["link"]}).json["thumbnail_url"] == picture["source_url"]
