@@ -76,12 +76,12 @@ def site(make_module_app):
     with app.db.session(write=True) as session:
         session.execute(insert(relationships), [{"post_id": post["id"], "term_id": trip["id"]} for post in trip_posts])
         session.commit()
-    app.users = users
+    app.people = users
     return app
 
 
 def caller(site, role: str | None):
-    return site.client if role is None else client_as(site, site.users[role])
+    return site.client if role is None else client_as(site, site.people[role])
 
 
 def per_link(client, item: dict, wanted: set[str] | None = None) -> dict | None:
@@ -146,13 +146,13 @@ def test_an_embedded_item_the_caller_may_not_read_is_its_error_object(site):
     pages = site.client.get(f"{API}/pages?_embed").json
     staff = next(item for item in pages if item["title"]["rendered"] == "Staff plans")
     assert staff["_embedded"]["up"][0]["code"] in ("rest_forbidden", "rest_post_invalid_id")
-    as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed").json
+    as_editor = client_as(site, site.people["editor"]).get(f"{API}/posts?_embed").json
     concert = next(item for item in as_editor if item["title"]["rendered"] == "Concert")
     assert concert["_embedded"]["wp:featuredmedia"][0]["id"] == concert["featured_media"]
 
 
 def test_batched_terms_of_a_registered_taxonomy_are_embedded_per_post(site):
-    posts = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed=wp:term&per_page=20&status=publish,private").json
+    posts = client_as(site, site.people["editor"]).get(f"{API}/posts?_embed=wp:term&per_page=20&status=publish,private").json
     by_title = {item["title"]["rendered"]: item for item in posts}
     for title in ("Museum trip", "Staff quiz", "Quiet note"):
         lists = by_title[title]["_embedded"]["wp:term"]
@@ -169,7 +169,7 @@ def test_replies_of_a_password_protected_post_are_refused_to_those_without_it(si
     posts = site.client.get(f"{API}/posts?_embed=replies").json
     by_title = {item["title"]["rendered"]: item for item in posts}
     assert by_title["Staff quiz"]["_embedded"]["replies"][0]["code"] == "rest_cannot_read_post"
-    as_editor = client_as(site, site.users["editor"]).get(f"{API}/posts?_embed=replies").json
+    as_editor = client_as(site, site.people["editor"]).get(f"{API}/posts?_embed=replies").json
     quiz = next(item for item in as_editor if item["title"]["rendered"] == "Staff quiz")
     assert [reply["content"]["rendered"] for reply in quiz["_embedded"]["replies"][0]] == ["<p>Noted</p>\n"]
 

@@ -27,7 +27,7 @@ def site(make_app):
     post = editor.post_json(f"{API}/posts", {"title": "Sports day", "content": "Races", "status": "publish",
                                              "categories": [news["id"]]}, status=201).json
     editor.post_json(f"{API}/comments", {"post": post["id"], "content": "Well done"}, status=201)
-    app.users, app.editor, app.news, app.post = users, editor, news, post
+    app.people, app.editor, app.news, app.post = users, editor, news, post
     return app
 
 
@@ -86,7 +86,7 @@ def test_writes_the_answers_are_built_from_show_on_the_next_page(site):
 
 
 def test_signed_in_callers_are_answered_afresh_and_never_shared(site):
-    picture = upload(site.client, site.users["editor"].headers, name="staff.png").json
+    picture = upload(site.client, site.people["editor"].headers, name="staff.png").json
     site.editor.post_json(f"{API}/media/{picture['id']}", {"status": "private"}, status=200)
     site.editor.post_json(f"{API}/posts/{site.post['id']}", {"featured_media": picture["id"]}, status=200)
     # The editor may read the private picture; an anonymous reader after them gets the error.

@@ -27,7 +27,7 @@ class LazyUsers(dict):
 
 def site(make_app, **settings):
     app = make_app(plugins=["core", "forms", *settings.pop("extra_plugins", [])], **settings)
-    app.users = LazyUsers(app)
+    app.people = LazyUsers(app)
     return app
 
 
@@ -38,7 +38,7 @@ def create_form(app, **body):
                              "subject": "Enquiry from [your-name]",
                              "body": "From: [your-name] <[your-email]>\n\n[your-message]",
                              "additional_headers": "Reply-To: [your-email]"})
-    response = app.client.post_json(BASE, body, headers=app.users["editor"].headers)
+    response = app.client.post_json(BASE, body, headers=app.people["editor"].headers)
     assert response.status_int == 200, response.text
     return response.json
 

@@ -32,7 +32,7 @@ def rows(app, table="forms_submissions"):
 
 
 def rest_form(app, form_id, status=200):
-    return app.client.get(f"{BASE}/{form_id}", headers=app.users["editor"].headers, status=status).json
+    return app.client.get(f"{BASE}/{form_id}", headers=app.people["editor"].headers, status=status).json
 
 
 def field_error(page, name: str) -> str:
@@ -57,7 +57,7 @@ def app(make_app, smtp_server):
 
 def test_an_editor_lists_adds_and_deletes_forms(app):
     existing = create_form(app, title="Absence report")
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     page = client.get("/admin/forms")
     assert [link.text for link in page.html.select("tbody td[data-label=Title] a")] == ["Absence report"]
     assert f'[contact-form id="{existing["id"]}"]' in page.text
@@ -88,14 +88,14 @@ def test_an_editor_lists_adds_and_deletes_forms(app):
 
 
 def test_editing_actions_on_the_list_and_an_unknown_form_are_refused(app):
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     token = csrf_of(client)
     answer = client.post("/admin/forms", {"csrf_token": token, "action": "save"}, status=400)
     assert "Open a form" in notices(answer)
     client.get("/admin/forms/999999", status=404)
     client.get("/admin/forms/9999999999", status=404)  # beyond the id column: never reaches the database
     client.get("/admin/forms/nonsense", status=404)
-    author = sign_in(app, app.users["author"])
+    author = sign_in(app, app.people["author"])
     author.get("/admin/forms", status=403)
 
 
@@ -103,7 +103,7 @@ def test_editing_actions_on_the_list_and_an_unknown_form_are_refused(app):
 
 def test_the_editor_saves_template_mails_messages_and_settings_as_the_rest_write(app):
     form = create_form(app)
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     page = client.get(f"/admin/forms/{form['id']}")
     assert page.html.select_one("#field-form").text == form["properties"]["form"]["content"]
     assert page.html.select_one("#field-message-mail_sent_ok")["value"] == "Thank you, your message has been sent."
@@ -134,7 +134,7 @@ def test_the_editor_saves_template_mails_messages_and_settings_as_the_rest_write
 
 def test_configuration_problems_are_saved_and_shown_beside_their_fields(app):
     form = create_form(app)
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     editor["form"] = "[text* your-name] [sparkle thing] [submit]"
@@ -154,7 +154,7 @@ def test_a_choice_of_addresses_is_a_valid_recipient_and_a_choice_of_words_is_not
     """The reference's department picker: `[select dept "Admissions|admissions@school.test" ...]` as the To."""
     form = create_form(app, form='[select* dept "Admissions|admissions@school.test" "Office|office@school.test"] '
                                  '[select* topic "Lunch" "Buses"] [submit]')
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     editor["mail-recipient"] = "[dept]"
@@ -176,7 +176,7 @@ def test_a_choice_of_addresses_is_a_valid_recipient_and_a_choice_of_words_is_not
 ])
 def test_values_the_rest_write_refuses_answer_400_marked_and_change_nothing(app, field, value, fragment):
     form = create_form(app)
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     before = rows(app, "forms_forms")
@@ -194,7 +194,7 @@ def test_values_the_rest_write_refuses_answer_400_marked_and_change_nothing(app,
 
 def test_a_long_template_is_saved_whole(app):
     form = create_form(app)
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     long_template = "<p>" + "Please read the trip letter first. " * 600 + "</p>[text* your-name] [submit]"
@@ -205,7 +205,7 @@ def test_a_long_template_is_saved_whole(app):
 
 def test_preview_renders_the_edited_template_as_visitors_see_it_and_saves_nothing(app):
     form = create_form(app)
-    client = sign_in(app, app.users["editor"])
+    client = sign_in(app, app.people["editor"])
     editor = next(candidate for candidate in client.get(f"/admin/forms/{form['id']}").forms.values()
                   if "form" in candidate.fields)
     before = rows(app, "forms_forms")
@@ -244,7 +244,7 @@ def test_submissions_are_listed_per_form_searched_over_values_and_filtered_by_st
     send(app, form["id"], **{"your-name": "Élodie Martin", "your-message": "Lunch menu please"})
     send(app, form["id"], **{"your-email": "not-an-address", "your-message": "Trip money"})  # validation_failed
     send(app, other["id"], **{"your-message": "Blue coat, bus stop"})
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     index = client.get("/admin/form-submissions")
     counts = {row.select_one("a").text: row.select("td")[1].text for row in index.html.select("tbody tr")}
     assert counts == {"Enquiry": "3", "Lost property": "1"}
@@ -269,14 +269,14 @@ def test_submissions_are_listed_per_form_searched_over_values_and_filtered_by_st
     client.get("/admin/form-submissions/999999", status=404)
     client.get("/admin/form-submissions/9999999999", status=404)
     client.get(f"/admin/form-submissions/{form['id']}/9999999999", status=404)
-    sign_in(app, app.users["editor"]).get(f"/admin/form-submissions/{form['id']}", status=403)
+    sign_in(app, app.people["editor"]).get(f"/admin/form-submissions/{form['id']}", status=403)
 
 
 def test_the_list_pages_through_many_submissions(app):
     form = create_form(app, additional_settings="submissions_per_minute: 0")
     for number in range(23):
         send(app, form["id"], **{"your-message": f"message {number}"})
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     first = client.get(f"/admin/form-submissions/{form['id']}", {"s": "message"})
     assert len(first.html.select("tbody tr")) == 20 and "Page 1 of 2" in first.text
     second = client.get(first.html.select_one("a[rel=next]")["href"])
@@ -292,7 +292,7 @@ def test_the_csv_export_is_streamed_with_a_header_row_and_formulas_made_harmless
         send(app, form["id"], **{"your-message": text})
     send(app, form["id"], **{"your-name": "Sam, \"the\" parent", "your-message": "two\nlines",
                              "topics": ["Bus", "Lunch"]})
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     answer = client.get(f"/admin/form-submissions/{form['id']}/export.csv")
     assert answer.headers["Content-Type"] == "text/csv; charset=utf-8"
     assert answer.headers["Content-Disposition"] == f"attachment; filename=\"form-{form['id']}-submissions.csv\""
@@ -309,7 +309,7 @@ def test_the_csv_export_is_streamed_with_a_header_row_and_formulas_made_harmless
     filtered = client.get(f"/admin/form-submissions/{form['id']}/export.csv", {"s": "hyperlink"})
     assert len(list(csv.reader(io.StringIO(filtered.body.decode("utf-8-sig"))))) == 2
     client.get(f"/admin/form-submissions/{form['id']}/export.csv", {"status": "nope"}, status=400)
-    sign_in(app, app.users["editor"]).get(f"/admin/form-submissions/{form['id']}/export.csv", status=403)
+    sign_in(app, app.people["editor"]).get(f"/admin/form-submissions/{form['id']}/export.csv", status=403)
 
 
 @pytest.fixture
@@ -330,7 +330,7 @@ def test_a_submission_shows_its_values_files_and_mail_and_its_file_downloads_onl
     if app.storage.backend == "local":
         folder = Path(app.settings.uploads_dir).resolve().parent / "form-files"
         assert oct((folder / kept["path"]).parent.stat().st_mode)[-3:] == "700"
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{row['id']}")
     values = {cells[0].text: cells[1].text for cells in (tr.select("td") for tr in page.html.select(
         "section[aria-labelledby=fields-heading] tbody tr"))}
@@ -346,7 +346,7 @@ def test_a_submission_shows_its_values_files_and_mail_and_its_file_downloads_onl
     client.get(f"/admin/form-submissions/{form['id']}/{row['id']}/files/1", status=404)
     client.get(f"/admin/form-submissions/{form['id'] + 1}/{row['id']}/files/0", status=404)
     client.get(f"/admin/form-submissions/{form['id']}/{row['id']}/files/../0", status=404)
-    sign_in(app, app.users["editor"]).get(link["href"], status=403)
+    sign_in(app, app.people["editor"]).get(link["href"], status=403)
     # the uploads the site serves do not hold it
     assert stored_files(app, "uploads") == {}
 
@@ -357,7 +357,7 @@ def test_resend_queues_the_form_mail_again_with_its_files_and_smtp_receives_it(a
     app.mail.deliver_pending()
     assert len(app.smtp.wait_for(1)) == 1
     [row] = rows(app)
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{row['id']}")
     answer = form_with(page, "resend").submit()
     assert answer.status_int == 200 and "queued again" in notices(answer)
@@ -378,12 +378,12 @@ def test_resend_is_refused_for_a_mail_that_is_off_or_goes_to_the_visitor_and_cha
                                   "subject": "Your copy", "body": "[your-message]"})
     send(app, form["id"])
     [row] = rows(app)
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{row['id']}")
     before = (rows(app), rows(app, "mail_outbox"))
     refused = form_with(page, "resend").submit(status=409)
     assert "address the visitor typed" in notices(refused)
-    app.client.post_json(f"{BASE}/{form['id']}", {"mail": {"active": False}}, headers=app.users["editor"].headers)
+    app.client.post_json(f"{BASE}/{form['id']}", {"mail": {"active": False}}, headers=app.people["editor"].headers)
     refused = form_with(page, "resend").submit(status=409)
     assert "turned off" in notices(refused)
     assert (rows(app), rows(app, "mail_outbox")) == before
@@ -397,7 +397,7 @@ def test_deleting_a_submission_removes_it_and_its_files(stored_app):
     send(app, send_other["id"])
     first = rows(app)[0]
     assert list(stored_files(app, "form-files")) == [json.loads(first["files"])[0]["path"]]
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{first['id']}")
     # the other form's submission cannot be reached through this form
     client.get(f"/admin/form-submissions/{form['id']}/{rows(app)[1]['id']}", status=404)
@@ -414,8 +414,8 @@ def test_deleting_a_submission_removes_it_and_its_files(stored_app):
 def test_a_deleted_forms_submissions_stay_readable_and_exportable_but_not_resent(app):
     form = create_form(app)
     send(app, form["id"], **{"your-message": "=1+1"})
-    app.client.delete(f"{BASE}/{form['id']}", headers=app.users["editor"].headers)
-    client = sign_in(app, app.users["administrator"])
+    app.client.delete(f"{BASE}/{form['id']}", headers=app.people["editor"].headers)
+    client = sign_in(app, app.people["administrator"])
     index = client.get("/admin/form-submissions")
     assert f"Deleted form {form['id']}" in index.text
     [row] = rows(app)
@@ -443,7 +443,7 @@ def test_with_store_submissions_off_values_and_files_are_not_kept(make_app, smtp
     app.mail.deliver_pending()
     [message] = smtp_server.wait_for(1)
     assert [attachment.get_content() for attachment in message.iter_attachments()] == [PDF]
-    client = sign_in(app, app.users["administrator"])
+    client = sign_in(app, app.people["administrator"])
     page = client.get(f"/admin/form-submissions/{form['id']}/{row['id']}")
     assert "were not kept" in page.text
     assert "not kept" in notices(form_with(page, "resend").submit(status=409))

@@ -204,7 +204,7 @@ def test_subscribers_only_forms_refuse_anonymous_submissions_without_the_pipelin
     body = submit(app, form["id"], {}).json
     assert body["status"] == "error" and body["invalid_fields"] == []
     assert body["message"] == "This contact form is available only for logged in users."
-    signed_in = submit(app, form["id"], VALID, headers=app.users["subscriber"].headers).json
+    signed_in = submit(app, form["id"], VALID, headers=app.people["subscriber"].headers).json
     assert signed_in["status"] == "mail_sent"
 
 
@@ -418,17 +418,17 @@ def test_administrators_list_submissions_with_their_mail(make_app):
     submit(app, form["id"], VALID)
     submit(app, form["id"], VALID, headers={"User-Agent": "x"})
     path = "/wp-json/forms/v1/submissions"
-    response = app.client.get(path, headers=app.users["administrator"].headers)
+    response = app.client.get(path, headers=app.people["administrator"].headers)
     assert response.headers["X-WP-Total"] == "2"
     newest, oldest = response.json
     assert (newest["status"], oldest["status"]) == ("spam", "mail_sent")
     assert oldest["fields"] == VALID and oldest["remote_ip"] == "203.0.113.7"
     assert oldest["mail"][0]["status"] == "queued" and oldest["mail"][0]["to"] == ["office@school.test"]
     only_sent = app.client.get(path, {"status": "mail_sent", "form": form["id"]},
-                               headers=app.users["administrator"].headers)
+                               headers=app.people["administrator"].headers)
     assert [item["id"] for item in only_sent.json] == [oldest["id"]]
     for role, status in (("editor", 403), ("subscriber", 403)):
-        assert_rest_error(app.client.get(path, headers=app.users[role].headers, expect_errors=True),
+        assert_rest_error(app.client.get(path, headers=app.people[role].headers, expect_errors=True),
                           "forms_forbidden", status)
     assert_rest_error(app.client.get(path, expect_errors=True), "forms_forbidden", 403)  # anonymous too
 
@@ -445,14 +445,14 @@ def test_a_disabled_plugin_keeps_its_data(make_app):
 
 def test_special_mail_tags_name_the_site_and_the_submission(make_app, smtp_server):
     app = site(make_app, mail=smtp_server.mail_settings(), site={"name": "Riverside School"})
-    app.users["administrator"]  # the first administrator: [_site_admin_email]
+    app.people["administrator"]  # the first administrator: [_site_admin_email]
     form = create_form(app, mail={"recipient": "[_site_admin_email]", "sender": "[_site_title] <noreply@school.test>",
                                   "subject": "#[_serial_number] [_form_title]: [your-name]",
                                   "body": "[_remote_ip] [_user_agent] [unknown-tag]"})
     submit(app, form["id"], VALID)
     app.mail.deliver_pending()
     [message] = smtp_server.wait_for(1)
-    assert message["To"] == app.users["administrator"].email
+    assert message["To"] == app.people["administrator"].email
     assert message["From"] == "Riverside School <noreply@school.test>"
     assert message["Subject"] == f"#{rows(app)[0]['id']} Enquiry: Sam Parent"
     assert message.get_content().strip() == f"203.0.113.7 {BROWSER['User-Agent']} [unknown-tag]"
@@ -461,7 +461,7 @@ def test_special_mail_tags_name_the_site_and_the_submission(make_app, smtp_serve
 def test_a_form_with_fields_disabled_shows_disabled_fields_and_takes_no_submission(make_app):
     app = site(make_app)
     form = create_form(app)
-    app.client.patch_json(f"{BASE}/{form['id']}", {"status": "fields-disabled"}, headers=app.users["editor"].headers)
+    app.client.patch_json(f"{BASE}/{form['id']}", {"status": "fields-disabled"}, headers=app.people["editor"].headers)
     assert 'name="your-name" value="" class' in app.client.get(f"/contact-forms/{form['id']}").text
     assert " disabled" in app.client.get(f"/contact-forms/{form['id']}").text
     body = submit(app, form["id"], VALID).json
@@ -472,7 +472,7 @@ def test_a_form_with_fields_disabled_shows_disabled_fields_and_takes_no_submissi
 def test_with_verify_nonce_a_signed_in_submission_needs_the_nonce_of_its_page(make_app):
     app = site(make_app, config={"forms": {"verify_nonce": True}})
     form = create_form(app)
-    parent = app.users["subscriber"]
+    parent = app.people["subscriber"]
     page = app.client.get(f"/contact-forms/{form['id']}", headers=parent.headers).text
     nonce = page.split('name="_forms_nonce" value="', 1)[1].split('"', 1)[0]
     assert len(nonce) == 20

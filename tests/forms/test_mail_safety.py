@@ -67,8 +67,8 @@ def site_users(app):
     from .helpers import LazyUsers
 
     if not hasattr(app, "users"):
-        app.users = LazyUsers(app)
-    return app.users
+        app.people = LazyUsers(app)
+    return app.people
 
 
 def report_absence(app, form_id, pupil: str, parent: str = VICTIM):

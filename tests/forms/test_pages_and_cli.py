@@ -70,7 +70,7 @@ def test_the_shortcode_renders_the_form_inside_a_published_page(make_app):
     form = create_form(app)
     page = app.client.post_json("/wp-json/core/v2/pages", {
         "title": "Contact", "status": "publish", "content": f'<p>Write to us.</p>[contact-form id="{form["id"]}" '
-                                                            f'title="Enquiry"]'}, headers=app.users["editor"].headers)
+                                                            f'title="Enquiry"]'}, headers=app.people["editor"].headers)
     html = app.client.get(f"/?page_id={page.json['id']}").text
     fields = hidden_fields(html)
     assert fields["_forms_unit_tag"] == f"forms-f{form['id']}-p{page.json['id']}-o1"
@@ -123,7 +123,7 @@ def test_sitehost_forms_submissions(tmp_path):
     app.client = TestApp(app, extra_environ={"HTTP_HOST": "school.test"})
     from .helpers import LazyUsers
 
-    app.users = LazyUsers(app)
+    app.people = LazyUsers(app)
     form = create_form(app)
     submit(app, form["id"], VALID)
     app.close()

@@ -248,7 +248,7 @@ def test_a_form_without_quiz_or_nonce_may_be_cached_and_its_page_links_the_scrip
 def test_the_shortcode_posts_to_the_form_page_which_links_back_to_the_page_it_is_on(make_app):
     app = site(make_app)
     form = create_form(app)
-    editor = app.users["editor"].headers
+    editor = app.people["editor"].headers
     contact = app.client.post_json("/wp-json/core/v2/pages", {
         "title": "Contact us", "status": "publish", "content": f'[contact-form id="{form["id"]}"]'},
         headers=editor).json
@@ -274,7 +274,7 @@ def test_the_shortcode_posts_to_the_form_page_which_links_back_to_the_page_it_is
 def test_a_form_that_is_not_published_has_no_page(make_app, method):
     app = site(make_app)
     form = create_form(app)
-    app.client.delete(f"/wp-json/forms/v1/contact-forms/{form['id']}", headers=app.users["editor"].headers)
+    app.client.delete(f"/wp-json/forms/v1/contact-forms/{form['id']}", headers=app.people["editor"].headers)
     response = app.client.request(f"/contact-forms/{form['id']}", method=method, headers={**BROWSER, "Origin": SITE},
                                   status=404)
     assert "Enquiry" not in response.text

@@ -27,7 +27,7 @@ def site(make_module_app):
     for index in range(6):
         app.client.post_json(f"{API}/posts", {"title": f"Post {index}", "content": "Words " * 80, "status": "publish"},
                              headers=users["editor"].headers, status=201)
-    app.users = users
+    app.people = users
     return app
 
 
@@ -100,7 +100,7 @@ def test_jsonp_answers_are_compressed_as_text(site):
 
 
 def test_media_files_are_never_compressed_and_keep_their_etag_and_304(site):
-    media = upload(site.client, site.users["administrator"].headers, data=png(), name="small.png", mime="image/png").json
+    media = upload(site.client, site.people["administrator"].headers, data=png(), name="small.png", mime="image/png").json
     path = media["source_url"].replace("http://school.test", "")
     first = raw(site, path, **GZIP)
     assert first.status_code == 200 and "Content-Encoding" not in first.headers and first.body.startswith(b"\x89PNG")

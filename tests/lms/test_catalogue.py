@@ -20,14 +20,14 @@ def site(make_module_app):
     app = make_module_app(plugins=["core", "lms"])
     app.install_site(demo=True)
     admin = create_test_user(app, "administrator")
-    app.users = {role: create_test_user(app, role) for role in ("editor", "author", "subscriber")}
-    app.users["administrator"] = admin
+    app.people = {role: create_test_user(app, role) for role in ("editor", "author", "subscriber")}
+    app.people["administrator"] = admin
     created = app.client.post_json(f"{API}/api-keys", {"permission": "read", "description": "Timetable app"},
                                    headers=admin.headers, status=201).json
     app.key = key_headers(created["key"], created["secret"])
     writer = app.client.post_json(f"{API}/api-keys", {"permission": "write"}, headers=admin.headers, status=201).json
     app.write_key = key_headers(writer["key"], writer["secret"])
-    pupil = app.users["subscriber"]
+    pupil = app.people["subscriber"]
     pupil_key = app.client.post_json(f"{API}/api-keys", {"permission": "all", "user": pupil.id},
                                      headers=admin.headers, status=201).json
     app.pupil_key = key_headers(pupil_key["key"], pupil_key["secret"])
@@ -79,7 +79,7 @@ def test_calls_need_a_key_or_an_application_password(site):
     wrong = key_headers("key_" + "0" * 32, "secret_nope")
     assert_rest_error(get(site, "/courses", headers=wrong, status=401), "rest_forbidden", 401)
     assert_rest_error(get(site, "/courses", headers=site.write_key, status=403), "rest_forbidden", 403)
-    assert ok(site, "/courses", "success", headers=site.users["subscriber"].headers)["total_course"] == 3
+    assert ok(site, "/courses", "success", headers=site.people["subscriber"].headers)["total_course"] == 3
     # a key signs in only on lms/v1: elsewhere it is no credential at all
     site.client.get("/wp-json/core/v2/posts", headers=site.key, status=401)
 
@@ -143,11 +143,11 @@ def test_unpublished_courses_are_guarded(site):
     for path in (f"/courses/{site.draft_id}", f"/course-contents/{site.draft_id}", f"/course-rating/{site.draft_id}",
                  f"/course-announcement/{site.draft_id}"):
         assert_rest_error(get(site, path, headers=site.pupil_key, status=403), "rest_forbidden", 403)
-        assert_rest_error(get(site, path, headers=site.users["subscriber"].headers, status=403), "rest_forbidden", 403)
+        assert_rest_error(get(site, path, headers=site.people["subscriber"].headers, status=403), "rest_forbidden", 403)
         assert_rest_error(get(site, path, headers={}, status=401), "rest_forbidden", 401)
     assert ok(site, f"/topics?course_id={site.draft_id}", "not_found", headers=site.pupil_key) == []
     assert ok(site, f"/lessons?topic_id={site.draft_topic}", "not_found", headers=site.pupil_key) == []
-    editor = site.users["editor"].headers
+    editor = site.people["editor"].headers
     assert ok(site, f"/courses/{site.draft_id}", "course_detail", headers=editor)["course_level"] == ["all_levels"]
     assert ok(site, f"/topics?course_id={site.draft_id}", "get_topic", headers=editor)[0]["post_title"] == "Hidden topic"
 
@@ -200,7 +200,7 @@ def test_quiz_questions_answers_and_attempts(site):
     assert questions[0]["question_type"] == "single_choice" and questions[0]["question_mark"] == "1.00"
     answers = questions[0]["question_answers"]
     assert answers[0]["answer_title"] == "In the green charging tray" and answers[0]["is_correct"] == "1"
-    pupil = site.users["subscriber"].headers  # no answer sheet for pupils
+    pupil = site.people["subscriber"].headers  # no answer sheet for pupils
     assert all("is_correct" not in answer for answer in
                ok(site, f"/quiz-question-answer/{quiz}", "success", headers=pupil)[0]["question_answers"])
     attempts = ok(site, f"/quiz-attempt-details/{quiz}", "success")
@@ -222,12 +222,12 @@ def test_announcements_authors_and_ratings(site):
     author = ok(site, f"/author-information/{robotics['post_author']['ID']}", "success", headers=site.pupil_key)
     assert author["display_name"] == "Mr R. Patel" and len(author["courses"]) == 3
     assert not {"user_pass", "password_hash", "user_activation_key", "user_email", "user_login"} & set(author)
-    admin = site.users["administrator"]
+    admin = site.people["administrator"]
     mine = ok(site, f"/author-information/{admin.id}", "success", headers=admin.headers)
     assert mine["user_email"] == admin.email and "password_hash" not in str(mine)
     # a user without published courses is not shown to others (the original showed anyone)
-    assert ok(site, f"/author-information/{site.users['author'].id}", "invalid_id", headers=site.pupil_key) == []
-    assert ok(site, f"/author-information/{site.users['author'].id}", "success")["courses"] == []  # admin's key
+    assert ok(site, f"/author-information/{site.people['author'].id}", "invalid_id", headers=site.pupil_key) == []
+    assert ok(site, f"/author-information/{site.people['author'].id}", "success")["courses"] == []  # admin's key
     assert ok(site, "/author-information/99999", "invalid_id") == []
     rating = ok(site, f"/course-rating/{robotics['ID']}", "success")
     assert rating["rating_count"] == 2 and rating["rating_avg"] == "4.50"
@@ -253,12 +253,12 @@ def test_the_demo_has_questions_and_answers_and_enrolments(site):
         assert session.execute(select(func.count()).select_from(tables["lms_qa"])).scalar() == 2
         assert session.execute(select(func.count()).select_from(tables["lms_enrolments"])).scalar() == 4
     enrolled = site.client.get(f"{API}/enrolments?course={site.courses['robotics-club']['ID']}",
-                               headers=site.users["administrator"].headers)
+                               headers=site.people["administrator"].headers)
     assert enrolled.headers["X-WP-Total"] == "3" and {row["source"] for row in enrolled.json} == {"demo"}
 
 
 def test_courses_are_managed_through_core(site):
-    admin = site.users["administrator"].headers
+    admin = site.people["administrator"].headers
     listed = site.client.get("/wp-json/core/v2/courses", headers=admin).json
     assert {course["slug"] for course in listed} >= {"robotics-club", "gcse-maths-revision"}
     course = site.courses["robotics-club"]
