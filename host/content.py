@@ -58,9 +58,10 @@ class ContentService(Protocol):
         from items may be kept while it is unchanged."""
 
     def terms(self, request: RestRequest, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
-              create: bool = False) -> list[dict]:
-        """Terms of `taxonomy` by name (case-insensitive) or id: dicts with id, name, slug, taxonomy,
-        description, parent and count (linked items). `create` adds the names that are missing."""
+              create: bool = False, slugs: Iterable[str] = ()) -> list[dict]:
+        """Terms of `taxonomy` by name (case-insensitive), id or slug (exact), in id order: dicts with id,
+        name, slug, taxonomy, description, parent and count (linked items). `create` adds the names that
+        are missing. Terms are public: anyone may read them."""
 
     def view(self, request: RestRequest, item_id: int, *, user: Any, post_type: str | None = None) -> dict | None:
         """The item as core/v2's item route answers `user` in the view context, without `_links`: rendered

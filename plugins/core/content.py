@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import func, insert, select
 
 from host.content import ContentDeleted, ContentSaved, ItemIdsTaken
+from host.rest.validation import MAX_INTEGER
 
 from . import dates, render, store
 from .shaping import core_url, guid_base, permalink, prepare_post, user_can_read
@@ -77,6 +78,8 @@ class CoreContentService:
     def view(self, request, item_id: int, *, user: Any, post_type: str | None = None) -> dict | None:
         if post_type is not None:
             self._post_type(post_type, reading=True)
+        if not 0 < int(item_id) <= MAX_INTEGER:  # no row has such an id
+            return None
         item = store.get_item(self.app, request.session, int(item_id), post_type)
         if item is None or item["type"] == "revision" or not user_can_read(self.app, user, item):
             return None
@@ -133,10 +136,11 @@ class CoreContentService:
         return request.session.connection().execute(statement).scalar()
 
     def terms(self, request, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
-              create: bool = False) -> list[dict]:
+              create: bool = False, slugs: Iterable[str] = ()) -> list[dict]:
         self._taxonomy(taxonomy)
         wanted_names = [str(name).strip() for name in names if str(name).strip()]
         wanted_ids = [int(term_id) for term_id in ids]
+        wanted_slugs = list(dict.fromkeys(str(slug) for slug in slugs if slug))
         terms_table, links = tables(self.app)["terms"], tables(self.app)["term_relationships"]
         session = request.session
         found: list = []
@@ -163,6 +167,9 @@ class CoreContentService:
         if wanted_ids:
             found += session.execute(select(terms_table).where(
                 terms_table.c.taxonomy == taxonomy, terms_table.c.id.in_(wanted_ids))).all()
+        if wanted_slugs:
+            found += session.execute(select(terms_table).where(
+                terms_table.c.taxonomy == taxonomy, terms_table.c.slug.in_(wanted_slugs))).all()
         unique_rows = {row.id: row for row in found}
         if not unique_rows:
             return []

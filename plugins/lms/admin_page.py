@@ -2,7 +2,7 @@
 paid checkouts kept as pending enrolments (assign one to an existing user), and API keys (issue,
 showing the secret once; revoke).
 
-It uses this plugin's own modules; course titles come from core/v2 over REST (another plugin).
+It uses this plugin's own modules; course titles come from core's content service (`app.content`).
 Bodies are templates/lms_admin_*.html.
 """
 
@@ -15,10 +15,12 @@ from sqlalchemy import func, select, update
 
 from host.admin import AdminAnswer, AdminRequest
 from host.auth import users as user_service
+from host.content import service_request
 
 from . import apikeys, pending
 from .enrolments import enrol
 from .pending import Writer
+from .model import COURSE
 from .settings import settings_of
 from .tables import ENROLMENTS, table
 
@@ -54,18 +56,19 @@ def _number(text: str, default: int = 0) -> int:
 
 
 def course_titles(page: AdminRequest) -> dict[int, str]:
-    """{id: title} of every course, any status, read from core/v2 as the signed-in operator."""
+    """{id: title} of every course in any status but the trash, through the content service (the page is
+    for operators, who may read every course)."""
+    registry = page.app.registry
+    statuses = [name for name in registry.status_names(COURSE) if not registry.statuses[name][0].internal]
     titles: dict[int, str] = {}
-    for number in range(1, MAX_COURSE_PAGES + 1):
-        answer = page.rest("GET", "/core/v2/courses", per_page=100, page=number, status="any", context="edit",
-                           orderby="title", order="asc")
-        if not answer.ok or not isinstance(answer.data, list):
-            break
-        for course in answer.data:
-            title = course.get("title", {})
-            titles[int(course["id"])] = (title.get("raw") if isinstance(title, dict) else str(title)) or "(no title)"
-        if number >= int(answer.headers.get("X-WP-TotalPages", "1") or 1):
-            break
+    with page.app.db.session() as session:
+        request = service_request(page.app, session, page.user)
+        for number in range(1, MAX_COURSE_PAGES + 1):
+            courses, total = page.app.content.query(request, COURSE, status=statuses, per_page=100, page=number,
+                                                    orderby="title", order="asc")
+            titles.update((int(course["id"]), course["title"] or "(no title)") for course in courses)
+            if number * 100 >= total:
+                break
     return titles
 
 

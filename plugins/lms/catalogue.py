@@ -270,6 +270,6 @@ def thumbnail_url(request, item: dict) -> str | bool:
     media_id = item.get("featured_media") or 0
     if not media_id:
         return False
-    answer = request.internal_get(f"/core/v2/media/{int(media_id)}", context="view", _fields="source_url")
-    return answer.data.get("source_url") or False if answer.ok and isinstance(answer.data, dict) else False
+    media = request.app.content.view(request, int(media_id), user=request.user, post_type="attachment")
+    return media.get("source_url") or False if media is not None else False
 

@@ -47,8 +47,6 @@ TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templat
 MAX_SLUG = 200  # core keeps slugs shorter; a longer path segment names nothing
 MAX_PAGE = 1000  # archive pages past this are refused rather than counted through
 SIGN_IN_PATH = "/admin/sign-in"
-REST_BASES = {COURSE: "courses", TOPIC: "topics", LESSON: "lessons", QUIZ: "quizzes",
-              ANNOUNCEMENT: "course-announcements"}
 MAX_ANNOUNCEMENTS = 5  # the newest, on the course page of its learners
 LEVEL_NAMES = dict(zip(LEVELS, ("All levels", "Beginner", "Intermediate", "Expert")))
 KEEP_SECONDS = 60.0  # at most this long in the response cache
@@ -76,17 +74,12 @@ def link(site: str, item: dict) -> str:
     return f"{site}/{base}/{item['slug']}/"
 
 
-def rest_url(app, request, item: dict) -> str:
-    return f"{app.rest_base_url(request.environ)}/core/v2/{REST_BASES[item['type']]}/{item['id']}"
-
-
 def rendered_content(reader, item: dict) -> str:
-    """The item's text as core/v2 renders it for this visitor (filters, shortcodes), without inline styles."""
-    answer = reader.internal_get(f"/core/v2/{REST_BASES[item['type']]}/{item['id']}", context="view",
-                                 _fields="content")
-    if not answer.ok or not isinstance(answer.data, dict):
+    """The item's text as core renders it for this visitor (filters, shortcodes), without inline styles."""
+    shown = reader.app.content.view(reader, item["id"], user=reader.user, post_type=item["type"])
+    if shown is None:
         return ""
-    return without_style_attributes(str((answer.data.get("content") or {}).get("rendered") or ""))
+    return without_style_attributes(str((shown.get("content") or {}).get("rendered") or ""))
 
 
 def is_enrolled(reader, course_id: int) -> bool:
@@ -211,14 +204,14 @@ def answer(app, request, build: Callable[[RestRequest, str], HtmlView | None]) -
     return app.render_view(dataclasses.replace(view, headers=view.headers + personal))
 
 
-def view_item(app, request, item: dict, site: str) -> dict:
+def view_item(reader, item: dict, site: str) -> dict:
     return {"id": item["id"], "type": item["type"], "status": item["status"], "link": link(site, item),
-            "rest_url": rest_url(app, request, item), "title": item["title"]}
+            "rest_url": reader.app.content.rest_url(reader, item), "title": item["title"]}
 
 
-def head_html(app, request, site: str, item: dict | None) -> str:
+def head_html(reader, site: str, item: dict | None) -> str:
     return TEMPLATES.get_template("lms_page_head.html").render(
-        stylesheet=f"{site}/static/lms/lms.css", rest_url=rest_url(app, request, item) if item else "",
+        stylesheet=f"{site}/static/lms/lms.css", rest_url=reader.app.content.rest_url(reader, item) if item else "",
         canonical=link(site, item) if item else "")
 
 
@@ -244,8 +237,8 @@ def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
             ("materials", "lms_material_includes"))},
         topics=outline(reader, site, course), enrolment=enrolment_state(app, reader, course, site),
         first_item=_first_item(reader, site, course), announcements=_announcements(reader, course))
-    return HtmlView(course["title"], body, item=view_item(app, request, course, site),
-                    head_html=head_html(app, request, site, course))
+    return HtmlView(course["title"], body, item=view_item(reader, course, site),
+                    head_html=head_html(reader, site, course))
 
 
 def _announcements(reader, course: dict) -> list[dict]:
@@ -296,8 +289,8 @@ def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> Ht
         else:
             context["quiz"] = _quiz_summary(reader, item)
     body = TEMPLATES.get_template("lms_page_step.html").render(**context)
-    return HtmlView(item["title"], body, item=view_item(app, request, item, site),
-                    head_html=head_html(app, request, site, item))
+    return HtmlView(item["title"], body, item=view_item(reader, item, site),
+                    head_html=head_html(reader, site, item))
 
 
 def _quiz_summary(reader, quiz: dict) -> dict:
@@ -347,10 +340,10 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
     """The published courses of a course category or tag, a page at a time (`?paged=N`)."""
     if not slug or len(slug) > MAX_SLUG:
         return None
-    answer = reader.internal_get(f"/core/v2/{taxonomy}", slug=slug, _fields="id,name,description")
-    if not answer.ok or not answer.data:
+    found = app.content.terms(reader, taxonomy, slugs=[slug])
+    if not found:
         return None
-    term = answer.data[0]
+    term = found[0]
     paged = request.query.get("paged", "1")
     page = int(paged) if paged.isdigit() and 0 < len(paged) <= 4 else 0
     if not 1 <= page <= MAX_PAGE:
@@ -374,7 +367,7 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
         next=f"{base}?paged={page + 1}" if page < pages else "")
     label = "Course category" if taxonomy == CATEGORY else "Course tag"
     title = f"{label}: {term['name']}" + (f" (page {page} of {pages})" if page > 1 else "")
-    return HtmlView(title, body, head_html=head_html(app, request, site, None))
+    return HtmlView(title, body, head_html=head_html(reader, site, None))
 
 
 def enrol_page(app, request, slug: str):

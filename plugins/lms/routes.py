@@ -177,12 +177,12 @@ def list_lessons(request):
 
 
 def _attachment_urls(request, ids: list) -> list[str]:
-    """Addresses of the lesson's attachments the caller may read (through core/v2/media's own checks)."""
+    """Addresses of the lesson's attachments the caller may read (core's own read check, through the service)."""
     urls = []
     for media_id in ids[:50]:
-        answer = request.internal_get(f"/core/v2/media/{int(media_id)}", context="view", _fields="source_url")
-        if answer.ok and isinstance(answer.data, dict) and answer.data.get("source_url"):
-            urls.append(answer.data["source_url"])
+        media = request.app.content.view(request, int(media_id), user=request.user, post_type="attachment")
+        if media is not None and media.get("source_url"):
+            urls.append(media["source_url"])
     return urls
 
 
