@@ -24,13 +24,12 @@ IMAGE_SETTINGS = ("image", "background_image")
 
 def document_data(request, item: dict) -> dict:
     meta = item.get("meta") or {}
-    rest_base = {"post": "posts", "page": "pages"}.get(item["type"])
     data = {"id": item["id"], "type": item["type"], "title": item["title"], "status": item["status"],
             "template_type": meta.get("_builder_template_type", ""),
             "modified_gmt": item["modified_gmt"].isoformat(timespec="seconds") if item.get("modified_gmt") else None,
             "_links": {}}
-    if rest_base:
-        data["_links"]["self"] = [{"href": f"{request.base_url}/core/v2/{rest_base}/{item['id']}"}]
+    if item["type"] in ("post", "page"):
+        data["_links"]["self"] = [{"href": request.app.content.rest_url(request, item)}]
     data["_links"]["media_import"] = [{"href": f"{request.base_url}/{DOCUMENTS_NAMESPACE}/{item['id']}/media/import"}]
     return data
 
@@ -112,6 +111,9 @@ def import_media(request):
             failed.append({"url": url, "code": "builder_not_an_image", "message": "The address is not an image."})
             continue
         name = _file_name(fetched.url, content_type)
+        # A REST call on purpose: core/v2/media's own checks (upload_files, the file's sniffed type, its
+        # size) decide for this caller, each image's refusal is reported with the route's code and
+        # message, and each upload stands on its own (its own transaction) whatever the next one does.
         answer = request.internal_request("POST", "/core/v2/media", body=fetched.body, headers={
             "Content-Type": content_type, "Content-Disposition": f'attachment; filename="{name}"'})
         if answer.status != 201:

@@ -78,6 +78,7 @@ def remove_favorite(request):
 
 # --- checklist ------------------------------------------------------------------------------------
 
+# cta_url: the REST address the editor's checklist opens for each step (an address for the client, not a call).
 STEPS = [
     {"id": "add_logo", "title": "Add your school's logo",
      "description": "Upload the crest or logo so every page shows who you are.",
@@ -261,8 +262,7 @@ def add_new_post(request):
                                       meta={"_builder_edit_mode": "builder", "_builder_template_type":
                                             "wp-page" if post_type == "page" else "wp-post"})
     item = request.app.content.update(request, item["id"], title=f"Builder #{item['id']}")
-    rest_base = "pages" if post_type == "page" else "posts"
-    location = f"{request.base_url}/core/v2/{rest_base}/{item['id']}"
+    location = request.app.content.rest_url(request, item)
     return RestResponse.created({"id": item["id"], "title": item["title"], "post_type": post_type,
                                  "edit_url": location}, location)
 
