@@ -2,8 +2,9 @@
 
 The content plugin (core) stores every registered post type and provides the service
 (`register_services`, host.services); a plugin that lists "core" in `requires=` reaches it as
-`app.content` (or `request.app.content`) and never imports core's modules. Items are dicts with the stored columns (`id`, `type`, `status`, `title`,
-`content`, `excerpt`, `slug`, `author`, `parent`, `menu_order`, `date`, `date_gmt`,
+`app.content` (or `request.app.content`) and never imports core's modules. Items are dicts
+with the stored columns (`id`, `type`, `status`, `title`, `content`, `excerpt`, `slug`,
+`author`, `parent`, `menu_order`, `date`, `date_gmt`,
 `modified`, `modified_gmt`, `password`, `featured_media`, `pre_trash_status`, ...) plus
 `meta` (registered keys) and `terms` ({taxonomy: [(id, slug), ...]}).
 
@@ -59,15 +60,24 @@ class ContentService(Protocol):
 
     def terms(self, request: RestRequest, taxonomy: str, *, names: Iterable[str] = (), ids: Iterable[int] = (),
               create: bool = False, slugs: Iterable[str] = ()) -> list[dict]:
-        """Terms of `taxonomy` by name (case-insensitive), id or slug (exact), in id order: dicts with id,
-        name, slug, taxonomy, description, parent and count (linked items). `create` adds the names that
-        are missing. Terms are public: anyone may read them."""
+        """Terms of `taxonomy` by name (case-insensitive), id or slug (sanitized as core/v2's term routes do),
+        in id order: dicts with id, name, slug, taxonomy, description, parent, count (linked items) and
+        published_count (linked published items: the `count` the term routes show). `create` adds the
+        names that are missing. Terms are public: anyone may read them."""
 
     def view(self, request: RestRequest, item_id: int, *, user: Any, post_type: str | None = None) -> dict | None:
         """The item as core/v2's item route answers `user` in the view context, without `_links`: rendered
         title, content and excerpt (blank while a password protects them), link, author, featured_media ...;
         a media item's source_url and media_details. None when there is no such item (of `post_type`, when
         given) or `user` may not read it (core/v2's read check: published, or a status `user` may read)."""
+
+    def view_many(self, request: RestRequest, item_ids: Iterable[int], post_type: str, *, user: Any) -> dict[int, dict]:
+        """{id: `view`} of the items among `item_ids` that exist, are of `post_type` and `user` may read (one
+        read for all of them); `post_type` may be `attachment`."""
+
+    def media_by_url(self, request: RestRequest, url: str, *, user: Any) -> dict | None:
+        """The media item whose file is at `url` (its `source_url`, an address under this site's uploads) as
+        `view` answers it to `user`; None when no media item is there or `user` may not read it."""
 
     def rest_url(self, request: RestRequest, item: Mapping[str, Any]) -> str:
         """The address of the item's own REST route (core/v2/<rest_base>/<id>, its `self` link) under the

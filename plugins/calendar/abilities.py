@@ -11,6 +11,7 @@ def _upcoming(request, value: dict) -> list[dict]:
     query = {"per_page": value.get("per_page", 5)}
     if value.get("search"):
         query["search"] = value["search"]
+    # REST on purpose: the ability answers as this plugin's own events route does, errors included.
     answer = request.internal_get(f"/{NAMESPACE}/events", **query)
     if not answer.ok:
         error = answer.data if isinstance(answer.data, dict) else {}

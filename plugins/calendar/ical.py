@@ -296,6 +296,7 @@ def list_events(request) -> list[dict]:
     found: list[dict] = []
     page = 1
     while len(found) < MAX_FEED_EVENTS:
+        # REST on purpose: the feed is this plugin's own route's answers (checks, password, paging).
         reply = request.internal_request("GET", f"/{NAMESPACE}/events", page=page, per_page=PAGE, **filters)
         if reply.status == 404 and page > 1:
             break
@@ -374,6 +375,7 @@ def _building(app, key):
 def event_feed(request):
     """GET events/{id}.ics: one event, after the checks of GET events/{id} (password included)."""
     query = {"password": request.params["password"]} if request.params.get("password") else {}
+    # REST on purpose: the feed is this plugin's own route's answers (checks, password, paging).
     reply = request.internal_request("GET", f"/{NAMESPACE}/events/{int(request.params['id'])}", **query)
     if not reply.ok:
         data = reply.data if isinstance(reply.data, dict) else {}

@@ -1,8 +1,8 @@
 """What an event shows of other things: venue and organizer objects, term objects and images.
 
-Everything is read for a whole page at once: one content-service read per post type, one
-internal request per taxonomy (core/v2's term routes, through their own checks) and one for
-the images, whatever the number of events.
+Everything is read for a whole page at once through core's content service: one read per post
+type, one per taxonomy and one for the images (as the caller may see them), whatever the number
+of events.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from host import invalid_param
 from host.text import sanitize_text_field, sanitize_url
 
 from . import common
-from .names import CATEGORY, ORGANIZER_META, TAXONOMY_BASES, VENUE_META
+from .names import CATEGORY, ORGANIZER_META, VENUE_META
 from .tables import tables
 
 
@@ -166,11 +166,9 @@ def event_term_object(request, term: dict, taxonomy: str) -> dict:
 def terms_by_id(request, taxonomy: str, ids: list[int]) -> dict[int, dict]:
     if not ids:
         return {}
-    answer = request.internal_get(f"/core/v2/{TAXONOMY_BASES[taxonomy]}", include=sorted(set(ids)),
-                                  per_page=100, hide_empty=False)
-    if not answer.ok:
-        return {}
-    return {term["id"]: event_term_object(request, term, taxonomy) for term in answer.data}
+    found = request.app.content.terms(request, taxonomy, ids=sorted(set(ids)))
+    return {term["id"]: event_term_object(request, {**term, "count": term["published_count"]}, taxonomy)
+            for term in found}
 
 
 def resolve_terms(request, taxonomy: str, values: list[str], name: str) -> list[int]:
@@ -184,10 +182,10 @@ def resolve_terms(request, taxonomy: str, values: list[str], name: str) -> list[
         if missing:
             raise invalid_param({name: f"{missing[0]} is not a term of {taxonomy}."})
     for slug in slugs:
-        answer = request.internal_get(f"/core/v2/{TAXONOMY_BASES[taxonomy]}", slug=slug, hide_empty=False)
-        if not answer.ok or not answer.data:
+        named = request.app.content.terms(request, taxonomy, slugs=[slug])
+        if not named:
             raise invalid_param({name: f"{slug} is not a term of {taxonomy}."})
-        found.update(term["id"] for term in answer.data)
+        found.update(term["id"] for term in named)
     return sorted(found)
 
 
@@ -197,10 +195,8 @@ def images_by_id(request, ids: list[int]) -> dict[int, dict]:
     ids = sorted({media_id for media_id in ids if media_id})
     if not ids:
         return {}
-    answer = request.internal_get("/core/v2/media", include=ids, per_page=100)
-    if not answer.ok:
-        return {}
-    return {media["id"]: image_object(media) for media in answer.data}
+    shown = request.app.content.view_many(request, ids, "attachment", user=request.user)
+    return {media_id: image_object(media) for media_id, media in shown.items()}
 
 
 def image_object(media: dict) -> dict:
@@ -225,13 +221,11 @@ def image_id(request, value, name: str = "image") -> int:
         if media is None or media["type"] != "attachment" or not (media.get("mime_type") or "").startswith("image/"):
             raise invalid_param({name: f"{value} is not an image of the media library."})
         return int(value)
-    answer = request.internal_get("/core/v2/media", search=str(value).rsplit("/", 1)[-1][:200], per_page=20,
-                                  media_type="image")
-    for media in answer.data if answer.ok else []:
-        if media.get("source_url") == value:
-            return int(media["id"])
+    media = request.app.content.media_by_url(request, str(value), user=request.user)
+    if media is not None and media["media_type"] == "image":
+        return int(media["id"])
     raise invalid_param({name: "Images are taken from the media library: upload it to core/v2/media and "
-                                     "send its id (or its URL there)."})
+                               "send its id (or its URL there)."})
 
 
 def decode(text: str, default):

@@ -78,6 +78,7 @@ def event_page(app, request, slug: str):
 
     def build(reader):
         query = {"password": password} if password else {}
+        # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
         reply = reader.internal_get(f"/{NAMESPACE}/events/by-slug/{quote(slug, safe='')}", **query)
         code = reply.data.get("code") if isinstance(reply.data, dict) else None
         if code == "event-password-protected":
@@ -135,6 +136,7 @@ def place_page(post_type: str):
         page = _page_number(request)
 
         def build(reader) -> HtmlView:
+            # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}/by-slug/{quote(slug, safe='')}")
             if not reply.ok:
                 raise bottle.HTTPError(404)
@@ -161,6 +163,7 @@ def term_page(taxonomy: str):
         page = _page_number(request)
 
         def build(reader) -> HtmlView:
+            # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}", slug=slug, per_page=1)
             found = reply.data.get(plural, []) if reply.ok and isinstance(reply.data, dict) else []
             if not found:
@@ -184,6 +187,7 @@ def term_page(taxonomy: str):
 def _upcoming(reader, page: int, **filters) -> dict:
     """Events not over yet (in progress or to come), in start order; a page past the end is a 404."""
     now = times.text(times.to_local(times.utcnow(), reader.app.timezone()))
+    # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
     reply = reader.internal_get(f"/{NAMESPACE}/events", ends_after=now, start_date="1970-01-01", page=page,
                                 per_page=PER_PAGE, **filters)
     data = reply.data if reply.ok and isinstance(reply.data, dict) else {}

@@ -54,6 +54,7 @@ def list_terms(kind: str):
                 query[name] = params[name]
         if params.get("event") is not None and "post" not in query:
             query["post"] = params["event"]
+        # REST on purpose: core/v2's term route as this caller (rights, checks, errors, paging headers).
         answer = request.internal_get(_core_path(taxonomy), **query)
         if not answer.ok:
             _raise(answer)
@@ -70,6 +71,7 @@ def get_term(kind: str):
     taxonomy = KINDS[kind]
 
     def handler(request):
+        # REST on purpose: core/v2's term route as this caller (rights, checks, errors, paging headers).
         answer = request.internal_get(_core_path(taxonomy, int(request.params["id"])))
         if not answer.ok:
             _raise(answer)
@@ -87,6 +89,7 @@ def create_term(kind: str):
     names = ("name", "description", "slug", "parent") if kind == "categories" else ("name", "description", "slug")
 
     def handler(request):
+        # REST on purpose: core/v2's term route as this caller (rights, checks, errors, paging headers).
         answer = request.internal_request("POST", _core_path(taxonomy), body=_body(request, names))
         if not answer.ok:
             _raise(answer)
@@ -101,6 +104,7 @@ def update_term(kind: str):
 
     def handler(request):
         term_id = int(request.params["id"])
+        # REST on purpose: core/v2's term route as this caller (rights, checks, errors, paging headers).
         answer = request.internal_request("POST", _core_path(taxonomy, term_id), body=_body(request, names))
         if not answer.ok:
             _raise(answer)
@@ -113,6 +117,7 @@ def delete_term(kind: str):
 
     def handler(request):
         term_id = int(request.params["id"])
+        # REST on purpose: core/v2's term route as this caller (rights, checks, errors, paging headers).
         answer = request.internal_request("DELETE", _core_path(taxonomy, term_id), body={"force": True})
         if not answer.ok:
             _raise(answer)

@@ -15,7 +15,7 @@ from host.content import ContentDeleted, ContentSaved, ItemIdsTaken
 from host.rest.validation import MAX_INTEGER
 
 from . import dates, render, store
-from .shaping import core_url, guid_base, permalink, prepare_post, user_can_read
+from .shaping import core_url, guid_base, permalink, prepare_post, site_url, user_can_read
 from .tables import tables
 from .revisions import save_revision
 from .media import check_file, image_size, store_file
@@ -81,7 +81,26 @@ class CoreContentService:
         if not 0 < int(item_id) <= MAX_INTEGER:  # no row has such an id
             return None
         item = store.get_item(self.app, request.session, int(item_id), post_type)
-        if item is None or item["type"] == "revision" or not user_can_read(self.app, user, item):
+        return self._shown(request, item, user) if item is not None else None
+
+    def view_many(self, request, item_ids: Iterable[int], post_type: str, *, user: Any) -> dict[int, dict]:
+        self._post_type(post_type, reading=True)
+        ids = [item_id for item_id in dict.fromkeys(int(item_id) for item_id in item_ids) if 0 < item_id <= MAX_INTEGER]
+        found = store.get_items(self.app, request.session, ids)
+        shown = {item_id: self._shown(request, item, user) for item_id, item in found.items() if item["type"] == post_type}
+        return {item_id: data for item_id, data in shown.items() if data is not None}
+
+    def media_by_url(self, request, url: str, *, user: Any) -> dict | None:
+        from .media import attachment_for_file, upload_key
+
+        uploads = f"{site_url(request)}/uploads/"
+        key = upload_key(url[len(uploads):]) if url.startswith(uploads) else None
+        found = attachment_for_file(self.app, key) if key else None
+        return self.view(request, found["id"], user=user, post_type="attachment") if found else None
+
+    def _shown(self, request, item: dict, user: Any) -> dict | None:
+        """The item as its core/v2 route shows it to `user` in the view context (no `_links`), or None."""
+        if item["type"] == "revision" or not user_can_read(self.app, user, item):
             return None
         viewer = _as_user(request, user)
         if item["type"] == "attachment":
@@ -140,7 +159,7 @@ class CoreContentService:
         self._taxonomy(taxonomy)
         wanted_names = [str(name).strip() for name in names if str(name).strip()]
         wanted_ids = [int(term_id) for term_id in ids]
-        wanted_slugs = list(dict.fromkeys(str(slug) for slug in slugs if slug))
+        wanted_slugs = list(dict.fromkeys(store.sanitize_slug(str(slug)) for slug in slugs if slug))
         terms_table, links = tables(self.app)["terms"], tables(self.app)["term_relationships"]
         session = request.session
         found: list = []
@@ -176,7 +195,8 @@ class CoreContentService:
         counts = dict(session.execute(select(links.c.term_id, func.count()).where(
             links.c.term_id.in_(list(unique_rows))).group_by(links.c.term_id)).all())
         return [{"id": row.id, "name": row.name, "slug": row.slug, "taxonomy": row.taxonomy,
-                 "description": row.description, "parent": row.parent, "count": counts.get(row.id, 0)}
+                 "description": row.description, "parent": row.parent, "count": counts.get(row.id, 0),
+                 "published_count": row._mapping["count"] or 0}
                 for row in sorted(unique_rows.values(), key=lambda row: row.id)]
 
     def get_many(self, request, item_ids: Iterable[int], post_type: str) -> dict[int, dict]:

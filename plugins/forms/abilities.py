@@ -19,6 +19,7 @@ def _list_forms(request, value: dict) -> list[dict]:
     if value.get("search"):
         query["search"] = value["search"]
     return [{"id": form["id"], "title": form["title"], "slug": form["slug"]}
+            # REST on purpose: the ability answers as this plugin's own forms route does, errors included.
             for form in _answer(request.internal_get(f"/{NAMESPACE}/contact-forms", **query))]
 
 

@@ -107,4 +107,4 @@ def test_a_provider_that_fails_to_start_takes_its_services_with_it(make_app):
     app = make_app(plugins=[weather])
     assert not app.plugin("weather").loaded
     with pytest.raises(ServiceUnavailable, match="no users service"):
-        app.users
+        _ = app.users
