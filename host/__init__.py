@@ -2,11 +2,15 @@
 
 The one list of what a plugin may import is docs/plugin-guide.md, section "The public surface"
 (`host` and a short, named list of modules: host.args, host.stash, host.content, ...); import-linter's
-contracts in pyproject.toml hold plugins to it. A plugin reads another plugin's data through
-`request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
-The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.jobs` (host.jobs),
-`app.storage` (host.storage), `app.stash`, `app.plugin_config(name)` and `app.site_secret(name)` (a random
-key made once per site).
+contracts in pyproject.toml hold plugins to it.
+Services are typed attributes of the app, one way for each: core's `app.content`
+(host.content.ContentService), `app.comments` (host.comments.CommentService) and `app.users`
+(host.users.UserService), which a plugin uses only when it lists "core" in `requires=` (the app
+refuses them otherwise, host.services); the host's own `app.mail` (host.mail), `app.jobs`
+(host.jobs) and `app.storage` (host.storage); and `app.stash`, `app.plugin_config(name)` and
+`app.site_secret(name)` (a random key made once per site). A plugin reads another plugin's data
+through those services or a hook, and `request.internal_get(path, **query)` only where it wants
+that route's REST answer; never by importing it.
 """
 
 # The public names are loaded when first used (PEP 562 `__getattr__`), not when `host` is imported:

@@ -77,7 +77,8 @@ def test_a_service_nobody_provides_names_the_plugin_that_provides_it(make_app):
             getattr(app, name)
 
 
-def test_core_provides_the_three_services(make_app):
+def test_hook_register_services(make_app):
+    """Core answers register_services with its three services; the app keeps who provides each."""
     app = make_app(plugins=["core"])
     assert {name: app.services.provider(name) for name in ("content", "comments", "users")} == {
         "content": "core", "comments": "core", "users": "core"}
