@@ -11,7 +11,9 @@ keeps it for the life of the app and drops it with its plugin (a plugin that fai
 A plugin that uses a service lists its provider in `PluginInfo(requires=...)`, the one place a
 dependency is declared: the app refuses the access otherwise (ServiceNotRequired, raised where
 the plugin's code asks for `app.content`), so a plugin that forgot it fails its own tests rather
-than a site where the provider is disabled. Host code and tests may use every service. While no
+than a site where the provider is disabled. The asking code belongs to a plugin when its module is
+the plugin's module or, for a plugin that is a package, inside that package. Host code and tests
+may use every service. While no
 plugin provides a service, asking for it raises ServiceUnavailable, which names the plugin that
 provides it.
 
