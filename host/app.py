@@ -325,7 +325,7 @@ class App:
 
     def _start_plugins(self) -> None:
         self._know_plugins()
-        for owner, implementation in list(self._implementations_in_order("register_services")):
+        for owner, implementation in self._implementations_in_order("register_services"):
             try:
                 self.services.provide(owner, _call(implementation, app=self) or {})
             except Exception as error:
