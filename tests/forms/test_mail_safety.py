@@ -66,7 +66,7 @@ def demo_site(make_app, **config):
 def site_users(app):
     from .helpers import LazyUsers
 
-    if not hasattr(app, "users"):
+    if not hasattr(app, "people"):
         app.people = LazyUsers(app)
     return app.people
 
