@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from types import CodeType, ModuleType
 from typing import Any, Iterable
 
+from .registry import StartupError
+
 
 @dataclass(frozen=True)
 class ServiceSpec:
@@ -70,8 +72,6 @@ class Services:
         self._plugin_of_code = {}
 
     def provide(self, owner: str, provided: dict[str, Any]) -> None:
-        from .registry import StartupError
-
         for name, implementation in provided.items():
             if name not in SERVICES:
                 raise StartupError(f"{owner!r} provides an unknown service {name!r} (known: {', '.join(SERVICES)})")

@@ -12,13 +12,14 @@ from typing import Any, Iterable, Mapping, Sequence
 from sqlalchemy import func, insert, select
 
 from host.content import ContentDeleted, ContentSaved, ItemIdsTaken
-from host.rest.validation import MAX_INTEGER
+from host import RestRequest
+from host.args import MAX_INTEGER
 
 from . import dates, render, store
 from .shaping import core_url, guid_base, permalink, prepare_post, site_url, user_can_read
 from .tables import tables
 from .revisions import save_revision
-from .media import check_file, image_size, store_file
+from .media import MediaController, attachment_for_file, check_file, image_size, store_file, upload_key
 
 FLOATING = ("draft", "pending", "auto-draft")  # no publication date until published
 FILTERED = ("title", "content", "excerpt")  # markup filtered for writers without unfiltered_html
@@ -91,8 +92,6 @@ class CoreContentService:
         return {item_id: data for item_id, data in shown.items() if data is not None}
 
     def media_by_url(self, request, url: str, *, user: Any) -> dict | None:
-        from .media import attachment_for_file, upload_key
-
         uploads = f"{site_url(request)}/uploads/"
         key = upload_key(url[len(uploads):]) if url.startswith(uploads) else None
         found = attachment_for_file(self.app, key) if key else None
@@ -104,8 +103,6 @@ class CoreContentService:
             return None
         viewer = _as_user(request, user)
         if item["type"] == "attachment":
-            from .media import MediaController  # its routes' own shaping
-
             data = MediaController(self.app).prepare(viewer, item, "view")
         else:
             data = prepare_post(viewer, item, "view")
@@ -599,8 +596,6 @@ def _as_user(request, user):
     """`request` itself when `user` asks it, else a request of `user` that reads through its session."""
     if user is request.user:
         return request
-    from host.rest.request import RestRequest
-
     viewer = RestRequest(request.app, "GET", request.path, [], {}, environ=request.environ, base_url=request.base_url,
                          remote_addr=request.remote_addr, internal=True)
     viewer.user = user
