@@ -5,7 +5,8 @@ The one list of what a plugin may import is docs/plugin-guide.md, section "The p
 contracts in pyproject.toml hold plugins to it. A plugin reads another plugin's data through
 `request.internal_get(path, **query)`, `app.content`, or a hook, never by importing it.
 The app's services for plugins: `app.content`, `app.mail` (host.mail), `app.jobs` (host.jobs),
-`app.storage` (host.storage), `app.stash`, `app.plugin_config(name)` and `app.site_secret(name)` (a random
+`app.storage` (host.storage), `app.stash`, `app.plugin_settings(name)` (the typed `[plugins.NAME]` table,
+loaded through the plugin's `PluginSettings` schema), `app.plugin_config(name)` and `app.site_secret(name)` (a random
 key made once per site).
 """
 
@@ -13,7 +14,7 @@ key made once per site).
 # `import host.cli` then costs no SQLAlchemy, marshmallow or waitress, so `sitehost --help` and each
 # command start fast; `from host import Route` loads host.registry at that moment, as before.
 _PUBLIC = {
-    "load_plugin_table": "config", "ContentDeleted": "content", "ContentSaved": "content",
+    "ConfigError": "config", "PluginSettings": "config", "ContentDeleted": "content", "ContentSaved": "content",
     "PRIVATE_FILE": "db", "make_private_folder": "db", "prepare_sqlite_file": "db", "hookimpl": "hookspecs",
     **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MenuEntry",
                      "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
@@ -44,8 +45,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "load_plugin_table",
+    "ANONYMOUS", "AnonymousUser", "ConfigError", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
     "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",

@@ -12,7 +12,7 @@ from host.comments import COMMENT_SERVICE
 from host.content import CONTENT_SERVICE
 
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
-from .settings import SETTINGS, CoreSettingsSchema, load_settings
+from .settings import CoreSettingsSchema
 from .tables import (create_missing_indexes, define_tables, install_content_version, install_rendered_content, install_search_index,
                      install_term_counts, tables)
 
@@ -131,7 +131,6 @@ def startup(app):
     from .comment_store import CoreCommentService
     from .content import CoreContentService
 
-    app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     app.stash[CONTENT_SERVICE] = CoreContentService(app)
     app.stash[COMMENT_SERVICE] = CoreCommentService(app)
     create_missing_indexes(app)

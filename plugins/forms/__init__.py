@@ -94,8 +94,6 @@ def render_content(app, item, content):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
-
     files_area(app)  # opened now, so `sitehost storage copy` knows it
 
 

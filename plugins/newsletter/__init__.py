@@ -69,7 +69,6 @@ def register_commands(cli):
 def startup(app):
     from . import tokens
 
-    settings.load(app)
     tokens.site_key(app)  # made (or adopted) at start-up, so no request writes it
 
 

@@ -43,7 +43,6 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
     classifier.ensure_model_row(app)
 
 

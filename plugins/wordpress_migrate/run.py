@@ -61,7 +61,9 @@ def taxonomy_map(app) -> dict[str, str]:
 
 def fetcher(app) -> Callable[[str], bytes]:
     """Download a media file through the host's outbound guard (no private targets, size and time limits)."""
-    allow_private = bool(app.plugin_config("wordpress_migrate").get("allow_private_media", False))
+    from .settings import settings_of
+
+    allow_private = settings_of(app).allow_private_media
     limits = Limits(timeout_seconds=MEDIA_LIMITS.timeout_seconds, max_response_bytes=MEDIA_LIMITS.max_response_bytes,
                     allow_private_targets=allow_private)
 
