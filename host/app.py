@@ -28,6 +28,7 @@ from .db import Database, insert_if_absent
 from .health import HEALTH_PATH, probe as health_probe
 from .proxies import forwarded, trusted_networks
 from .plugin_state import apply_stored_set
+from .signing import Signer
 from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
@@ -178,10 +179,17 @@ class App:
         """Where the site's files live (host.storage.Storage): `app.storage.area(name, folder)`."""
         return self.stash[STORAGE]
 
+    def signer(self, purpose: str, secret: str | None = None,
+               adopt: Callable[[Session], str | None] | None = None) -> Signer:
+        """The token signer of `purpose` (host.signing): tokens made with `sign` are checked by `unsign`
+        of the same purpose only. Keyed by the site secret `secret` (default: `purpose`; `adopt` as
+        for site_secret). Prefix `purpose` with your plugin's name ("newsletter.confirm")."""
+        return Signer(self.site_secret(secret or purpose, adopt), purpose)
+
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
         """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
 
-        For signing keys: pass it to itsdangerous or hmac. Prefix `name` with your plugin's name
+        For signing tokens use `app.signer(purpose)`, which is keyed by one of these. Prefix `name` with your plugin's name
         ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
         name yet, may answer a key the plugin kept itself before, which is then stored instead of
         a new one (links signed with it keep working). Read from the database once per app.
