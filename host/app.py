@@ -189,8 +189,8 @@ class App:
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
         """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
 
-        For signing tokens use `app.signer(purpose)`, which is keyed by one of these. Prefix `name` with your plugin's name
-        ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
+        Tokens are signed with `app.signer(purpose)`, keyed by one of these. Prefix `name` with your
+        plugin's name ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
         name yet, may answer a key the plugin kept itself before, which is then stored instead of
         a new one (links signed with it keep working). Read from the database once per app.
         """
