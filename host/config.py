@@ -409,8 +409,6 @@ def plugin_settings(settings: Settings, name: str, module: Any) -> Any:
     try:
         return schema.load(dict(table) if isinstance(table, dict) else {})
     except ValidationError as error:
-        from .registry import StartupError
-
         problems = "; ".join(f"{key}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
                              for key, messages in error.normalized_messages().items())
         raise StartupError(f"[plugins.{name}] is invalid: {problems}") from None
