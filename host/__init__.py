@@ -7,7 +7,8 @@ Services are typed attributes of the app, one way for each: core's `app.content`
 (host.content.ContentService), `app.comments` (host.comments.CommentService) and `app.users`
 (host.users.UserService), which a plugin uses only when it lists "core" in `requires=` (the app
 refuses them otherwise, host.services); the host's own `app.mail` (host.mail), `app.jobs`
-(host.jobs) and `app.storage` (host.storage); and `app.stash`, `app.plugin_config(name)` and
+(host.jobs) and `app.storage` (host.storage); and `app.stash`, `app.plugin_settings(name)` (the typed `[plugins.NAME]` table,
+loaded through the plugin's `PluginSettings` schema), `app.plugin_config(name)` and
 `app.site_secret(name)` (a random key made once per site). A plugin reads another plugin's data
 through those services or a hook, and `request.internal_get(path, **query)` only where it wants
 that route's REST answer; never by importing it.
@@ -17,7 +18,7 @@ that route's REST answer; never by importing it.
 # `import host.cli` then costs no SQLAlchemy, marshmallow or waitress, so `sitehost --help` and each
 # command start fast; `from host import Route` loads host.registry at that moment, as before.
 _PUBLIC = {
-    "load_plugin_table": "config", "ContentDeleted": "content", "ContentSaved": "content",
+    "ConfigError": "config", "PluginSettings": "config", "ContentDeleted": "content", "ContentSaved": "content",
     "PRIVATE_FILE": "db", "make_private_folder": "db", "prepare_sqlite_file": "db", "hookimpl": "hookspecs",
     **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MenuEntry",
                      "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
@@ -48,8 +49,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
-    "ANONYMOUS", "AnonymousUser", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "load_plugin_table",
+    "ANONYMOUS", "AnonymousUser", "ConfigError", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
     "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",

@@ -22,13 +22,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from .args import in_order
-from .config import ConfigError, Settings, check_plugin_tables, load_settings
+from .config import ConfigError, Settings, check_plugin_tables, load_settings, plugin_settings
 from .content import ContentService
 from .comments import CommentService
 from .db import Database, insert_if_absent
 from .health import HEALTH_PATH, probe as health_probe
 from .proxies import forwarded, trusted_networks
 from .plugin_state import apply_stored_set
+from .signing import Signer
 from .site_secrets import read_or_make as read_or_make_secret
 from .openapi import REFERENCE_PATH, add_reference_pages
 from .plugins import PluginRecord, apply_requirements, build_plugin_manager, unload
@@ -111,6 +112,8 @@ class App:
         apply_stored_set(settings)  # the set stored for the site wins over sitehost.toml's
         self.pm, self.plugin_records = build_plugin_manager(settings)
         check_plugin_tables(settings, {record.name: record.module for record in self.plugin_records if record.loaded})
+        self._plugin_settings: dict[str, Any] = {}  # app.plugin_settings, loaded once, before any hook reads them
+        self._load_plugin_settings()
         for line in dict.fromkeys(settings.warnings):  # allowed, but probably not what the operator meant
             log.warning("warning: %s", line)
         self.hook = self.pm.hook
@@ -186,11 +189,18 @@ class App:
         """Where the site's files live (host.storage.Storage): `app.storage.area(name, folder)`."""
         return self.stash[STORAGE]
 
+    def signer(self, purpose: str, secret: str | None = None,
+               adopt: Callable[[Session], str | None] | None = None) -> Signer:
+        """The token signer of `purpose` (host.signing): tokens made with `sign` are checked by `unsign`
+        of the same purpose only. Keyed by the site secret `secret` (default: `purpose`; `adopt` as
+        for site_secret). Prefix `purpose` with your plugin's name ("newsletter.confirm")."""
+        return Signer(self.site_secret(secret or purpose, adopt), purpose)
+
     def site_secret(self, name: str, adopt: Callable[[Session], str | None] | None = None) -> bytes:
         """The site's random secret `name`, made once per site and the same in every process (host.site_secrets).
 
-        For signing keys: pass it to itsdangerous or hmac. Prefix `name` with your plugin's name
-        ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
+        Tokens are signed with `app.signer(purpose)`, keyed by one of these. Prefix `name` with your
+        plugin's name ("newsletter.signing"). `adopt(session)`, called only while the site has no secret of that
         name yet, may answer a key the plugin kept itself before, which is then stored instead of
         a new one (links signed with it keep working). Read from the database once per app.
         """
@@ -198,6 +208,31 @@ class App:
         if found is None:
             found = self._site_secrets[name] = read_or_make_secret(self, name, adopt)
         return found
+
+    def plugin_settings(self, name: str) -> Any:
+        """The typed settings of an enabled plugin: its `[plugins.NAME]` table loaded at start through
+        the schema it declares (`PluginInfo(settings=...)`, host.config.PluginSettings)."""
+        try:
+            return self._plugin_settings[name]
+        except KeyError:
+            raise LookupError(f"no settings of {name!r}: the plugin is not enabled or declares no "
+                              "settings schema") from None
+
+    def _load_plugin_settings(self) -> None:
+        """Load each enabled plugin's declared settings; a table that cannot work leaves its plugin out
+        (failed, with a StartupError naming every bad key), as a failed `startup` does."""
+        for record in self.enabled_plugins:
+            if not record.loaded:  # left out meanwhile: it needs a plugin whose settings failed
+                continue
+            try:
+                loaded = plugin_settings(self.settings, record.name, record.module)
+            except StartupError as error:
+                log.error("plugin %s failed to start: %s", record.name, error)
+                unload(record, f"startup failed: {error}", self.pm)
+                apply_requirements(self.plugin_records, self.pm)
+                continue
+            if loaded is not None:
+                self._plugin_settings[record.name] = loaded
 
     def plugin_config(self, name: str) -> dict[str, Any]:
         """The `[plugins.NAME]` table of sitehost.toml (empty when absent)."""

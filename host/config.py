@@ -14,10 +14,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 import tomli_w
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from .registry import StartupError
 from .proxies import parse_networks
@@ -372,14 +372,42 @@ def _json_or_text(text: str) -> Any:
     except ValueError:
         return text
 
-def load_plugin_table(schema: Schema, table: Any, name: str) -> dict[str, Any]:
-    """`schema.load(table)` for the `[plugins.NAME]` table, or StartupError naming each bad key.
 
-    A plugin loads its settings once, in `startup`, into a frozen object (see the guide); this
-    is the validation step, so every plugin words a bad table the same way and is left out.
+class PluginSettings(Schema):
+    """Base of a plugin's settings schema, named in `PluginInfo(settings=...)`.
+
+    The host checks the `[plugins.NAME]` table against the fields before anything starts, then loads
+    it once into a typed object the plugin reads with `app.plugin_settings(NAME)`: an instance of
+    `settings_class` (a frozen dataclass; None: the loaded dict). `prepare` derives values and checks
+    what spans keys or needs the site (`self.host`: the host's Settings, such as `uploads_dir`); it
+    raises `ValidationError({key: message, ...})` naming every bad key at once.
     """
+
+    settings_class: ClassVar[Any] = None
+
+    def __init__(self, *, host: Settings | None = None, **options: Any):
+        super().__init__(**options)
+        self.host = host if host is not None else Settings()
+
+    def prepare(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+    @post_load
+    def _typed(self, data: dict[str, Any], **_options: Any) -> Any:
+        data = self.prepare(data)
+        return data if self.settings_class is None else self.settings_class(**data)
+
+
+def plugin_settings(settings: Settings, name: str, module: Any) -> Any:
+    """The typed settings of a plugin that declares a schema (`PluginInfo.settings`), loaded from its
+    `[plugins.NAME]` table; None when it declares none. StartupError names every bad key at once."""
+    declared = getattr(getattr(module, "PLUGIN", None), "settings", None)
+    if declared is None:
+        return None
+    table = settings.plugins.get(name)
+    schema = declared(host=settings) if issubclass(declared, PluginSettings) else declared()
     try:
-        return schema.load(dict(table))
+        return schema.load(dict(table) if isinstance(table, dict) else {})
     except ValidationError as error:
         problems = "; ".join(f"{key}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
                              for key, messages in error.normalized_messages().items())

@@ -257,8 +257,8 @@ def startup(app: App) -> None:
     """Check configuration and prepare the plugin, once the app is built.
 
     When: once per app, after the registry is complete and the tables exist, in plugin order.
-    Arguments: `app`; read your settings with `app.plugin_config(name)` (the
-    `[plugins.NAME]` table of sitehost.toml) and validate them with your own schema.
+    Arguments: `app`; your settings are already loaded: `app.plugin_settings(name)` is the
+    `[plugins.NAME]` table loaded through the schema `PluginInfo(settings=...)` declares.
     Returns: nothing. Raise `host.StartupError` for a configuration that cannot work: the
     plugin is then listed as failed with that reason (and its namespaces and routes are
     gone), and the site starts without it.

@@ -40,9 +40,10 @@ class PluginInfo:
     version: str = "0"
     requires: tuple[str, ...] = ()
     description: str = ""
-    # The marshmallow Schema class of the plugin's `[plugins.NAME]` table. The host checks the
-    # table against it before anything starts (unknown keys, wrong types, bad values stop the
-    # start with one line naming the key); the plugin still loads its settings in `startup`.
+    # The marshmallow Schema class of the plugin's `[plugins.NAME]` table (host.config.PluginSettings).
+    # The host checks the table against it before anything starts (unknown keys, wrong types, bad
+    # values stop the start with one line naming every key), then loads it into the typed object
+    # the plugin reads with `app.plugin_settings(NAME)`.
     settings: Any = None
     # The request headers the plugin's `authenticate` reads credentials from, such as
     # ("Authorization",). When every authenticator declares them, a GET that carries none of

@@ -1,13 +1,13 @@
 """Per-app and per-request state that plugins keep, instead of module-level dicts keyed by app.
 
-    SETTINGS = StashKey[LunchSettings]("lunch.settings")
+    TODAY = StashKey[Menu]("lunch.today")
 
     @hookimpl
     def startup(app):
-        app.stash[SETTINGS] = load_settings(app.plugin_config("lunch"))
+        app.stash[TODAY] = read_menu(app)
 
-    def settings_of(app) -> LunchSettings:
-        return app.stash[SETTINGS]
+    def today(app) -> Menu:
+        return app.stash[TODAY]
 
 `app.stash` exists from the moment the app is built (so startup hooks can fill it) and is
 emptied after the `shutdown` hooks ran, like pytest's `config.stash`. A key is an object, so

@@ -64,7 +64,6 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
     from .shelf import backups_area
 
     backups_area(app)  # opened now, so `sitehost storage copy` knows it

@@ -11,7 +11,7 @@ from host.commands import command_settings, open_site
 from host.server_lock import ServersRunning, held_for_restore
 
 from .progress import Reporter, StageAdapter
-from .settings import read_settings
+from .settings import settings_of
 
 
 class ConsoleReporter(Reporter):
@@ -132,7 +132,7 @@ def register(cli: click.Group) -> None:
         from .shelf import manifest_of, stored_archives, where_kept
 
         with open_site(ctx, plugin="backup") as app:
-            directory = read_settings(app).directory
+            directory = settings_of(app).directory
             archives = list(reversed(stored_archives(app)))
             if not archives:
                 click.echo(f"no backups in {where_kept(app)}")

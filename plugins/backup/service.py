@@ -17,13 +17,13 @@ from . import shelf
 from .create import BackupResult, create_backup, is_archive_name
 from .progress import SILENT, Reporter
 from .restore import RestoreRefused, RestoreResult, restore_archive
-from .settings import read_settings
+from .settings import settings_of
 
 
 def backup_site(app, to: Path | None = None, reporter: Reporter = SILENT) -> tuple[BackupResult, list[str]]:
     """Back the site of `app` up: into `to` (a file, or a folder), or where the site keeps its archives
     (the configured folder, or the object store) with retention; (result, names of archives removed)."""
-    settings = read_settings(app)
+    settings = settings_of(app)
     if to is None:
         result = create_backup(app, settings.directory, reporter)
         shelf.publish(app, result.path, result.manifest)

@@ -1,6 +1,6 @@
 """`[plugins.backup]` in sitehost.toml: where archives go, the schedule and how many are kept.
 
-Checked once at startup into a frozen object (app.stash). The backups folder may not be the
+Loaded by the host at start into a frozen object (app.plugin_settings). The backups folder may not be the
 uploads folder nor lie inside it: everything under uploads is served to the public.
 """
 
@@ -10,24 +10,13 @@ import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
-from marshmallow import Schema, fields, validate
+from marshmallow import ValidationError, fields, validate
 
-from host import StartupError, load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
+
 from .tables import options_table
 
 MAX_EVERY_HOURS = 24 * 7
-
-
-class BackupConfigSchema(Schema):
-    directory = fields.String(load_default="", validate=validate.Length(max=1000), metadata={
-        "description": "Folder of backup archives; empty: `backups` beside the uploads folder. Never inside "
-                       "the uploads folder (it is public)."})
-    schedule = fields.String(load_default="", validate=validate.Length(max=40), metadata={
-        "description": "Automatic backups inside `sitehost serve`: `daily HH:MM` (site time zone), "
-                       "`every N hours`, or empty for none."})
-    keep = fields.Integer(load_default=7, validate=validate.Range(min=0, max=10000), metadata={
-        "description": "Archives kept in the folder; older ones are removed after each backup (0: keep all)."})
 
 
 @dataclass(frozen=True)
@@ -79,31 +68,36 @@ class BackupSettings:
     keep: int
 
 
-SETTINGS = StashKey[BackupSettings]("backup.settings")
+class BackupConfigSchema(PluginSettings):
+    settings_class = BackupSettings
 
+    directory = fields.String(load_default="", validate=validate.Length(max=1000), metadata={
+        "description": "Folder of backup archives; empty: `backups` beside the uploads folder. Never inside "
+                       "the uploads folder (it is public)."})
+    schedule = fields.String(load_default="", validate=validate.Length(max=40), metadata={
+        "description": "Automatic backups inside `sitehost serve`: `daily HH:MM` (site time zone), "
+                       "`every N hours`, or empty for none."})
+    keep = fields.Integer(load_default=7, validate=validate.Range(min=0, max=10000), metadata={
+        "description": "Archives kept in the folder; older ones are removed after each backup (0: keep all)."})
 
-def read_settings(app) -> BackupSettings:
-    """The validated settings; StartupError names what is wrong."""
-    data = load_plugin_table(BackupConfigSchema(), app.plugin_config("backup"), "backup")
-    try:
-        schedule = parse_schedule(data["schedule"])
-    except ValueError as error:
-        raise StartupError(f"[plugins.backup] is invalid: {error}") from None
-    uploads = Path(app.settings.uploads_dir).expanduser().resolve()
-    directory = Path(data["directory"]).expanduser().resolve() if data["directory"] else uploads.parent / "backups"
-    if directory == uploads or uploads in directory.parents:
-        raise StartupError(f"[plugins.backup] directory {str(directory)!r} is inside the uploads folder "
-                           f"{str(uploads)!r}, which is served to the public: choose a folder outside it")
-    return BackupSettings(directory=directory, schedule=schedule, keep=data["keep"])
-
-
-def load(app) -> BackupSettings:
-    app.stash[SETTINGS] = read_settings(app)
-    return app.stash[SETTINGS]
+    def prepare(self, data):
+        problems = {}
+        try:
+            schedule = parse_schedule(data["schedule"])
+        except ValueError as error:
+            problems["schedule"] = str(error)
+        uploads = Path(self.host.uploads_dir).expanduser().resolve()
+        directory = Path(data["directory"]).expanduser().resolve() if data["directory"] else uploads.parent / "backups"
+        if directory == uploads or uploads in directory.parents:
+            problems["directory"] = (f"{str(directory)!r} is inside the uploads folder {str(uploads)!r}, which is "
+                                     "served to the public: choose a folder outside it")
+        if problems:
+            raise ValidationError(problems)
+        return {"directory": directory, "schedule": schedule, "keep": data["keep"]}
 
 
 def settings_of(app) -> BackupSettings:
-    return app.stash[SETTINGS]
+    return app.plugin_settings("backup")
 
 
 # --- the schedule an operator chose in the admin area ------------------------------------------

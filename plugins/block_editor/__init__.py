@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from .settings import CONFIG, BlockEditorConfigSchema, load_config
+from .settings import BlockEditorConfigSchema
 from . import tables
 
 PLUGIN = PluginInfo(name="block_editor", version="0.1.0", settings=BlockEditorConfigSchema,
@@ -28,8 +28,3 @@ def register_routes():
     from . import routes
 
     return routes.routes()
-
-
-@hookimpl
-def startup(app):
-    app.stash[CONFIG] = load_config(app.plugin_config("block_editor"))

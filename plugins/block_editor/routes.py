@@ -22,7 +22,7 @@ from host import RestError, Route
 from host.outbound import Limits, fetch
 
 from .page import MAX_URL, details_of
-from .settings import CONFIG
+from .settings import config_of
 
 NAMESPACE = "block-editor/v1"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -51,7 +51,7 @@ VIEW_URL_DETAILS = {"capability": "edit_posts",
 
 def url_details(request):
     url = request.params["url"].strip()
-    config = request.app.stash[CONFIG]
+    config = config_of(request.app)
     table = request.app.db.metadata.tables["block_editor_url_details"]
     key = hashlib.sha256(url.encode("utf-8")).hexdigest()
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)

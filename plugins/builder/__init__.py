@@ -69,13 +69,7 @@ def register_routes(app):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
     ensure_kit(app)
-
-
-@hookimpl
-def shutdown(app):
-    settings.forget(app)
 
 
 @hookimpl

@@ -1,16 +1,31 @@
-"""`[plugins.builder]` in sitehost.toml, validated once at startup into a frozen object."""
+"""`[plugins.builder]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, fields, validate
+from marshmallow import ValidationError, fields, validate
 
-from host import StartupError, load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 
-class BuilderSettingsSchema(Schema):
+@dataclass(frozen=True)
+class BuilderSettings:
+    max_depth: int
+    max_elements: int
+    max_data_bytes: int
+    max_events: int
+    max_event_bytes: int
+    import_max_images: int
+    import_max_bytes: int
+    import_timeout_seconds: float
+    allow_private_targets: bool
+    secret_key: str
+
+
+class BuilderSettingsSchema(PluginSettings):
+    settings_class = BuilderSettings
+
     max_depth = fields.Integer(load_default=12, validate=validate.Range(min=2, max=40), metadata={
         "description": "Deepest nesting of elements a builder document may have."})
     max_elements = fields.Integer(load_default=2000, validate=validate.Range(min=1, max=20000), metadata={
@@ -33,36 +48,11 @@ class BuilderSettingsSchema(Schema):
         "description": "Secret the library token's encryption key is derived from; empty: one is generated and "
                        "kept in the database (set it here so a database copy alone cannot decrypt the token)."})
 
-
-@dataclass(frozen=True)
-class BuilderSettings:
-    max_depth: int
-    max_elements: int
-    max_data_bytes: int
-    max_events: int
-    max_event_bytes: int
-    import_max_images: int
-    import_max_bytes: int
-    import_timeout_seconds: float
-    allow_private_targets: bool
-    secret_key: str
-
-
-SETTINGS = StashKey[BuilderSettings]("builder.settings")
-
-
-def load(app) -> BuilderSettings:
-    loaded = load_plugin_table(BuilderSettingsSchema(), app.plugin_config("builder"), "builder")
-    if loaded["secret_key"] and len(loaded["secret_key"]) < 32:
-        raise StartupError("[plugins.builder] is invalid: secret_key: at least 32 characters, or leave it empty")
-    app.stash[SETTINGS] = BuilderSettings(**loaded)
-    return app.stash[SETTINGS]
+    def prepare(self, data):
+        if data["secret_key"] and len(data["secret_key"]) < 32:
+            raise ValidationError({"secret_key": "at least 32 characters, or leave it empty"})
+        return data
 
 
 def settings_of(app) -> BuilderSettings:
-    found = app.stash.get(SETTINGS)
-    return found if found is not None else load(app)
-
-
-def forget(app) -> None:
-    app.stash.pop(SETTINGS)
+    return app.plugin_settings("builder")

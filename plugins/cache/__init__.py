@@ -14,7 +14,7 @@ from __future__ import annotations
 from host import Namespace, PluginInfo, hookimpl
 from host.content import commit_round
 
-from .settings import CacheConfigSchema, load_config
+from .settings import CacheConfigSchema, config_of
 from . import health, tables
 
 PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
@@ -64,7 +64,7 @@ def register_abilities():
 def startup(app):
     from .runtime import attach
 
-    runtime = attach(app, load_config(app.plugin_config("cache")))
+    runtime = attach(app, config_of(app))
     runtime.cache.ensure_version_row()
 
 

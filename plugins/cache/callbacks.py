@@ -15,8 +15,6 @@ import base64
 import binascii
 import datetime
 import functools
-import hashlib
-import hmac
 import platform
 import re
 import time
@@ -27,6 +25,7 @@ from marshmallow import EXCLUDE, Schema, fields, validate
 from sqlalchemy import delete, func, insert, select, update
 
 from host import RestResponse
+from host.signing import Signer
 
 from . import service_ips
 from .tables import tables
@@ -67,7 +66,7 @@ def _has_secret(request) -> bool:
     if not secret:
         return True
     given = request.header(SECRET_HEADER) or ""
-    return hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8"))
+    return Signer.matches(given, secret)
 
 
 def ok(data: dict | None = None) -> dict:
@@ -91,12 +90,12 @@ def speaks_envelope(handler):
     return answer
 
 
-def _sign(request, message: str) -> bytes | None:
+def _sign(request, message: str) -> str | None:
     """The site's HMAC of `message` with the callback secret; None when no secret is configured."""
     secret = runtime_of(request.app).config.callback_secret
     if not secret:
         return None
-    return hmac.new(secret.encode("utf-8"), message.encode("utf-8"), hashlib.sha256).digest()
+    return Signer(secret.encode("utf-8"), "cache.callbacks").digest(message)
 
 
 def _utcnow() -> datetime.datetime:
@@ -117,10 +116,9 @@ def ip_validate(request):
     if given is None or given == "":
         raise CallbackError("lack_of_params")
     expected = _sign(request, "ip_validate:service")
-    if not isinstance(given, str) or expected is None or \
-            not hmac.compare_digest(given.lower().encode("utf-8"), expected.hex().encode("ascii")):
+    if not isinstance(given, str) or expected is None or not Signer.matches(given.lower(), expected):
         raise CallbackError("err_hash")
-    return RestResponse(ok({"hash": _sign(request, "ip_validate:site").hex()}), 200, NO_STORE)
+    return RestResponse(ok({"hash": _sign(request, "ip_validate:site")}), 200, NO_STORE)
 
 
 class EchoSchema(Schema):
@@ -144,11 +142,11 @@ def wp_rest_echo(request):
         signature = base64.b64decode(signature_b64, validate=True)
     except (binascii.Error, ValueError):
         raise CallbackError(ECHO_FAILED) from None
-    if not hmac.compare_digest(signature, expected):
+    if not Signer.matches(signature.hex(), expected):
         raise CallbackError(ECHO_FAILED)
     if abs(time.time() - timestamp) > ECHO_MAX_AGE_SECONDS:
         raise CallbackError("Echo data expired")
-    return ok({"signature_b64": base64.b64encode(_sign(request, f"echo:site:{timestamp}")).decode("ascii")})
+    return ok({"signature_b64": base64.b64encode(bytes.fromhex(_sign(request, f"echo:site:{timestamp}") or "")).decode("ascii")})
 
 
 def _echo_timestamp(value) -> int | None:

@@ -1,12 +1,12 @@
-"""`[plugins.cache]` in sitehost.toml, checked with marshmallow at startup."""
+"""`[plugins.cache]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import fields, validate
 
-from host import StartupError
+from host import PluginSettings
 
 DEFAULT_PATHS = ["/core/v2/posts", "/core/v2/pages", "/core/v2/media"]
 # The real service publishes its callers' addresses here (`?json`: a JSON array) and its guest-mode lists there.
@@ -14,7 +14,26 @@ DEFAULT_SERVICE_IPS_URL = "https://quic.cloud/ips?json"
 DEFAULT_GUEST_LISTS_URL = "https://wpapi.quic.cloud"
 
 
-class CacheConfigSchema(Schema):
+@dataclass(frozen=True)
+class CacheConfig:
+    enabled: bool
+    max_entries: int
+    max_bytes: int
+    ttl_seconds: int
+    cache_indexes: bool
+    paths: tuple[str, ...]
+    callback_secret: str
+    service_ips_url: str
+    guest_lists_url: str
+    allow_private_targets: bool
+    image_servers: tuple[str, ...]
+    ip_service_url: str
+    crawler_max_requests: int
+
+
+class CacheConfigSchema(PluginSettings):
+    settings_class = CacheConfig
+
     enabled = fields.Boolean(load_default=True, metadata={"description": "Answer anonymous reads from memory."})
     max_entries = fields.Integer(load_default=500, validate=validate.Range(min=1),
                                  metadata={"description": "Answers kept per server process."})
@@ -44,33 +63,11 @@ class CacheConfigSchema(Schema):
     crawler_max_requests = fields.Integer(load_default=50, validate=validate.Range(min=1, max=1000),
                                           metadata={"description": "Pages one cache-warming run requests at most."})
 
-
-@dataclass(frozen=True)
-class CacheConfig:
-    enabled: bool
-    max_entries: int
-    max_bytes: int
-    ttl_seconds: int
-    cache_indexes: bool
-    paths: tuple[str, ...]
-    callback_secret: str
-    service_ips_url: str
-    guest_lists_url: str
-    allow_private_targets: bool
-    image_servers: tuple[str, ...]
-    ip_service_url: str
-    crawler_max_requests: int
+    def prepare(self, data):
+        return {**data, "paths": tuple(path.rstrip("/") or "/" for path in data["paths"]),
+                "guest_lists_url": data["guest_lists_url"].rstrip("/"),
+                "image_servers": tuple(server.lower().lstrip(".") for server in data["image_servers"])}
 
 
-def load_config(raw: dict) -> CacheConfig:
-    """The validated settings; a wrong value stops the plugin with a message naming it."""
-    try:
-        data = CacheConfigSchema().load(dict(raw))
-    except ValidationError as error:
-        problems = "; ".join(f"{name}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
-                             for name, messages in error.messages.items())
-        raise StartupError(f"[plugins.cache] is invalid: {problems}") from None
-    data["paths"] = tuple(path.rstrip("/") or "/" for path in data["paths"])
-    data["guest_lists_url"] = data["guest_lists_url"].rstrip("/")
-    data["image_servers"] = tuple(server.lower().lstrip(".") for server in data["image_servers"])
-    return CacheConfig(**data)
+def config_of(app) -> CacheConfig:
+    return app.plugin_settings("cache")

@@ -161,6 +161,8 @@ class PostgresVersionListener:
         self._stop = threading.Event()
         self._connection = None
         self.reconnects = 0
+        # A thread of this process, not an app.jobs job: every process keeps its own memory cache, so
+        # every process must hear the notifications on its own LISTEN connection (a site-wide job runs once).
         self._thread = threading.Thread(target=self._listen, name="cache-version-listener", daemon=True)
         self._thread.start()
 

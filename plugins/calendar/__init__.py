@@ -116,15 +116,8 @@ def register_pages(app):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
-
     ensure_row(app)
     keys.load(app)
-
-
-@hookimpl
-def shutdown(app):
-    app.stash.pop(settings.SETTINGS, None)
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""The calendar's signing keys, both kept by the host's site secrets (app.site_secret).
+"""The calendar's token signers (app.signer), on two of the host's site secrets.
 
 "calendar.views" signs the tvn1/tvn2 view tokens of cal/views/v2 (view_tokens), "calendar.wizard"
 the setup wizard's action_nonce (onboarding). Sites made before the host kept secrets had the
@@ -13,24 +13,26 @@ import json
 
 from sqlalchemy import select
 
+from host.signing import Signer
+
 from .tables import tables
 
 VIEWS = "calendar.views"
 WIZARD = "calendar.wizard"
 
 
-def views_key(app) -> bytes:
-    return app.site_secret(VIEWS, adopt=lambda session: _kept_in_keys(app, session, "views"))
+def views_signer(app) -> Signer:
+    return app.signer(VIEWS, adopt=lambda session: _kept_in_keys(app, session, "views"))
 
 
-def wizard_key(app) -> bytes:
-    return app.site_secret(WIZARD, adopt=lambda session: _kept_in_options(app, session, "signing_key"))
+def wizard_signer(app) -> Signer:
+    return app.signer(WIZARD, adopt=lambda session: _kept_in_options(app, session, "signing_key"))
 
 
 def load(app) -> None:
     """Made (or adopted) at start-up, so no request writes them (a refused one must change nothing)."""
-    views_key(app)
-    wizard_key(app)
+    views_signer(app)
+    wizard_signer(app)
 
 
 def _kept_in_keys(app, session, name: str) -> str | None:

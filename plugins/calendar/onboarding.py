@@ -4,7 +4,7 @@ The wizard's progress and the settings it collects live in `cal_options` (rows "
 "preferences"). `preferences(app)` is what the rest of the calendar (the views) reads: the
 effective time zone, date format and first day of the week, falling back to the site's.
 
-action_nonce: a token itsdangerous signs with the site secret "calendar.wizard" (keys.py),
+action_nonce: a token the host's signer "calendar.wizard" signs (keys.py),
 naming the administrator it was issued to; it is good for NONCE_SECONDS. An administrator gets one from `GET calx/v2/onboarding/wizard`, which also answers
 the stored progress and settings. A token of another user, an old or a forged one: 403
 `cal_invalid_nonce`, and nothing is stored.
@@ -15,20 +15,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import Schema, fields, validate
 from sqlalchemy import insert, select, update
 
 from host import RestError, Route, forbidden, invalid_param
 from host.args import JsonSchemaField
+from host.signing import TokenInvalid
 
 from . import places, state, times
-from .keys import wizard_key
+from .keys import wizard_signer
 from .names import ORGANIZER, VENUE
 from .tables import tables
 
 NAMESPACE = "calx/v2/onboarding"
-NONCE_SALT = "sitehost.calendar.wizard"
 NONCE_SECONDS = 12 * 3600
 MAX_NONCE = 300
 MAX_TABS = 10  # the wizard has 6 tabs (0 welcome, 1 settings, ..., 5 organizer and venue); room to grow
@@ -89,20 +88,14 @@ def preferences(app, session=None) -> Preferences:
 
 # --- nonce -----------------------------------------------------------------------------------
 
-def _serializer(app) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(wizard_key(app), salt=NONCE_SALT)
-
-
 def issue_nonce(app, user_id: int) -> str:
-    return _serializer(app).dumps({"user": user_id})
+    return wizard_signer(app).sign({"user": user_id})
 
 
 def nonce_is_valid(app, token: str, user_id: int) -> bool:
-    if not isinstance(token, str) or not token or len(token) > MAX_NONCE:
-        return False
     try:
-        data = _serializer(app).loads(token, max_age=NONCE_SECONDS)
-    except (SignatureExpired, BadSignature):
+        data = wizard_signer(app).unsign(token, NONCE_SECONDS, MAX_NONCE)
+    except TokenInvalid:
         return False
     return isinstance(data, dict) and data.get("user") == user_id
 

@@ -1,16 +1,30 @@
-"""`[plugins.calendar]` in sitehost.toml, validated once in `startup`."""
+"""`[plugins.calendar]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from host import load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 
-class CalendarSettingsSchema(Schema):
+@dataclass(frozen=True)
+class CalendarSettings:
+    enabled: bool
+    currency_symbol: str
+    currency_code: str
+    currency_position: str
+    list_months: int
+    import_timeout_seconds: float = 20.0
+    import_max_bytes: int = 10 * 1024 * 1024
+    import_allow_private_targets: bool = False
+    import_batch_size: int = 100
+
+
+class CalendarSettingsSchema(PluginSettings):
+    settings_class = CalendarSettings
+
     enabled = fields.Boolean(load_default=True, metadata={
         "description": "Serve cal/events/v1; false registers none of its routes (404 rest_no_route)."})
     currency_symbol = fields.String(load_default="£", validate=validate.Length(max=10),
@@ -32,31 +46,5 @@ class CalendarSettingsSchema(Schema):
         "description": "Events an import writes per batch (one transaction, one batch hash)."})
 
 
-@dataclass(frozen=True)
-class CalendarSettings:
-    enabled: bool
-    currency_symbol: str
-    currency_code: str
-    currency_position: str
-    list_months: int
-    import_timeout_seconds: float = 20.0
-    import_max_bytes: int = 10 * 1024 * 1024
-    import_allow_private_targets: bool = False
-    import_batch_size: int = 100
-
-
-SETTINGS = StashKey[CalendarSettings]("calendar.settings")
-
-
-def parse(raw: dict) -> CalendarSettings:
-    return CalendarSettings(**load_plugin_table(CalendarSettingsSchema(), raw, "calendar"))
-
-
-def load(app) -> CalendarSettings:
-    app.stash[SETTINGS] = parse(app.plugin_config("calendar"))
-    return app.stash[SETTINGS]
-
-
 def settings_of(app) -> CalendarSettings:
-    found = app.stash.get(SETTINGS)
-    return found if found is not None else load(app)
+    return app.plugin_settings("calendar")

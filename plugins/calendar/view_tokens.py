@@ -2,37 +2,30 @@
 
 `tvn1` belongs to the visitor the page was rendered for (their user id), `tvn2` to any anonymous
 visitor (user 0), so a page rendered for a signed-in user and kept by a cache still works for
-visitors. itsdangerous signs `[user id]` with a timestamp (HMAC-SHA1 over the site's calendar
-key, compared in constant time) and refuses tokens older than a day, as WordPress nonces last.
+visitors. The host's signer signs `[user id]` with a timestamp (itsdangerous: HMAC-SHA1 over the site's
+calendar key, compared in constant time) and refuses tokens older than a day, as WordPress nonces last.
 The key is the site secret "calendar.views" (keys.py): random, the same in every process.
 """
 
 from __future__ import annotations
 
-from itsdangerous import BadSignature, URLSafeTimedSerializer
+from host.signing import TokenInvalid
 
-from .keys import views_key
+from .keys import views_signer
 
-SALT = "sitehost.calendar.views"
 MAX_AGE = 24 * 3600
 MAX_TOKEN_LENGTH = 200
 
 
-def _serializer(app) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(views_key(app), salt=SALT)
-
-
 def make_token(app, user_id: int) -> str:
-    return _serializer(app).dumps([int(user_id)])
+    return views_signer(app).sign([int(user_id)])
 
 
 def token_user(app, token) -> int | None:
     """The user id a token was made for, or None when it is not ours, altered or expired."""
-    if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
-        return None
     try:
-        data = _serializer(app).loads(token, max_age=MAX_AGE)
-    except BadSignature:  # SignatureExpired is a BadSignature
+        data = views_signer(app).unsign(token, MAX_AGE, MAX_TOKEN_LENGTH)
+    except TokenInvalid:  # TokenExpired is a TokenInvalid
         return None
     if not isinstance(data, list) or len(data) != 1 or not isinstance(data[0], int):
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from host import MetaKey, Namespace, PluginInfo, PostType, Status, Taxonomy, hookimpl
 
 from .permissions import map_meta_capability  # noqa: F401  (hook implementation)
-from .settings import SETTINGS, CoreSettingsSchema, load_settings
+from .settings import CoreSettingsSchema
 from .tables import (create_missing_indexes, define_tables, install_content_version, install_rendered_content, install_search_index,
                      install_term_counts, tables)
 
@@ -137,7 +137,6 @@ def startup(app):
     every site has."""
     from sqlalchemy import insert, select
 
-    app.stash[SETTINGS] = load_settings(app.plugin_config("core"))
     create_missing_indexes(app)
     if app.schema_changes_allowed:  # not while a newer release serves the same database (a rolling upgrade)
         install_content_version(app)

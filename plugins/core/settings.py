@@ -1,13 +1,12 @@
-"""`[plugins.core]` in sitehost.toml, checked with marshmallow at startup and kept in `app.stash`."""
+"""`[plugins.core]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import ValidationError, fields, validate
 
-from host import load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
 DEFAULT_AVATAR_URL = "https://secure.gravatar.com/avatar/"
@@ -21,7 +20,18 @@ def _avatar_url(value: str) -> None:
                               "https://secure.gravatar.com/avatar/")
 
 
-class CoreSettingsSchema(Schema):
+@dataclass(frozen=True)
+class CoreSettings:
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD
+    avatar_url: str = DEFAULT_AVATAR_URL
+    sideload_allow_private_targets: bool = False
+    sideload_timeout_seconds: float = 10.0
+    sideload_max_redirects: int = 3
+
+
+class CoreSettingsSchema(PluginSettings):
+    settings_class = CoreSettings
+
     max_upload_bytes = fields.Integer(load_default=DEFAULT_MAX_UPLOAD, validate=validate.Range(min=1, max=2**40),
                                       metadata={"description": "Largest media file accepted (uploaded or sideloaded)."})
     avatar_url = fields.String(load_default=DEFAULT_AVATAR_URL, validate=_avatar_url, metadata={
@@ -36,22 +46,5 @@ class CoreSettingsSchema(Schema):
         "description": "Redirects one media sideload fetch follows."})
 
 
-@dataclass(frozen=True)
-class CoreSettings:
-    max_upload_bytes: int = DEFAULT_MAX_UPLOAD
-    avatar_url: str = DEFAULT_AVATAR_URL
-    sideload_allow_private_targets: bool = False
-    sideload_timeout_seconds: float = 10.0
-    sideload_max_redirects: int = 3
-
-
-SETTINGS = StashKey[CoreSettings]("core.settings")
-
-
-def load_settings(raw: dict) -> CoreSettings:
-    return CoreSettings(**load_plugin_table(CoreSettingsSchema(), raw, "core"))
-
-
 def settings_of(app) -> CoreSettings:
-    """The validated settings; read before startup ran (a CLI that builds no site) gives the defaults."""
-    return app.stash.get(SETTINGS) or CoreSettings()
+    return app.plugin_settings("core")

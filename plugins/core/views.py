@@ -8,8 +8,6 @@ head tags (oEmbed discovery) through `html_head`.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import html
 import json
 
@@ -21,6 +19,7 @@ from sqlalchemy import select
 
 from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
 from host.content import service_request
+from host.signing import Signer
 from host.stash import StashKey
 from host.text import without_style_attributes
 from host.auth.users import get_user
@@ -91,15 +90,14 @@ def _published_item(app, value: str, post_type: str) -> dict | None:
 
 def password_cookie_value(app, item: dict) -> str:
     """What the visitor's cookie holds after the right password: a keyed digest, never the password."""
-    secret = app.site_secret("post_password")
-    return hmac.new(secret, f"{item['id']}:{item['password']}".encode("utf-8"), hashlib.sha256).hexdigest()
+    return app.signer("post_password").digest(f"{item['id']}:{item['password']}")
 
 
 def _unlocked(app, request, item: dict) -> bool:
     if not item.get("password"):
         return True
     sent = request.get_cookie(f"{PASSWORD_COOKIE}-{item['id']}") or ""
-    return hmac.compare_digest(sent.encode("ascii", "replace"), password_cookie_value(app, item).encode("ascii"))
+    return Signer.matches(sent, password_cookie_value(app, item))
 
 
 def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
@@ -259,7 +257,7 @@ def submit_password(app, request):
         return app.render_view(not_found_view())
     link = _link_of(app, request, item)
     response = bottle.HTTPResponse(status=303)
-    if hmac.compare_digest(args["post_password"].encode("utf-8"), item["password"].encode("utf-8")):
+    if Signer.matches(args["post_password"], item["password"]):
         response.set_cookie(f"{PASSWORD_COOKIE}-{item['id']}", password_cookie_value(app, item), path="/",
                             httponly=True, samesite="lax", max_age=10 * 24 * 3600)
         response.set_header("Location", link)

@@ -94,8 +94,9 @@ def render_content(app, item, content):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
+    from .store import signer
 
+    signer(app)  # the key made (or adopted) at start-up, so no request writes it
     files_area(app)  # opened now, so `sitehost storage copy` knows it
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from host import RestError, client_address
 from host.auth import users as user_service
+from host.signing import Signer
 
 from . import files as uploads
 from . import mailing, ratelimit, render, rules, store
@@ -402,8 +403,4 @@ def nonce(app, user_id: int, form_id: int, day_offset: int = 0) -> str:
 
 
 def valid_nonce(app, user_id: int, form_id: int, given: Any) -> bool:
-    import hmac
-
-    if not isinstance(given, str):
-        return False
-    return any(hmac.compare_digest(nonce(app, user_id, form_id, offset), given) for offset in (0, 1))
+    return any(Signer.matches(given, nonce(app, user_id, form_id, offset)) for offset in (0, 1))

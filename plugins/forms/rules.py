@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from . import template
 from host.mail import parse_address
+from host.signing import Signer
 
 SCHEMA_VERSION = "Forms SWV Schema 2024-10"
 DEFAULT_MAXLENGTH = {"text": 400, "email": 400, "tel": 400, "url": 400, "textarea": 2000}
@@ -253,6 +254,4 @@ def validate(form, values: dict[str, Any], files: dict[str, list[dict[str, Any]]
 
 
 def _same(left: str, right: str) -> bool:
-    import hmac
-
-    return hmac.compare_digest(left.encode(), right.encode() if isinstance(right, str) else b"")
+    return Signer.matches(right, left)

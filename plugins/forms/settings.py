@@ -1,17 +1,33 @@
-"""`[plugins.forms]` in sitehost.toml, checked with marshmallow at startup into a frozen object."""
+"""`[plugins.forms]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from marshmallow import Schema, fields, validate
+from marshmallow import ValidationError, fields, validate
 
-from host import StartupError, load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
+
+MEDIA_DEFAULT_BYTES = 10 * 1024 * 1024
 
 
-class FormsConfigSchema(Schema):
+@dataclass(frozen=True)
+class FormsConfig:
+    submissions_per_minute: int
+    files_dir: Path
+    max_fields: int
+    max_field_characters: int
+    max_file_bytes: int
+    verify_nonce: bool
+    autoreplies_per_recipient_per_day: int
+    store_submissions: bool
+    admin_email: str
+
+
+class FormsConfigSchema(PluginSettings):
+    settings_class = FormsConfig
+
     submissions_per_minute = fields.Integer(load_default=30, validate=validate.Range(min=0, max=1_000_000), metadata={
         "description": "Submissions one client address may send per minute, all forms and workers together "
                        "(0: no limit); a form's `submissions_per_minute` additional setting may set its own."})
@@ -40,45 +56,28 @@ class FormsConfigSchema(Schema):
     admin_email = fields.String(load_default="", metadata={
         "description": "Address `[_site_admin_email]` stands for in mail; empty: the first administrator's."})
 
+    def prepare(self, data):
+        problems = {}
+        if data["max_file_bytes"] is None:
+            core_limit = self.host.plugin_config("core").get("max_upload_bytes")
+            data["max_file_bytes"] = core_limit if isinstance(core_limit, int) and core_limit > 0 else MEDIA_DEFAULT_BYTES
+        uploads = Path(self.host.uploads_dir).resolve()
+        folder = data["files_dir"] or str(uploads.parent / "form-files")
+        data["files_dir"] = Path(folder).resolve()
+        if data["files_dir"] == uploads or uploads in data["files_dir"].parents:
+            problems["files_dir"] = (f"{folder!r} is inside the public uploads folder {str(uploads)!r}; "
+                                     "visitors' files must not be served: choose a folder outside it")
+        if data["admin_email"]:
+            from host.mail import parse_address
 
-@dataclass(frozen=True)
-class FormsConfig:
-    submissions_per_minute: int
-    files_dir: Path
-    max_fields: int
-    max_field_characters: int
-    max_file_bytes: int
-    verify_nonce: bool
-    autoreplies_per_recipient_per_day: int
-    store_submissions: bool
-    admin_email: str
-
-
-MEDIA_DEFAULT_BYTES = 10 * 1024 * 1024
-SETTINGS = StashKey[FormsConfig]("forms.settings")
-
-
-def load(app) -> FormsConfig:
-    data = load_plugin_table(FormsConfigSchema(), app.plugin_config("forms"), "forms")
-    if data["max_file_bytes"] is None:
-        core_limit = app.plugin_config("core").get("max_upload_bytes")
-        data["max_file_bytes"] = core_limit if isinstance(core_limit, int) and core_limit > 0 else MEDIA_DEFAULT_BYTES
-    folder = data["files_dir"] or str(Path(app.settings.uploads_dir).resolve().parent / "form-files")
-    data["files_dir"] = Path(folder).resolve()
-    uploads = Path(app.settings.uploads_dir).resolve()
-    if data["files_dir"] == uploads or uploads in data["files_dir"].parents:
-        raise StartupError(f"[plugins.forms] files_dir {folder!r} is inside the public uploads folder {str(uploads)!r}; "
-                           "visitors' files must not be served: choose a folder outside it")
-    if data["admin_email"]:
-        from host.mail import parse_address
-
-        try:
-            parse_address(data["admin_email"], "admin_email")
-        except ValueError as error:
-            raise StartupError(f"[plugins.forms] is invalid: {error}") from None
-    app.stash[SETTINGS] = FormsConfig(**data)
-    return app.stash[SETTINGS]
+            try:
+                parse_address(data["admin_email"], repr(data["admin_email"]))
+            except ValueError as error:
+                problems["admin_email"] = str(error)
+        if problems:
+            raise ValidationError(problems)
+        return data
 
 
 def settings_of(app) -> FormsConfig:
-    return app.stash[SETTINGS]
+    return app.plugin_settings("forms")

@@ -7,7 +7,6 @@ the version is read with the row on each request).
 
 from __future__ import annotations
 
-import hmac
 import json
 import secrets
 import hashlib
@@ -162,35 +161,26 @@ def remove(request, form: Form) -> None:
     request.session.execute(delete(forms).where(forms.c.form_id == form.id))
 
 
-# --- the site's secret (quiz answers, form nonces) ------------------------------------------
+# --- the site's signer (quiz answers, form nonces) ------------------------------------------
 
-SECRET = StashKey[bytes]("forms.secret")
+SECRET_NAME = "forms.signing"  # of app.site_secret
 
 
-def secret(app) -> bytes:
-    """A random key made once per site and kept in forms_secrets (every worker reads the same)."""
-    known = app.stash.get(SECRET)
-    if known is not None:
-        return known
-    secrets_table = table(app, "forms_secrets")
-    with app.db.session() as session:
-        value = session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "hmac")).scalar()
-    if value is None:
-        from sqlalchemy.exc import IntegrityError
-
-        try:
-            with app.db.session(write=True) as session, session.begin():
-                session.execute(insert(secrets_table).values(name="hmac", value=secrets.token_hex(32)))
-        except IntegrityError:
-            pass  # another worker made it first
-        with app.db.session() as session:
-            value = session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "hmac")).scalar_one()
-    app.stash[SECRET] = bytes.fromhex(value)
-    return app.stash[SECRET]
+def signer(app):
+    """The host's signer on the site secret "forms.signing"; a site made before adopts the key it kept
+    in forms_secrets (as hex text: the key's bytes change, so a quiz or nonce of a page rendered before
+    the upgrade no longer matches, as after a day)."""
+    return app.signer(SECRET_NAME, adopt=lambda session: _key_kept_before(app, session))
 
 
 def signed(app, purpose: str, text: str) -> str:
-    return hmac.new(secret(app), f"{purpose}\x00{text}".encode(), hashlib.sha256).hexdigest()[:32]
+    """A keyed digest of `text` for `purpose` ("quiz", "nonce")."""
+    return signer(app).digest(f"{purpose}\x00{text}")[:32]
+
+
+def _key_kept_before(app, session) -> str | None:
+    secrets_table = table(app, "forms_secrets")
+    return session.execute(select(secrets_table.c.value).where(secrets_table.c.name == "hmac")).scalar()
 
 
 def quiz_hash(app, answer: str) -> str:

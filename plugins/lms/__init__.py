@@ -99,11 +99,6 @@ def register_commands(cli):
 
 
 @hookimpl
-def startup(app):
-    settings.load(app)
-
-
-@hookimpl
 def demo_content(app, session):
     from .demo import write_demo_content
 

@@ -1,4 +1,4 @@
-"""`[plugins.lms]` in sitehost.toml, checked once at startup into a frozen object."""
+"""`[plugins.lms]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from types import MappingProxyType
 from typing import Mapping
 
 from babel.numbers import get_currency_precision, is_currency
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import ValidationError, fields, validate
 
-from host import StartupError, load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 METHOD_PATTERN = r"^[a-z0-9_-]{1,40}$"
 
@@ -20,7 +19,24 @@ def _known_currency(code: str) -> None:
         raise ValidationError(f"{code!r} is not an ISO 4217 currency code (upper case, such as GBP or EUR).")
 
 
-class LmsConfigSchema(Schema):
+@dataclass(frozen=True)
+class LmsSettings:
+    per_page: int
+    stripe_webhook_secret: str
+    webhook_secrets: Mapping[str, str]
+    webhook_tolerance: int
+    max_webhook_bytes: int
+    currency: str
+
+    @property
+    def currency_digits(self) -> int:
+        """Decimal places of the currency's smallest unit (GBP 2, JPY 0): payments count in that unit."""
+        return get_currency_precision(self.currency)
+
+
+class LmsConfigSchema(PluginSettings):
+    settings_class = LmsSettings
+
     per_page = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100), metadata={
         "description": "Courses per page of lms/v1/courses (the catalogue's pagination setting)."})
     stripe_webhook_secret = fields.String(load_default="", validate=validate.Length(max=200), metadata={
@@ -40,35 +56,12 @@ class LmsConfigSchema(Schema):
     max_webhook_bytes = fields.Integer(load_default=262144, validate=validate.Range(min=1024, max=4194304), metadata={
         "description": "Largest webhook body accepted, in bytes."})
 
-
-@dataclass(frozen=True)
-class LmsSettings:
-    per_page: int
-    stripe_webhook_secret: str
-    webhook_secrets: Mapping[str, str]
-    webhook_tolerance: int
-    max_webhook_bytes: int
-    currency: str
-
-    @property
-    def currency_digits(self) -> int:
-        """Decimal places of the currency's smallest unit (GBP 2, JPY 0): payments count in that unit."""
-        return get_currency_precision(self.currency)
-
-
-SETTINGS = StashKey[LmsSettings]("lms.settings")
-
-
-def load(app) -> LmsSettings:
-    """Validate once, in startup; a wrong value leaves the plugin out with a message naming it."""
-    data = load_plugin_table(LmsConfigSchema(), app.plugin_config("lms"), "lms")
-    if "stripe" in data["webhook_secrets"]:
-        raise StartupError("[plugins.lms] is invalid: set the Stripe secret as stripe_webhook_secret, "
-                           "not in webhook_secrets")
-    data["webhook_secrets"] = MappingProxyType(dict(data["webhook_secrets"]))
-    app.stash[SETTINGS] = LmsSettings(**data)
-    return app.stash[SETTINGS]
+    def prepare(self, data):
+        if "stripe" in data["webhook_secrets"]:
+            raise ValidationError({"webhook_secrets": "set the Stripe secret as stripe_webhook_secret, "
+                                                      "not in webhook_secrets"})
+        return {**data, "webhook_secrets": MappingProxyType(dict(data["webhook_secrets"]))}
 
 
 def settings_of(app) -> LmsSettings:
-    return app.stash[SETTINGS]
+    return app.plugin_settings("lms")

@@ -20,8 +20,6 @@ the same refused event for days (Stripe retries for three).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 import re
@@ -35,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 
 from host import RestError, Route
 from host.auth import users as user_service
+from host.signing import Signer
 
 from . import pending
 from .apikeys import utcnow
@@ -146,8 +145,7 @@ def _hmac_event(request, method: str, body: bytes, settings) -> Payment:
     given = (request.header(SIGNATURE_HEADER) or "").strip()
     if given.startswith("sha256="):
         given = given[7:]
-    expected = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(expected.encode(), given.lower().encode("utf-8", "replace")):
+    if not Signer.matches(given.lower(), Signer(secret.encode("utf-8"), f"lms.{method}").digest(body)):
         raise _refuse("lms_webhook_invalid_signature", "The event's signature does not verify.")
     event = _json_object(body)
     data = event.get("data") if isinstance(event.get("data"), dict) else {}

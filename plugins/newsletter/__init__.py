@@ -69,8 +69,7 @@ def register_commands(cli):
 def startup(app):
     from . import tokens
 
-    settings.load(app)
-    tokens.site_key(app)  # made (or adopted) at start-up, so no request writes it
+    tokens.signer(app)  # the key made (or adopted) at start-up, so no request writes it
 
 
 @hookimpl

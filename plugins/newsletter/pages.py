@@ -17,11 +17,13 @@ import bottle
 import jinja2
 from sqlalchemy import select
 
+from host.signing import TokenExpired, TokenInvalid
+
 from . import store
 from .ratelimit import client_address
 from .settings import settings_of
 from .tables import LISTS, table
-from .tokens import CONFIRM, UNSUBSCRIBE, TokenExpired, TokenInvalid, read_token, same_nonce
+from .tokens import CONFIRM, UNSUBSCRIBE, read_token, same_nonce
 
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
                                autoescape=True, undefined=jinja2.StrictUndefined)

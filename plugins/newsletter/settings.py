@@ -1,19 +1,33 @@
-"""`[plugins.newsletter]` in sitehost.toml, checked once at startup into a frozen object."""
+"""`[plugins.newsletter]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
 
-from marshmallow import Schema, ValidationError, fields, validate, validates
+from marshmallow import ValidationError, fields, validate, validates
 
-from host import load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 DAY = 86400
 
 
-class NewsletterSettingsSchema(Schema):
+@dataclass(frozen=True)
+class NewsletterSettings:
+    check_deliverability: bool
+    address_limit: int
+    address_window_seconds: int
+    email_limit: int
+    email_window_seconds: int
+    exempt_addresses: frozenset[str]
+    confirm_max_age_seconds: int
+    unsubscribe_max_age_seconds: int
+    sender: str
+
+
+class NewsletterSettingsSchema(PluginSettings):
+    settings_class = NewsletterSettings
+
     check_deliverability = fields.Boolean(load_default=False, metadata={
         "description": "Ask DNS whether a sign-up's email domain accepts mail (needs network access)."})
     address_limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=100000), metadata={
@@ -44,30 +58,10 @@ class NewsletterSettingsSchema(Schema):
             except ValueError:
                 raise ValidationError(f"{address!r} is not an IP address") from None
 
-
-@dataclass(frozen=True)
-class NewsletterSettings:
-    check_deliverability: bool
-    address_limit: int
-    address_window_seconds: int
-    email_limit: int
-    email_window_seconds: int
-    exempt_addresses: frozenset[str]
-    confirm_max_age_seconds: int
-    unsubscribe_max_age_seconds: int
-    sender: str
-
-
-SETTINGS = StashKey[NewsletterSettings]("newsletter.settings")
-
-
-def load(app) -> NewsletterSettings:
-    """Validate once, in startup; a wrong value stops the plugin with a message naming it."""
-    data = load_plugin_table(NewsletterSettingsSchema(), app.plugin_config("newsletter"), "newsletter")
-    data["exempt_addresses"] = frozenset(str(ipaddress.ip_address(address)) for address in data["exempt_addresses"])
-    app.stash[SETTINGS] = NewsletterSettings(**data)
-    return app.stash[SETTINGS]
+    def prepare(self, data):
+        return {**data, "exempt_addresses": frozenset(str(ipaddress.ip_address(address))
+                                                      for address in data["exempt_addresses"])}
 
 
 def settings_of(app) -> NewsletterSettings:
-    return app.stash[SETTINGS]
+    return app.plugin_settings("newsletter")

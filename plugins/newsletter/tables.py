@@ -111,7 +111,7 @@ def define_tables(metadata: MetaData) -> None:
         Index("ix_newsletter_consents_subscriber", "subscriber_id", "id"),
     )
     # Where versions before the host's site secrets (app.site_secret) kept the signing key: read once,
-    # when the host store has none yet, so a site's old links keep working (tokens.site_key).
+    # when the host store has none yet, so a site's old links keep working (tokens.signer).
     Table(
         KEYS, metadata,
         Column("name", String(40), primary_key=True),

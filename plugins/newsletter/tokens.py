@@ -1,21 +1,21 @@
-"""Signed, expiring links (itsdangerous) and the keyed hash of erased addresses.
+"""Signed, expiring links and the keyed hash of erased addresses, by the host's signer (app.signer).
 
 Both use the site's newsletter key, the host's site secret "newsletter.signing": random, made
 on the first start, the same in every server process. Sites made before that store existed kept
 the key in `newsletter_keys`; the host store adopts it, so links in mail already sent still work
 and erased addresses are still recognised. A token names the subscriber, its random `nonce`
-(erasing the subscriber voids every link it was sent) and what it does; itsdangerous signs it
-with a timestamp and checks the age when it is used.
+(erasing the subscriber voids every link it was sent) and what it does; the signer stamps it with
+the time and checks the age when it is used. The purposes' salts ("sitehost.newsletter.confirm",
+"sitehost.newsletter.unsubscribe") are the ones links were always signed with.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from dataclasses import dataclass
 
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from sqlalchemy import select
+
+from host.signing import Signer, TokenInvalid
 
 from .tables import KEYS, table
 
@@ -23,18 +23,7 @@ SECRET_NAME = "newsletter.signing"  # of app.site_secret
 KEY_NAME = "signing"  # its row in newsletter_keys, where versions before the host's store kept it
 CONFIRM = "confirm"
 UNSUBSCRIBE = "unsubscribe"
-SALTS = {CONFIRM: "sitehost.newsletter.confirm", UNSUBSCRIBE: "sitehost.newsletter.unsubscribe"}
-MAX_TOKEN_LENGTH = 1000  # ours are ~100 characters (~450 naming 50 lists); anything longer is not worth decoding
 MAX_TOKEN_LISTS = 50  # an unsubscribe link names at most a form's lists (schemas.MAX_FORM_LISTS)
-
-
-class TokenInvalid(Exception):
-    """Not a token we signed (or not for this use)."""
-
-
-class TokenExpired(Exception):
-    """A token we signed, older than its use allows."""
-
 
 @dataclass(frozen=True)
 class Token:
@@ -43,9 +32,9 @@ class Token:
     list_ids: tuple[int, ...] | None  # unsubscribe: these lists; None: every list of the subscriber
 
 
-def site_key(app) -> bytes:
-    """The site's newsletter key (app.site_secret); a site made before it adopts its `newsletter_keys` row."""
-    return app.site_secret(SECRET_NAME, adopt=lambda session: _key_kept_before(app, session))
+def signer(app, purpose: str = CONFIRM) -> Signer:
+    """The newsletter's signer of `purpose`, on the site's newsletter key (adopting the `newsletter_keys` row)."""
+    return app.signer(f"newsletter.{purpose}", SECRET_NAME, adopt=lambda session: _key_kept_before(app, session))
 
 
 def _key_kept_before(app, session) -> str | None:
@@ -54,15 +43,11 @@ def _key_kept_before(app, session) -> str | None:
     return session.execute(select(keys.c.value).where(keys.c.name == KEY_NAME)).scalar_one_or_none()
 
 
-def _serializer(app, purpose: str) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(site_key(app), salt=SALTS[purpose])
-
-
 def make_token(app, purpose: str, subscriber_id: int, nonce: str, list_ids: int | list[int] | None = None) -> str:
     """One list stays a bare number (the shape of every link mailed before), several a list."""
     if isinstance(list_ids, list) and len(list_ids) == 1:
         list_ids = list_ids[0]
-    return _serializer(app, purpose).dumps([subscriber_id, nonce, list_ids])
+    return signer(app, purpose).sign([subscriber_id, nonce, list_ids])
 
 
 def _list_ids(value) -> tuple[int, ...] | None:
@@ -78,14 +63,7 @@ def _list_ids(value) -> tuple[int, ...] | None:
 
 def read_token(app, purpose: str, token: str, max_age: int) -> Token:
     """The token's content, or TokenInvalid / TokenExpired."""
-    if not token or len(token) > MAX_TOKEN_LENGTH:
-        raise TokenInvalid()
-    try:
-        data = _serializer(app, purpose).loads(token, max_age=max_age)
-    except SignatureExpired:
-        raise TokenExpired() from None
-    except BadSignature:
-        raise TokenInvalid() from None
+    data = signer(app, purpose).unsign(token, max_age)
     if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], int) and isinstance(data[1], str)):
         raise TokenInvalid()
     return Token(data[0], data[1], _list_ids(data[2]))
@@ -93,14 +71,14 @@ def read_token(app, purpose: str, token: str, max_age: int) -> Token:
 
 def email_hash(app, email_key: str) -> str:
     """Keyed SHA-256 of a lower-cased address: an erased address is recognised, never readable again."""
-    return hmac.new(site_key(app), email_key.encode(), hashlib.sha256).hexdigest()
+    return signer(app).digest(email_key)
 
 
 def address_hash(app, ip: str) -> str:
     """Keyed SHA-256 of a client's IP address for consent records ("" when there is none): evidence
     that matches a known address without keeping it readable."""
-    return hmac.new(site_key(app), b"ip:" + ip.encode(), hashlib.sha256).hexdigest() if ip else ""
+    return signer(app).digest("ip:" + ip) if ip else ""
 
 
 def same_nonce(stored: str, given: str) -> bool:
-    return hmac.compare_digest(stored.encode(), given.encode())
+    return Signer.matches(given, stored)

@@ -7,7 +7,6 @@ from urllib.parse import urlencode
 from host import Namespace, PluginInfo, hookimpl
 
 from .settings import OembedConfigSchema
-from .runtime import configure, forget
 from . import tables
 
 PLUGIN = PluginInfo(name="oembed", version="0.1.0", requires=("core",), settings=OembedConfigSchema,
@@ -53,13 +52,3 @@ def html_head(app, request, item):
     json_href = embed_url + urlencode({"url": item["link"]})
     xml_href = embed_url + urlencode({"url": item["link"], "format": "xml"})
     return TEMPLATES.get_template("oembed_links.html").render(json_href=json_href, xml_href=xml_href)
-
-
-@hookimpl
-def startup(app):
-    configure(app)
-
-
-@hookimpl
-def shutdown(app):
-    forget(app)

@@ -25,7 +25,7 @@ from host.text import split_markup, tag_name
 
 from . import local
 from .fetch import fetch
-from .runtime import config_of
+from .settings import config_of
 
 log = logging.getLogger("sitehost.oembed")
 

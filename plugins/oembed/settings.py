@@ -1,15 +1,26 @@
-"""`[plugins.oembed]` in sitehost.toml, checked with marshmallow at startup."""
+"""`[plugins.oembed]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from host import load_plugin_table
+from host import PluginSettings
 
 
-class OembedConfigSchema(Schema):
+@dataclass(frozen=True)
+class OembedConfig:
+    allow_private_targets: bool
+    fetch_timeout_seconds: float
+    max_response_bytes: int
+    max_redirects: int
+    cache_ttl_seconds: int
+
+
+class OembedConfigSchema(PluginSettings):
+    settings_class = OembedConfig
+
     allow_private_targets = fields.Boolean(load_default=False, metadata={
         "description": "Let the proxy fetch private, loopback and link-local addresses (refused by default)."})
     fetch_timeout_seconds = fields.Float(load_default=5.0, validate=validate.Range(min=0.1, max=30),
@@ -23,14 +34,5 @@ class OembedConfigSchema(Schema):
                                        metadata={"description": "Seconds a provider's answer is kept."})
 
 
-@dataclass(frozen=True)
-class OembedConfig:
-    allow_private_targets: bool
-    fetch_timeout_seconds: float
-    max_response_bytes: int
-    max_redirects: int
-    cache_ttl_seconds: int
-
-
-def load_config(raw: dict) -> OembedConfig:
-    return OembedConfig(**load_plugin_table(OembedConfigSchema(), raw, "oembed"))
+def config_of(app) -> OembedConfig:
+    return app.plugin_settings("oembed")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from host import Namespace, PluginInfo, hookimpl
 
-from .settings import CONFIG, SiteHealthConfigSchema, load_config
+from .settings import SiteHealthConfigSchema
 from .cli import doctor
 
 PLUGIN = PluginInfo(name="site_health", version="0.1.0", settings=SiteHealthConfigSchema,
@@ -46,8 +46,3 @@ def register_routes(app):
 @hookimpl
 def register_commands(cli):
     cli.add_command(doctor)
-
-
-@hookimpl
-def startup(app):
-    app.stash[CONFIG] = load_config(app.plugin_config("site_health"))

@@ -45,7 +45,6 @@ def register_commands(cli):
 
 @hookimpl
 def startup(app):
-    settings.load(app)
     classifier.ensure_model_row(app)
 
 

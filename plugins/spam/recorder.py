@@ -86,6 +86,8 @@ class Recorder:
             return
         with self.start_lock:
             if self.thread is None:
+                # Not an app.jobs job: the buffer is this process's memory (a job of another process could
+                # not reach it), and enqueuing a job writes to the database, which the caller may be holding.
                 self.thread = threading.Thread(target=self._run, name="spam-recorder", daemon=True)
                 self.thread.start()
 

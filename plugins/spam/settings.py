@@ -1,16 +1,28 @@
-"""`[plugins.spam]` in sitehost.toml, checked once at startup into a frozen object."""
+"""`[plugins.spam]` in sitehost.toml, loaded by the host at start into a frozen object."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
-from host import load_plugin_table
-from host.stash import StashKey
+from host import PluginSettings
 
 
-class SpamConfigSchema(Schema):
+@dataclass(frozen=True)
+class SpamConfig:
+    service_url: str
+    service_timeout: float
+    spam_threshold: float
+    discard_threshold: float
+    max_links: int
+    min_seconds: float
+    seconds_saved_per_spam: int
+
+
+class SpamConfigSchema(PluginSettings):
+    settings_class = SpamConfig
+
     service_url = fields.Url(load_default="", require_tld=False, schemes={"http", "https"}, metadata={
         "description": "Base URL of a remote spam service speaking the reference protocol (verify-key, "
                        "comment-check, submit-spam, submit-ham, get-stats); empty: local filtering only, "
@@ -29,27 +41,9 @@ class SpamConfigSchema(Schema):
     seconds_saved_per_spam = fields.Integer(load_default=30, validate=validate.Range(min=0, max=3600), metadata={
         "description": "Moderator time one caught spam saves, for the stats' time_saved."})
 
-
-@dataclass(frozen=True)
-class SpamConfig:
-    service_url: str
-    service_timeout: float
-    spam_threshold: float
-    discard_threshold: float
-    max_links: int
-    min_seconds: float
-    seconds_saved_per_spam: int
-
-
-SETTINGS = StashKey[SpamConfig]("spam.settings")
-
-
-def load(app) -> SpamConfig:
-    data = load_plugin_table(SpamConfigSchema(), app.plugin_config("spam"), "spam")
-    data["service_url"] = data["service_url"].rstrip("/")
-    app.stash[SETTINGS] = SpamConfig(**data)
-    return app.stash[SETTINGS]
+    def prepare(self, data):
+        return {**data, "service_url": data["service_url"].rstrip("/")}
 
 
 def settings_of(app) -> SpamConfig:
-    return app.stash[SETTINGS]
+    return app.plugin_settings("spam")

@@ -87,6 +87,9 @@ def start(app, path: Path, file_name: str, user_id: int, fetch_media: bool = Fal
         run_id = session.execute(table.insert().values(
             file_name=file_name[:255], state="checking", bytes_total=path.stat().st_size, bytes_done=0, summary="",
             error="", user_id=user_id, started_gmt=now, updated_gmt=now)).inserted_primary_key[0]
+    # A thread of the process that received the upload, not an app.jobs job: the export is a file on this
+    # node's disk, and a job may be claimed by any process of any node. Its row, not a lease, guards the
+    # one-at-a-time rule (active_run), and a run whose process died stops blocking after STALE_MINUTES.
     worker = threading.Thread(target=_work, args=(app, run_id, path, user_id, fetch_media),
                               name=f"wordpress-import-{run_id}", daemon=True)
     worker.start()

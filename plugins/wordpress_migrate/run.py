@@ -13,6 +13,7 @@ from host.outbound import Limits, fetch
 
 from .importer import BATCH_ITEMS, CORE_TAXONOMIES, CoreImporter, ImportRun, Summary
 from .reader import Channel, WxrError, WxrReader
+from .settings import settings_of
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ def taxonomy_map(app) -> dict[str, str]:
 
 def fetcher(app) -> Callable[[str], bytes]:
     """Download a media file through the host's outbound guard (no private targets, size and time limits)."""
-    allow_private = bool(app.plugin_config("wordpress_migrate").get("allow_private_media", False))
+    allow_private = settings_of(app).allow_private_media
     limits = Limits(timeout_seconds=MEDIA_LIMITS.timeout_seconds, max_response_bytes=MEDIA_LIMITS.max_response_bytes,
                     allow_private_targets=allow_private)
 

@@ -41,14 +41,11 @@ def test_only_administrators_with_their_own_nonce(make_app):
 def test_expired_nonce_is_refused(make_app):
     app, admin = _site(make_app)
     admin_id = admin.get("/wp-json/core/v2/users/me").json["id"]
-    from itsdangerous import URLSafeTimedSerializer
-
-    from plugins.calendar import keys, onboarding
-
-    signer = URLSafeTimedSerializer(keys.wizard_key(app), salt=onboarding.NONCE_SALT)
     import time
 
-    old = signer.dumps({"user": admin_id})
+    from plugins.calendar import onboarding
+
+    old = onboarding.issue_nonce(app, admin_id)
     real_time = time.time
     try:
         time.time = lambda: real_time() + onboarding.NONCE_SECONDS + 60

@@ -167,3 +167,34 @@ def test_a_variable_that_names_no_setting_is_a_warning_and_a_bad_nesting_an_erro
     assert "SITEHOST_REST_PREFIX__X: rest_prefix is not a table" in line
     assert "SITEHOST_SITE__NMAE: unknown setting 'nmae'" in line
     assert "SITEHOST_PLUGINS__COLOUR: [plugins] takes only `disabled`" in line
+
+
+def test_a_plugin_table_that_cannot_work_names_every_bad_key_and_leaves_the_plugin_out(make_app, tmp_path):
+    """Checks that span keys or need the site (PluginSettings.prepare) run after the field check; one
+    StartupError names every key they refuse, and the site starts without the plugin."""
+    from host.testing import assert_in_root_index, assert_not_in_root_index
+
+    uploads = tmp_path / "uploads"
+    app = make_app(plugins=["core", "forms"], uploads_dir=str(uploads),
+                   config={"forms": {"files_dir": str(uploads / "forms"), "admin_email": "no address"}})
+    record = app.plugin("forms")
+    assert record.state == "failed"
+    assert record.error.startswith("startup failed: [plugins.forms] is invalid: ")
+    assert "files_dir: " in record.error and "inside the public uploads folder" in record.error
+    assert "admin_email: 'no address'" in record.error
+    assert_not_in_root_index(app, "forms/v1")
+    assert_in_root_index(app, "core/v2")
+
+
+def test_a_plugin_reads_its_table_typed_as_its_schema_loads_it(make_app, tmp_path):
+    """app.plugin_settings(name) is the object the declared schema builds; a plugin that is not enabled has none."""
+    from plugins.backup.settings import BackupSettings
+
+    app = make_app(plugins=["core", "backup"], uploads_dir=str(tmp_path / "uploads"),
+                   config={"backup": {"schedule": "every 6 hours"}})
+    loaded = app.plugin_settings("backup")
+    assert isinstance(loaded, BackupSettings)
+    assert (loaded.directory, loaded.schedule.describe(), loaded.keep) == ((tmp_path / "backups").resolve(),
+                                                                           "every 6 hours", 7)
+    with pytest.raises(LookupError, match="'forms'"):
+        app.plugin_settings("forms")

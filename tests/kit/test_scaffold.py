@@ -70,7 +70,7 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
     row = next(row for row in listing if row["name"] == NAME)
     assert (row["source"], row["version"], row["state"]) == ("package", "0.1.0", "enabled")
     assert row["namespaces"] == ["lunch_menu/v1"]
-    assert {"register_routes", "register_tables", "register_statuses", "startup"} <= set(row["hooks"])
+    assert {"register_routes", "register_tables", "register_statuses"} <= set(row["hooks"])
 
     probe = ("import json, webtest\nfrom host.app import create_app\napp = create_app()\n"
              "client = webtest.TestApp(app, extra_environ={'HTTP_HOST': 'school.test'})\n"
@@ -113,7 +113,7 @@ def test_generated_package_has_the_plugin_layout_and_imports_only_public_api():
     init = files["sitehost_lunch/__init__.py"]
     assert [line for line in init.splitlines() if line.startswith("def ")] == [
         "def register_tables(metadata):", "def register_namespaces():", "def register_statuses():",
-        "def register_schemas():", "def register_routes():", "def startup(app):", "def shutdown(app):"]
+        "def register_schemas():", "def register_routes():"]
     assert "https://github.com/" not in files["README.md"] and "](" not in files["README.md"]
 
 
