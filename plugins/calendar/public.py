@@ -7,7 +7,8 @@ without a cookie or credentials, dropped when content, terms or the calendar's p
 and kept at most KEEP_SECONDS (an event that is over leaves the upcoming lists within a minute).
 A protected event's password form is `no-store`, never kept. a missing, draft, pending, private or trashed item answers the site's 404 page (which
 never names it), and a password-protected event asks for its password (a form that posts to the
-page itself). The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
+page itself). Templates (templates/public/) render through the site theme, so a file of the same name
+in the operator's `[site] templates_dir` (`public/event.html` ...) wins. The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
 as an `.ics` file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`,
 `/events/tag/<slug>/`. A repeating event's occurrences share the `url` of their series (its page
 says that it repeats). Venues, organizers and terms list their upcoming events (those not yet
@@ -25,12 +26,11 @@ import bottle
 import nh3
 from markupsafe import Markup
 
-from host import HtmlView, Page
+from host import HtmlView, Page, theme
 
 from . import times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .ical import CONTENT_TYPE, build_calendar
-from .templating import render
 from .views import anonymous_reader
 
 PER_PAGE = 10
@@ -102,16 +102,16 @@ def _event_view(app, request, event: dict, password: str) -> HtmlView:
                "organizers": [_filled(organizer) for organizer in _as_list(event.get("organizer"))],
                "ical_url": f"{event['url']}?ical=1" if not password else "", "map_url": map_url,
                "address_lines": address_lines, "events_url": f"{site}/events/"}
-    head = render("public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
+    head = _render(app, "public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
                                               "json_ld": _json_for_script(event.get("json_ld"))})
-    return _view(event["title"], render("public/event.html", context), event, EVENT, head)
+    return _view(event["title"], _render(app, "public/event.html", context), event, EVENT, head)
 
 
 def _password_form(app, request, slug: str, wrong: bool):
-    body = render("public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/",
+    body = _render(app, "public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/",
                                            "wrong": wrong})
     view = HtmlView("Protected event", body, status=403 if wrong else 200,
-                    head_html=render("public/head.html", {"stylesheet": _stylesheet(app, request)}))
+                    head_html=_head(app, request))
     bottle.response.set_header("Cache-Control", "no-store")
     return app.render_view(view)
 
@@ -143,8 +143,8 @@ def place_page(post_type: str):
             context = {"kind": kind, "place": place, "description": _html(place.get("description", "")),
                        "address_lines": address_lines, "map_url": map_url,
                        **_listing(app, request, place["url"], page, listed)}
-            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
-            return _view(place[name_field], render(f"public/{kind}.html", context), place, post_type, head)
+            head = _head(app, request)
+            return _view(place[name_field], _render(app, f"public/{kind}.html", context), place, post_type, head)
 
         return answer(app, request, build)
 
@@ -169,10 +169,10 @@ def term_page(taxonomy: str):
             listed = _upcoming(reader, page, **{plural: [term["id"]]})
             context = {"term": term, "label": label, "description": _html(term.get("description", "")),
                        **_listing(app, request, term["url"], page, listed)}
-            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
+            head = _head(app, request)
             item = {"id": term["id"], "type": taxonomy, "link": term["url"], "rest_url": term["urls"]["self"],
                     "title": term["name"], "taxonomy": taxonomy}
-            return HtmlView(f"{label}: {term['name']}", str(render("public/term.html", context)), item=item,
+            return HtmlView(f"{label}: {term['name']}", str(_render(app, "public/term.html", context)), item=item,
                             head_html=str(head))
 
         return answer(app, request, build)
@@ -284,6 +284,15 @@ def _view(title: str, body: Markup, shaped: dict, post_type: str, head: Markup) 
     item = {"id": shaped["id"], "type": post_type, "link": shaped["url"], "rest_url": shaped["rest_url"],
             "title": title, "slug": shaped.get("slug", "")}
     return HtmlView(title, str(body), item=item, head_html=str(head))
+
+
+def _render(app, template: str, context: dict) -> Markup:
+    """A template of templates/public/ through the site theme (the operator's copy wins)."""
+    return theme.render(app, __package__, template, context)
+
+
+def _head(app, request) -> Markup:
+    return _render(app, "public/head.html", {"stylesheet": _stylesheet(app, request)})
 
 
 def _site(app, request) -> str:
