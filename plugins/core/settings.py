@@ -34,6 +34,11 @@ class CoreSettingsSchema(Schema):
         "description": "Seconds one media sideload fetch may take."})
     sideload_max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10), metadata={
         "description": "Redirects one media sideload fetch follows."})
+    postpass_limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=10_000), metadata={
+        "description": "Post-password form submissions (`POST /postpass`) one client address may make per "
+                       "`postpass_window_seconds`; past it the form answers 429 and checks no password."})
+    postpass_window_seconds = fields.Integer(load_default=600, validate=validate.Range(min=1, max=86_400), metadata={
+        "description": "The window of `postpass_limit`, in seconds."})
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class CoreSettings:
     sideload_allow_private_targets: bool = False
     sideload_timeout_seconds: float = 10.0
     sideload_max_redirects: int = 3
+    postpass_limit: int = 10
+    postpass_window_seconds: int = 600
 
 
 SETTINGS = StashKey[CoreSettings]("core.settings")
