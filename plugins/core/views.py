@@ -115,17 +115,21 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
     if item["type"] == "post":
         context["meta"] = _post_meta(app, request, item)
     body = theme.render(app, __package__, "public_item.html", context)
+    personal = False  # the page names the signed-in visitor (the comment form)
     if unlocked and item["type"] in ("post", "page"):
         section = section_context(app, request, item, link)
         if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
             body += theme.render(app, __package__, "public_comments.html", section)
+            personal = section["user"] is not None
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
     head += _summary_tags(app, request, item) if unlocked else ""
     head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
                  "rest_url": rest_url, "title": title}
     headers = [("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"')]
-    if item.get("password"):
+    if personal:
+        headers.append(("Cache-Control", "private, no-store"))
+    elif item.get("password"):
         headers.append(("Cache-Control", "no-store"))  # what it shows depends on the visitor's cookie
     return HtmlView(title=title, body_html=body, item=view_item, head_html=head, headers=tuple(headers))
 
