@@ -28,12 +28,13 @@ from markupsafe import Markup
 
 from host import HtmlView, Page, theme
 
-from . import times
+from . import common, recurrence, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .ical import CONTENT_TYPE, build_calendar
 from .views import anonymous_reader
 
 PER_PAGE = 10
+NEXT_DATES = 5  # occurrences a repeating event's page lists
 MAX_PAGE = 1000  # a page number past this is no page (bounds the list's offset)
 MAX_SLUG = 200
 MAX_PASSWORD = 255
@@ -87,12 +88,40 @@ def event_page(app, request, slug: str):
         event = reply.data
         if request.query.get("ical") == "1":
             return _ical_file(reader, event)
-        return _event_view(app, request, event, password)
+        upcoming = next_dates(reader, _site(app, request), event) if event.get("recurrence") else []
+        return _event_view(app, request, event, password, upcoming)
 
     return answer(app, request, build)
 
 
-def _event_view(app, request, event: dict, password: str) -> HtmlView:
+def next_dates(reader, site: str, event: dict) -> list[dict]:
+    """The next NEXT_DATES occurrences of a repeating event that are not over yet (one under way counts),
+    changed ones at their own times and cancelled ones left out, each {"when", "key", "url", "rest_url"}:
+    its dates in the site's zone, its RECURRENCE-ID key, its place in the calendar's day view (the anchor
+    the views give that occurrence) and the occurrence's REST address, as the events list links it."""
+    from .events import rows_of as event_rows
+    from .views import calendar_zone
+
+    row = event_rows(reader, [event["id"]]).get(event["id"])
+    series = recurrence.rows_of(reader.session, reader.app, [event["id"]]).get(event["id"])
+    if row is None or series is None:
+        return []
+    zone, view_zone = reader.app.timezone(), calendar_zone(reader)
+    own_zone = times.zone(event["timezone"]) if times.is_zone(event.get("timezone") or "") else times.UTC
+    found = []
+    for start, end, _original in recurrence.occurrences(reader.app, row, series, times.utcnow(), None)[:NEXT_DATES]:
+        key = recurrence.occurrence_key(start)
+        shown = {**event, "utc_start_date": times.text(start), "utc_end_date": times.text(end),  # as `when` reads them
+                 "start_date": times.text(times.to_local(start, own_zone)),
+                 "end_date": times.text(times.to_local(end, own_zone))}
+        day = times.to_local(start, own_zone if event.get("all_day") else view_zone).date()
+        found.append({"when": when(shown, zone), "key": key,
+                      "url": f"{site}/events/day/{day:%Y-%m-%d}/#event-{event['id']}-{key}",
+                      "rest_url": common.rest_url(reader, f"events/{event['id']}/occurrences/{key}")})
+    return found
+
+
+def _event_view(app, request, event: dict, password: str, upcoming: list[dict]) -> HtmlView:
     site = _site(app, request)
     terms = {taxonomy: [{"name": term["name"], "url": f"{site}/{REWRITES[taxonomy]}/{term['slug']}/"}
                         for term in event[TERMS[taxonomy][0]]] for taxonomy in TERMS}
@@ -101,7 +130,7 @@ def _event_view(app, request, event: dict, password: str) -> HtmlView:
                "venues": [_filled(venue) for venue in _as_list(event.get("venue"))],
                "organizers": [_filled(organizer) for organizer in _as_list(event.get("organizer"))],
                "ical_url": f"{event['url']}?ical=1" if not password else "", "map_url": map_url,
-               "address_lines": address_lines, "events_url": f"{site}/events/"}
+               "address_lines": address_lines, "events_url": f"{site}/events/", "next_dates": upcoming}
     head = _render(app, "public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
                                               "json_ld": _json_for_script(event.get("json_ld"))})
     return _view(event["title"], _render(app, "public/event.html", context), event, EVENT, head)
