@@ -495,7 +495,7 @@ def view_page(app, request, **_url_params):
         body = render(reader, site, view)
     user = app.page_user(request.environ)
     rest = html.escape(app.rest_base_url(request.environ) + "/cal/views/v2/html")
-    return _html_response(app, "Events", f'<div class="cal-page" data-cal-rest="{rest}">{body}</div>'
+    return _html_response(app, "Events", f'<div class="cal-page site-wide" data-cal-rest="{rest}">{body}</div>'
                                          f"{tokens_block(app, user.id)}")
 
 
