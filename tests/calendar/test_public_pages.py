@@ -341,3 +341,13 @@ def test_the_featured_image_shows_on_the_event_page(make_app):
     page = visit(app.client, event["url"])
     assert f'<img src="{media["source_url"]}" alt="" width="4" height="3">' in page.text
     assert json_ld(page)["image"] == media["source_url"]
+
+
+def test_the_site_menu_links_the_events_after_the_sites_pages(demo):
+    """Visitors reach the calendar from every page's menu; on /events/ the entry is the current one."""
+    home = parsed(demo.client.get("/"))
+    links = home.findall(".//nav[@aria-label='Site']//a")
+    assert links[-1].text == "Events" and links[-1].get("href") == f"{SITE}/events/"
+    assert links[-1].get("aria-current") is None
+    events = parsed(demo.client.get("/events/")).findall(".//nav[@aria-label='Site']//a[@aria-current='page']")
+    assert [link.text for link in events] == ["Events"]
