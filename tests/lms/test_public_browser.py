@@ -1,13 +1,9 @@
 """A pupil in headless Chromium against a real `sitehost serve` (demo site): signs in, opens a free
 course, finds its lessons locked, enrols from the course page and reads a lesson.
-
-With SITEHOST_SCREENSHOTS=<folder> the test also saves the course page and a lesson, locked and
-unlocked, at desktop (1280x900) and phone (390x844) sizes: docs/site/lms-*.png come from here.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import urllib.request
@@ -30,27 +26,12 @@ def add_pupil(config: Path) -> None:
                    check=True, capture_output=True, timeout=120)
 
 
-def screenshots(page, site: str, path: str, name: str) -> None:
-    """Full-page pictures of `path` at both sizes, when SITEHOST_SCREENSHOTS names a folder."""
-    folder = os.environ.get("SITEHOST_SCREENSHOTS")
-    if not folder:
-        return
-    for size, viewport in SIZES.items():
-        page.set_viewport_size(viewport)
-        page.goto(site + path)
-        page.screenshot(path=str(Path(folder) / f"lms-{name}-{size}.png"), full_page=True)
-    page.set_viewport_size(SIZES["desktop"])
-
-
 def test_a_pupil_signs_in_enrols_in_a_free_course_and_opens_a_lesson(browser, tmp_path):
     config, _admin, _password = init_site(tmp_path, demo=True)
     add_pupil(config)
     process, site, _rest = serve(config)
     page = browser.new_page(viewport=SIZES["desktop"])
     try:
-        screenshots(page, site, "/courses/robotics-club/", "course")
-        screenshots(page, site, "/lesson/safety-in-the-lab-and-meeting-the-kit/", "lesson-locked")
-
         page.goto(site + "/admin/sign-in")
         page.get_by_label("Username or email address").fill(PUPIL)
         page.get_by_label("Password").fill(PUPIL_PASSWORD)
@@ -79,7 +60,6 @@ def test_a_pupil_signs_in_enrols_in_a_free_course_and_opens_a_lesson(browser, tm
             assert anonymous.status == 200 and LESSON_TEXT not in anonymous.read().decode("utf-8")
         page.get_by_role("link", name="Next: Building a driving base").click()
         expect(page.get_by_role("link", name="Watch the video of this lesson")).to_be_visible()
-        screenshots(page, site, "/lesson/safety-in-the-lab-and-meeting-the-kit/", "lesson-unlocked")
     finally:
         page.close()
         stop_sitehost(process)
