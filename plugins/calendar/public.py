@@ -213,8 +213,10 @@ def term_page(taxonomy: str):
 def _upcoming(reader, page: int, **filters) -> dict:
     """Events not over yet (in progress or to come), in start order; a page past the end is a 404."""
     now = times.text(times.to_local(times.utcnow(), reader.app.timezone()))
-    reply = reader.internal_get(f"/{NAMESPACE}/events", ends_after=now, start_date="1970-01-01", page=page,
-                                per_page=PER_PAGE, **filters)
+    # strict_dates: `ends_after` to the second (else the list reads it as the whole day, and today's later events
+    # would be missing).
+    reply = reader.internal_get(f"/{NAMESPACE}/events", ends_after=now, start_date="1970-01-01", strict_dates=True,
+                                page=page, per_page=PER_PAGE, **filters)
     data = reply.data if reply.ok and isinstance(reply.data, dict) else {}
     events, total_pages = data.get("events", []), int(data.get("total_pages") or 0)
     if page > 1 and page > total_pages:

@@ -241,6 +241,21 @@ def test_a_repeating_events_occurrences_resolve(make_app):
         assert single["url"] == event["url"]
 
 
+def test_a_venue_lists_an_event_later_today_and_one_under_way(make_app):
+    """"Upcoming" is to the second: today's evening event and one that started an hour ago are listed, one
+    that ended an hour ago is not."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    venue = new_venue(admin, venue="Sports hall")
+    now = datetime.datetime.now(ZoneInfo("Europe/London")).replace(microsecond=0, tzinfo=None)
+    for title, start, end in (("Netball later", now + datetime.timedelta(hours=2), now + datetime.timedelta(hours=3)),
+                              ("Netball now", now - datetime.timedelta(hours=1), now + datetime.timedelta(hours=1)),
+                              ("Netball over", now - datetime.timedelta(hours=2), now - datetime.timedelta(hours=1))):
+        new_event(admin, title=title, venue=venue["id"], start_date=f"{start}", end_date=f"{end}")
+    page = visit(app.client, venue["url"])
+    assert "Netball later" in page.text and "Netball now" in page.text and "Netball over" not in page.text
+
+
 def _next_dates(page) -> list:
     return parsed(page).findall(".//section[@class='calp-next']/ol[@class='calp-next-dates']/li/a")
 
