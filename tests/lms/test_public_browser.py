@@ -17,6 +17,7 @@ from tests.admin.served import init_site, serve
 
 PUPIL, PUPIL_PASSWORD = "dana.p", "Riverside pupil 2026!"
 LESSON_TEXT = "Lab rules, the parts box and charging the hubs."
+COURSE, LESSON = "/courses/robotics-club/", "/lesson/safety-in-the-lab-and-meeting-the-kit/"
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
@@ -26,19 +27,32 @@ def add_pupil(config: Path) -> None:
                    check=True, capture_output=True, timeout=120)
 
 
+def sign_in_pupil(page, site: str) -> None:
+    """The demo pupil signs in through the sign-in page (the session cookie then carries every page)."""
+    page.goto(site + "/admin/sign-in")
+    page.get_by_label("Username or email address").fill(PUPIL)
+    page.get_by_label("Password").fill(PUPIL_PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/sign-in" not in url)
+
+
+def enrol_pupil(page, site: str) -> None:
+    """The demo pupil signs in and enrols in the Robotics Club from its page."""
+    sign_in_pupil(page, site)
+    page.goto(site + COURSE)
+    page.get_by_role("button", name="Enrol now").click()
+    expect(page.get_by_role("heading", name="You are enrolled")).to_be_visible()
+
+
 def test_a_pupil_signs_in_enrols_in_a_free_course_and_opens_a_lesson(browser, tmp_path):
     config, _admin, _password = init_site(tmp_path, demo=True)
     add_pupil(config)
     process, site, _rest = serve(config)
     page = browser.new_page(viewport=SIZES["desktop"])
     try:
-        page.goto(site + "/admin/sign-in")
-        page.get_by_label("Username or email address").fill(PUPIL)
-        page.get_by_label("Password").fill(PUPIL_PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        page.wait_for_url(lambda url: "/sign-in" not in url)
+        sign_in_pupil(page, site)
 
-        page.goto(site + "/courses/robotics-club/")
+        page.goto(site + COURSE)
         expect(page.get_by_role("heading", level=1)).to_have_text("Robotics Club (Years 7-9)")
         outline = page.get_by_role("region", name="Course content")
         expect(outline.get_by_role("heading", level=3)).to_have_text(["Getting started", "Sensors and programming"])

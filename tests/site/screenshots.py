@@ -22,12 +22,11 @@ from playwright.sync_api import expect, sync_playwright
 from host.testing import chromium_path, stop_sitehost
 from tests.admin.served import init_site, serve
 from tests.forms.test_public_form_pages import demo_contact_page, fill_contact_form
-from tests.lms.test_public_browser import PUPIL, PUPIL_PASSWORD, add_pupil
+from tests.lms.test_public_browser import COURSE, LESSON, add_pupil, enrol_pupil
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "site"
 DESKTOP, PHONE = {"width": 1280, "height": 900}, {"width": 390, "height": 844}
 PHONE_SHOTS = ("home", "post-with-comments", "event", "lesson", "form")
-COURSE, LESSON = "/courses/robotics-club/", "/lesson/safety-in-the-lab-and-meeting-the-kit/"
 EVENT = "Year 11 parents' evening"
 
 
@@ -93,14 +92,7 @@ def photograph(folder: Path) -> list[Path]:
                 page.get_by_role("button", name="Send message").click()
                 expect(page.locator("form.forms-form")).to_have_attribute("data-status", "sent")
                 written.append(_shoot(page, folder, "form-sent"))
-                page.goto(site + "/admin/sign-in")  # the pupil enrols and opens the lesson
-                page.get_by_label("Username or email address").fill(PUPIL)
-                page.get_by_label("Password").fill(PUPIL_PASSWORD)
-                page.get_by_role("button", name="Sign in").click()
-                page.wait_for_url(lambda url: "/sign-in" not in url)
-                page.goto(site + COURSE)
-                page.get_by_role("button", name="Enrol now").click()
-                expect(page.get_by_role("heading", name="You are enrolled")).to_be_visible()
+                enrol_pupil(page, site)  # the pupil enrols and opens the lesson
                 for viewport in (DESKTOP, PHONE):
                     page.set_viewport_size(viewport)
                     page.goto(site + LESSON, wait_until="networkidle")

@@ -14,12 +14,11 @@ from playwright.sync_api import expect
 from host.testing import stop_sitehost
 from tests.admin.served import init_site, serve
 from tests.forms.test_public_form_pages import demo_contact_page, fill_contact_form
-from tests.lms.test_public_browser import PUPIL, PUPIL_PASSWORD, add_pupil
+from tests.lms.test_public_browser import COURSE, LESSON, add_pupil, enrol_pupil
 
 from .axe_check import axe_violations
 
 VIEWPORTS = ({"width": 1280, "height": 900}, {"width": 390, "height": 844})
-COURSE, LESSON = "/courses/robotics-club/", "/lesson/safety-in-the-lab-and-meeting-the-kit/"
 
 
 def _read(url: str):
@@ -95,14 +94,7 @@ def test_every_page_type_has_no_serious_accessibility_violation(browser, tmp_pat
             page.unroute("**/forms.js")
 
             # An enrolled pupil's course, lesson and quiz pages (the text shown, the next-step links).
-            page.goto(site + "/admin/sign-in")
-            page.get_by_label("Username or email address").fill(PUPIL)
-            page.get_by_label("Password").fill(PUPIL_PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_url(lambda url: "/sign-in" not in url)
-            page.goto(site + COURSE)
-            page.get_by_role("button", name="Enrol now").click()
-            expect(page.get_by_role("heading", name="You are enrolled")).to_be_visible()
+            enrol_pupil(page, site)
             _check(page, "course enrolled", found)
             _visit_all(page, {"lesson enrolled": site + LESSON, "quiz enrolled": quiz,
                               "post signed in": addresses["post"]}, found)

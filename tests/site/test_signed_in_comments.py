@@ -7,17 +7,7 @@ from __future__ import annotations
 
 from host.testing import admin_sign_in, create_test_user
 
-from .helpers import POSTS, SITE, parse_strict
-
-COMMENTS = "/wp-json/core/v2/comments"
-
-
-def _site(make_app, **site):
-    app = make_app(plugins=["core"], site={"permalink_structure": "/%postname%/", "comment_flood": 0, **site})
-    admin = create_test_user(app, "administrator")
-    post = app.client.post_json(POSTS, {"title": "Sports day", "slug": "sports-day", "status": "publish"},
-                                headers=admin.headers).json
-    return app, admin, post
+from .helpers import COMMENTS, SITE, parse_strict, sports_day_site
 
 
 def _form(page):
@@ -32,7 +22,7 @@ def _comments(app, admin, post) -> list[dict]:
 
 
 def test_signed_in_visitor_sees_logged_in_as_and_posts_as_themself(make_app):
-    app, admin, post = _site(make_app, comment_moderation=False, comment_previously_approved=True)
+    app, admin, post = sports_day_site(make_app, comment_moderation=False, comment_previously_approved=True)
     pupil = create_test_user(app, "subscriber", login="sam")
     name = app.client.get(f"/wp-json/core/v2/users/{pupil.id}", {"context": "edit"}, headers=admin.headers).json["name"]
     browser = admin_sign_in(app, pupil)
@@ -53,7 +43,7 @@ def test_signed_in_visitor_sees_logged_in_as_and_posts_as_themself(make_app):
 
 
 def test_a_user_who_moderates_comments_is_approved_at_once(make_app):
-    app, admin, post = _site(make_app, comment_moderation=True)
+    app, admin, post = sports_day_site(make_app, comment_moderation=True)
     editor = create_test_user(app, "editor")
     browser = admin_sign_in(app, editor)
     _form_element, fields = _form(browser.get("/sports-day/"))
@@ -66,7 +56,7 @@ def test_a_user_who_moderates_comments_is_approved_at_once(make_app):
 
 
 def test_a_wrong_nonce_saves_nothing_and_no_nonce_is_an_anonymous_post(make_app):
-    app, admin, post = _site(make_app, comment_moderation=False)
+    app, admin, post = sports_day_site(make_app, comment_moderation=False)
     editor = create_test_user(app, "editor")
     browser = admin_sign_in(app, editor)
     _form_element, fields = _form(browser.get("/sports-day/"))
