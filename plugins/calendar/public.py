@@ -7,12 +7,12 @@ without a cookie or credentials, dropped when content, terms or the calendar's p
 and kept at most KEEP_SECONDS (an event that is over leaves the upcoming lists within a minute).
 A protected event's password form is `no-store`, never kept. a missing, draft, pending, private or trashed item answers the site's 404 page (which
 never names it), and a password-protected event asks for its password (a form that posts to the
-page itself). Templates (templates/public/) render through the site theme, so a file of the same name
-in the operator's `[site] templates_dir` (`public/event.html` ...) wins. The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
-as an `.ics` file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`,
-`/events/tag/<slug>/`. A repeating event's occurrences share the `url` of their series (its page
-says that it repeats). Venues, organizers and terms list their upcoming events (those not yet
-over), PER_PAGE a page.
+page itself). Templates (templates/public/) render through the site theme, so a file of the same
+name in the operator's `[site] templates_dir` (`public/event.html` ...) wins. The addresses are the
+reference calendar's: `/event/<slug>/` (`?ical=1`: the event as an `.ics` file), `/venue/<slug>/`,
+`/organizer/<slug>/`, `/events/category/<slug>/`, `/events/tag/<slug>/`. A repeating event's
+occurrences share the `url` of their series (its page says that it repeats and lists its next
+dates). Venues, organizers and terms list their upcoming events (those not yet over), PER_PAGE a page.
 """
 
 from __future__ import annotations
@@ -132,13 +132,13 @@ def _event_view(app, request, event: dict, password: str, upcoming: list[dict]) 
                "ical_url": f"{event['url']}?ical=1" if not password else "", "map_url": map_url,
                "address_lines": address_lines, "events_url": f"{site}/events/", "next_dates": upcoming}
     head = _render(app, "public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
-                                              "json_ld": _json_for_script(event.get("json_ld"))})
+                                                   "json_ld": _json_for_script(event.get("json_ld"))})
     return _view(event["title"], _render(app, "public/event.html", context), event, EVENT, head)
 
 
 def _password_form(app, request, slug: str, wrong: bool):
-    body = _render(app, "public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/",
-                                           "wrong": wrong})
+    body = _render(app, "public/password.html", {
+        "action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/", "wrong": wrong})
     view = HtmlView("Protected event", body, status=403 if wrong else 200,
                     head_html=_head(app, request))
     bottle.response.set_header("Cache-Control", "no-store")
