@@ -1,6 +1,6 @@
 """Plugins' public pages render through the theme, so the operator's template folder (`[site]
-templates_dir`) overrides them as it does core's: a calendar venue page, an lms course page and the
-forms plugin's missing-form page each take the operator's file of the same name."""
+templates_dir`) overrides them as it does core's: a calendar venue page, the events list, an lms course page
+and the forms plugin's missing-form page each take the operator's file of the same name."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ def test_operator_templates_replace_plugin_page_templates(make_app, tmp_path):
     (folder / "public").mkdir(parents=True)
     (folder / "public" / "venue.html").write_text(
         '<p class="operator-venue">Find {{ place.venue }} by the river gate.</p>\n', encoding="utf-8")
+    (folder / "public" / "views.html").write_text(
+        '<p class="operator-events">The {{ view }} of the school calendar.</p>\n', encoding="utf-8")
     (folder / "lms_page_course.html").write_text(
         '<p class="operator-course">{{ course.title }}: ask the school office about places.</p>\n', encoding="utf-8")
     (folder / "forms_missing.html").write_text('<p class="operator-form">That form has moved.</p>\n', encoding="utf-8")
@@ -33,6 +35,10 @@ def test_operator_templates_replace_plugin_page_templates(make_app, tmp_path):
         f"Find {venue['venue']} by the river gate."
     assert document.find(".//main/h1").text == venue["venue"]  # still in the theme's layout
     assert "calp-place" not in page.text and "calendar-pages.css" in page.text  # the head stays the plugin's
+
+    page = app.client.get("/events/list/")
+    assert parse_strict(page.text).find(".//main/div/p[@class='operator-events']").text == \
+        "The list of the school calendar."
 
     page = app.client.get(_path(course["link"]))
     document = parse_strict(page.text)
