@@ -115,6 +115,19 @@ def register_pages(app):
 
 
 @hookimpl
+def site_menu_entries(app, request):
+    """"Events" in the site menu, to /events/ (the month of today), after the site's own pages."""
+    if not settings.settings_of(app).enabled:
+        return []
+    from host import MenuEntry
+
+    return [MenuEntry("Events", "/events/", order=MENU_ORDER)]
+
+
+MENU_ORDER = 1000  # after core's pages (their menu_order, usually small)
+
+
+@hookimpl
 def startup(app):
     ensure_row(app)
     keys.load(app)

@@ -7,11 +7,12 @@ without a cookie or credentials, dropped when content, terms or the calendar's p
 and kept at most KEEP_SECONDS (an event that is over leaves the upcoming lists within a minute).
 A protected event's password form is `no-store`, never kept. a missing, draft, pending, private or trashed item answers the site's 404 page (which
 never names it), and a password-protected event asks for its password (a form that posts to the
-page itself). The addresses are the reference calendar's: `/event/<slug>/` (`?ical=1`: the event
-as an `.ics` file), `/venue/<slug>/`, `/organizer/<slug>/`, `/events/category/<slug>/`,
-`/events/tag/<slug>/`. A repeating event's occurrences share the `url` of their series (its page
-says that it repeats). Venues, organizers and terms list their upcoming events (those not yet
-over), PER_PAGE a page.
+page itself). Templates (templates/public/) render through the site theme, so a file of the same
+name in the operator's `[site] templates_dir` (`public/event.html` ...) wins. The addresses are the
+reference calendar's: `/event/<slug>/` (`?ical=1`: the event as an `.ics` file), `/venue/<slug>/`,
+`/organizer/<slug>/`, `/events/category/<slug>/`, `/events/tag/<slug>/`. A repeating event's
+occurrences share the `url` of their series (its page says that it repeats and lists its next
+dates). Venues, organizers and terms list their upcoming events (those not yet over), PER_PAGE a page.
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ import bottle
 import nh3
 from markupsafe import Markup
 
-from host import HtmlView, Page
+from host import HtmlView, Page, theme
 
-from . import times
+from . import common, recurrence, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .ical import CONTENT_TYPE, build_calendar
-from .templating import render
 from .views import anonymous_reader
 
 PER_PAGE = 10
+NEXT_DATES = 5  # occurrences a repeating event's page lists
 MAX_PAGE = 1000  # a page number past this is no page (bounds the list's offset)
 MAX_SLUG = 200
 MAX_PASSWORD = 255
@@ -88,12 +89,40 @@ def event_page(app, request, slug: str):
         event = reply.data
         if request.query.get("ical") == "1":
             return _ical_file(reader, event)
-        return _event_view(app, request, event, password)
+        upcoming = next_dates(reader, _site(app, request), event) if event.get("recurrence") else []
+        return _event_view(app, request, event, password, upcoming)
 
     return answer(app, request, build)
 
 
-def _event_view(app, request, event: dict, password: str) -> HtmlView:
+def next_dates(reader, site: str, event: dict) -> list[dict]:
+    """The next NEXT_DATES occurrences of a repeating event that are not over yet (one under way counts),
+    changed ones at their own times and cancelled ones left out, each {"when", "key", "url", "rest_url"}:
+    its dates in the site's zone, its RECURRENCE-ID key, its place in the calendar's day view (the anchor
+    the views give that occurrence) and the occurrence's REST address, as the events list links it."""
+    from .events import rows_of as event_rows
+    from .views import calendar_zone
+
+    row = event_rows(reader, [event["id"]]).get(event["id"])
+    series = recurrence.rows_of(reader.session, reader.app, [event["id"]]).get(event["id"])
+    if row is None or series is None:
+        return []
+    zone, view_zone = reader.app.timezone(), calendar_zone(reader)
+    own_zone = times.zone(event["timezone"]) if times.is_zone(event.get("timezone") or "") else times.UTC
+    found = []
+    for start, end, _original in recurrence.occurrences(reader.app, row, series, times.utcnow(), None)[:NEXT_DATES]:
+        key = recurrence.occurrence_key(start)
+        shown = {**event, "utc_start_date": times.text(start), "utc_end_date": times.text(end),  # as `when` reads them
+                 "start_date": times.text(times.to_local(start, own_zone)),
+                 "end_date": times.text(times.to_local(end, own_zone))}
+        day = times.to_local(start, own_zone if event.get("all_day") else view_zone).date()
+        found.append({"when": when(shown, zone), "key": key,
+                      "url": f"{site}/events/day/{day:%Y-%m-%d}/#event-{event['id']}-{key}",
+                      "rest_url": common.rest_url(reader, f"events/{event['id']}/occurrences/{key}")})
+    return found
+
+
+def _event_view(app, request, event: dict, password: str, upcoming: list[dict]) -> HtmlView:
     site = _site(app, request)
     terms = {taxonomy: [{"name": term["name"], "url": f"{site}/{REWRITES[taxonomy]}/{term['slug']}/"}
                         for term in event[TERMS[taxonomy][0]]] for taxonomy in TERMS}
@@ -102,17 +131,17 @@ def _event_view(app, request, event: dict, password: str) -> HtmlView:
                "venues": [_filled(venue) for venue in _as_list(event.get("venue"))],
                "organizers": [_filled(organizer) for organizer in _as_list(event.get("organizer"))],
                "ical_url": f"{event['url']}?ical=1" if not password else "", "map_url": map_url,
-               "address_lines": address_lines, "events_url": f"{site}/events/"}
-    head = render("public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
-                                              "json_ld": _json_for_script(event.get("json_ld"))})
-    return _view(event["title"], render("public/event.html", context), event, EVENT, head)
+               "address_lines": address_lines, "events_url": f"{site}/events/", "next_dates": upcoming}
+    head = _render(app, "public/event_head.html", {"stylesheet": _stylesheet(app, request), "event": event,
+                                                   "json_ld": _json_for_script(event.get("json_ld"))})
+    return _view(event["title"], _render(app, "public/event.html", context), event, EVENT, head)
 
 
 def _password_form(app, request, slug: str, wrong: bool):
-    body = render("public/password.html", {"action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/",
-                                           "wrong": wrong})
+    body = _render(app, "public/password.html", {
+        "action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/", "wrong": wrong})
     view = HtmlView("Protected event", body, status=403 if wrong else 200,
-                    head_html=render("public/head.html", {"stylesheet": _stylesheet(app, request)}))
+                    head_html=_head(app, request))
     bottle.response.set_header("Cache-Control", "no-store")
     return app.render_view(view)
 
@@ -145,8 +174,8 @@ def place_page(post_type: str):
             context = {"kind": kind, "place": place, "description": _html(place.get("description", "")),
                        "address_lines": address_lines, "map_url": map_url,
                        **_listing(app, request, place["url"], page, listed)}
-            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
-            return _view(place[name_field], render(f"public/{kind}.html", context), place, post_type, head)
+            head = _head(app, request)
+            return _view(place[name_field], _render(app, f"public/{kind}.html", context), place, post_type, head)
 
         return answer(app, request, build)
 
@@ -172,10 +201,10 @@ def term_page(taxonomy: str):
             listed = _upcoming(reader, page, **{plural: [term["id"]]})
             context = {"term": term, "label": label, "description": _html(term.get("description", "")),
                        **_listing(app, request, term["url"], page, listed)}
-            head = render("public/head.html", {"stylesheet": _stylesheet(app, request)})
+            head = _head(app, request)
             item = {"id": term["id"], "type": taxonomy, "link": term["url"], "rest_url": term["urls"]["self"],
                     "title": term["name"], "taxonomy": taxonomy}
-            return HtmlView(f"{label}: {term['name']}", str(render("public/term.html", context)), item=item,
+            return HtmlView(f"{label}: {term['name']}", str(_render(app, "public/term.html", context)), item=item,
                             head_html=str(head))
 
         return answer(app, request, build)
@@ -187,9 +216,10 @@ def term_page(taxonomy: str):
 def _upcoming(reader, page: int, **filters) -> dict:
     """Events not over yet (in progress or to come), in start order; a page past the end is a 404."""
     now = times.text(times.to_local(times.utcnow(), reader.app.timezone()))
-    # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
-    reply = reader.internal_get(f"/{NAMESPACE}/events", ends_after=now, start_date="1970-01-01", page=page,
-                                per_page=PER_PAGE, **filters)
+    # REST on purpose: this plugin's own route's answer (checks, password, paging, errors). strict_dates:
+    # `ends_after` to the second (else the list reads it as the whole day, and today's later events would be missing).
+    reply = reader.internal_get(f"/{NAMESPACE}/events", ends_after=now, start_date="1970-01-01", strict_dates=True,
+                                page=page, per_page=PER_PAGE, **filters)
     data = reply.data if reply.ok and isinstance(reply.data, dict) else {}
     events, total_pages = data.get("events", []), int(data.get("total_pages") or 0)
     if page > 1 and page > total_pages:
@@ -288,6 +318,15 @@ def _view(title: str, body: Markup, shaped: dict, post_type: str, head: Markup) 
     item = {"id": shaped["id"], "type": post_type, "link": shaped["url"], "rest_url": shaped["rest_url"],
             "title": title, "slug": shaped.get("slug", "")}
     return HtmlView(title, str(body), item=item, head_html=str(head))
+
+
+def _render(app, template: str, context: dict) -> Markup:
+    """A template of templates/public/ through the site theme (the operator's copy wins)."""
+    return theme.render(app, __package__, template, context)
+
+
+def _head(app, request) -> Markup:
+    return _render(app, "public/head.html", {"stylesheet": _stylesheet(app, request)})
 
 
 def _site(app, request) -> str:

@@ -6,9 +6,12 @@ The same markup serves two ways: as plain pages (`/events/`, the month of today;
 page can swap views without a reload (assets/calendar.js does, when scripts run). Navigation
 links are plain view URLs either way.
 
-Views show what anyone may read: published events (a password-protected one shows its title
-and time only), read through an anonymous request whatever the viewer, so nothing a signed-in
-viewer may see is ever kept or shown to another. Times are in the calendar's time zone and weeks
+The markup is templates/public/views.html, rendered through the site theme (`host.theme.render`), so an
+operator's `public/views.html` in `[site] templates_dir` replaces it.
+
+Views show what anyone may read: published events (a password-protected one shows its title and time
+only), read through an anonymous request whatever the viewer, so nothing a signed-in viewer may see is
+ever kept or shown to another. Times are in the calendar's time zone and weeks
 start on the calendar's first day (the setup wizard's choices; else the site's zone and Monday),
 see onboarding.preferences, kept per calendar version (view_state). A rendered view is kept per (site,
 view, date, calendar version, today) for a minute: every calendar write, and every save of the
@@ -33,6 +36,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import nh3
 from sqlalchemy import and_, or_, select
 
+from host import theme
 from host.lru import LruCache
 from host.stash import StashKey
 from host import HtmlView, Page, RestRequest
@@ -91,7 +95,7 @@ class Entry:
     end: datetime.datetime
     all_day: bool
     venue: str
-    summary: str  # plain text, already escaped
+    summary: str  # plain text
     protected: bool
     occurrence: str  # the RECURRENCE-ID key of a repeating event's occurrence, "" otherwise
     slug: str = ""  # the event's page is /event/<slug>/
@@ -253,65 +257,50 @@ def entries_between(reader, start_local: datetime.datetime, end_local: datetime.
 
 
 def _plain(text: str, limit: int) -> str:
-    """Stored HTML as escaped plain text, cut at `limit` characters on a word."""
+    """Stored HTML as plain text (the template escapes it), cut at `limit` characters on a word."""
     cleaned = " ".join(html.unescape(nh3.clean(text or "", tags=set())).split())
     if len(cleaned) > limit:
         cleaned = cleaned[:limit].rsplit(" ", 1)[0] + "…"
-    return html.escape(cleaned)
+    return cleaned
 
 
 # --- rendering ---------------------------------------------------------------------------------
-
-def _time_range(entry: Entry) -> str:
-    if entry.all_day:
-        return "All day"
-    start = f'<time datetime="{entry.start:%Y-%m-%dT%H:%M}">{entry.start:%H:%M}</time>'
-    end = f'<time datetime="{entry.end:%Y-%m-%dT%H:%M}">{entry.end:%H:%M}</time>'
-    return start if entry.end == entry.start else f"{start}–{end}"
-
 
 def _day_label(day: datetime.date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
 
 
-def _view_switch(current: ViewRequest, site: str, day: datetime.date) -> str:
+def _switch(current: ViewRequest, site: str, day: datetime.date) -> list[dict]:
     links = {"month": ViewRequest("month", day.replace(day=1)), "list": ViewRequest("list", day),
              "day": ViewRequest("day", day)}
-    items = []
-    for name, target in links.items():
-        current_attr = ' aria-current="page"' if name == current.view else ""
-        items.append(f'<li><a href="{html.escape(site + target.path())}" data-cal-link{current_attr}>'
-                     f'{name.capitalize()}</a></li>')
-    return f'<nav class="cal-switch" aria-label="Calendar views"><ul>{"".join(items)}</ul></nav>'
+    return [{"name": name.capitalize(), "url": site + target.path(), "current": name == current.view}
+            for name, target in links.items()]
 
 
 def _nav(site: str, previous: ViewRequest | None, previous_text: str, heading: str, next_: ViewRequest | None,
-         next_text: str, today_view: ViewRequest) -> str:
-    parts = ['<nav class="cal-nav" aria-label="Previous and next">']
-    if previous is not None:
-        parts.append(f'<a class="cal-prev" rel="prev" href="{html.escape(site + previous.path())}" data-cal-link>'
-                     f'<span aria-hidden="true">‹ </span>{previous_text}</a>')
-    parts.append(f'<a class="cal-today" href="{html.escape(site + today_view.path())}" data-cal-link>Today</a>')
-    if next_ is not None:
-        parts.append(f'<a class="cal-next" rel="next" href="{html.escape(site + next_.path())}" data-cal-link>'
-                     f'{next_text}<span aria-hidden="true"> ›</span></a>')
-    parts.append("</nav>")
-    return f'<div class="cal-bar"><h2 id="cal-heading" tabindex="-1">{heading}</h2>{"".join(parts)}</div>'
+         next_text: str, today_view: ViewRequest) -> dict:
+    return {"heading": heading, "today": site + today_view.path(),
+            "previous": {"url": site + previous.path(), "text": previous_text} if previous is not None else None,
+            "next": {"url": site + next_.path(), "text": next_text} if next_ is not None else None}
 
 
 def _event_link(site: str, entry: Entry) -> str:
     """Where the month grid sends an event: its day's view, at the event."""
-    return html.escape(f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}")
+    return f"{site}/events/day/{entry.start:%Y-%m-%d}/#{entry.anchor}"
 
 
 def _event_page_link(site: str, entry: Entry) -> str:
     """The event's own page (every occurrence of a repeating one shows its series' page)."""
     if entry.slug:
-        return html.escape(f"{site}/{REWRITES[EVENT]}/{entry.slug}/")
+        return f"{site}/{REWRITES[EVENT]}/{entry.slug}/"
     return _event_link(site, entry)
 
 
-def render_month(reader, site: str, view: ViewRequest) -> str:
+def _listed(site: str, entries: list[Entry]) -> list[dict]:
+    return [{"entry": entry, "url": _event_page_link(site, entry)} for entry in entries]
+
+
+def month_context(reader, site: str, view: ViewRequest) -> dict:
     first = view.day.replace(day=1)
     # The wizard's week start (start_of_week: 0 Sunday, 1 Monday, ...) as a Python weekday.
     week_first = (view_state(reader)[1].week_start - 1) % 7
@@ -331,68 +320,34 @@ def render_month(reader, site: str, view: ViewRequest) -> str:
     previous = ViewRequest("month", (first - datetime.timedelta(days=1)).replace(day=1), search=view.search)
     following = ViewRequest("month", last + datetime.timedelta(days=1), search=view.search)
     heading = f"{first:%B %Y}"
-    out = [_view_switch(view, site, first if (now.year, now.month) != (first.year, first.month) else now),
-           _nav(site, previous, "Previous month", heading, following, "Next month",
-                ViewRequest("month", now.replace(day=1))),
-           '<table class="cal-month" aria-labelledby="cal-heading"><thead><tr>']
-    for weekday in ((week_first + offset) % 7 for offset in range(7)):
-        out.append(f'<th scope="col"><abbr title="{month_names.day_name[weekday]}">'
-                   f'{month_names.day_abbr[weekday]}</abbr></th>')
-    out.append("</tr></thead><tbody>")
+    weeks: list[list[dict]] = []
     day = grid_start
     while day <= grid_end:
         if day.weekday() == week_first:
-            out.append("<tr>")
-        classes = ["cal-day"]
-        if day.month != first.month:
-            classes.append("cal-other")
-        if day == now:
-            classes.append("cal-is-today")
+            weeks.append([])
         listed = by_day.get(day, [])
-        if not listed:
-            classes.append("cal-empty")
-        current = ' aria-current="date"' if day == now else ""
+        classes = ["cal-day", *(["cal-other"] if day.month != first.month else []),
+                   *(["cal-is-today"] if day == now else []), *([] if listed else ["cal-empty"])]
         count = f", {len(listed)} event{'s' if len(listed) != 1 else ''}" if listed else ""
-        out.append(f'<td class="{" ".join(classes)}"{current}>'
-                   f'<a class="cal-date" href="{html.escape(f"{site}/events/day/{day:%Y-%m-%d}/")}" data-cal-link '
-                   f'aria-label="{_day_label(day)}{count}">'
-                   f'<span class="cal-weekday" aria-hidden="true">{day:%a} </span>{day.day}</a>')
-        if listed:
-            out.append('<ul class="cal-events">')
-            for entry in listed:
-                label = "All day" if entry.all_day or entry.start.date() != day else f"{entry.start:%H:%M}"
-                out.append(f'<li><a href="{_event_link(site, entry)}" data-cal-link>'
-                           f'<span class="cal-time">{label}</span> {entry.title}</a></li>')
-            out.append("</ul>")
-        out.append("</td>")
-        if day.weekday() == week_last:
-            out.append("</tr>")
+        weeks[-1].append({
+            "classes": " ".join(classes), "today": day == now, "url": f"{site}/events/day/{day:%Y-%m-%d}/",
+            "label": f"{_day_label(day)}{count}", "weekday": f"{day:%a}", "number": day.day,
+            "events": [{"url": _event_link(site, entry), "title": entry.title,
+                        "time": "All day" if entry.all_day or entry.start.date() != day else f"{entry.start:%H:%M}"}
+                       for entry in listed]})
         day += datetime.timedelta(days=1)
-    out.append("</tbody></table>")
-    if not entries:
-        out.append(f'<p class="cal-none">No events in {heading}.</p>')
-    return "".join(out)
+    return {"links": _switch(view, site, first if (now.year, now.month) != (first.year, first.month) else now),
+            "nav": _nav(site, previous, "Previous month", heading, following, "Next month",
+                        ViewRequest("month", now.replace(day=1))),
+            "weekdays": [{"name": month_names.day_name[weekday], "abbr": month_names.day_abbr[weekday]}
+                         for weekday in ((week_first + offset) % 7 for offset in range(7))],
+            "weeks": weeks, "nothing": "" if entries else f"No events in {heading}."}
 
 
-def _entry_block(entry: Entry, site: str, heading_level: int) -> str:
-    where = f'<p class="cal-venue"><span class="cal-label">Where:</span> {entry.venue}</p>' if entry.venue else ""
-    summary = f'<p class="cal-summary">{entry.summary}</p>' if entry.summary else ""
-    note = '<p class="cal-summary">The details of this event are password protected.</p>' if entry.protected else ""
-    repeats = '<span class="cal-repeats">Repeats</span>' if entry.occurrence else ""
-    when = _time_range(entry)
-    if entry.start.date() != entry.end.date():
-        when = (f'{entry.start:%a} {entry.start.day} {entry.start:%b}'
-                f'{"" if entry.all_day else f" {entry.start:%H:%M}"} – '
-                f'{entry.end:%a} {entry.end.day} {entry.end:%b}{"" if entry.all_day else f" {entry.end:%H:%M}"}')
-    return (f'<article class="cal-event" id="{entry.anchor}"><p class="cal-when">{when}{repeats}</p>'
-            f'<h{heading_level} class="cal-title"><a href="{_event_page_link(site, entry)}">{entry.title}</a>'
-            f'</h{heading_level}>{where}{summary}{note}</article>')
-
-
-def render_list(reader, site: str, view: ViewRequest) -> str:
+def list_context(reader, site: str, view: ViewRequest) -> dict:
     start = datetime.datetime.combine(view.day, datetime.time())
     end = times.end_of_day(times.months_ahead(start, settings_of(reader.app).list_months))
-    entries = [entry for entry in entries_between(reader, start, end, view.search)]
+    entries = entries_between(reader, start, end, view.search)
     offset = (view.page - 1) * LIST_PAGE_SIZE
     shown = entries[offset:offset + LIST_PAGE_SIZE]
     now = today(reader)
@@ -400,49 +355,35 @@ def render_list(reader, site: str, view: ViewRequest) -> str:
     following = ViewRequest("list", view.day, view.page + 1, view.search) \
         if offset + LIST_PAGE_SIZE < len(entries) and view.page < MAX_LIST_PAGE else None
     heading = "Upcoming events" if view.day == now else f"Events from {_day_label(view.day)}"
-    out = [_view_switch(view, site, view.day),
-           _nav(site, previous, "Earlier events", heading, following, "Later events", ViewRequest("list", now))]
-    if not shown:
-        out.append('<p class="cal-none">There are no upcoming events.</p>')
-    current_month = None
-    for entry in shown:
-        month = (entry.start.year, entry.start.month)
-        if month != current_month:
-            if current_month is not None:
-                out.append("</ol></section>")
-            current_month = month
-            out.append(f'<section class="cal-list-month"><h3>{entry.start:%B %Y}</h3><ol class="cal-list">')
-        out.append(f'<li><div class="cal-badge" aria-hidden="true"><span>{entry.start:%a}</span>'
-                   f'<strong>{entry.start.day}</strong></div>'
-                   f'{_entry_block(entry, site, 4)}</li>')
-    if current_month is not None:
-        out.append("</ol></section>")
-    return "".join(out)
+    months: list[dict] = []
+    for item in _listed(site, shown):
+        month = f"{item['entry'].start:%B %Y}"
+        if not months or months[-1]["heading"] != month:
+            months.append({"heading": month, "items": []})
+        months[-1]["items"].append(item)
+    return {"links": _switch(view, site, view.day),
+            "nav": _nav(site, previous, "Earlier events", heading, following, "Later events", ViewRequest("list", now)),
+            "months": months, "nothing": "" if shown else "There are no upcoming events."}
 
 
-def render_day(reader, site: str, view: ViewRequest) -> str:
+def day_context(reader, site: str, view: ViewRequest) -> dict:
     start = datetime.datetime.combine(view.day, datetime.time())
     entries = entries_between(reader, start, times.end_of_day(start), view.search)
     now = today(reader)
     previous = ViewRequest("day", view.day - datetime.timedelta(days=1), search=view.search)
     following = ViewRequest("day", view.day + datetime.timedelta(days=1), search=view.search)
-    out = [_view_switch(view, site, view.day),
-           _nav(site, previous, "Previous day", _day_label(view.day), following, "Next day", ViewRequest("day", now))]
-    if not entries:
-        out.append(f'<p class="cal-none">No events on {_day_label(view.day)}.</p>')
-    else:
-        out.append('<ol class="cal-list cal-day-list">')
-        for entry in entries:
-            out.append(f"<li>{_entry_block(entry, site, 3)}</li>")
-        out.append("</ol>")
-    return "".join(out)
+    return {"links": _switch(view, site, view.day),
+            "nav": _nav(site, previous, "Previous day", _day_label(view.day), following, "Next day",
+                        ViewRequest("day", now)),
+            "items": _listed(site, entries), "nothing": "" if entries else f"No events on {_day_label(view.day)}."}
 
 
-RENDERERS = {"month": render_month, "list": render_list, "day": render_day}
+CONTEXTS = {"month": month_context, "list": list_context, "day": day_context}
 
 
 def render(reader, site: str, view: ViewRequest) -> str:
-    """The view's markup (without tokens), kept per (site, view, calendar version, today) for a minute."""
+    """The view's markup (without tokens), kept per (site, view, calendar version, today) for a minute.
+    templates/public/views.html renders it through the site theme (the operator's copy of that file wins)."""
     app = reader.app
     version, _preferences = view_state(reader)
     key = (site, view, version, today(reader))
@@ -451,10 +392,9 @@ def render(reader, site: str, view: ViewRequest) -> str:
     moment = time.monotonic()
     if found is not None and moment - found[1] < KEPT_SECONDS:
         return found[0]
-    body = (f'<div class="cal cal-view-{view.view}" id="cal-view" data-cal-url="{html.escape(site + view.path())}">'
-            f"{RENDERERS[view.view](reader, site, view)}"
-            f'<p class="cal-subscribe"><a href="{html.escape(site)}/events/feed.ics">'
-            "Subscribe to this calendar (iCalendar)</a></p></div>")
+    context = {"view": view.view, "view_url": site + view.path(), "site": site,
+               **CONTEXTS[view.view](reader, site, view)}
+    body = str(theme.render(app, __package__, "public/views.html", context))
     kept.put(key, (body, moment))
     return body
 
@@ -495,7 +435,7 @@ def view_page(app, request, **_url_params):
         body = render(reader, site, view)
     user = app.page_user(request.environ)
     rest = html.escape(app.rest_base_url(request.environ) + "/cal/views/v2/html")
-    return _html_response(app, "Events", f'<div class="cal-page" data-cal-rest="{rest}">{body}</div>'
+    return _html_response(app, "Events", f'<div class="cal-page site-wide" data-cal-rest="{rest}">{body}</div>'
                                          f"{tokens_block(app, user.id)}")
 
 

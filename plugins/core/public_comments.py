@@ -6,10 +6,17 @@ comment to `POST core/v2/comments` through the site's own REST pipeline, as an a
 from the visitor's address: the same permission check, flood rule, duplicate check, spam check and
 moderation as any REST client. Then it answers in place: back to the post (303) with the comment
 shown, or with "held for moderation"; a refusal shows the form again, filled in, with the reason.
+
+A visitor signed in through the sign-in page (its session cookie) sees "Logged in as NAME" and no name
+or email fields, and the comment is created as that user (author set; approved at once for a user who
+may moderate comments or wrote the post, as WordPress's wp_allow_comment does). As WordPress's REST
+cookie check: a session-cookie post must carry the session's nonce (`_wpnonce`); without one it is an
+anonymous visitor's, and with a wrong one it is refused (403) and nothing is saved.
 """
 
 from __future__ import annotations
 
+import hmac
 import io
 import json
 
@@ -25,6 +32,7 @@ from .public_links import link_of as _link_of, not_found_view, viewable as _view
 MAX_SHOWN = 500  # approved comments a post page shows
 MAX_DEPTH = 5  # thread depth shown, as WordPress's thread_comments_depth; deeper replies join their ancestor's list
 FORM_FIELDS = ("author_name", "author_email", "content")
+NONCE_LENGTH = 200  # a longer `_wpnonce` is no session's nonce
 FIELD_LIMITS = {"author_name": 245, "author_email": 100, "content": 65525}
 COPIED_ENVIRON = ("REMOTE_ADDR", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "wsgi.url_scheme",
                   "HTTP_USER_AGENT", "HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST",
@@ -63,7 +71,16 @@ def section_context(app, request, item: dict, link: str) -> dict:
     return {"comments": thread(app, item["id"]), "open": item.get("comment_status") == "open",
             "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post", "notice": notice,
             "error": "", "values": dict.fromkeys(FORM_FIELDS, ""), "parent": 0,
-            "reply_to": _reply_to(request), "link": link}
+            "reply_to": _reply_to(request), "link": link, **_signed_in(app, request)}
+
+
+def _signed_in(app, request) -> dict:
+    """`user` ({"name"}) and `nonce` of the visitor's sign-in session, or None and ""."""
+    session = app.page_session(request.environ)
+    if session is None:
+        return {"user": None, "nonce": ""}
+    user, csrf_token = session
+    return {"user": {"name": user.display_name or user.login}, "nonce": csrf_token}
 
 
 def _reply_to(request) -> int:
@@ -87,8 +104,18 @@ def submit_comment(app, request):
     if item is None or not _viewable(app, item) or item["type"] == "attachment":
         return app.render_view(not_found_view())
     link = _link_of(app, request, item)
-    status, answer = _create_through_rest(app, request, {"post": item["id"], "parent": int(parent_text),
-                                                                  **{key: value for key, value in values.items() if value}})
+    fields = {"post": item["id"], "parent": int(parent_text)}
+    signed_in, nonce = app.page_session(request.environ), (request.forms.get("_wpnonce") or "")[:NONCE_LENGTH]
+    if signed_in is not None and nonce:  # a cookie-authenticated post: only with the session's nonce
+        user, session_nonce = signed_in
+        if not hmac.compare_digest(session_nonce.encode("utf-8"), nonce.encode("utf-8", "replace")):
+            status, answer = 403, {"message": "This form has expired or was not sent from this site: nothing was "
+                                              "saved. Post your comment again from this form."}
+        else:
+            status, answer = _create_as_user(app, request, user, {**fields, "content": values["content"]})
+    else:
+        status, answer = _create_through_rest(app, request, {
+            **fields, **{key: value for key, value in values.items() if value}})
     if status == 201:
         outcome = "shown" if answer.get("status") == "approved" else "held"
         anchor = f"#comment-{answer['id']}" if outcome == "shown" else "#respond"
@@ -98,10 +125,26 @@ def submit_comment(app, request):
         return response
     context = {"comments": [], "open": True, "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post",
                "notice": "", "error": answer.get("message") or "Your comment could not be saved.", "values": values,
-               "parent": int(parent_text), "reply_to": int(parent_text), "link": link}
+               "parent": int(parent_text), "reply_to": int(parent_text), "link": link, **_signed_in(app, request)}
     body = theme.render(app, __package__, "public_comments.html", context)
     return app.render_view(HtmlView("Your comment was not saved", body, status=status if 400 <= status < 500 else 400,
                                     headers=(("Cache-Control", "no-store"),)))
+
+
+def _create_as_user(app, request, user, fields: dict) -> tuple[int, dict]:
+    """POST core/v2/comments through the REST pipeline as the signed-in `user`, from the visitor's address."""
+    from host.auth.pages import client_address
+    from host.rest.request import RestRequest
+
+    caller = RestRequest(app, "POST", request.path, [], {}, environ=request.environ,
+                         base_url=app.rest_base_url(request.environ), remote_addr=client_address(app, request.environ))
+    caller.user = user
+    try:
+        answer = caller.internal_request("POST", "/core/v2/comments", body=fields,
+                                         headers={"user-agent": request.environ.get("HTTP_USER_AGENT", "")})
+    finally:
+        caller.finish(success=True)
+    return answer.status, answer.data if isinstance(answer.data, dict) else {}
 
 
 def _create_through_rest(app, request, fields: dict) -> tuple[int, dict]:

@@ -44,6 +44,11 @@ class CoreSettingsSchema(PluginSettings):
         "description": "Seconds one media sideload fetch may take."})
     sideload_max_redirects = fields.Integer(load_default=3, validate=validate.Range(min=0, max=10), metadata={
         "description": "Redirects one media sideload fetch follows."})
+    postpass_limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=10_000), metadata={
+        "description": "Post-password form submissions (`POST /postpass`) one client address may make per "
+                       "`postpass_window_seconds`; past it the form answers 429 and checks no password."})
+    postpass_window_seconds = fields.Integer(load_default=600, validate=validate.Range(min=1, max=86_400), metadata={
+        "description": "The window of `postpass_limit`, in seconds."})
 
 
 def settings_of(app) -> CoreSettings:

@@ -113,17 +113,21 @@ def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
     if item["type"] == "post":
         context["meta"] = _post_meta(app, request, item)
     body = theme.render(app, __package__, "public_item.html", context)
+    personal = False  # the page names the signed-in visitor (the comment form)
     if unlocked and item["type"] in ("post", "page"):
         section = section_context(app, request, item, link)
         if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
             body += theme.render(app, __package__, "public_comments.html", section)
+            personal = section["user"] is not None
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
     head += _summary_tags(app, request, item) if unlocked else ""
     head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
                  "rest_url": rest_url, "title": title}
     headers = [("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"')]
-    if item.get("password"):
+    if personal:
+        headers.append(("Cache-Control", "private, no-store"))
+    elif item.get("password"):
         headers.append(("Cache-Control", "no-store"))  # what it shows depends on the visitor's cookie
     return HtmlView(title=title, body_html=body, item=view_item, head_html=head, headers=tuple(headers))
 
@@ -243,9 +247,33 @@ def password_page() -> Page:
     return Page("/postpass", ("POST",), submit_password, name="core-postpass")
 
 
+POSTPASS_SCOPE = "core.postpass"
+
+
+def _postpass_wait(app, request) -> int:
+    """Count one password form from the client's address (host.ratelimit, `[plugins.core] postpass_limit` per
+    `postpass_window_seconds`); the seconds to wait when its window is already full, else 0."""
+    from host.auth.pages import client_address
+    from host.ratelimit import RateLimit, take
+
+    from .settings import settings_of
+
+    settings = settings_of(app)
+    rule = RateLimit(POSTPASS_SCOPE, settings.postpass_limit, settings.postpass_window_seconds)
+    with app.db.session(write=True) as session, session.begin():
+        return take(app, session, rule, client_address(app, request.environ) or "-")
+
+
 def submit_password(app, request):
     """WordPress's `post_password` flow: the right password sets a cookie that unlocks the item, and the
-    visitor goes back to it (303); a wrong one goes back with a notice. Only public items take part."""
+    visitor goes back to it (303); a wrong one goes back with a notice. Only public items take part.
+    Every submission counts against the client address's limit; past it the answer is 429 and no password
+    is compared, so the form cannot be used to guess one."""
+    wait = _postpass_wait(app, request)
+    if wait:
+        body = theme.render(app, __package__, "public_postpass_limited.html", {"minutes": -(-wait // 60)})
+        return app.render_view(HtmlView("Too many attempts", body, status=429, headers=(
+            ("Retry-After", str(wait)), ("Cache-Control", "no-store"))))
     try:
         args = PasswordFormArgs().load({key: request.forms.getunicode(key) for key in ("post_id", "post_password")
                                         if request.forms.getunicode(key) is not None})

@@ -47,7 +47,7 @@ def form_page(app, request, form_id):
     POST: a submission sent without JavaScript, answered with the form and its result."""
     form = _load(app, request.environ, int(form_id))
     if form is None:
-        return app.render_view(HtmlView("Page not found", render.templates().get_template("forms_missing.html")
+        return app.render_view(HtmlView("Page not found", render.templates(app).get_template("forms_missing.html")
                                         .render(), status=404))
     if request.method == "POST":
         return _submitted(app, request, form)

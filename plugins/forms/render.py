@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import jinja2
 import nh3
 from markupsafe import Markup
+
+from host import theme
 
 from . import rules, store, template
 
@@ -58,7 +59,7 @@ def render_form(app, form: store.Form, *, action: str, feedback_url: str, contai
                 back_link: str = "") -> Markup:
     """The form's HTML: posts to `action` without JavaScript, to `feedback_url` through forms.js."""
     unit = unit_tag(form.id, container_post, counter)
-    controls_module = templates().get_template("forms_controls.html").module
+    controls_module = templates(app).get_template("forms_controls.html").module
     state = _ControlState(unit, form.status == "fields-disabled", outcome)
     controls: list[str] = []
     hidden: dict[str, str] = {
@@ -78,7 +79,7 @@ def render_form(app, form: store.Form, *, action: str, feedback_url: str, contai
         controls.append(control)
     cleaned = nh3.clean("".join(pieces), tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES)
     status = outcome.status if outcome else "init"
-    return Markup(templates().get_template("forms_form.html").render(
+    return Markup(templates(app).get_template("forms_form.html").render(
         unit=unit, lang=form.locale.replace("_", "-"), form_id=form.id, action=action, feedback_url=feedback_url,
         label=form.title or "Contact form", status_class=STATUS_CLASSES.get(status, "failed"), hidden=hidden,
         body=Markup(_put_back(cleaned, controls)), message=outcome.message if outcome else "",
@@ -91,10 +92,10 @@ def addresses(site: str, rest_base: str, form_id: int) -> dict[str, str]:
             "feedback_url": f"{rest_base}/forms/v1/contact-forms/{form_id}/feedback"}
 
 
-@lru_cache(maxsize=1)
-def templates() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"), autoescape=True,
-                              undefined=jinja2.StrictUndefined)
+def templates(app) -> jinja2.Environment:
+    """The plugin's templates through the site theme: an operator's file of the same name in
+    `[site] templates_dir` (forms_form.html, forms_controls.html ...) wins."""
+    return theme.environment(app, __package__)
 
 
 def _put_back(cleaned: str, controls: list[str]) -> str:

@@ -7,6 +7,9 @@ everyone else reads the course's outline and how to enrol. A free course enrols 
 user from its page (a form with the session's CSRF token, through `enrolments.enrol`); a paid
 one says how payment enrols; an anonymous visitor gets the sign-in link.
 
+The templates (templates/lms_page_*.html) render through the site theme: an operator's file of the
+same name in `[site] templates_dir` wins.
+
 Anonymous answers are the same for everyone, so the course, lesson, quiz and archive pages are
 `Page(cacheable=True)`: the response cache (host.page_cache, the cache plugin) keeps them for
 visitors without a cookie or credentials, drops them when content changes (the course, its lessons,
@@ -25,11 +28,10 @@ import hmac
 from typing import Callable, Iterator
 
 import bottle
-import jinja2
 from babel.numbers import format_currency
 from sqlalchemy import func, select
 
-from host import HtmlView, Page, RestRequest
+from host import HtmlView, Page, RestRequest, theme
 from host.auth import users as user_service
 from host.text import without_style_attributes
 
@@ -42,8 +44,6 @@ from .model import (
 from .settings import settings_of
 from .tables import ENROLMENTS, QUESTIONS, table
 
-TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"), autoescape=True,
-                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 MAX_SLUG = 200  # core keeps slugs shorter; a longer path segment names nothing
 MAX_PAGE = 1000  # archive pages past this are refused rather than counted through
 SIGN_IN_PATH = "/admin/sign-in"
@@ -171,11 +171,16 @@ def enrolment_state(app, reader, course: dict, site: str) -> dict:
     return state
 
 
+def render(app, template: str, **context) -> str:
+    """A template of templates/ through the site theme: the operator's file of the same name wins."""
+    return str(theme.render(app, __package__, template, context))
+
+
 # --- the views --------------------------------------------------------------------------------
 
 def not_found(app) -> str:
     """The site's 404, in the theme, naming nothing (the item may exist and be private)."""
-    return app.render_view(HtmlView("Page not found", TEMPLATES.get_template("lms_page_not_found.html").render(),
+    return app.render_view(HtmlView("Page not found", render(app, "lms_page_not_found.html"),
                                     status=404, headers=(("Cache-Control", "no-store"),)))
 
 
@@ -210,7 +215,8 @@ def view_item(reader, item: dict, site: str) -> dict:
 
 
 def head_html(reader, site: str, item: dict | None) -> str:
-    return TEMPLATES.get_template("lms_page_head.html").render(
+    return render(
+        reader.app, "lms_page_head.html",
         stylesheet=f"{site}/static/lms/lms.css", rest_url=reader.app.content.rest_url(reader, item) if item else "",
         canonical=link(site, item) if item else "")
 
@@ -226,7 +232,8 @@ def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
     meta = course["meta"]
     ratings = ratings_of(reader, [course["id"]])[course["id"]]
     hidden = protected(reader, course)  # a password-protected course shows its title and outline only
-    body = TEMPLATES.get_template("lms_page_course.html").render(
+    body = render(
+        app, "lms_page_course.html",
         course=course, summary="" if hidden else course["excerpt"],
         description="" if hidden else rendered_content(reader, course), teachers=instructors(reader, course),
         rating={"average": float(ratings["rating_avg"]), "count": ratings["rating_count"]},
@@ -288,7 +295,7 @@ def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> Ht
             context["video"] = video.get("url", "") if str(video.get("url", "")).startswith(("https://", "http://")) else ""
         else:
             context["quiz"] = _quiz_summary(reader, item)
-    body = TEMPLATES.get_template("lms_page_step.html").render(**context)
+    body = render(app, "lms_page_step.html", **context)
     return HtmlView(item["title"], body, item=view_item(reader, item, site),
                     head_html=head_html(reader, site, item))
 
@@ -356,7 +363,8 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
         return None
     ratings = ratings_of(reader, [course["id"] for course in courses])
     base = f"{site}/{taxonomy}/{slug}/"
-    body = TEMPLATES.get_template("lms_page_archive.html").render(
+    body = render(
+        app, "lms_page_archive.html",
         term=term, kind="category" if taxonomy == CATEGORY else "tag",
         courses=[{"title": course["title"], "link": link(site, course),
                   "excerpt": "" if protected(reader, course) else course["excerpt"],
@@ -398,7 +406,7 @@ def enrol_page(app, request, slug: str):
 
 def _message(app, title: str, template: str, status: int, **context) -> str:
     bottle.response.set_header("Cache-Control", "no-store")
-    return app.render_view(HtmlView(title, TEMPLATES.get_template(template).render(**context), status=status))
+    return app.render_view(HtmlView(title, render(app, template, **context), status=status))
 
 
 def pages() -> list[Page]:

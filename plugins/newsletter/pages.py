@@ -8,15 +8,16 @@ does. The signed token is the proof of the inbox, so the forms need no other CSR
 that could post one already holds the power it grants.
 A forged or altered token answers 400, an expired one 410, each with a page saying what to do;
 a token of a subscriber that was erased answers 404 (confirm) or says there is nothing to end.
-The page bodies are templates/*.html (Jinja2, autoescaped).
+The page bodies are templates/newsletter_*.html (Jinja2, autoescaped), rendered through the site theme:
+an operator's file of the same name in `[site] templates_dir` wins.
 """
 
 from __future__ import annotations
 
 import bottle
-import jinja2
 from sqlalchemy import select
 
+from host import theme
 from host.signing import TokenExpired, TokenInvalid
 
 from . import store
@@ -25,18 +26,16 @@ from .settings import settings_of
 from .tables import LISTS, table
 from .tokens import CONFIRM, UNSUBSCRIBE, read_token, same_nonce
 
-TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader(__package__, "templates"),
-                               autoescape=True, undefined=jinja2.StrictUndefined)
-
 
 def _page(app, title: str, text: str, status: int = 200) -> bottle.HTTPResponse:
-    return _respond(app, title, TEMPLATES.get_template("message.html").render(text=text), status)
+    return _respond(app, title, theme.render(app, __package__, "newsletter_message.html", {"text": text}), status)
 
 
 def _button_page(app, request, title: str, text: str, button: str, token: str) -> bottle.HTTPResponse:
     """What a GET answers while there is something to do: the button that does it."""
     action = request.path.rstrip("/").rsplit("/", 1)[-1]
-    body = TEMPLATES.get_template("button.html").render(text=text, action=action, token=token, button=button)
+    body = theme.render(app, __package__, "newsletter_button.html",
+                        {"text": text, "action": action, "token": token, "button": button})
     return _respond(app, title, body, 200)
 
 

@@ -4,9 +4,11 @@ non-public items answer 404 without their title; a protected event asks for its 
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import html5lib
 import icalendar
@@ -239,6 +241,109 @@ def test_a_repeating_events_occurrences_resolve(make_app):
         assert single["url"] == event["url"]
 
 
+def test_a_venue_lists_an_event_later_today_and_one_under_way(make_app):
+    """"Upcoming" is to the second: today's evening event and one that started an hour ago are listed, one
+    that ended an hour ago is not."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    venue = new_venue(admin, venue="Sports hall")
+    now = datetime.datetime.now(ZoneInfo("Europe/London")).replace(microsecond=0, tzinfo=None)
+    for title, start, end in (("Netball later", now + datetime.timedelta(hours=2), now + datetime.timedelta(hours=3)),
+                              ("Netball now", now - datetime.timedelta(hours=1), now + datetime.timedelta(hours=1)),
+                              ("Netball over", now - datetime.timedelta(hours=2), now - datetime.timedelta(hours=1))):
+        new_event(admin, title=title, venue=venue["id"], start_date=f"{start}", end_date=f"{end}")
+    page = visit(app.client, venue["url"])
+    assert "Netball later" in page.text and "Netball now" in page.text and "Netball over" not in page.text
+
+
+def _next_dates(page) -> list:
+    return parsed(page).findall(".//section[@class='calp-next']/ol[@class='calp-next-dates']/li/a")
+
+
+def test_a_repeating_events_page_lists_its_next_dates(make_app):
+    """Up to five occurrences not over yet, in the site's zone (summer time included), an excluded date left
+    out, each linked to its place in the day view and carrying the occurrence's REST address."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    start = datetime.date.today() - datetime.timedelta(days=14)  # two meetings are over already
+    event = new_event(admin, title="Chess club", start_date=f"{start} 16:00:00", end_date=f"{start} 17:00:00",
+                      recurrence={"rule": "FREQ=WEEKLY;COUNT=30",
+                                  "exdates": [f"{start + datetime.timedelta(days=28)} 16:00:00"]})
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    expected = [occurrence for occurrence in app.client.get(f"{API}/events", {
+        "start_date": "1970-01-01", "ends_after": now, "strict_dates": "true", "per_page": 50}).json["events"]
+        if occurrence["id"] == event["id"]][:5]
+    assert len(expected) == 5 and expected[0]["start_date"] > f"{start + datetime.timedelta(days=7)}"
+    assert all(not occurrence["start_date"].startswith(f"{start + datetime.timedelta(days=28)}")
+               for occurrence in expected)
+
+    page = visit(app.client, event["url"])
+    links = _next_dates(page)
+    assert len(links) == 5
+    for link, occurrence in zip(links, expected):
+        day, key = occurrence["start_date"][:10], occurrence["occurrence"]["start"]
+        assert link.get("href") == f"{SITE}/events/day/{day}/#event-{event['id']}-{key}"
+        assert link.get("data-rest-url") == occurrence["occurrence"]["rest_url"]
+        shown = link.find("time")
+        assert shown.get("datetime") == datetime.datetime.fromisoformat(
+            occurrence["start_date"]).replace(tzinfo=ZoneInfo("Europe/London")).isoformat()
+        assert "4:00pm to 5:00pm" in shown.text and (" (GMT)" in shown.text or " (BST)" in shown.text)
+        day_view = visit(app.client, link.get("href").split("#")[0])
+        assert f'id="event-{event["id"]}-{key}"' in day_view.text
+    single = app.client.get(urlsplit(links[0].get("data-rest-url")).path).json
+    assert single["start_date"] == expected[0]["start_date"] and single["url"] == event["url"]
+
+
+def test_a_finished_series_says_no_dates_are_to_come_and_a_single_event_lists_none(make_app):
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    over = new_event(admin, title="Autumn choir", start_date="2020-09-07 15:00:00", end_date="2020-09-07 16:00:00",
+                     recurrence={"rule": "FREQ=WEEKLY;COUNT=3"})
+    page = visit(app.client, over["url"])
+    assert _next_dates(page) == []
+    assert "No dates to come" in "".join(parsed(page).find(".//section[@class='calp-next']").itertext())
+    single = new_event(admin, title="Sports day", start_date="2031-06-10 09:00:00", end_date="2031-06-10 15:00:00")
+    assert "calp-next" not in visit(app.client, single["url"]).text
+
+
+def test_editing_the_venue_changes_the_cached_event_page(make_app):
+    app = make_app(plugins=["core", "calendar", "cache"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    venue = new_venue(admin, venue="Old gym")
+    category = admin.post_json(f"{API}/categories", {"name": "Clubs"}, status=201).json
+    event = new_event(admin, title="Judo", venue=venue["id"], categories=[category["id"]])
+    path = urlsplit(event["url"]).path
+    first = app.client.get(path)
+    assert "Old gym" in first.text and first.headers["Cache-Control"] == "public, no-cache"
+    kept = app.client.get(path)
+    assert kept.text == first.text and kept.headers["ETag"] == first.headers["ETag"]
+    app.client.get(path, headers={"If-None-Match": first.headers["ETag"]}, status=304)
+
+    def changed_after(write) -> str:
+        before = app.client.get(path).headers["ETag"]
+        write()
+        page = app.client.get(path, headers={"If-None-Match": before}, status=200)
+        assert page.headers["ETag"] != before
+        return page.text
+
+    page = changed_after(lambda: admin.post_json(f"{API}/venues/{venue['id']}", {"venue": "New sports centre"}))
+    assert "New sports centre" in page and "Old gym" not in page
+    page = changed_after(lambda: admin.post_json(f"{API}/categories/{category['id']}", {"name": "After-school clubs"}))
+    assert "After-school clubs" in page
+    page = changed_after(lambda: admin.post_json(f"{API}/events/{event['id']}", {"title": "Judo and karate"}))
+    assert "Judo and karate" in page
+    page = changed_after(lambda: admin.post_json(f"{API}/events/{event['id']}", {
+        "start_date": "2030-06-11 18:00:00", "end_date": "2030-06-11 19:30:00"}))
+    assert "6:00pm to 7:30pm" in page
+    venue_path = urlsplit(venue["url"]).path
+    assert "Judo and karate" in app.client.get(venue_path).text
+    admin.delete(f"{API}/events/{event['id']}")
+    assert "Judo and karate" not in app.client.get(venue_path).text
+    app.client.get(path, status=404)
+    signed_in = admin.get(venue_path)  # credentials: built afresh, never kept
+    assert "ETag" not in signed_in.headers
+
+
 def test_the_featured_image_shows_on_the_event_page(make_app):
     from tests.wordpress_migrate.export_helpers import png
 
@@ -251,3 +356,13 @@ def test_the_featured_image_shows_on_the_event_page(make_app):
     page = visit(app.client, event["url"])
     assert f'<img src="{media["source_url"]}" alt="" width="4" height="3">' in page.text
     assert json_ld(page)["image"] == media["source_url"]
+
+
+def test_the_site_menu_links_the_events_after_the_sites_pages(demo):
+    """Visitors reach the calendar from every page's menu; on /events/ the entry is the current one."""
+    home = parsed(demo.client.get("/"))
+    links = home.findall(".//nav[@aria-label='Site']//a")
+    assert links[-1].text == "Events" and links[-1].get("href") == f"{SITE}/events/"
+    assert links[-1].get("aria-current") is None
+    events = parsed(demo.client.get("/events/")).findall(".//nav[@aria-label='Site']//a[@aria-current='page']")
+    assert [link.text for link in events] == ["Events"]

@@ -3,19 +3,7 @@ comment creation (moderation, flood rule, spam check) and answers in place; visi
 
 from __future__ import annotations
 
-from host.testing import create_test_user
-
-from .helpers import POSTS, SITE, parse_strict
-
-COMMENTS = "/wp-json/core/v2/comments"
-
-
-def _site(make_app, **site):
-    app = make_app(plugins=["core"], site={"permalink_structure": "/%postname%/", "comment_flood": 0, **site})
-    admin = create_test_user(app, "administrator")
-    post = app.client.post_json(POSTS, {"title": "Sports day", "slug": "sports-day", "status": "publish"},
-                                headers=admin.headers).json
-    return app, admin, post
+from .helpers import COMMENTS, POSTS, SITE, parse_strict, sports_day_site
 
 
 def _form(page_text: str) -> dict:
@@ -25,7 +13,7 @@ def _form(page_text: str) -> dict:
 
 
 def test_comments_are_threaded_and_escaped(make_app):
-    app, admin, post = _site(make_app)
+    app, admin, post = sports_day_site(make_app)
     first = app.client.post_json(COMMENTS, {"post": post["id"], "content": "Great <script>alert(1)</script> day",
                                             "author_name": "Sam <b>", "author_email": "sam@example.org"},
                                  headers=admin.headers).json
@@ -47,7 +35,7 @@ def test_comments_are_threaded_and_escaped(make_app):
 
 
 def test_form_posts_a_comment_that_shows_or_waits(make_app):
-    app, _admin, post = _site(make_app, comment_previously_approved=False, comment_moderation=False)
+    app, _admin, post = sports_day_site(make_app, comment_previously_approved=False, comment_moderation=False)
     fields = _form(app.client.get("/sports-day/").text)
     fields.update(author_name="Alex", author_email="alex@example.org", content="See you <i>there</i>!")
     done = app.client.post("/comment-post", fields, status=303)
@@ -55,7 +43,7 @@ def test_form_posts_a_comment_that_shows_or_waits(make_app):
     shown = app.client.get("/sports-day/?comment=shown")
     assert "your comment is published below" in shown.text and "See you &lt;i&gt;there&lt;/i&gt;!" in shown.text
 
-    held_app, _admin, _post = _site(make_app, comment_moderation=True)
+    held_app, _admin, _post = sports_day_site(make_app, comment_moderation=True)
     fields = _form(held_app.client.get("/sports-day/").text)
     fields.update(author_name="Alex", author_email="alex@example.org", content="Waiting words")
     held = held_app.client.post("/comment-post", fields, status=303)
@@ -65,7 +53,7 @@ def test_form_posts_a_comment_that_shows_or_waits(make_app):
 
 
 def test_refused_comment_shows_the_form_again_with_the_reason(make_app):
-    app, _admin, post = _site(make_app)
+    app, _admin, post = sports_day_site(make_app)
     fields = _form(app.client.get("/sports-day/").text)
     fields.update(author_name="", author_email="", content="No name <b>here</b>")
     refused = app.client.post("/comment-post", fields, status=400)
@@ -80,7 +68,7 @@ def test_refused_comment_shows_the_form_again_with_the_reason(make_app):
 
 
 def test_flood_rule_applies_to_the_form(make_app):
-    app, _admin, _post = _site(make_app, comment_flood=60, comment_moderation=False, comment_previously_approved=False)
+    app, _admin, _post = sports_day_site(make_app, comment_flood=60, comment_moderation=False, comment_previously_approved=False)
     fields = _form(app.client.get("/sports-day/").text)
     fields.update(author_name="Alex", author_email="alex@example.org", content="First")
     app.client.post("/comment-post", fields, status=303)
