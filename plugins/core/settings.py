@@ -27,6 +27,8 @@ class CoreSettings:
     sideload_allow_private_targets: bool = False
     sideload_timeout_seconds: float = 10.0
     sideload_max_redirects: int = 3
+    postpass_limit: int = 10
+    postpass_window_seconds: int = 600
 
 
 class CoreSettingsSchema(PluginSettings):
