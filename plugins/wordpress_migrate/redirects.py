@@ -81,11 +81,13 @@ def permalink_redirect(app, request) -> HtmlView | None:
         value = request.query.get(name)
         if value is None or not value.isdigit() or len(value) > 18:
             continue
+        location = lookup(app, f"/?{name}={int(value)}")  # first: most addresses have no redirect
+        if location is None:
+            return None
         with app.db.session() as session:
             if app.content.get(service_request(app, session, ANONYMOUS), int(value)) is not None:
                 return None  # this site's own item: core shows it
-        location = lookup(app, f"/?{name}={int(value)}")
-        return _moved(location) if location else None
+        return _moved(location)
     return None
 
 
