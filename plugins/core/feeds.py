@@ -319,12 +319,18 @@ def item_feed_links(app, request, item: dict) -> str | None:
     registered = app.registry.post_types.get(item.get("type", ""))
     if not registered or "comments" not in registered[0].supports or not str(item.get("id", "")).isdigit():
         return None
-    with app.db.session() as session:
-        post = store.get_item(app, session, int(item["id"]), item["type"])
-    if post is None or post["status"] != "publish" or post["password"]:
+    if "protected" in item:  # core's own item view: its status and plain title as read, no second read
+        status, protected, title = item["status"], item["protected"], html.unescape(item["title"])
+    else:
+        with app.db.session() as session:
+            post = store.get_item(app, session, int(item["id"]), item["type"])
+        if post is None:
+            return None
+        status, protected = post["status"], bool(post["password"])
+        title = html.unescape(plain_text(render_title(post["title"] or "")))
+    if status != "publish" or protected:
         return None
-    title = html.unescape(plain_text(render_title(post["title"] or "")))
-    return _links([(RSS_TYPE, f"{name} \u00bb {title} Comments Feed", f"{site}/comments/feed/?p={post['id']}")])
+    return _links([(RSS_TYPE, f"{name} \u00bb {title} Comments Feed", f"{site}/comments/feed/?p={item['id']}")])
 
 
 def _links(feeds: list[tuple[str, str, str]]) -> str:
