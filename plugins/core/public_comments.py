@@ -64,11 +64,12 @@ def thread(app, post_id: int) -> list[dict]:
     return roots
 
 
-def section_context(app, request, item: dict, link: str) -> dict:
-    """What the comments section of a post page shows: the thread, whether the form is open, the notice."""
+def section_context(app, request, item: dict, link: str, comments: list[dict], comment_list: str) -> dict:
+    """What the comments section of a post page shows: the thread (`thread`) and its list's HTML
+    (public_comment_list.html), whether the form is open, the notice."""
     notice = {"held": "Thank you: your comment is awaiting moderation.",
               "shown": "Thank you: your comment is published below."}.get(request.query.get("comment") or "", "")
-    return {"comments": thread(app, item["id"]), "open": item.get("comment_status") == "open",
+    return {"comments": comments, "comment_list": comment_list, "open": item.get("comment_status") == "open",
             "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post", "notice": notice,
             "error": "", "values": dict.fromkeys(FORM_FIELDS, ""), "parent": 0,
             "reply_to": _reply_to(request), "link": link, **_signed_in(app, request)}
@@ -123,7 +124,7 @@ def submit_comment(app, request):
         response.set_header("Location", link + ("&" if "?" in link else "?") + f"comment={outcome}{anchor}")
         response.set_header("Cache-Control", "no-store")
         return response
-    context = {"comments": [], "open": True, "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post",
+    context = {"comments": [], "comment_list": "", "open": True, "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post",
                "notice": "", "error": answer.get("message") or "Your comment could not be saved.", "values": values,
                "parent": int(parent_text), "reply_to": int(parent_text), "link": link, **_signed_in(app, request)}
     body = theme.render(app, __package__, "public_comments.html", context)

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
 from host.content import service_request
+from host.lru import LruCache
 from host.signing import Signer
 from host.stash import StashKey
 from host.text import without_style_attributes
@@ -28,7 +29,7 @@ from . import store
 from .archives import list_view, pretty_list_view
 from .render import plain_text, render_content, render_excerpt, render_title
 from .permalinks import page_path, resolve, structure
-from .public_comments import section_context
+from .public_comments import section_context, thread
 from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
 from .shaping import public_status
 from .tables import tables
@@ -52,13 +53,13 @@ def permalink_view(app, request) -> HtmlView | None:
             if registered is None:
                 return not_found_view()
             post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
-        item = _published_item(app, value, post_type)
+        item, version = _published_item(app, value, post_type)
         if item is None:
             return not_found_view()
         link = _link_of(app, request, item)
         if "?" not in link:
             return HtmlView("Moved", "", status=301, headers=(("Location", link),))
-        return _view(app, request, item, rest_base, link)
+        return _view(app, request, item, rest_base, link, version)
     return list_view(app, request)
 
 
@@ -69,23 +70,26 @@ def pretty_view(app, request) -> HtmlView | None:
     if listed is not None:
         return listed
     with app.db.session() as session:
+        version = store.content_version(app, session)  # before the item: see _shared_parts
         item, path = resolve(app, session, request.path)
     if item is None or not public_status(app, item["status"]):
         return None
     if path != request.path:
         return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
     return _view(app, request, item, "pages" if item["type"] == "page" else "posts",
-                 app.site_url(request.environ) + path)
+                 app.site_url(request.environ) + path, version)
 
 
-def _published_item(app, value: str, post_type: str) -> dict | None:
+def _published_item(app, value: str, post_type: str) -> tuple[dict | None, int | None]:
+    """(the item anyone may read, or None; the content version read before it)."""
     if not value.isdigit() or len(value) > 10:
-        return None
+        return None, None
     with app.db.session() as session:
+        version = store.content_version(app, session)  # before the item: see _shared_parts
         item = store.get_item(app, session, int(value), post_type)
     if item is None or not _viewable(app, item):
-        return None
-    return item
+        return None, version
+    return item, version
 
 
 def password_cookie_value(app, item: dict) -> str:
@@ -100,36 +104,62 @@ def _unlocked(app, request, item: dict) -> bool:
     return Signer.matches(sent, password_cookie_value(app, item))
 
 
-def _view(app, request, item: dict, rest_base: str, link: str) -> HtmlView:
+def _view(app, request, item: dict, rest_base: str, link: str, version: int | None) -> HtmlView:
     rest_url = f"{app.rest_base_url(request.environ)}/core/v2/{rest_base}/{item['id']}"
     title = plain_text(render_title(item["title"] or ""))  # the page title, og:title and JSON-LD carry no markup
     unlocked = _unlocked(app, request, item)
     context = {"item": item, "link": link, "unlocked": unlocked, "site_url": app.site_url(request.environ),
                "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None}
+    parts = _shared_parts(app, request, item, link, version)
     if unlocked:
         # The view's CSP refuses inline styles; the stylesheets that plugins link (html_head) carry them.
         context["content"] = Markup(without_style_attributes(render_content(app, item, item["content"] or "")))
-        context["image"] = _featured_image(app, request, item)
-    if item["type"] == "post":
-        context["meta"] = _post_meta(app, request, item)
+        context["image"] = parts["image"]
+    context["meta"] = parts["meta"]
     body = theme.render(app, __package__, "public_item.html", context)
     personal = False  # the page names the signed-in visitor (the comment form)
     if unlocked and item["type"] in ("post", "page"):
-        section = section_context(app, request, item, link)
+        section = section_context(app, request, item, link, parts["comments"], parts["comment_list"])
         if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
             body += theme.render(app, __package__, "public_comments.html", section)
             personal = section["user"] is not None
     head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
-    head += _summary_tags(app, request, item) if unlocked else ""
+    head += _summary_tags(app, item, parts["image"]) if unlocked else ""
     head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
-                 "rest_url": rest_url, "title": title}
+                 "rest_url": rest_url, "title": title, "protected": bool(item.get("password"))}
     headers = [("Link", f'<{rest_url}>; rel="alternate"; title="JSON"; type="application/json"')]
     if personal:
         headers.append(("Cache-Control", "private, no-store"))
     elif item.get("password"):
         headers.append(("Cache-Control", "no-store"))  # what it shows depends on the visitor's cookie
     return HtmlView(title=title, body_html=body, item=view_item, head_html=head, headers=tuple(headers))
+
+
+VIEW_PARTS_ENTRIES = 256  # items whose shared parts a process keeps
+VIEW_PARTS = StashKey[LruCache]("core.view_parts")
+
+
+def _shared_parts(app, request, item: dict, link: str, version: int | None) -> dict:
+    """What an item's page shows every visitor alike: its featured image, a post's date, author and terms,
+    and the approved comments of a post or page (with their list's HTML). Kept per content version
+    (triggers bump it with every write to items, terms, comments, users and settings), read before the
+    item, so that a write committed in between leaves these parts under the older version, built again on
+    the next request."""
+    site = app.site_url(request.environ)
+    cache = app.stash.setdefault_by(VIEW_PARTS, lambda: LruCache(VIEW_PARTS_ENTRIES))
+    key = (version, item["id"], site, link)
+    found = cache.get(key) if version is not None else None
+    if found is None:
+        comments = thread(app, item["id"]) if item["type"] in ("post", "page") else []
+        found = {"image": _featured_image(app, request, item),
+                 "meta": _post_meta(app, request, item) if item["type"] == "post" else None,
+                 "comments": comments,
+                 "comment_list": theme.render(app, __package__, "public_comment_list.html", {
+                     "comments": comments, "open": item.get("comment_status") == "open", "link": link})}
+        if version is not None:
+            cache.put(key, found)
+    return found
 
 
 def _post_meta(app, request, item: dict) -> dict:
@@ -185,14 +215,13 @@ def _summary(app, item: dict) -> str:
 DESCRIPTION_LENGTH = 300  # characters of the summary a link preview shows
 
 
-def _summary_tags(app, request, item: dict) -> str:
+def _summary_tags(app, item: dict, image: dict | None) -> str:
     """<meta name="description"> (the excerpt as text) and <meta property="og:image"> (the featured
     image): what link previews (block-editor/v1/url-details, other sites) read of the page. A
     password-protected item gives no summary."""
     if item.get("password"):
         return ""
     summary = _summary(app, item)
-    image = _featured_image(app, request, item)
     return TEMPLATES.get_template("summary_tags.html").render(description=summary, image=image["src"] if image else "")
 
 

@@ -75,3 +75,26 @@ def test_flood_rule_applies_to_the_form(make_app):
     fields["content"] = "Second, too soon"
     again = app.client.post("/comment-post", fields, status=400)
     assert "too quickly" in again.text
+
+
+def test_post_page_follows_each_write_to_what_it_shows(make_app):
+    """The page's comments, author, terms and reply links are kept per content version: each write shows at once."""
+    app, admin, post = _site(make_app)
+    category = app.client.post_json("/wp-json/core/v2/categories", {"name": "Events"}, headers=admin.headers).json
+    app.client.post_json(f"{POSTS}/{post['id']}", {"categories": [category["id"]]}, headers=admin.headers)
+    held = app.client.post_json(COMMENTS, {"post": post["id"], "content": "Lovely day", "status": "hold",
+                                           "author_name": "Pat", "author_email": "pat@example.org"},
+                                headers=admin.headers).json
+    before = app.client.get("/sports-day/").text
+    assert "Lovely day" not in before and ">Events<" in before and 'class="comment-reply"' not in before
+
+    app.client.post_json(f"{COMMENTS}/{held['id']}", {"status": "approved"}, headers=admin.headers)
+    app.client.post_json(f"/wp-json/core/v2/categories/{category['id']}", {"name": "Fixtures"}, headers=admin.headers)
+    app.client.post_json(f"/wp-json/core/v2/users/{admin.id}", {"name": "Head Teacher"}, headers=admin.headers)
+    after = app.client.get("/sports-day/").text
+    assert "Lovely day" in after and ">Fixtures<" in after and ">Head Teacher<" in after
+    assert f"replytocom={held['id']}" in after
+
+    app.client.post_json(f"{POSTS}/{post['id']}", {"comment_status": "closed"}, headers=admin.headers)
+    closed = app.client.get("/sports-day/").text
+    assert "Comments are closed." in closed and "replytocom=" not in closed and "Lovely day" in closed
