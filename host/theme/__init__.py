@@ -34,7 +34,8 @@ def _environment(override_folder: str, package: str) -> jinja2.Environment:
             pass
     loaders.append(jinja2.FileSystemLoader(str(THEME_FOLDER / "templates")))
     return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              auto_reload=False)  # compiled once per process: no file checks per render
 
 
 def override_folder(app) -> str:
