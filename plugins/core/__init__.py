@@ -186,7 +186,7 @@ def html_not_found(app, request):
 def site_menu_entries(app, request):
     from .views import menu_pages
 
-    return menu_pages(app)
+    return menu_pages(app, request)
 
 
 @hookimpl(tryfirst=True)  # first: other plugins' demos build on its pages and picture

@@ -53,7 +53,7 @@ def permalink_view(app, request) -> HtmlView | None:
             if registered is None:
                 return not_found_view()
             post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
-        item, version = _published_item(app, value, post_type)
+        item, version = _published_item(app, request, value, post_type)
         if item is None:
             return not_found_view()
         link = _link_of(app, request, item)
@@ -70,7 +70,7 @@ def pretty_view(app, request) -> HtmlView | None:
     if listed is not None:
         return listed
     with app.db.session() as session:
-        version = store.content_version(app, session)  # before the item: see _shared_parts
+        version = _content_version(app, request, session)  # before the item: see _shared_parts
         item, path = resolve(app, session, request.path)
     if item is None or not public_status(app, item["status"]):
         return None
@@ -80,12 +80,21 @@ def pretty_view(app, request) -> HtmlView | None:
                  app.site_url(request.environ) + path, version)
 
 
-def _published_item(app, value: str, post_type: str) -> tuple[dict | None, int | None]:
+VERSION_READ = "sitehost.core.content_version"  # environ: the version an item view read before its item
+
+
+def _content_version(app, request, session) -> int | None:
+    """The content version now, noted in the request for the header menu (`menu_pages`) to use."""
+    version = request.environ[VERSION_READ] = store.content_version(app, session)
+    return version
+
+
+def _published_item(app, request, value: str, post_type: str) -> tuple[dict | None, int | None]:
     """(the item anyone may read, or None; the content version read before it)."""
     if not value.isdigit() or len(value) > 10:
         return None, None
     with app.db.session() as session:
-        version = store.content_version(app, session)  # before the item: see _shared_parts
+        version = _content_version(app, request, session)  # before the item: see _shared_parts
         item = store.get_item(app, session, int(value), post_type)
     if item is None or not _viewable(app, item):
         return None, version
@@ -241,13 +250,18 @@ MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list 
 MENU_KEPT = StashKey[tuple[int, list[MenuEntry]]]("core.menu_pages")  # (content version, entries)
 
 
-def menu_pages(app) -> list[MenuEntry]:
+def menu_pages(app, request) -> list[MenuEntry]:
     """The site menu's share of core: published top-level pages by `menu_order`, then title.
 
     Every page of the site shows it, so the entries are kept per content version (bumped in the writing
     transaction by every change to an item): read before the pages, so that a write committed between
-    the two reads leaves the entries under the older version, built again on the next request. A
-    scheduled page joins when the publishing job publishes it (within its 30 seconds)."""
+    the two reads leaves the entries under the older version, built again on the next request. An item
+    view has read the version already (VERSION_READ): kept entries of that version answer without a
+    read of their own, as of the same moment as the item. A scheduled page joins when the publishing job
+    publishes it (within its 30 seconds)."""
+    kept = app.stash.get(MENU_KEPT)
+    if kept is not None and kept[0] == request.environ.get(VERSION_READ):
+        return kept[1]
     with app.db.session() as session:
         reader = service_request(app, session, ANONYMOUS)
         version = app.content.version(reader)
