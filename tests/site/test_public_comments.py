@@ -79,7 +79,7 @@ def test_flood_rule_applies_to_the_form(make_app):
 
 def test_post_page_follows_each_write_to_what_it_shows(make_app):
     """The page's comments, author, terms and reply links are kept per content version: each write shows at once."""
-    app, admin, post = _site(make_app)
+    app, admin, post = sports_day_site(make_app)
     category = app.client.post_json("/wp-json/core/v2/categories", {"name": "Events"}, headers=admin.headers).json
     app.client.post_json(f"{POSTS}/{post['id']}", {"categories": [category["id"]]}, headers=admin.headers)
     held = app.client.post_json(COMMENTS, {"post": post["id"], "content": "Lovely day", "status": "hold",
