@@ -145,7 +145,8 @@ def _view(app, request, item: dict, rest_base: str, link: str, version: int | No
     return HtmlView(title=title, body_html=body, item=view_item, head_html=head, headers=tuple(headers))
 
 
-VIEW_PARTS_ENTRIES = 256  # items whose shared parts a process keeps
+VIEW_PARTS_ENTRIES = 64  # items whose shared parts a process keeps
+VIEW_PARTS_LIST_CHARS = 256 * 1024  # a longer comment list's HTML is built per request, not kept
 VIEW_PARTS = StashKey[LruCache]("core.view_parts")
 
 
@@ -166,7 +167,7 @@ def _shared_parts(app, request, item: dict, link: str, version: int | None) -> d
                  "comments": comments,
                  "comment_list": theme.render(app, __package__, "public_comment_list.html", {
                      "comments": comments, "open": item.get("comment_status") == "open", "link": link})}
-        if version is not None:
+        if version is not None and len(found["comment_list"]) <= VIEW_PARTS_LIST_CHARS:
             cache.put(key, found)
     return found
 
