@@ -157,6 +157,14 @@ class PostType:
     `/event/<slug>/`): core's `link` then points there, and the plugin that registers the type serves
     that path (`register_pages`). Empty: the plain `/?post_type=<name>&p=<id>` link, as WordPress's
     types without rewrite rules. Unpublished items always keep the plain link (they have no pretty one).
+
+    `public` False: the type has no public page (its plain link answers 404), and it stays out of
+    search, sitemaps and feeds; its REST routes still answer by their permission checks.
+
+    `text_access`, when given, is called with (request, item) before an item's text is shown to a
+    caller who may read the item but not edit it (a lesson for its course's learners). False: core/v2
+    answers the item without `content`, `excerpt` and `meta`, never keeps that answer for another
+    caller, and its search matches such items by their title only.
     """
 
     name: str
@@ -168,6 +176,7 @@ class PostType:
     taxonomies: tuple[str, ...] = ()
     public: bool = True
     rewrite: str = ""
+    text_access: Callable[[Any, dict], bool] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

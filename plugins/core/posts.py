@@ -21,7 +21,7 @@ from .permissions import type_caps
 from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
 from .shaping import (can_read, core_url, deleted_answer, guid_base, permalink, post_hints, prepare_post,
-                      public_status)
+                      public_status, text_gated)
 
 NAMESPACE = "core/v2"
 PUBLISHING = ("publish", "future", "private")
@@ -293,6 +293,8 @@ class PostsController:
             query.menu_order = params["menu_order"]
         if query.search and not request.user.is_authenticated:
             query.hide_password_protected = True
+        if query.search and text_gated(self.app, self.type) and not request.user.can(self.caps["edit_others"]):
+            query.search_columns = ["post_title"]  # the text of some items is not this caller's to search
         query.read_scope = self.read_scope(request, statuses)
         if self.kind == "post":
             self._taxonomy_filters(params, query)
@@ -442,7 +444,8 @@ class PostsController:
     def encode_and_keep(self, request, item: dict, version):
         """`item` prepared in the view context; encoded and kept when anyone may read all of it."""
         data = self.prepare(request, item, "view")
-        if version is None or not public_status(self.app, item["status"]) or item["password"]:
+        if version is None or not public_status(self.app, item["status"]) or item["password"] \
+                or text_gated(self.app, item["type"]):  # its text depends on who asks
             return data
         extra = render.render_cache_contributions(self.app, item)
         if extra is None:  # a plugin renders this item afresh every time

@@ -4,7 +4,8 @@ The results are WordPress's search result objects (id, title, url, type, subtype
 `self` link to the item's own route, so a client follows it (or `_embed`s it) for the rest.
 Only what anyone may read is found: published items of public types with a rest base
 (attachments aside, as WordPress leaves them out of search), terms of taxonomies with a
-rest base, and formats in use on published posts.
+rest base, and formats in use on published posts. Items whose text their type's plugin
+withholds from some callers (PostType.text_access) are found by their title only.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from host.args import PagedArgs, id_list, search_field, string_list
 
 from . import dates, store
 from .render import plain_text
-from .shaping import core_url, site_url
+from .permissions import type_caps
+from .shaping import core_url, site_url, text_gated
 from .tables import tables
 
 NAMESPACE = "core/v2"
@@ -102,6 +104,13 @@ def search(request):
         if app.db.engine.dialect.name not in ("sqlite", "postgresql"):
             text = [posts.c.title, posts.c.excerpt, posts.c.content]
         words = _words_clause(text, params.get("search") or "")
+        # A type whose plugin withholds some items' text (PostType.text_access) is matched by title
+        # only, unless the caller may edit all of its items: a match must not tell what the text says.
+        title_only = [name for name in chosen
+                      if text_gated(app, name) and not request.user.can(type_caps(app, name)["edit_others"])]
+        if words is not None and title_only:
+            words = or_(and_(posts.c.type.notin_(title_only), words),
+                        and_(posts.c.type.in_(title_only), _words_clause(text[:1], params.get("search") or "")))
         if words is not None:
             where.append(words)
         if params.get("include"):

@@ -111,6 +111,22 @@ def user_can_read(app, user, item: dict) -> bool:
     return user.can("read_post", item)
 
 
+def text_gated(app, post_type: str) -> bool:
+    """Whether the type's plugin decides who reads its items' text (PostType.text_access)."""
+    registered = app.registry.post_types.get(post_type)
+    return bool(registered and registered[0].text_access)
+
+
+def text_withheld(request, item: dict, context: str) -> bool:
+    """Whether the item comes without its text for this caller (its type's `text_access` said no).
+    The edit context has passed `edit_post` already; so have the editors here."""
+    registered = request.app.registry.post_types.get(item["type"])
+    access = registered[0].text_access if registered else None
+    if access is None or context == "edit" or request.user.can("edit_post", item):
+        return False
+    return not access(request, item)
+
+
 def needs_password(request, item: dict, password: str | None, context: str) -> bool:
     """Whether content and excerpt must be blanked for this caller."""
     if not item.get("password"):
@@ -134,7 +150,8 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
     date, date_gmt = local_and_gmt(request, item["date"], item["date_gmt"])
     modified, modified_gmt = local_and_gmt(request, item["modified"], item["modified_gmt"])
     link = permalink(request, item)
-    if protected:
+    withheld = text_withheld(request, item, context)
+    if protected or withheld:
         content_html = excerpt_html = ""
     else:
         content_html, excerpt_html, to_store = render.render_item(app, item, excerpt_length)
@@ -170,6 +187,9 @@ def prepare_post(request, item: dict, context: str, password: str | None = None,
         data["generated_slug"] = generated_slug(item)
     data["class_list"] = class_list(item, protected, is_post)
     data = _in_context(data, context)
+    if withheld:  # the item, not its text: no content, no excerpt made from it, no meta (a lesson's video)
+        for name in ("content", "excerpt", "meta"):
+            data.pop(name, None)
     data["_links"] = post_links(request, item, context)
     return data
 

@@ -31,7 +31,7 @@ from .render import plain_text, render_content, render_excerpt, render_title
 from .permalinks import page_path, resolve, structure
 from .public_comments import section_context, thread
 from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
-from .shaping import public_status
+from .shaping import public_status, text_gated
 from .tables import tables
 
 PERMALINK_QUERIES = (("p", "post", "posts"), ("page_id", "page", "pages"), ("attachment_id", "attachment", "media"))
@@ -50,7 +50,7 @@ def permalink_view(app, request) -> HtmlView | None:
             continue
         if key == "p" and request.query.get("post_type"):
             registered = app.registry.post_types.get(request.query.get("post_type"))
-            if registered is None:
+            if registered is None or not registered[0].public:  # a type without public pages (WordPress: 404)
                 return not_found_view()
             post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
         item, version = _published_item(app, request, value, post_type)
@@ -59,6 +59,8 @@ def permalink_view(app, request) -> HtmlView | None:
         link = _link_of(app, request, item)
         if "?" not in link:
             return HtmlView("Moved", "", status=301, headers=(("Location", link),))
+        if text_gated(app, item["type"]):  # whose text its plugin's own pages show, to whom it decides
+            return not_found_view()
         return _view(app, request, item, rest_base, link, version)
     return list_view(app, request)
 

@@ -126,8 +126,11 @@ def wp_date(value: datetime.datetime | None) -> str:
 
 
 def protected(request, item: dict) -> bool:
-    """A password-protected item whose text the caller may not read (the original leaked it)."""
-    return bool(item.get("password")) and not can_edit(request, item)
+    """Whether the caller may not read the item's text: password-protected (the original leaked it), or a
+    topic, lesson, quiz or announcement of a course the caller neither takes nor edits (access.py)."""
+    from .access import may_read_text
+
+    return (bool(item.get("password")) and not can_edit(request, item)) or not may_read_text(request, item)
 
 
 def post_record(request, item: dict) -> dict:

@@ -12,6 +12,8 @@ them: a course at `/courses/<slug>/`, its categories and tags at `/course-catego
 `/quiz/<slug>/`, since core builds a type's link from one segment and the slug, and a lesson moved
 to another course keeps its address (the nested ones redirect there). A topic, which the reference
 gives no page, answers at `/topic/<slug>/` with a redirect to its section of the course page.
+Announcements are not public (no page, sitemap or search entry), and the text of topics, lessons,
+quizzes and announcements is for the course's learners and editors (access.py, `text_access`).
 """
 
 from __future__ import annotations
@@ -27,18 +29,21 @@ _CHILD_SUPPORTS = ("title", "editor", "author", "revisions", "page-attributes")
 
 
 def post_types() -> list[PostType]:
+    from .access import may_read_text  # who reads a topic's, lesson's, quiz's or announcement's text
+
     return [
         PostType(COURSE, "Courses", rest_base="courses", taxonomies=(CATEGORY, TAG), rewrite=COURSE_BASE,
                  supports=("title", "editor", "author", "excerpt", "revisions", "thumbnail")),
         # hierarchical: core/v2 then offers `parent` and `menu_order` on them (the course or topic, and the order)
         PostType(TOPIC, "Topics", rest_base="topics", hierarchical=True, supports=_CHILD_SUPPORTS,
-                 rewrite=TOPIC_BASE),
+                 rewrite=TOPIC_BASE, text_access=may_read_text),
         PostType(LESSON, "Lessons", rest_base="lessons", hierarchical=True, supports=_CHILD_SUPPORTS + ("thumbnail",),
-                 rewrite=LESSON_BASE),
+                 rewrite=LESSON_BASE, text_access=may_read_text),
         PostType(QUIZ, "Quizzes", rest_base="quizzes", hierarchical=True, supports=_CHILD_SUPPORTS,
-                 rewrite=QUIZ_BASE),
+                 rewrite=QUIZ_BASE, text_access=may_read_text),
+        # A notice board for a course's learners: no public page, sitemap, feed or search entry.
         PostType(ANNOUNCEMENT, "Course announcements", rest_base="course-announcements", hierarchical=True,
-                 supports=_CHILD_SUPPORTS),
+                 supports=_CHILD_SUPPORTS, public=False, text_access=may_read_text),
     ]
 
 

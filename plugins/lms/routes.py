@@ -168,10 +168,11 @@ def list_lessons(request):
     data = []
     for lesson in lessons:
         record = short_record(request, lesson)
+        hidden = protected(request, lesson)  # the video and files are the lesson's text: its learners' only
         record["topic_id"] = topic["id"]
-        record["attachments"] = _attachment_urls(request, lesson["meta"].get(LESSON_ATTACHMENTS) or [])
+        record["attachments"] = [] if hidden else _attachment_urls(request, lesson["meta"].get(LESSON_ATTACHMENTS) or [])
         record["thumbnail"] = thumbnail_url(request, lesson)
-        record["video"] = [lesson["meta"].get(LESSON_VIDEO) or {}]
+        record["video"] = [{} if hidden else lesson["meta"].get(LESSON_VIDEO) or {}]
         data.append(record)
     return envelope("success", "Lesson retrieved successfully", data)
 
@@ -188,7 +189,7 @@ def _attachment_urls(request, ids: list) -> list[str]:
 
 def _quiz_record(request, quiz: dict) -> dict:
     record = short_record(request, quiz)
-    record["quiz_settings"] = [quiz["meta"].get(QUIZ_OPTIONS) or {}]
+    record["quiz_settings"] = [{} if protected(request, quiz) else quiz["meta"].get(QUIZ_OPTIONS) or {}]
     return record
 
 
@@ -232,13 +233,13 @@ def get_quiz(request):
     if quiz is None:
         return envelope("not_found", "Quiz not found for given ID", [])
     record = _quiz_record(request, quiz)
-    record["quiz_questions"] = _questions(request, quiz)
+    record["quiz_questions"] = [] if protected(request, quiz) else _questions(request, quiz)
     return envelope("success", "Quiz retrieved successfully", record)
 
 
 def quiz_question_answers(request):
     quiz = visible_quiz(request, as_id(request.url_params.get("id")))
-    questions = _questions(request, quiz) if quiz else []
+    questions = _questions(request, quiz) if quiz and not protected(request, quiz) else []
     if not questions:
         return envelope("not_found", "Question not found for given ID", [])
     return envelope("success", "Question retrieved successfully", questions)

@@ -11,6 +11,7 @@ import pytest
 from host.testing import assert_rest_error, create_test_user
 
 from .keys import key_headers
+from .test_public_pages import signed_in_headers
 
 API = "/wp-json/lms/v1"
 
@@ -200,9 +201,11 @@ def test_quiz_questions_answers_and_attempts(site):
     assert questions[0]["question_type"] == "single_choice" and questions[0]["question_mark"] == "1.00"
     answers = questions[0]["question_answers"]
     assert answers[0]["answer_title"] == "In the green charging tray" and answers[0]["is_correct"] == "1"
-    pupil = site.people["subscriber"].headers  # no answer sheet for pupils
+    pupil = site.people["subscriber"].headers  # not enrolled: the questions are the course's learners'
+    assert ok(site, f"/quiz-question-answer/{quiz}", "not_found", headers=pupil) == []
+    learner = signed_in_headers(site, "amara.o")  # enrolled by the demo: the questions, no answer sheet
     assert all("is_correct" not in answer for answer in
-               ok(site, f"/quiz-question-answer/{quiz}", "success", headers=pupil)[0]["question_answers"])
+               ok(site, f"/quiz-question-answer/{quiz}", "success", headers=learner)[0]["question_answers"])
     attempts = ok(site, f"/quiz-attempt-details/{quiz}", "success")
     assert len(attempts) == 2
     for attempt in attempts:  # each attempt carries its own answers (the original gave every attempt all of them)
