@@ -180,7 +180,8 @@ def _networks(values: list[str]) -> None:
         raise ValidationError(f"{error}; allowed: IP addresses or networks such as 10.0.0.5 or 10.1.0.0/16") from None
 
 
-PERMALINK_TAGS = ("%year%", "%monthnum%", "%day%", "%hour%", "%minute%", "%second%", "%postname%", "%post_id%")
+PERMALINK_TAGS = ("%year%", "%monthnum%", "%day%", "%hour%", "%minute%", "%second%", "%postname%", "%post_id%",
+                  "%category%", "%author%")
 _PERMALINK_TEXT = re.compile(r"[A-Za-z0-9/_.-]*")
 
 
@@ -207,8 +208,9 @@ class SiteSettings(Schema):
                 validate=_site_url)
     home = _text("Home URL when it differs from `url`; empty: same as `url`.", validate=_site_url)
     permalink_structure = _text("Pretty permalinks of posts, as WordPress's `permalink_structure`: "
-                                "`/%year%/%monthnum%/%postname%/`, `/%postname%/`, `/archives/%post_id%` ... (tags "
-                                "%year% %monthnum% %day% %hour% %minute% %second% %postname% %post_id%); pages then "
+                                "`/%year%/%monthnum%/%postname%/`, `/%category%/%postname%/`, `/archives/%post_id%` ... "
+                                "(tags %year% %monthnum% %day% %hour% %minute% %second% %postname% %post_id% "
+                                "%category% %author%); pages then "
                                 "live at `/<parent>/<child>/`. Empty: plain links (`/?p=ID`).", validate=_permalink_structure)
     templates_dir = _text("Folder of the operator's theme templates: a file there wins over the default theme's "
                           "or a plugin's template of the same name (`layout.html`, `site_header.html` ...); empty: none.")

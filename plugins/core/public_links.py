@@ -12,12 +12,12 @@ from .shaping import permalink, public_status
 def public_link(app, site: str, item: dict) -> str:
     """The public address of a published post or page (pretty under a permalink structure)."""
     permalink_structure = structure(app)
-    if item["type"] == "page":
-        if not permalink_structure:
-            return f"{site}/?page_id={item['id']}"
-        with app.db.session() as session:
+    if not permalink_structure:
+        return f"{site}/?page_id={item['id']}" if item["type"] == "page" else f"{site}/?p={item['id']}"
+    with app.db.session() as session:
+        if item["type"] == "page":
             return site + page_path(app, session, item)
-    return site + post_path(permalink_structure, item) if permalink_structure else f"{site}/?p={item['id']}"
+        return site + post_path(app, session, permalink_structure, item)
 
 
 def not_found_view() -> HtmlView:

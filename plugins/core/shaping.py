@@ -51,7 +51,7 @@ def permalink(request, item: dict, site: str | None = None) -> str:
 
             item = get_item(request.app, request.session, int(item["id"]), item["type"]) or item
         if item["type"] == "post":
-            return site + permalinks.post_path(permalink_structure, item)
+            return site + permalinks.post_path(request.app, request.session, permalink_structure, item)
         return site + permalinks.page_path(request.app, request.session, item)
     if item["type"] == "page":
         return f"{site}/?page_id={item['id']}"
@@ -68,7 +68,7 @@ def permalink_template(request, item: dict, link: str) -> str:
     if not permalink_structure or item["type"] not in ("post", "page"):
         return link
     if item["type"] == "post":
-        return site_url(request) + permalinks.post_template(permalink_structure, item)
+        return site_url(request) + permalinks.post_template(request.app, request.session, permalink_structure, item)
     path = permalinks.page_path(request.app, request.session, {**item, "slug": "%pagename%"})
     return site_url(request) + path
 

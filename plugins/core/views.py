@@ -73,10 +73,10 @@ def pretty_view(app, request) -> HtmlView | None:
         return listed
     with app.db.session() as session:
         version = _content_version(app, request, session)  # before the item: see _shared_parts
-        item, path = resolve(app, session, request.path)
+        item, path, here = resolve(app, session, request.path)
     if item is None or not public_status(app, item["status"]):
         return None
-    if path != request.path:
+    if not here:
         return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
     return _view(app, request, item, "pages" if item["type"] == "page" else "posts",
                  app.site_url(request.environ) + path, version)

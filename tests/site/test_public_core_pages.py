@@ -36,6 +36,8 @@ def _path(link: str) -> str:
     ("/%postname%/", "/sports-day/"),
     ("/%year%/%monthnum%/%day%/%postname%/", "/2026/03/14/sports-day/"),
     ("/archives/%post_id%", "/archives/{id}"),
+    ("/%year%/%monthnum%/%day%/%hour%/%minute%/%second%/%postname%/", "/2026/03/14/09/30/00/sports-day/"),
+    ("/%post_id%-%postname%.html", "/{id}-sports-day.html"),
 ])
 def test_post_links_follow_the_structure_and_open(make_app, structure, expected):
     app, admin = _site(make_app, structure)
@@ -143,8 +145,9 @@ def test_password_protected_post_asks_for_the_password(make_app):
 
 
 def test_structure_setting_is_checked():
-    for good in ("", "/%postname%/", "/archives/%post_id%", "/%year%/%monthnum%/%day%/%postname%/"):
+    for good in ("", "/%postname%/", "/archives/%post_id%", "/%year%/%monthnum%/%day%/%postname%/",
+                 "/%category%/%postname%/", "/%author%/%post_id%/"):
         SiteSettings().load({"permalink_structure": good}, partial=True)
-    for bad in ("%postname%", "/%year%/", "/%category%/%postname%/", "/<script>/%postname%/"):
+    for bad in ("%postname%", "/%year%/", "/%category%/", "/%tag%/%postname%/", "/<script>/%postname%/"):
         with pytest.raises(ValidationError):
             SiteSettings().load({"permalink_structure": bad}, partial=True)
