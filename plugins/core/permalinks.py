@@ -36,6 +36,7 @@ _TAG_PATTERNS = {"%year%": r"(?P<year>\d{4})", "%monthnum%": r"(?P<monthnum>\d{2
                  "%author%": r"(?P<author>[^/]{1,200})"}
 _TAG = re.compile("|".join(re.escape(tag) for tag in _TAG_PATTERNS))
 DEFAULT_CATEGORY = 1  # core's "Uncategorized", until the `default_category` setting names another
+MAX_SAME_SLUG = 20  # attachments sharing a slug (under different parents) tried for one path
 NO_AUTHOR = "author"  # the %author% of a post whose author is gone (WordPress leaves the segment empty)
 
 
@@ -59,6 +60,24 @@ def post_path(app, session, permalink_structure: str, item: dict) -> str:
 def post_template(app, session, permalink_structure: str, item: dict) -> str:
     """`permalink_template`: the path with `%postname%` left for the editor to fill."""
     return post_path(app, session, permalink_structure, {**item, "slug": "%postname%"})
+
+
+def attachment_path(app, session, permalink_structure: str, item: dict, parent: dict | None) -> str:
+    """WordPress's get_attachment_link under a structure: `<parent's path><slug>/` for an attachment of a
+    published post or page (`<parent's path>attachment/<slug>/` when the slug is a number, which the parent's
+    path would read as a page number, or the structure holds %category%), `/<slug>/` for one attached to
+    nothing. The caller has checked that `parent`, when there is one, is published; "" for no slug."""
+    slug = item.get("slug") or ""
+    if not slug:
+        return ""
+    if parent is None:
+        return f"/{slug}/"
+    if parent["type"] == "page":
+        base = page_path(app, session, parent)
+    else:
+        base = post_path(app, session, permalink_structure, parent)
+    name = f"attachment/{slug}" if slug.isdigit() or "%category%" in permalink_structure else slug
+    return base.rstrip("/") + f"/{name}/"
 
 
 def _category_ids(app, session, item: dict) -> list[int]:
@@ -148,15 +167,13 @@ def resolve(app, session, path: str) -> tuple[dict | None, str, bool]:
         if page is not None and page_path(app, session, page) == "/" + "/".join(segments) + "/":
             return page, page_path(app, session, page), True
     match = _structure_pattern(permalink_structure).fullmatch(path)
-    if match is None:
-        return None, "", False
-    found = match.groupdict()
+    found = match.groupdict() if match is not None else {}
     if found.get("post_id"):
         post = store.get_item(app, session, int(found["post_id"]), "post")
     else:
-        post = _item_by_slug(app, session, "post", found["postname"])
+        post = _item_by_slug(app, session, "post", found["postname"]) if found else None
     if post is None:
-        return None, "", False
+        return _attachment_at(app, session, permalink_structure, segments)
     canonical = post_path(app, session, permalink_structure, post)
     if found.get("author") is not None and "%postname%" not in permalink_structure \
             and found["author"] != author_nicename(app, session, post):
@@ -165,6 +182,25 @@ def resolve(app, session, path: str) -> tuple[dict | None, str, bool]:
     if not here and found.get("category") is not None:
         here = _names_with_another_category(app, session, permalink_structure, post, found["category"], path)
     return post, canonical, here
+
+
+def _attachment_at(app, session, permalink_structure: str, segments: list[str]) -> tuple[dict | None, str, bool]:
+    """The attachment whose pretty path is exactly `segments` (its last segment is the slug); the caller
+    checks that anyone may read it, and an attachment of an unpublished item has no pretty path."""
+    if not segments or len(segments) > MAX_PAGE_DEPTH + MAX_CATEGORY_DEPTH + 10:
+        return None, "", False
+    posts = tables(app)["posts"]
+    path = "/" + "/".join(segments) + "/"
+    ids = session.execute(select(posts.c.id).where(posts.c.type == "attachment", posts.c.slug == segments[-1])
+                          .order_by(posts.c.id).limit(MAX_SAME_SLUG)).scalars().all()
+    for attachment_id in ids:
+        item = store.get_item(app, session, attachment_id, "attachment")
+        parent = store.get_item(app, session, int(item["parent"])) if item and item.get("parent") else None
+        if item is None or (item.get("parent") and (parent is None or parent["type"] not in ("post", "page"))):
+            continue
+        if attachment_path(app, session, permalink_structure, item, parent) == path:
+            return item, path, True
+    return None, "", False
 
 
 def _names_with_another_category(app, session, permalink_structure: str, post: dict, category: str,

@@ -6,7 +6,7 @@ from host import ANONYMOUS, HtmlView
 from host.content import service_request
 
 from .permalinks import page_path, post_path, structure
-from .shaping import permalink, public_status
+from .shaping import permalink, public_status, readable_by_anyone
 
 
 def public_link(app, site: str, item: dict) -> str:
@@ -33,5 +33,5 @@ def link_of(app, request, item: dict) -> str:
 
 def viewable(app, item: dict) -> bool:
     if item["status"] == "inherit":  # an attachment: public when what it is attached to is (or nothing)
-        return item["type"] == "attachment"
+        return item["type"] == "attachment" and readable_by_anyone(app, item)
     return public_status(app, item["status"])

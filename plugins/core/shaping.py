@@ -58,8 +58,26 @@ def permalink(request, item: dict, site: str | None = None) -> str:
     if item["type"] == "post":
         return f"{site}/?p={item['id']}"
     if item["type"] == "attachment":
-        return f"{site}/?attachment_id={item['id']}"
+        pretty = attachment_path(request, permalink_structure, item) if permalink_structure else ""
+        return site + pretty if pretty else f"{site}/?attachment_id={item['id']}"
     return f"{site}/?post_type={item['type']}&p={item['id']}"
+
+
+def attachment_path(request, permalink_structure: str, item: dict) -> str:
+    """The pretty path of an attachment anyone may read, "" when it keeps its plain link: WordPress forces
+    that for an attachment of an unpublished item (a draft's or a private post's files stay unnamed).
+    Attached to another type than a post or a page (which core shows), it keeps the plain link too."""
+    if item.get("status") != "inherit" or not item.get("slug"):
+        return ""
+    parent = None
+    if item.get("parent"):
+        from .store import get_item
+
+        parent = get_item(request.app, request.session, int(item["parent"]))
+        if parent is None or parent["id"] == item["id"] or parent["type"] not in ("post", "page") \
+                or not public_status(request.app, parent["status"]):
+            return ""
+    return permalinks.attachment_path(request.app, request.session, permalink_structure, item, parent)
 
 
 def permalink_template(request, item: dict, link: str) -> str:

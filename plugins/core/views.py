@@ -27,7 +27,7 @@ from host.auth.users import get_user
 
 from . import store
 from .archives import list_view, pretty_list_view
-from .render import plain_text, render_content, render_excerpt, render_title
+from .render import autop, plain_text, render_content, render_excerpt, render_title, texturize
 from .permalinks import page_path, resolve, structure
 from .public_comments import section_context, thread
 from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
@@ -74,12 +74,12 @@ def pretty_view(app, request) -> HtmlView | None:
     with app.db.session() as session:
         version = _content_version(app, request, session)  # before the item: see _shared_parts
         item, path, here = resolve(app, session, request.path)
-    if item is None or not public_status(app, item["status"]):
+    if item is None or not _viewable(app, item):
         return None
     if not here:
         return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
-    return _view(app, request, item, "pages" if item["type"] == "page" else "posts",
-                 app.site_url(request.environ) + path, version)
+    rest_base = {"page": "pages", "attachment": "media"}.get(item["type"], "posts")
+    return _view(app, request, item, rest_base, app.site_url(request.environ) + path, version)
 
 
 VERSION_READ = "sitehost.core.content_version"  # environ: the version an item view read before its item
@@ -120,13 +120,16 @@ def _view(app, request, item: dict, rest_base: str, link: str, version: int | No
     title = plain_text(render_title(item["title"] or ""))  # the page title, og:title and JSON-LD carry no markup
     unlocked = _unlocked(app, request, item)
     context = {"item": item, "link": link, "unlocked": unlocked, "site_url": app.site_url(request.environ),
-               "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None}
+               "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None,
+               "attachment": None}
     parts = _shared_parts(app, request, item, link, version)
     if unlocked:
         # The view's CSP refuses inline styles; the stylesheets that plugins link (html_head) carry them.
         context["content"] = Markup(without_style_attributes(render_content(app, item, item["content"] or "")))
         context["image"] = parts["image"]
     context["meta"] = parts["meta"]
+    if item["type"] == "attachment":
+        context["attachment"] = _attachment_file(app, request, item)
     body = theme.render(app, __package__, "public_item.html", context)
     personal = False  # the page names the signed-in visitor (the comment form)
     if unlocked and item["type"] in ("post", "page"):
@@ -192,6 +195,17 @@ def _post_meta(app, request, item: dict) -> dict:
         "tags": [{"name": names.get(term_id, slug), "url": f"{site}/tag/{slug}/" if structure(app) else f"{site}/?tag={slug}"}
                  for term_id, slug in terms.get("post_tag", [])],
     }
+
+
+def _attachment_file(app, request, item: dict) -> dict | None:
+    """What an attachment's page shows of its file: the image (with its alt text) or a link to the file,
+    and the caption; None when no file is stored."""
+    if not item.get("file"):
+        return None
+    caption = autop(texturize(item["excerpt"])) if item.get("excerpt") else ""  # as core/v2/media's caption
+    return {"url": f"{app.site_url(request.environ)}/uploads/{item['file']}",
+            "is_image": (item.get("mime_type") or "").startswith("image/"), "alt": item.get("alt_text") or "",
+            "name": item["file"].rsplit("/", 1)[-1], "caption": Markup(without_style_attributes(caption))}
 
 
 def _sharing_tags(app, request, item: dict, title: str, link: str, image: dict | None, unlocked: bool) -> str:

@@ -72,7 +72,7 @@ def test_post_page_shows_date_author_terms_and_featured_image(make_app):
     assert [link.text for link in document.iterfind(".//ul[@class='entry-terms']//a")] == ["Sport & Games", "#summer"]
     image = document.find(".//figure[@class='featured-image']/img")
     assert image.get("src") == media["source_url"] and image.get("alt") == "Children racing"
-    attachment = app.client.get(f"/?attachment_id={media['id']}")
+    attachment = app.client.get(f"/?attachment_id={media['id']}", status=301).follow()
     assert attachment.status_int == 200 and media["source_url"] in attachment.text
     parse_strict(attachment.text)
 
