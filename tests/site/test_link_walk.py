@@ -1,23 +1,33 @@
-"""Every link the REST API hands out opens a page: on the demo site with every plugin, walk the collection
-of each registered post type and taxonomy (from the registry) and the users, follow each item's `link`,
-and expect 200; a draft, a private and a trashed item answer 404 without their titles."""
+"""Every link the REST API hands out opens a page: on the demo site with every plugin, under a date-based
+and a category-and-author permalink structure, walk the collection of each public post type and each
+taxonomy (from the registry) and the users, follow each item's `link` (attachments' pretty links among
+them), and expect 200; a draft, a private and a trashed item, the files attached to the unpublished ones
+and the course announcements (not public) answer 404 without their titles."""
 
 from __future__ import annotations
 
 import pytest
 
 from host.testing import create_test_user
+from tests.builder.helpers import png_bytes
 
 from .helpers import POSTS, SITE, parse_strict
+
+MEDIA = "/wp-json/core/v2/media"
+CATEGORIES = "/wp-json/core/v2/categories"
+ANNOUNCEMENTS = "/wp-json/core/v2/course-announcements"
 
 # Types or taxonomies whose pages another helper builds on a branch not merged yet, whose links may
 # 404 meanwhile (name -> reason). Empty: on main every walked link of every plugin answers 200.
 PAGES_BUILT_ELSEWHERE: dict[str, str] = {}
 
 
-@pytest.fixture(scope="module")
-def demo(make_module_app):
-    app = make_module_app(site={"permalink_structure": "/%year%/%monthnum%/%postname%/"})
+STRUCTURES = ["/%year%/%monthnum%/%postname%/", "/%category%/%author%/%postname%/"]
+
+
+@pytest.fixture(scope="module", params=STRUCTURES)
+def demo(make_module_app, request):
+    app = make_module_app(site={"permalink_structure": request.param})
     assert app.install_site(demo=True)
     return app
 
@@ -68,6 +78,36 @@ def test_every_public_link_opens_a_page(demo):
     assert walked > 20 and broken == []
 
 
+def test_links_follow_the_structure_and_attachments_have_pretty_links(demo):
+    """Posts' links are made of the structure's tags; every attachment of something published (or of
+    nothing) has a pretty link, and the walk above opened each."""
+    structure = demo.settings.site["permalink_structure"]
+    posts = demo.client.get(POSTS, {"per_page": 100}).json
+    assert posts and all("?" not in post["link"] for post in posts)
+    if "%category%" in structure:
+        categories = {term["id"]: term for term in demo.client.get(CATEGORIES, {"per_page": 100}).json}
+
+        def path(term_id: int) -> str:  # a child category's path starts with its parents'
+            term = categories[term_id]
+            return (path(term["parent"]) + "/" if term["parent"] else "") + term["slug"]
+
+        for post in posts:
+            assert post["link"].startswith(f"{SITE}/{path(min(post['categories']))}/"), post["link"]
+    media = demo.client.get(MEDIA, {"per_page": 100}).json
+    assert media and all("?" not in item["link"] for item in media), [item["link"] for item in media]
+
+
+def test_announcements_are_not_walked_as_public_and_answer_404(demo):
+    """A course announcement is for its course's learners: no public page, whoever follows its link."""
+    assert "lms_announcement" not in {name for name, _path in _collections(demo)}
+    admin = create_test_user(demo, "administrator")
+    notices = demo.client.get(ANNOUNCEMENTS, {"per_page": 100}, headers=admin.headers).json
+    assert notices
+    for notice in notices:
+        answer = demo.client.get(notice["link"].removeprefix(SITE), status=404)
+        assert notice["title"]["rendered"] not in answer.text
+
+
 def test_items_nobody_may_read_answer_404_without_their_title(demo):
     admin = create_test_user(demo, "administrator")
     made = [demo.client.post_json(POSTS, {"title": f"Walk {status} secret", "status": status}, headers=admin.headers).json
@@ -80,3 +120,10 @@ def test_items_nobody_may_read_answer_404_without_their_title(demo):
         for link in {item["link"], pretty}:
             response = demo.client.get(link.removeprefix(SITE), status=404)
             assert item["title"]["raw"] not in response.text
+    for item in made:  # the files of an unpublished post keep plain links, which open nothing
+        upload = demo.client.post(MEDIA, {"post": str(item["id"]), "title": f"File of {item['title']['raw']}"},
+                                  upload_files=[("file", "secret.png", png_bytes(), "image/png")],
+                                  headers=admin.headers, status=201).json
+        assert "?attachment_id=" in upload["link"]
+        response = demo.client.get(upload["link"].removeprefix(SITE), status=404)
+        assert upload["title"]["raw"] not in response.text
