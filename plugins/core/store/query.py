@@ -211,7 +211,11 @@ def order_clauses(app, query: PostQuery) -> list:
         if terms:
             ranks.append((and_(*[like(posts.c.title, term) for term in terms]), 2))
             ranks.append((or_(*[like(posts.c.title, term) for term in terms]), 3))
-        ranks += [(like(posts.c.excerpt, phrase), 4), (like(posts.c.content, phrase), 5)]
+        # As WordPress's parse_search_order: only the searched columns rank (a title-only search must
+        # not order its results by what the text holds).
+        searched = set(query.search_columns or ("post_excerpt", "post_content"))
+        ranks += [(like(column, phrase), rank) for name, column, rank in (
+            ("post_excerpt", posts.c.excerpt, 4), ("post_content", posts.c.content, 5)) if name in searched]
         return [case(*ranks, else_=6), posts.c.date.desc(), posts.c.id.desc()]
     if query.orderby == "meta_value_num" and query.meta_key:
         # Meta values are stored JSON-encoded, so a number is its own text; items without the
