@@ -4,6 +4,8 @@ permalink, or 404 when nothing else names the post)."""
 
 from __future__ import annotations
 
+import pytest
+
 from host.testing import create_test_user
 
 from .helpers import POSTS, SITE, parse_strict
@@ -82,29 +84,24 @@ def test_a_wrong_category_moves_to_the_permalink_and_another_of_its_categories_s
     app.client.get("/news/sport/no-such-post/", status=404)
 
 
-def test_author_tag_is_the_authors_nicename(make_app):
-    app, admin = _site(make_app, "/%author%/%postname%/")
-    nicename = _nicename(app, admin, admin.id)
-    post = _post(app, admin, title="Sports day", slug="sports-day")
-    assert post["link"] == f"{SITE}/{nicename}/sports-day/"
-    _opens(app, post["link"], "Sports day")
-    assert app.client.get(f"/?p={post['id']}", status=301).headers["Location"] == post["link"]
-    # another author: WordPress's query finds nothing, then its guess by the post's name moves there
-    other = create_test_user(app, "author")
-    other_name = _nicename(app, admin, other.id)
-    assert app.client.get(f"/{other_name}/sports-day/", status=301).headers["Location"] == post["link"]
-    assert app.client.get("/nobody/sports-day/", status=301).headers["Location"] == post["link"]
-
-
-def test_a_wrong_author_with_only_the_post_id_answers_404(make_app):
-    """With `%post_id%` and no `%postname%`, WordPress has no name to guess the post by: 404."""
-    app, admin = _site(make_app, "/%author%/%post_id%/")
+@pytest.mark.parametrize("structure, wrong_author", [("/%author%/%postname%/", 301), ("/%author%/%post_id%/", 404)])
+def test_author_tag_is_the_authors_nicename(make_app, structure, wrong_author):
+    """Another author's nicename: WordPress's query finds nothing, then its guess by the post's name moves
+    to the permalink (301); with only `%post_id%` there is no name to guess by (404)."""
+    app, admin = _site(make_app, structure)
     nicename = _nicename(app, admin, admin.id)
     post = _post(app, admin, title="Sports day secret", slug="sports-day")
-    assert post["link"] == f"{SITE}/{nicename}/{post['id']}/"
+    tail = "sports-day" if "%postname%" in structure else str(post["id"])
+    assert post["link"] == f"{SITE}/{nicename}/{tail}/"
     _opens(app, post["link"], "Sports day secret")
-    answer = app.client.get(f"/someone-else/{post['id']}/", status=404)
-    assert "Sports day secret" not in answer.text
+    assert app.client.get(f"/?p={post['id']}", status=301).headers["Location"] == post["link"]
+    other = create_test_user(app, "author")
+    for author in (_nicename(app, admin, other.id), "nobody"):
+        answer = app.client.get(f"/{author}/{tail}/", status=wrong_author)
+        if wrong_author == 301:
+            assert answer.headers["Location"] == post["link"]
+        else:
+            assert "Sports day secret" not in answer.text
 
 
 def test_every_tag_together_builds_and_resolves(make_app):
