@@ -19,7 +19,7 @@ from host.args import PagedArgs, id_list, search_field, string_list
 from . import dates, store
 from .render import plain_text
 from .permissions import type_caps
-from .shaping import core_url, site_url, text_gated
+from .shaping import core_url, permalink, site_url, text_gated
 from .tables import tables
 
 NAMESPACE = "core/v2"
@@ -120,10 +120,13 @@ def search(request):
         statement = select(posts.c.id, posts.c.title, posts.c.type).where(*where).order_by(
             posts.c.date.desc(), posts.c.id.desc())
         rows, total, per_page, page = _page(request, statement, select(func.count()).select_from(posts).where(*where))
+        found = store.get_items(app, request.session, [row.id for row in rows])
         base = site_url(request)
-        items = [_result(request, context, {"id": row.id, "title": plain_text(row.title), "url": f"{base}/?p={row.id}",
-                                            "type": "post", "subtype": row.type},
-                         f"{available[row.type]}/{row.id}", f"types/{row.type}") for row in rows]
+        # `url` is the item's permalink, as WordPress's get_permalink: a page's or a lesson's `/?p=ID` opens nothing
+        items = [_result(request, context, {
+            "id": row.id, "title": plain_text(row.title), "type": "post", "subtype": row.type,
+            "url": permalink(request, found[row.id]) if row.id in found else f"{base}/?p={row.id}"},
+            f"{available[row.type]}/{row.id}", f"types/{row.type}") for row in rows]
     elif kind == "term":
         terms = tables(app)["terms"]
         available = _searchable_taxonomies(app)

@@ -39,6 +39,7 @@ def test_posts_of_every_searchable_type_are_found_with_links_to_their_routes(cli
     assert client.get(post["_links"]["self"][0]["href"].replace("http://school.test", "")).json["id"] == post["id"]
     pages_only = client.get(f"{API}/search", {"search": "orchestra", "subtype": "page"}).json
     assert [item["subtype"] for item in pages_only] == ["page"]
+    assert pages_only[0]["url"] == f"http://school.test/?page_id={site['page']['id']}"  # its permalink
 
 
 def test_paging_include_exclude_and_embed(client, site):

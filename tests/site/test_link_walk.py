@@ -78,6 +78,15 @@ def test_every_public_link_opens_a_page(demo):
     assert walked > 20 and broken == []
 
 
+def test_every_search_result_url_opens_a_page(demo):
+    """core/v2/search answers each item's permalink as its `url` (a page's, a course's, a lesson's)."""
+    results = demo.client.get("/wp-json/core/v2/search", {"per_page": 100}).json
+    assert {"post", "page", "lms_course", "lms_lesson"} <= {result["subtype"] for result in results}
+    broken = [(result["url"], status) for result in results
+              if (status := _follow(demo, result["url"]).status_int) != 200]
+    assert broken == []
+
+
 def test_links_follow_the_structure_and_attachments_have_pretty_links(demo):
     """Posts' links are made of the structure's tags; every attachment of something published (or of
     nothing) has a pretty link, and the walk above opened each."""
