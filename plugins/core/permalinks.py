@@ -23,6 +23,8 @@ from functools import lru_cache
 
 from sqlalchemy import select
 
+from host.auth.users import tables as user_tables
+
 from . import store
 from .tables import tables
 
@@ -117,8 +119,6 @@ def _default_category(app, session) -> int:
 
 
 def author_nicename(app, session, item: dict) -> str:
-    from host.auth.users import tables as user_tables
-
     users = user_tables(app)["users"]
     slug = session.execute(select(users.c.slug).where(users.c.id == int(item.get("author") or 0))).scalar() \
         if item.get("author") else None

@@ -71,8 +71,6 @@ def attachment_path(request, permalink_structure: str, item: dict) -> str:
         return ""
     parent = None
     if item.get("parent"):
-        from .store import get_item
-
         parent = get_item(request.app, request.session, int(item["parent"]))
         if parent is None or parent["id"] == item["id"] or parent["type"] not in ("post", "page") \
                 or not public_status(request.app, parent["status"]):

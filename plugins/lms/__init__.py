@@ -34,7 +34,9 @@ def register_namespaces():
 
 @hookimpl
 def register_post_types():
-    return model.post_types()
+    from .catalogue import may_read_text
+
+    return model.post_types(may_read_text)
 
 
 @hookimpl

@@ -5,6 +5,13 @@ and announcements are visible when their course is visible and they are publishe
 caller may edit the course); lessons and quizzes likewise through their topic. The original
 read topics, lessons, quizzes and announcements with raw SQL that ignored every status; here
 nothing inside an unpublished course reaches a caller who cannot edit it.
+
+Text: anyone sees that a lesson exists (its title, its place in the outline), but the text, video,
+attachments and questions of topics, lessons, quizzes and announcements are for learners enrolled in
+the course (a completed enrolment) and for those who may edit the item or the course, as on the public
+pages. core/v2 asks `may_read_text` for every such item it answers (PostType.text_access, which
+model.post_types receives) and then leaves out `content`, `excerpt` and `meta`; lms/v1 and the pages
+ask it through `protected`.
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ from sqlalchemy import bindparam, func, select
 
 from host.auth import users as user_service
 
-from .model import CATEGORY, COURSE, COURSE_META, DISABLE_QA, PRICE, QUIZ, TAG, TOPIC
-from .tables import RATINGS, table
+from .model import ANNOUNCEMENT, CATEGORY, COURSE, COURSE_META, DISABLE_QA, LESSON, PRICE, QUIZ, TAG, TOPIC
+from .tables import ENROLMENTS, RATINGS, table
 
 EDITOR_STATUSES = ("publish", "future", "draft", "pending", "private")
 MAX_ID = 2**63 - 1
@@ -119,6 +126,45 @@ def children(request, post_type: str, parent_ids: list[int], parent_editable: bo
     return found[:limit]
 
 
+# --- who reads an item's text -------------------------------------------------------------------
+
+GATED_TYPES = (TOPIC, LESSON, QUIZ, ANNOUNCEMENT)
+
+
+def course_of(request, item: dict) -> dict | None:
+    """The course an item belongs to: a topic's or an announcement's parent, a lesson's or a quiz's topic's."""
+    parent = as_id(item.get("parent"))
+    if item["type"] in (LESSON, QUIZ):
+        topic = _content(request, parent, TOPIC)
+        parent = as_id(topic["parent"]) if topic is not None else None
+    return find_course(request, parent)
+
+
+def enrolled_courses(request) -> frozenset[int]:
+    """The ids of the courses the caller is enrolled in (one query per request)."""
+    if not request.user.is_authenticated:
+        return frozenset()
+    found = request.state.get("lms_enrolled_courses")
+    if found is None:
+        enrolments = table(request.app, ENROLMENTS)
+        found = frozenset(request.session.execute(select(enrolments.c.course_id).where(
+            enrolments.c.user_id == request.user.id, enrolments.c.status == "completed")).scalars())
+        request.state.lms_enrolled_courses = found
+    return found
+
+
+def may_read_text(request, item: dict) -> bool:
+    """Whether the caller may read the item's text: enrolled in its course, or may edit it or the course."""
+    if item["type"] not in GATED_TYPES:
+        return True
+    if not request.user.is_authenticated:
+        return False
+    if can_edit(request, item):
+        return True
+    course = course_of(request, item)
+    return course is not None and (course["id"] in enrolled_courses(request) or can_edit(request, course))
+
+
 # --- shapes -----------------------------------------------------------------------------------
 
 def wp_date(value: datetime.datetime | None) -> str:
@@ -127,9 +173,7 @@ def wp_date(value: datetime.datetime | None) -> str:
 
 def protected(request, item: dict) -> bool:
     """Whether the caller may not read the item's text: password-protected (the original leaked it), or a
-    topic, lesson, quiz or announcement of a course the caller neither takes nor edits (access.py)."""
-    from .access import may_read_text
-
+    topic, lesson, quiz or announcement of a course the caller neither takes nor edits (may_read_text)."""
     return (bool(item.get("password")) and not can_edit(request, item)) or not may_read_text(request, item)
 
 

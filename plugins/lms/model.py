@@ -13,10 +13,12 @@ them: a course at `/courses/<slug>/`, its categories and tags at `/course-catego
 to another course keeps its address (the nested ones redirect there). A topic, which the reference
 gives no page, answers at `/topic/<slug>/` with a redirect to its section of the course page.
 Announcements are not public (no page, sitemap or search entry), and the text of topics, lessons,
-quizzes and announcements is for the course's learners and editors (access.py, `text_access`).
+quizzes and announcements is for the course's learners and editors (catalogue.may_read_text, `text_access`).
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 from host import MetaKey, PostType, Taxonomy
 
@@ -28,9 +30,8 @@ COURSE_BASE, TOPIC_BASE, LESSON_BASE, QUIZ_BASE = "courses", "topic", "lesson", 
 _CHILD_SUPPORTS = ("title", "editor", "author", "revisions", "page-attributes")
 
 
-def post_types() -> list[PostType]:
-    from .access import may_read_text  # who reads a topic's, lesson's, quiz's or announcement's text
-
+def post_types(may_read_text: Callable[[Any, dict], bool]) -> list[PostType]:
+    """The post types; `may_read_text` decides who reads a topic's, lesson's, quiz's or announcement's text."""
     return [
         PostType(COURSE, "Courses", rest_base="courses", taxonomies=(CATEGORY, TAG), rewrite=COURSE_BASE,
                  supports=("title", "editor", "author", "excerpt", "revisions", "thumbnail")),
