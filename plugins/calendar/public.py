@@ -31,7 +31,8 @@ from host import HtmlView, Page, theme
 from . import common, recurrence, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
 from .ical import CONTENT_TYPE, build_calendar
-from .views import anonymous_reader
+from .events import rows_of as event_rows
+from .views import anonymous_reader, calendar_zone
 
 PER_PAGE = 10
 NEXT_DATES = 5  # occurrences a repeating event's page lists
@@ -100,9 +101,6 @@ def next_dates(reader, site: str, event: dict) -> list[dict]:
     changed ones at their own times and cancelled ones left out, each {"when", "key", "url", "rest_url"}:
     its dates in the site's zone, its RECURRENCE-ID key, its place in the calendar's day view (the anchor
     the views give that occurrence) and the occurrence's REST address, as the events list links it."""
-    from .events import rows_of as event_rows
-    from .views import calendar_zone
-
     row = event_rows(reader, [event["id"]]).get(event["id"])
     series = recurrence.rows_of(reader.session, reader.app, [event["id"]]).get(event["id"])
     if row is None or series is None:

@@ -23,7 +23,7 @@ import json
 import bottle
 from sqlalchemy import select
 
-from host import HtmlView, Page, theme
+from host import HtmlView, Page, RestRequest, client_address, theme
 
 from . import comment_store as cs, store
 from .comments import render as render_comment_text
@@ -134,9 +134,6 @@ def submit_comment(app, request):
 
 def _create_as_user(app, request, user, fields: dict) -> tuple[int, dict]:
     """POST core/v2/comments through the REST pipeline as the signed-in `user`, from the visitor's address."""
-    from host.auth.pages import client_address
-    from host.rest.request import RestRequest
-
     caller = RestRequest(app, "POST", request.path, [], {}, environ=request.environ,
                          base_url=app.rest_base_url(request.environ), remote_addr=client_address(app, request.environ))
     caller.user = user

@@ -17,9 +17,10 @@ from markupsafe import Markup
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import select
 
-from host import ANONYMOUS, HtmlView, MenuEntry, Page, theme
+from host import ANONYMOUS, HtmlView, MenuEntry, Page, client_address, theme
 from host.content import service_request
 from host.lru import LruCache
+from host.ratelimit import RateLimit, take
 from host.signing import Signer
 from host.stash import StashKey
 from host.text import without_style_attributes
@@ -31,6 +32,7 @@ from .render import autop, plain_text, render_content, render_excerpt, render_ti
 from .permalinks import page_path, resolve, structure
 from .public_comments import section_context, thread
 from .public_links import link_of as _link_of, not_found_view, public_link as public_link, viewable as _viewable
+from .settings import settings_of
 from .shaping import public_status, text_gated
 from .tables import tables
 
@@ -313,11 +315,6 @@ POSTPASS_SCOPE = "core.postpass"
 def _postpass_wait(app, request) -> int:
     """Count one password form from the client's address (host.ratelimit, `[plugins.core] postpass_limit` per
     `postpass_window_seconds`); the seconds to wait when its window is already full, else 0."""
-    from host.auth.pages import client_address
-    from host.ratelimit import RateLimit, take
-
-    from .settings import settings_of
-
     settings = settings_of(app)
     rule = RateLimit(POSTPASS_SCOPE, settings.postpass_limit, settings.postpass_window_seconds)
     with app.db.session(write=True) as session, session.begin():
