@@ -67,7 +67,9 @@ class Services:
     def know_plugins(self, plugins: Iterable[tuple[str, ModuleType, Iterable[str]]]) -> None:
         """The enabled plugins: (name, module, requires). Called again whenever the set changes."""
         plugins = list(plugins)
-        self._packages = [(module.__name__, name, hasattr(module, "__path__")) for name, module, _requires in plugins]
+        # A plugin given as an object (a test's class instance) has no module of its own to attribute code to.
+        self._packages = [(module.__name__, name, hasattr(module, "__path__")) for name, module, _requires in plugins
+                          if isinstance(module, ModuleType)]
         self._requires = {name: frozenset(requires) for name, _module, requires in plugins}
         self._plugin_of_code = {}
 
