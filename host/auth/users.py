@@ -23,6 +23,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import String, bindparam, case, cast, delete, func, insert, literal, literal_column, or_, select, update
 
+from .. import slug_family
 from . import ratelimit
 from .models import utcnow as utcnow  # where the tables are; read here by host.auth.sessions
 from .roles import ROLE_CAPABILITIES, ROLES
@@ -163,18 +164,12 @@ class UserError(ValueError):
         self.message = message
 
 
-def _unique_slug(app, session, wanted: str, exclude_id: int | None = None) -> str:
-    """`wanted`, or `wanted-2`, `wanted-3` ... when another user has it already."""
+def _unique_slug(app, session, wanted: str) -> str:
+    """`wanted`, or the first free `wanted-2`, `wanted-3` ... (cut to the column's length, as WordPress cuts
+    a user_nicename), found in one query however many users share the name (host.slug_family)."""
     users = tables(app)["users"]
-    candidate, number = wanted, 1
-    while True:
-        query = select(users.c.id).where(users.c.slug == candidate)
-        if exclude_id is not None:
-            query = query.where(users.c.id != exclude_id)
-        if session.execute(query).first() is None:
-            return candidate
-        number += 1
-        candidate = f"{wanted}-{number}"
+    longest = users.c.slug.type.length
+    return slug_family.first_free_name(session, users.c.slug, [], wanted[:longest], longest)
 
 
 def create_user(app, session, login: str, email: str, role: str | list[str] = "subscriber", password: str | None = None,

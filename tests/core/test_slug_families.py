@@ -4,6 +4,7 @@ and still picks the name WordPress's probing of -2, -3 ... would pick."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 
 import pytest
 from sqlalchemy import event
@@ -128,3 +129,74 @@ def test_pages_count_suffixes_per_parent_and_reserved_names_start_at_2(site):
     assert [_create(app, editor, base="pages", title="2024")["slug"] for _ in range(2)] == ["2024-2", "2024-3"]
     assert [_create(app, editor, title="Feed")["slug"] for _ in range(2)] == ["feed-2", "feed-3"]
     assert _create(app, editor, title="2024")["slug"] == "2024"  # posts may be numbers
+
+
+def test_an_explicit_numbered_slug_is_kept_and_the_gaps_below_it_are_filled_in_order(site):
+    app, editor = site
+    assert [_create(app, editor, title="Sports day")["slug"] for _ in range(2)] == ["sports-day", "sports-day-2"]
+    assert _create(app, editor, title="Other", slug="sports-day-7")["slug"] == "sports-day-7"
+    made = [_create(app, editor, title="Sports day")["slug"] for _ in range(6)]
+    assert made == ["sports-day-3", "sports-day-4", "sports-day-5", "sports-day-6", "sports-day-8", "sports-day-9"]
+    assert _create(app, editor, title="Other", slug="sports-day-7")["slug"] == "sports-day-7-2"
+
+
+def test_percent_and_underscore_in_a_title_are_neither_kept_nor_read_as_patterns(site):
+    """`%` and `_` would be LIKE's wildcards; the family is read by a range of names, so `50x-off-2` is
+    not taken for a `50-off` suffix."""
+    app, editor = site
+    assert _create(app, editor, title="Other", slug="50x-off-2")["slug"] == "50x-off-2"
+    made = [_create(app, editor, title="50% off_the price")["slug"] for _ in range(3)]
+    assert made == ["50-off-the-price", "50-off-the-price-2", "50-off-the-price-3"]
+    made = [_create(app, editor, title="50_off")["slug"] for _ in range(3)]
+    assert made == ["50-off", "50-off-2", "50-off-3"]
+    listed = app.client.get(f"{API}/posts", {"slug": "50-off-3"}).json
+    assert [item["title"]["rendered"] for item in listed] == ["50_off"]
+
+
+def test_a_term_slug_family_is_read_in_one_query_however_many_terms_share_it(site):
+    app, editor = site
+    _create(app, editor, base="tags", name="Warm up")
+    with _statements(app) as alone:
+        first = _create(app, editor, base="tags", name="Club 0", slug="club")
+    made = [_create(app, editor, base="tags", name=f"Club {number}", slug="club")["slug"] for number in range(1, 40)]
+    assert first["slug"] == "club" and made == [f"club-{number}" for number in range(2, 41)]
+    with _statements(app) as crowded:
+        last = _create(app, editor, base="tags", name="Club 40", slug="club")
+    assert last["slug"] == "club-41"
+    assert len(crowded) == len(alone), (alone, crowded)
+    app.client.delete(f"{API}/tags/{_tag_id(app, 'club-6')}", {"force": "true"}, headers=editor, status=200)
+    assert _create(app, editor, base="tags", name="Club 41", slug="club")["slug"] == "club-6"
+
+
+def _tag_id(app, slug: str) -> int:
+    return app.client.get(f"{API}/tags", {"slug": slug}).json[0]["id"]
+
+
+def test_a_child_category_takes_its_parents_slug_before_a_number_as_wordpress_does(site):
+    app, editor = site
+    clubs = _create(app, editor, base="categories", name="Clubs")
+    _create(app, editor, base="categories", name="Chess")
+    child = _create(app, editor, base="categories", name="Chess", parent=clubs["id"])
+    assert child["slug"] == "chess-clubs"
+    assert _create(app, editor, base="categories", name="Chess!", parent=clubs["id"])["slug"] == "chess-2"
+
+
+def test_user_slugs_count_up_in_one_query_and_underscore_matches_only_itself(site):
+    app, _editor = site
+    admin = role_users(app)["administrator"].headers
+    numbers = itertools.count()
+
+    def add(login: str) -> str:
+        return app.client.post_json(f"{API}/users", {"username": login, "email": f"person{next(numbers)}@school.test",
+                                                     "password": "a long enough password"},
+                                    headers=admin, status=201).json["slug"]
+
+    assert [add(login) for login in ("a_b", "axb", "axb.")] == ["a_b", "axb", "axb-2"]
+    assert add("a_b.") == "a_b-2"
+    with _statements(app) as few:
+        add("ann")
+    made = [add("ann" + "." * dots) for dots in range(1, 30)]
+    assert made == [f"ann-{number}" for number in range(2, 31)]
+    with _statements(app) as many:
+        assert add("ann@") == "ann-31"
+    assert len(many) == len(few), (few, many)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
 
-from sqlalchemy import and_, bindparam, distinct, func, not_, or_, select
+from sqlalchemy import bindparam, func, select
 
+from host import slug_family
 from host.text import strip_tags
 
 from ..tables import tables
@@ -86,8 +86,6 @@ def unique_slugs(app, session, slugs: list[str], post_type: str, parent: int = 0
 
 
 PAGE_NUMBER = re.compile(r"(page)?\d+")
-# "-" and nine digits: a slug at most MAX_SLUG - LONGEST_SUFFIX long keeps it whole before any suffix below a billion.
-LONGEST_SUFFIX = 10
 
 
 def _reserved(candidate: str, post_type: str) -> bool:
@@ -97,51 +95,23 @@ def _reserved(candidate: str, post_type: str) -> bool:
 
 def _free_slugs(app, session, slug: str, post_type: str, post_id: int | None, parent: int,
                 given: set[str]) -> Iterator[str]:
-    """The free names of `slug`'s family in its scope, lowest first, as WordPress's probing finds them:
-    `slug` itself, then `slug-2`, `slug-3` ... skipping stored ones (but `post_id`'s own), reserved
-    ones and those in `given` (handed out earlier in this transaction; each name yielded joins it).
-
-    One query answers whether `slug` is stored, the highest stored `slug-N` and how many `slug-N`
-    there are. When 2 ... highest are all stored (no gap) every later number is free, so no
-    further query runs. A gap (an item deleted or renamed), or a slug so long that a suffix cuts
-    it, costs one more query, for the family's stored names, and the numbers are walked in Python.
-    """
+    """The free names of `slug`'s family in its scope, lowest first, as WordPress's probing finds them
+    (host.slug_family: one query, two when the family has a gap): `slug` itself, then `slug-2`,
+    `slug-3` ... skipping stored ones (but `post_id`'s own), reserved ones and those in `given`
+    (handed out earlier in this transaction; each name yielded joins it)."""
     posts = tables(app)["posts"]
     scope, dialect = _scope(app, post_type), app.db.engine.dialect.name
-    params = {"type": post_type, "parent": parent, "post_id": post_id or 0, "slug": slug,
-              "low": slug + "-", "high": slug + ".", "rest_from": len(slug) + 2}
-    short = len(slug) <= MAX_SLUG - LONGEST_SUFFIX
-    if short:
-        summary = app.db.prepared(f"core.slug_family_summary:{scope}:{dialect}",
-                                  lambda: _family_summary(posts, scope, dialect))
-        row = session.execute(summary, params).one()
-        if not (row.bare or _reserved(slug, post_type) or slug in given):
-            given.add(slug)
-            yield slug
-        highest = int(row.highest[len(slug) + 1:]) if row.highest else 1
-        if row.suffixes == highest - 1:
-            for suffix in itertools.count(highest + 1):
-                candidate = _suffixed(slug, suffix)
-                if candidate not in given:
-                    given.add(candidate)
-                    yield candidate
-    else:  # every name of the family shares the first MAX_SLUG - LONGEST_SUFFIX characters
-        params.update(low=slug[: MAX_SLUG - LONGEST_SUFFIX], high=slug[: MAX_SLUG - LONGEST_SUFFIX] + "\uffff")
-    family = app.db.prepared(f"core.slug_family:{scope}:{dialect}", lambda: _family_names(posts, scope, dialect))
-    stored = set(session.scalars(family, params))
-    for suffix in itertools.count(1):
-        candidate = _suffixed(slug, suffix)
-        if not (candidate in stored or candidate in given or _reserved(candidate, post_type)):
-            given.add(candidate)
-            yield candidate
-
-
-def _suffixed(slug: str, suffix: int) -> str:
-    """`slug` itself for 1, else `slug-N` cut to fit MAX_SLUG, as WordPress makes them."""
-    if suffix == 1:
-        return slug
-    tail = f"-{suffix}"
-    return slug[: MAX_SLUG - len(tail)] + tail
+    params = {"type": post_type, "parent": parent, "post_id": post_id or 0,
+              **slug_family.family_parameters(slug, MAX_SLUG)}
+    summary = app.db.prepared(f"core.slug_family_summary:{scope}:{dialect}", lambda: slug_family.summary_statement(
+        posts.c.slug, _family_where(posts, scope), dialect))
+    family = app.db.prepared(f"core.slug_family:{scope}:{dialect}", lambda: slug_family.names_statement(
+        posts.c.slug, _family_where(posts, scope), dialect))
+    for name in slug_family.free_names(slug, MAX_SLUG, lambda: session.execute(summary, params).one(),
+                                       lambda: set(session.scalars(family, params)),
+                                       lambda name: name in given or _reserved(name, post_type)):
+        given.add(name)
+        yield name
 
 
 def _scope(app, post_type: str) -> str:
@@ -168,35 +138,9 @@ def _scope_where(posts, scope: str) -> list:
     return [posts.c.type == bindparam("type")]
 
 
-def _in_family_range(posts, dialect: str):
-    """:low <= slug < :high, in code point order: PostgreSQL compares in "C", as its slug index does."""
-    slug = posts.c.slug.collate("C") if dialect == "postgresql" else posts.c.slug
-    return and_(slug >= bindparam("low"), slug < bindparam("high"))
-
-
-def _family_summary(posts, scope: str, dialect: str):
-    """One row: `bare` (whether :slug is stored), `highest` (the stored `slug-N` of the highest N) and
-    `suffixes` (how many distinct `slug-N` are stored), N written as WordPress writes it: digits, no
-    leading zero. The numbers are compared as text, longest first, so no cast can overflow."""
-    number = func.substr(posts.c.slug, bindparam("rest_from"))
-    if dialect == "postgresql":
-        canonical = number.op("~")("^[1-9][0-9]*$")
-    else:
-        canonical = and_(number.op("GLOB")("[1-9]*"), not_(number.op("GLOB")("*[^0-9]*")))
-    where = [*_scope_where(posts, scope), posts.c.id != bindparam("post_id")]
-    numbered = [*where, _in_family_range(posts, dialect), canonical]
-    bare = select(posts.c.id).where(posts.c.slug == bindparam("slug"), *where).limit(1).exists()
-    highest = (select(posts.c.slug).where(*numbered)
-               .order_by(func.length(posts.c.slug).desc(), posts.c.slug.desc()).limit(1).scalar_subquery())
-    suffixes = select(func.count(distinct(posts.c.slug))).where(*numbered).scalar_subquery()
-    return select(bare.label("bare"), highest.label("highest"), suffixes.label("suffixes"))
-
-
-def _family_names(posts, scope: str, dialect: str):
-    """SELECT of the stored names that may be of :slug's family (:slug and those in [:low, :high))."""
-    where = [*_scope_where(posts, scope), posts.c.id != bindparam("post_id")]
-    return select(posts.c.slug).where(or_(posts.c.slug == bindparam("slug"), _in_family_range(posts, dialect)),
-                                      *where)
+def _family_where(posts, scope: str) -> list:
+    """The scope, less the item being renamed (its own name is free to keep)."""
+    return [*_scope_where(posts, scope), posts.c.id != bindparam("post_id")]
 
 
 def _hierarchical(app, post_type: str) -> bool:
