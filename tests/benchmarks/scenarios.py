@@ -114,6 +114,22 @@ end
 """
 
 
+SAME_TITLE = "Weekly newsletter"
+
+
+def _lua_create_same_title(context: Context) -> str:
+    """Every request creates a post of one title: each needs the next free `weekly-newsletter-N`, so a
+    create's cost must not grow with the thousands made before it in the run (plugins/core/store/slugs.py)."""
+    body = json.dumps(post_body(SAME_TITLE, context.seeded.busiest_category))
+    return f"""
+wrk.method = "POST"
+wrk.path = {lua_string(context.rest_path + "/core/v2/posts")}
+wrk.headers["Authorization"] = {lua_string(context.authorization)}
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = {lua_string(body)}
+"""
+
+
 def _fixed_get(path_of: Callable[[Context], str]) -> Callable[[Context], str]:
     def lua(context: Context) -> str:
         return f'wrk.method = "GET"\nwrk.path = {lua_string(context.rest_path + path_of(context))}\n'
@@ -174,6 +190,22 @@ def _check_create(context: Context) -> None:
     status, _headers, body = fetch(context.rest + "/core/v2/posts", "POST", post_body("Benchmark check post", context.seeded.busiest_category),
                                    {"Authorization": context.authorization})
     expect(status, 201, body, "POST /core/v2/posts")
+
+
+def _check_create_same_title(context: Context) -> None:
+    """Two creates of the title: the second gets the next number of the family."""
+    slugs = []
+    for _attempt in range(2):
+        status, _headers, body = fetch(context.rest + "/core/v2/posts", "POST",
+                                       post_body(SAME_TITLE, context.seeded.busiest_category),
+                                       {"Authorization": context.authorization})
+        expect(status, 201, body, "POST /core/v2/posts (same title)")
+        slugs.append(body.get("slug", ""))
+    first, second = slugs
+    expected = "weekly-newsletter-2" if first == "weekly-newsletter" else \
+        f"weekly-newsletter-{int(first.rsplit('-', 1)[1]) + 1}"
+    if second != expected:
+        raise Unavailable(f"POST /core/v2/posts (same title): slugs {first!r} then {second!r}")
 
 
 def _batch_body(prefix: str, category: int) -> dict:
@@ -310,6 +342,8 @@ SCENARIOS: list[Scenario] = [
     Scenario("cached-gzip", "GET posts, cache hit, Accept-Encoding: gzip",
              _fixed_get_gzip(lambda c: "/core/v2/posts"), _check_gzip(cached=True), cached=True),
     Scenario("create", "POST posts as author", _lua_create, _check_create, writes=True),
+    Scenario("create-same-title", f"POST posts as author, every one titled {SAME_TITLE!r}", _lua_create_same_title,
+             _check_create_same_title, writes=True),
     Scenario("batch", f"POST batch/v1 ({BATCH_SIZE} creates)", _lua_batch, _check_batch, writes=True),
     Scenario("mixed", "mixed 90% list / 10% create", _lua_mixed, _check_mixed, writes=True),
 ]
