@@ -366,6 +366,13 @@ END
 $$ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE COST 1000
 """
 POSTGRES_SEARCH_INDEX = "ix_posts_search_text"
+# A GIN index puts new entries in a pending list that every search reads through, row by row, until
+# a vacuum or a full list (4 MB by default) merges them into the index. After 2,000 creates a search
+# at 10,000 posts read 251 pages of it (1 ms of its 1.1; 0.03 ms once merged), and on a busy site the
+# list stays near full between vacuums. 64 kB, the least PostgreSQL allows, bounds that read; a create
+# then merges the list about every 25 posts (measured: 1.6 ms of PostgreSQL's time per post written,
+# against 1.0 ms deferring the merge and 2.6 ms with the list off).
+SEARCH_PENDING_LIMIT = "gin_pending_list_limit=64"
 SEARCH_TABLE = "posts_search"
 
 
@@ -419,7 +426,13 @@ def install_search_index(app) -> None:
             connection.exec_driver_sql(
                 f"CREATE INDEX IF NOT EXISTS {POSTGRES_SEARCH_INDEX} ON posts USING GIN "
                 "(to_tsvector('simple', sitehost_text(title) || ' ' || sitehost_text(content) || ' ' "
-                "|| sitehost_text(excerpt)))")
+                f"|| sitehost_text(excerpt))) WITH ({SEARCH_PENDING_LIMIT})")
+            options = connection.exec_driver_sql(
+                "SELECT reloptions FROM pg_class WHERE oid = to_regclass(%(name)s)",
+                {"name": POSTGRES_SEARCH_INDEX}).scalar() or []
+            if SEARCH_PENDING_LIMIT not in options:  # an index built before the limit: set it, and empty its list
+                connection.exec_driver_sql(f"ALTER INDEX {POSTGRES_SEARCH_INDEX} SET ({SEARCH_PENDING_LIMIT})")
+                connection.exec_driver_sql(f"SELECT gin_clean_pending_list('{POSTGRES_SEARCH_INDEX}')")
 
 
 def tables(app) -> dict[str, Table]:

@@ -8,9 +8,12 @@ search's first page walked the date index and ran them over every post it passed
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 from sqlalchemy import event, insert
+
+from host.testing import role_users
 
 from tests.core.helpers import API
 
@@ -56,9 +59,10 @@ def _search_statements(app, query: dict) -> tuple[list, list[tuple[str, object]]
     return answer, seen
 
 
-def _plan(app, statement: str, parameters) -> list[str]:
+def _plan(app, statement: str, parameters, analyze: bool = False) -> list[str]:
+    explain = "EXPLAIN (ANALYZE, BUFFERS) " if analyze else "EXPLAIN "
     with app.db.engine.connect() as connection:
-        return [line for (line,) in connection.exec_driver_sql("EXPLAIN " + statement, parameters)]
+        return [line for (line,) in connection.exec_driver_sql(explain + statement, parameters)]
 
 
 @pytest.mark.parametrize("search,found", [("orchestra", 12), ("orch", 12), ("orchestra rehearses", 12),
@@ -102,3 +106,31 @@ def test_the_page_is_the_newest_matches_in_date_order(pg_site):
     assert [item["title"]["rendered"] for item in answer.json] == [
         f"The orchestra rehearses {number}" for number in (300, 250, 200, 150, 100)]
     assert answer.headers["X-WP-TotalPages"] == "3"
+
+
+def _index_pages_read(plan: list[str]) -> int:
+    """The buffers the bitmap scan of the search index read (EXPLAIN ANALYZE, BUFFERS)."""
+    lines = iter(plan)
+    for line in lines:
+        if f"Bitmap Index Scan on {SEARCH_INDEX}" in line:
+            for detail in lines:
+                if "Buffers:" in detail:
+                    return sum(int(number) for number in re.findall(r"=(\d+)", detail))
+    raise AssertionError("\n".join(plan))
+
+
+def test_posts_written_since_the_last_vacuum_cost_a_search_a_bounded_read(pg_site):
+    """A GIN index keeps new entries in a pending list that every search reads through until a vacuum
+    merges it; the index's 64 kB limit keeps that list (and so a search's read) small."""
+    editor = role_users(pg_site)["editor"].headers
+    for batch in range(4):
+        requests = [{"path": "/core/v2/posts", "body": {
+            "status": "publish", "title": f"Club report {batch}-{number}",
+            "content": " ".join(f"topic{batch}x{number}x{word}" for word in range(300))}} for number in range(25)]
+        answers = pg_site.client.post_json("/wp-json/batch/v1", {"requests": requests}, headers=editor, status=207)
+        assert [item["status"] for item in answers.json["responses"]] == [201] * 25
+    answer, statements = _search_statements(pg_site, {"search": "orchestra", "per_page": 10})
+    assert answer.headers["X-WP-Total"] == "12"
+    for statement, parameters in statements:
+        plan = _plan(pg_site, statement, parameters, analyze=True)
+        assert _index_pages_read(plan) <= 24, "\n".join(plan)
