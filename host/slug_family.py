@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from sqlalchemy import and_, bindparam, distinct, func, not_, or_, select
 from sqlalchemy.sql import ColumnElement, Select
@@ -40,6 +41,7 @@ def summary_statement(column, where: list, dialect: str) -> Select:
     stored), N written as WordPress writes it: digits, no leading zero. Numbers are compared as text,
     longest first, so no cast can overflow. Bind with `family_parameters`."""
     number = func.substr(column, bindparam("rest_from"))
+    canonical: ColumnElement[bool]
     if dialect == "postgresql":
         canonical = number.op("~")("^[1-9][0-9]*$")
     else:
@@ -75,7 +77,7 @@ def family_parameters(slug: str, max_length: int) -> dict:
     return {"slug": slug, "low": low, "high": high, "rest_from": len(slug) + 2}
 
 
-def free_names(slug: str, max_length: int, read_summary: Callable[[], object],
+def free_names(slug: str, max_length: int, read_summary: Callable[[], Any],
                read_names: Callable[[], set[str]], refused: Callable[[str], bool] = lambda name: False) -> Iterator[str]:
     """The free names of `slug`'s family, lowest first, as WordPress's probing finds them: `slug`, then
     `slug-2`, `slug-3` ... skipping stored names and those `refused` says no to (reserved, or handed out
