@@ -134,3 +134,19 @@ def test_posts_written_since_the_last_vacuum_cost_a_search_a_bounded_read(pg_sit
     for statement, parameters in statements:
         plan = _plan(pg_site, statement, parameters, analyze=True)
         assert _index_pages_read(plan) <= 24, "\n".join(plan)
+
+
+def test_a_search_index_built_before_the_pending_limit_gets_it_at_the_next_start(pg_site, make_app):
+    def index_options(app) -> list[str]:
+        with app.db.engine.connect() as connection:
+            return connection.exec_driver_sql("SELECT reloptions FROM pg_class WHERE oid = to_regclass(%(name)s)",
+                                              {"name": SEARCH_INDEX}).scalar() or []
+
+    assert index_options(pg_site) == ["gin_pending_list_limit=64"]
+    with pg_site.db.engine.begin() as connection:  # as an earlier release built it
+        connection.exec_driver_sql(f"ALTER INDEX {SEARCH_INDEX} RESET (gin_pending_list_limit)")
+    assert index_options(pg_site) == []
+    restarted = make_app(plugins=["core"], database_url=pg_site.db.url.render_as_string(hide_password=False))
+    assert index_options(restarted) == ["gin_pending_list_limit=64"]
+    answer = restarted.client.get(f"{API}/posts", {"search": "orchestra", "per_page": 3}, status=200)
+    assert answer.headers["X-WP-Total"] == "12" and len(answer.json) == 3
