@@ -10,17 +10,18 @@ bad parameters gets an error page with HTTP 400.
 
 from __future__ import annotations
 
-import html
 import ipaddress
 import re
 from typing import Sequence
 from urllib.parse import quote, urlencode, urlsplit
 
 import bottle
+from markupsafe import Markup
 
 from . import ratelimit, sessions
 from . import users as user_service
 from .users import User
+from .. import theme
 from ..proxies import client_address
 from ..text import strip_tags
 
@@ -118,7 +119,13 @@ class _Context:
             raise RuntimeError("this page needs a signed-in user")
         return self.user, self.csrf
 
-    def response(self, title: str, body_html: str, status: int = 200, headers: dict | None = None,
+    def body(self, done: str, **context) -> Markup:
+        """One of the page's bodies (templates/authorize_page.html), which `done` names."""
+        return theme.render(self.app, __package__, "authorize_page.html",
+                            {"done": done, "app_name": self.params["app_name"], "action_url": self.action_url,
+                             "error": "", **context})
+
+    def response(self, title: str, body_html: Markup, status: int = 200, headers: dict | None = None,
                  cookies: Sequence[str] = ()) -> bottle.HTTPResponse:
         page = self.app.render_html_page(title, body_html)
         response = bottle.HTTPResponse(page, status, headers={
@@ -139,17 +146,14 @@ def authorize_page(app, request):
     context = _Context(app, request)
     errors = request_errors(context.params)
     if errors:
-        items = "".join(f"<li><code>{html.escape(code)}</code>: {html.escape(message)}</li>" for code, message in errors)
-        return context.response("Cannot authorize application",
-                                "<p>The Authorize Application request is not allowed.</p>"
-                                f"<ul class=\"errors\">{items}</ul>", status=400)
+        return context.response("Cannot authorize application", context.body("request-errors", errors=errors), status=400)
     if request.method != "POST":
         return login_form(context) if context.user is None else approve_form(context)
     action = context.form.get("action", "")
     if action == "login":
         return sign_in(context)
     if action not in ("approve", "reject", "logout"):
-        return context.response("Cannot authorize application", "<p>The form sent an unknown action.</p>", status=400)
+        return context.response("Cannot authorize application", context.body("unknown-action"), status=400)
     if context.user is None:
         return login_form(context, "Your session has ended. Sign in again to continue.")
     if not sessions.tokens_match(context.csrf, context.form.get("csrf_token")):
@@ -164,34 +168,12 @@ def authorize_page(app, request):
 
 
 def expired_form(context: _Context) -> bottle.HTTPResponse:
-    return context.response("Form expired", "<p>This form has expired or was not sent from this site. "
-                            f"<a href=\"{html.escape(context.action_url)}\">Reload the page</a> and try again.</p>",
-                            status=403)
-
-
-def _hidden(name: str, value: str) -> str:
-    return f"<input type=\"hidden\" name=\"{name}\" value=\"{html.escape(value)}\">"
-
-
-def _app_label(context: _Context) -> str:
-    name = context.params["app_name"]
-    return f"<strong>{html.escape(name)}</strong>" if name else "an application"
+    return context.response("Form expired", context.body("expired"), status=403)
 
 
 def login_form(context: _Context, error: str = "", status: int = 200) -> bottle.HTTPResponse:
     token = context.form_token if context.form_token and len(context.form_token) >= 32 else sessions.new_token()
-    message = f"<p class=\"error\" role=\"alert\">{html.escape(error)}</p>" if error else ""
-    body = (
-        f"{message}<p>Sign in to authorize {_app_label(context)} to use your account.</p>"
-        f"<form method=\"post\" action=\"{html.escape(context.action_url)}\">"
-        f"{_hidden('csrf_token', token)}{_hidden('action', 'login')}"
-        "<p><label for=\"log\">Username or email address</label><br>"
-        "<input id=\"log\" name=\"log\" autocomplete=\"username\" required></p>"
-        "<p><label for=\"pwd\">Password</label><br>"
-        "<input id=\"pwd\" name=\"pwd\" type=\"password\" autocomplete=\"current-password\" required></p>"
-        "<p><button type=\"submit\">Sign in</button></p></form>"
-    )
-    return context.response("Sign in", body, status, cookies=[
+    return context.response("Sign in", context.body("sign-in", error=error, token=token), status, cookies=[
         sessions.cookie_header(sessions.FORM_COOKIE, token, context.secure, None)])
 
 
@@ -245,7 +227,7 @@ def sign_in(context: _Context) -> bottle.HTTPResponse:
         user = check_sign_in(app, context.form.get("log") or "", context.form.get("pwd") or "", context.client_address)
     except SignInRefused as refused:
         if refused.status == 429:
-            return context.response("Too many sign-in attempts", f"<p>{html.escape(refused.message)}</p>",
+            return context.response("Too many sign-in attempts", context.body("too-many", error=refused.message),
                                     status=429, headers=refused.headers)
         return login_form(context, refused.message, refused.status)
     token, _csrf = sessions.start_session(app, user.id)
@@ -266,27 +248,8 @@ def _form_action_csp(context: _Context) -> dict[str, str]:
 def approve_form(context: _Context, error: str = "", status: int = 200, name: str | None = None) -> bottle.HTTPResponse:
     params = context.params
     user, csrf = context.signed_in()
-    message = f"<p class=\"error\" role=\"alert\">{html.escape(error)}</p>" if error else ""
-    app_id = f"<p>Application ID: <code>{html.escape(params['app_id'])}</code></p>" if params["app_id"] else ""
-    if params["success_url"]:
-        after = (f"<p>After approval you will be sent to <code>{html.escape(params['success_url'])}</code> "
-                 "together with the new password.</p>")
-    else:
-        after = "<p>After approval the new password is shown on this page, once.</p>"
-    name_value = params["app_name"] if name is None else name
-    action_url = html.escape(context.action_url)
-    body = (
-        f"{message}<p>Signed in as <strong>{html.escape(user.login)}</strong>.</p>"
-        f"<p>{_app_label(context)[0].upper() + _app_label(context)[1:]} would like to connect to your account. "
-        "Only approve applications you trust: it will be able to do everything you can do.</p>"
-        f"{app_id}<form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', csrf)}"
-        "<p><label for=\"name\">New application password name</label><br>"
-        f"<input id=\"name\" name=\"name\" value=\"{html.escape(name_value)}\" required maxlength=\"200\"></p>"
-        f"{after}<p><button type=\"submit\" name=\"action\" value=\"approve\">Yes, I approve of this connection</button> "
-        "<button type=\"submit\" name=\"action\" value=\"reject\">No, I do not approve of this connection</button></p>"
-        f"</form><form method=\"post\" action=\"{action_url}\">{_hidden('csrf_token', csrf)}"
-        "<p><button type=\"submit\" name=\"action\" value=\"logout\">Sign out</button></p></form>"
-    )
+    body = context.body("approve", error=error, login=user.login, app_id=params["app_id"], csrf=csrf,
+                        name=params["app_name"] if name is None else name, success_url=params["success_url"])
     return context.response("Authorize application", body, status, headers=_form_action_csp(context))
 
 
@@ -303,10 +266,7 @@ def approve(context: _Context) -> bottle.HTTPResponse:
         raw = user_service.normalize_application_password(password)
         return context.redirect(add_query_args(params["success_url"], [
             ("site_url", app.site_address()), ("user_login", user.login), ("password", raw)]))
-    body = (f"<p>Your new password for <strong>{html.escape(name)}</strong> is:</p>"
-            f"<p><kbd class=\"new-application-password\">{html.escape(password)}</kbd></p>"
-            "<p>Save it in a safe place now: it will not be shown again.</p>")
-    return context.response("Application password created", body)
+    return context.response("Application password created", context.body("created", name=name, password=password))
 
 
 def reject(context: _Context) -> bottle.HTTPResponse:
@@ -315,5 +275,4 @@ def reject(context: _Context) -> bottle.HTTPResponse:
         return context.redirect(params["reject_url"])
     if params["success_url"]:
         return context.redirect(add_query_args(params["success_url"], [("success", "false")]))
-    return context.response("Request rejected",
-                            f"<p>You rejected the request of {_app_label(context)}; no password was created.</p>")
+    return context.response("Request rejected", context.body("rejected"))
