@@ -7,7 +7,6 @@ so tests and the CLI build as many differently configured apps as they need.
 from __future__ import annotations
 
 import datetime
-import html
 import logging
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from urllib.parse import parse_qsl
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import bottle
+from markupsafe import Markup
 from marshmallow import Schema, fields
 from sqlalchemy import MetaData, delete, insert, select
 from sqlalchemy.exc import IntegrityError
@@ -40,7 +40,7 @@ from .rest.server import PreparedDocument, RestServer, encode_json
 from .auth.models import define_auth_tables
 from .services import Services
 from .stash import JOBS_SERVICE, MAIL_SERVICE, STORAGE, Stash
-from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render_page
+from .theme import STATIC_FOLDER as THEME_STATIC_FOLDER, STATIC_NAME as THEME_STATIC_NAME, render, render_page
 from .migrations import HOST, migrate
 from .upgrades import record_release
 from .state import define_host_tables
@@ -729,7 +729,7 @@ class App:
                 if view is not None:
                     return app.render_view(view)
                 return app.render_html_page(app.settings.site.get("name", ""),
-                                            f"<p>{html.escape(app.settings.site.get('description', ''))}</p>")
+                                            app.site_message("front", description=app.settings.site.get("description", "")))
             return answer_cacheable(app, bottle.request, build)
 
         add_reference_pages(web, app)  # /openapi.json and /api-reference, outside the plugin namespaces
@@ -759,7 +759,7 @@ class App:
                     view = app.hook.html_not_found(app=app, request=bottle.request)
                     if view is not None:
                         return app.render_view(view)
-                return app.render_html_page("Page not found", "<p>The page you asked for does not exist.</p>")
+                return app.render_html_page("Page not found", app.site_message("not-found"))
             if bottle.request.method not in ("GET", "HEAD"):
                 return build()
             return answer_cacheable(app, bottle.request, build)
@@ -769,7 +769,7 @@ class App:
             log.error("unexpected error on an HTML page: %s", getattr(error, "exception", error),
                       exc_info=getattr(error, "exception", None))
             bottle.response.content_type = "text/html; charset=UTF-8"
-            return app.render_html_page("Something went wrong", "<p>The server could not complete the request.</p>")
+            return app.render_html_page("Something went wrong", app.site_message("server-error"))
 
         return web
 
@@ -782,6 +782,10 @@ class App:
         if view.item is not None:
             head.extend(part for part in self.hook.html_head(app=self, request=bottle.request, item=view.item) if part)
         return self.render_html_page(view.title, view.body_html, "".join(head))
+
+    def site_message(self, done: str, **context) -> Markup:
+        """The body of one of the host's own short pages (the theme's site_message.html, which `done` names)."""
+        return render(self, "", "site_message.html", {"done": done, **context})
 
     def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
         """A page in the site's theme (host/theme: layout, menu, stylesheet), carrying the REST discovery link

@@ -10,15 +10,16 @@ Route regexes become path templates: `/core/v2/posts/(?P<id>[\\d]+)` is served a
 from __future__ import annotations
 
 import copy
-import html
 import json
 import re
 from typing import Any
 
 from apispec import APISpec
+from markupsafe import Markup
 from marshmallow import INCLUDE
 
 from .registry import number_groups
+from .theme import render
 from .rest.schemas import required_schema_instance, schema_properties
 from .rest.validation import GUARDS, MAX_INTEGER, ParamError, validate_value
 
@@ -521,41 +522,29 @@ def _describe_schema(schema: dict[str, Any]) -> str:
     return text + (f" ({'; '.join(details)})" if details else "")
 
 
-def reference_html(document: dict[str, Any]) -> str:
-    """The OpenAPI document as a plain HTML page: no scripts, so the strict CSP holds."""
-    parts = [f"<p>{html.escape(document['info'].get('description', ''))} Machine-readable: "
-             f"<a href=\"{OPENAPI_PATH}\">{OPENAPI_PATH}</a>.</p>"]
-    by_tag: dict[str, list[tuple[str, str, dict]]] = {}
+def reference_html(app, document: dict[str, Any]) -> Markup:
+    """The OpenAPI document as a plain HTML page (the theme's api_reference.html)."""
+    by_tag: dict[str, list[dict[str, Any]]] = {}
     for path, operations in document.get("paths", {}).items():
         for method, operation in operations.items():
-            by_tag.setdefault(operation["tags"][0], []).append((method.upper(), path, operation))
-    parts.append("<nav><ul>" + "".join(f"<li><a href=\"#{html.escape(component_name(tag))}\">{html.escape(tag)}</a></li>"
-                                        for tag in by_tag) + "</ul></nav>")
-    for tag, operations in by_tag.items():
-        parts.append(f"<section id=\"{html.escape(component_name(tag))}\"><h2>{html.escape(tag)}</h2>")
-        for method, path, operation in operations:
-            access = "public" if operation.get("x-public") else \
-                f"needs {operation['x-capability']}" if operation.get("x-capability") else "permission checked"
-            parts.append(f"<h3><code>{method} {html.escape(path)}</code></h3><p>{access}"
-                         f"{'; allowed in batch' if operation.get('x-allow-batch') else ''}</p>")
-            rows = [(p["name"], p["in"], p.get("required", False), p["schema"], p.get("description", ""))
+            rows = [{"name": p["name"], "where": p["in"], "required": p.get("required", False),
+                     "type": _describe_schema(p["schema"]), "description": p.get("description", "")}
                     for p in operation.get("parameters", [])]
             request_body: dict[str, Any] = operation.get("requestBody", {})
             contents: dict[str, dict[str, Any]] = request_body.get("content", {})  # JSON, else the form (multipart)
             body = (contents.get("application/json") or next(iter(contents.values()), {})).get("schema")
             if body:
-                rows.extend((name, "body", name in body.get("required", []), prop, prop.get("description", ""))
+                rows.extend({"name": name, "where": "body", "required": name in body.get("required", []),
+                             "type": _describe_schema(prop), "description": prop.get("description", "")}
                             for name, prop in body["properties"].items())
-            if rows:
-                parts.append("<table><thead><tr><th>name</th><th>in</th><th>required</th><th>type</th>"
-                             "<th>description</th></tr></thead><tbody>")
-                parts.extend(f"<tr><td><code>{html.escape(name)}</code></td><td>{where}</td>"
-                             f"<td>{'yes' if required else 'no'}</td><td>{html.escape(_describe_schema(schema))}</td>"
-                             f"<td>{html.escape(description)}</td></tr>"
-                             for name, where, required, schema, description in rows)
-                parts.append("</tbody></table>")
-        parts.append("</section>")
-    return "".join(parts)
+            access = "public" if operation.get("x-public") else \
+                f"needs {operation['x-capability']}" if operation.get("x-capability") else "permission checked"
+            by_tag.setdefault(operation["tags"][0], []).append({
+                "method": method.upper(), "path": path, "access": access,
+                "batch": bool(operation.get("x-allow-batch")), "rows": rows})
+    return render(app, "", "api_reference.html", {
+        "description": document["info"].get("description", ""), "openapi_path": OPENAPI_PATH,
+        "tags": [(tag, component_name(tag), operations) for tag, operations in by_tag.items()]})
 
 
 def add_reference_pages(web, app) -> None:
@@ -572,4 +561,4 @@ def add_reference_pages(web, app) -> None:
     @web.route(REFERENCE_PATH, method=["GET", "HEAD"])
     def api_reference():
         document = openapi_document(app, app.site_url(bottle.request.environ))
-        return app.render_html_page("API reference", reference_html(document))
+        return app.render_html_page("API reference", reference_html(app, document))
