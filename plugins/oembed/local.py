@@ -16,6 +16,9 @@ from xml.etree import ElementTree
 
 from host import RawBody, RestError
 from host.text import strip_tags
+from markupsafe import Markup
+
+from .templating import TEMPLATES
 
 XML_CONTENT_TYPE = "text/xml; charset=UTF-8"
 MIN_WIDTH, MAX_WIDTH, MIN_HEIGHT = 200, 600, 200
@@ -24,15 +27,6 @@ PERMALINK_QUERIES = (("p", "post"), ("page_id", "page"))
 EMBEDDABLE_TYPES = {"post", "page"}
 _LEADING_INTEGER = re.compile(r"^\s*[+-]?\d+")
 MAX_ID = 2**63 - 1  # the largest id a row can have: a longer number names nothing
-
-# Resizes the iframe when the embedded page reports its height (messages carry the secret).
-RESIZE_SCRIPT = (
-    "<script>window.addEventListener(\"message\",function(e){var d=e.data;"
-    "if(!d||typeof d.secret!==\"string\"||d.message!==\"height\")return;"
-    "var s=d.secret.replace(/[^A-Za-z0-9]/g,\"\"),f=document.querySelectorAll('iframe[data-secret=\"'+s+'\"]');"
-    "for(var i=0;i<f.length;i++){if(f[i].contentWindow===e.source){"
-    "f[i].height=Math.max(200,Math.min(1000,parseInt(d.value,10)||0));}}});</script>"
-)
 
 
 def absint(value) -> int:
@@ -133,20 +127,15 @@ def _thumbnail(request, item: dict) -> dict | None:
 
 
 def _embed_html(link: str, title: str, site_name: str, width: int, height: int) -> str:
-    """A link in a blockquote (for consumers without iframes) and a sandboxed iframe of the embed view."""
+    """A link in a blockquote (for consumers without iframes) and a sandboxed iframe of the embed view;
+    `title` is the item's rendered title, HTML the content service already made safe."""
     secret = secrets.token_hex(5)
     separator = "&" if "?" in link else "?"
     embed_url = f"{link}{separator}embed=true#?secret={secret}"
     plain_title = html.unescape(strip_tags(title))
-    frame_title = html.escape(f"\u201c{plain_title}\u201d \u2014 {site_name}")
-    return (
-        f'<blockquote class="wp-embedded-content" data-secret="{secret}"><a href="{html.escape(link)}">'
-        f"{title}</a></blockquote>"
-        f'<iframe sandbox="allow-scripts" security="restricted" src="{html.escape(embed_url)}" '
-        f'data-secret="{secret}" width="{width}" height="{height}" title="{frame_title}" frameborder="0" '
-        f'marginwidth="0" marginheight="0" scrolling="no" class="wp-embedded-content"></iframe>'
-        + RESIZE_SCRIPT
-    )
+    return TEMPLATES.get_template("oembed_embed.html").render(
+        secret=secret, link=link, title=Markup(title), embed_url=embed_url, width=width, height=height,
+        frame_title=f"\u201c{plain_title}\u201d \u2014 {site_name}")
 
 
 def to_xml(data: dict) -> RawBody:

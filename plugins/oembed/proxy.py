@@ -26,6 +26,7 @@ from host.text import split_markup, tag_name
 from . import local
 from .fetch import fetch
 from .settings import config_of
+from .templating import TEMPLATES
 
 log = logging.getLogger("sitehost.oembed")
 
@@ -142,16 +143,16 @@ def _untrusted_html(data: dict, url: str) -> str:
     """Discovered providers' HTML is cut down to a sandboxed iframe, or a link when there is none."""
     raw = data.get("html") if isinstance(data.get("html"), str) else ""
     frame = _first_iframe_source(raw)
+    page = TEMPLATES.get_template("oembed_untrusted.html")
     if frame and urlsplit(html.unescape(frame.group(1))).scheme in ("http", "https"):
         width = str(data.get("width", "")) if _DIMENSION.match(str(data.get("width", ""))) else "600"
         height = str(data.get("height", "")) if _DIMENSION.match(str(data.get("height", ""))) else "338"
-        return (f'<iframe sandbox="allow-scripts" security="restricted" src="{html.escape(html.unescape(frame.group(1)))}" '
-                f'width="{width}" height="{height}" frameborder="0" title="{html.escape(str(data.get("title", "")))}">'
-                "</iframe>")
+        return page.render(kind="iframe", src=html.unescape(frame.group(1)), width=width, height=height,
+                           title=str(data.get("title", "")))
     if data.get("type") == "photo" and isinstance(data.get("url"), str) and \
             urlsplit(data["url"]).scheme in ("http", "https"):
-        return f'<a href="{html.escape(url)}"><img src="{html.escape(data["url"])}" alt="{html.escape(str(data.get("title", "")))}"></a>'
-    return f'<blockquote><a href="{html.escape(url)}">{html.escape(str(data.get("title") or url))}</a></blockquote>'
+        return page.render(kind="photo", url=url, src=data["url"], title=str(data.get("title", "")))
+    return page.render(kind="link", url=url, title=str(data.get("title") or url))
 
 
 # --- the result cache ---------------------------------------------------------------------------

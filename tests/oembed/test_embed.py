@@ -170,3 +170,30 @@ def test_a_featured_image_the_visitor_may_not_read_gives_no_thumbnail(site):
     post = publish(site, featured_media=picture["id"])
     assert "thumbnail_url" not in site.client.get(EMBED, {"url": post["link"]}).json
     assert site.as_editor.get(EMBED, {"url": post["link"]}).json["thumbnail_url"] == picture["source_url"]
+
+
+RESIZE_SCRIPT = (
+    "<script>window.addEventListener(\"message\",function(e){var d=e.data;"
+    "if(!d||typeof d.secret!==\"string\"||d.message!==\"height\")return;"
+    "var s=d.secret.replace(/[^A-Za-z0-9]/g,\"\"),f=document.querySelectorAll('iframe[data-secret=\"'+s+'\"]');"
+    "for(var i=0;i<f.length;i++){if(f[i].contentWindow===e.source){"
+    "f[i].height=Math.max(200,Math.min(1000,parseInt(d.value,10)||0));}}});</script>")
+
+
+def test_the_embed_html_keeps_its_exact_bytes(make_app):
+    """The html field is what WordPress writes (blockquote, sandboxed iframe, resize script), byte for byte;
+    the rendered title is kept as HTML, the frame title and addresses escaped."""
+    app = make_app(plugins=["core", "oembed"], site={"name": "Riverside & Co"})
+    editor = client_as(app, create_test_user(app, "editor"))
+    post = editor.post_json("/wp-json/core/v2/posts", {"title": "Fish &amp; <em>chips</em>", "content": "x",
+                                                       "status": "publish"}, status=201).json
+    data = app.client.get(EMBED, {"url": post["link"], "maxwidth": "400"}).json
+    secret = re.search(r'data-secret="([0-9a-f]{10})"', data["html"]).group(1)
+    link = f"http://school.test/?p={post['id']}"
+    assert data["html"] == (
+        f'<blockquote class="wp-embedded-content" data-secret="{secret}"><a href="{link}">'
+        f'{post["title"]["rendered"]}</a></blockquote>'
+        f'<iframe sandbox="allow-scripts" security="restricted" src="{link}&amp;embed=true#?secret={secret}" '
+        f'data-secret="{secret}" width="400" height="225" title="\u201cFish &amp; chips\u201d \u2014 Riverside &amp; Co" '
+        'frameborder="0" marginwidth="0" marginheight="0" scrolling="no" class="wp-embedded-content"></iframe>'
+        + RESIZE_SCRIPT)

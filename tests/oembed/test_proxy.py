@@ -142,3 +142,25 @@ def test_this_sites_own_urls_are_answered_locally(build, remote):
     assert (data["type"], data["title"], data["width"]) == ("rich", "Open day", 320)
     draft = author.post_json("/wp-json/core/v2/posts", {"title": "Secret", "status": "draft"}, status=201).json
     assert_rest_error(editor.get(PROXY, {"url": draft["link"]}, expect_errors=True), "oembed_invalid_url", 404)
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ({"type": "video", "title": "Choir & <band>", "width": 480, "height": "270",
+      "html": '<p>x</p><iframe src="https://video.test/e/7?a=1&amp;b=2"></iframe>'},
+     '<iframe sandbox="allow-scripts" security="restricted" src="https://video.test/e/7?a=1&amp;b=2" width="480" '
+     'height="270" frameborder="0" title="Choir &amp; &lt;band&gt;"></iframe>'),
+    ({"type": "video", "width": "wide", "html": '<iframe src="https://video.test/e/8"></iframe>'},
+     '<iframe sandbox="allow-scripts" security="restricted" src="https://video.test/e/8" width="600" height="338" '
+     'frameborder="0" title=""></iframe>'),
+    ({"type": "photo", "title": "Sports day", "url": "https://photos.test/a.jpg?s=1&t=2"},
+     '<a href="{article}"><img src="https://photos.test/a.jpg?s=1&amp;t=2" alt="Sports day"></a>'),
+    ({"type": "link", "title": "<b>News</b>"}, '<blockquote><a href="{article}">&lt;b&gt;News&lt;/b&gt;</a></blockquote>'),
+    ({"type": "link"}, '<blockquote><a href="{article}">{article}</a></blockquote>'),
+])
+def test_untrusted_html_keeps_its_exact_bytes(build, remote, answer, expected):
+    """A discovered provider's html is cut down to these exact shapes (iframe, linked photo, plain link)."""
+    discovery_page(remote)
+    remote.serve("/oembed", {"version": "1.0", **answer}, content_type="application/json")
+    _app, editor = build()
+    data = editor.get(PROXY, {"url": remote.base + "/article"}).json
+    assert data["html"] == expected.replace("{article}", remote.base + "/article")
