@@ -11,12 +11,11 @@ checked; the document's is served only for items anyone may read.
 from __future__ import annotations
 
 import hashlib
-import html
 
 import bottle
 from sqlalchemy import bindparam, select
 
-from host import ANONYMOUS, Page, RestError
+from host import ANONYMOUS, Page, RestError, theme
 from host.lru import LruCache
 from host.stash import StashKey
 
@@ -68,8 +67,7 @@ def head_links(app, item: dict, site: str) -> str | None:
     if row is None:
         return None
     version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}"
-    return (f'<link rel="stylesheet" href="{html.escape(site)}/builder/page.css">'
-            f'<link rel="stylesheet" href="{html.escape(site)}/builder/css/{item["id"]}.css?ver={version}">')
+    return theme.render(app, __package__, "builder_head.html", {"site": site, "post_id": item["id"], "version": version})
 
 
 class _ReadRequest:

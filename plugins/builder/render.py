@@ -15,6 +15,8 @@ import logging
 from urllib.parse import parse_qs, urlsplit
 
 import nh3
+from host import theme
+from markupsafe import Markup
 
 from . import elements as tree
 from .kit import css_variables, is_color, size_css, typography_css
@@ -49,10 +51,6 @@ PAGE_ATTRIBUTES = {
     "time": {"datetime"}, "td": {"colspan", "rowspan"}, "th": {"colspan", "rowspan", "scope"},
 }
 URL_SCHEMES = {"http", "https", "mailto", "tel"}
-
-
-def escape(text) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def is_builder_item(item: dict) -> bool:
@@ -136,23 +134,18 @@ def typography_style(settings: dict) -> list[str]:
     return [f"{css_names[name]}:{value}" for name, value in typography_css(settings)]
 
 
-def style_attribute(declarations: list[str]) -> str:
-    found = [declaration for declaration in declarations if declaration]
-    return f' style="{escape(";".join(found))}"' if found else ""
-
-
-def element_attributes(element: dict, settings: dict, base_class: str) -> str:
+def element_attributes(element: dict, settings: dict, base_class: str, style: str) -> dict[str, str]:
+    """The class, id and style of an element's wrapper (the template's `attributes` macro)."""
     classes = [base_class, f"builder-element-{element['id']}"]
     extra = settings.get("_css_classes")
     if isinstance(extra, str):
         classes.extend(name for name in extra.split()[:10]
                        if len(name) <= 60 and all(character.isalnum() or character in "-_" for character in name))
-    attributes = f' class="{escape(" ".join(classes))}"'
     element_id = settings.get("_element_id")
-    if isinstance(element_id, str) and 0 < len(element_id) <= 60 \
-            and all(character.isalnum() or character in "-_" for character in element_id):
-        attributes += f' id="{escape(element_id)}"'
-    return attributes
+    if not (isinstance(element_id, str) and 0 < len(element_id) <= 60
+            and all(character.isalnum() or character in "-_" for character in element_id)):
+        element_id = ""
+    return {"classes": " ".join(classes), "id": element_id, "style": style}
 
 
 class Renderer:
@@ -166,15 +159,16 @@ class Renderer:
         self.widgets = set(tree.widget_types(app))
         self.rules: list[str] = []  # the same styles as a stylesheet, for pages whose CSP refuses inline styles
         self.current = ""
+        self.html = theme.environment(app, __package__).get_template("builder_elements.html").module
 
     def styled(self, suffix: str, declarations: list[str], element_id: str | None = None) -> str:
-        """The `style` attribute of `declarations`, also kept as a rule of the document's stylesheet."""
+        """The inline style of `declarations`, also kept as a rule of the document's stylesheet."""
         found = [declaration for declaration in declarations
                  if declaration and not any(character in declaration for character in "{}<>\\")]
         if not found:
             return ""
         self.rules.append(f".builder-element-{element_id or self.current}{suffix}{{{';'.join(found)}}}")
-        return style_attribute(found)
+        return ";".join(found)
 
     def settings_for(self, element: dict, kind: str) -> dict:
         settings = element.get("settings") or {}
@@ -183,10 +177,10 @@ class Renderer:
         defaults = self.element_defaults.get(kind)
         return {**defaults, **settings} if isinstance(defaults, dict) and defaults else settings
 
-    def render(self, elements: list) -> str:
-        return "".join(self.element(element) for element in elements)
+    def render(self, elements: list) -> Markup:
+        return Markup("").join(self.element(element) for element in elements)
 
-    def element(self, element: dict) -> str:
+    def element(self, element: dict) -> Markup:
         el_type = element.get("elType")
         if el_type == "widget":
             return self.widget(element)
@@ -197,8 +191,8 @@ class Renderer:
                   f"min-height:{height}" if (height := size_css(settings.get("min_height"))) else ""]
         self.current = element["id"]
         if el_type == "section":
-            return (f"<section{element_attributes(element, settings, 'builder-section')}{self.styled('', styles)}>"
-                    f'<div class="builder-section-inner">{inner}</div></section>')
+            return self.html.section(element_attributes(element, settings, "builder-section", self.styled("", styles)),
+                                     inner)
         if el_type == "column":
             size = settings.get("_column_size", 100)
             try:
@@ -206,57 +200,59 @@ class Renderer:
             except (TypeError, ValueError):
                 width = 100.0
             styles.append(f"flex-basis:calc({width:g}% - 2rem)")  # the row's gap is 2rem
-            return f"<div{element_attributes(element, settings, 'builder-column')}{self.styled('', styles)}>{inner}</div>"
+            return self.html.block("div", element_attributes(element, settings, "builder-column", self.styled("", styles)),
+                                   inner)
         tag = settings.get("html_tag") if settings.get("html_tag") in CONTAINER_TAGS else "div"
         direction = "row" if settings.get("flex_direction") == "row" else "column"
         styles.append(f"flex-direction:{direction}")
         if (gap := size_css(settings.get("gap"))) is not None:
             styles.append(f"gap:{gap}")
-        return f"<{tag}{element_attributes(element, settings, 'builder-container')}{self.styled('', styles)}>{inner}</{tag}>"
+        return self.html.block(tag, element_attributes(element, settings, "builder-container", self.styled("", styles)),
+                               inner)
 
-    def widget(self, element: dict) -> str:
+    def widget(self, element: dict) -> Markup:
         kind = element.get("widgetType")
         if kind not in self.widgets:
             log.warning("builder document %s: widget type %r is not registered here; it renders as nothing",
                         self.document_id, kind)
-            return ""
+            return Markup("")
         settings = self.settings_for(element, kind)
         self.current = element["id"]
         body = getattr(self, "widget_" + kind.replace("-", "_"))(settings)
         if not body:
-            return ""
+            return Markup("")
         styles = []
         if settings.get("align") in ALIGNS:
             styles.append(f"text-align:{settings['align']}")
-        return (f"<div{element_attributes(element, settings, 'builder-widget builder-widget-' + kind)}"
-                f"{self.styled('', styles, element['id'])}>{body}</div>")
+        return self.html.block("div", element_attributes(element, settings, "builder-widget builder-widget-" + kind,
+                                                         self.styled("", styles, element["id"])), body)
 
     # --- widgets -----------------------------------------------------------------------------
 
-    def widget_heading(self, settings: dict) -> str:
+    # Each returns the widget's HTML (a macro of templates/builder_elements.html), or "" to render nothing.
+
+    def widget_heading(self, settings: dict) -> Markup | str:
         title = settings.get("title")
         if not isinstance(title, str) or not title.strip():
             return ""
         tag = settings.get("header_size") if settings.get("header_size") in HEADING_TAGS else "h2"
-        text = nh3.clean(title, tags=INLINE_TAGS, attributes={})
-        url = safe_url(settings.get("link"))
-        if url:
-            text = f'<a href="{escape(url)}">{text}</a>'
+        text = Markup(nh3.clean(title, tags=INLINE_TAGS, attributes={}))
         styles = [f"color:{color}" if (color := color_of(settings, "title_color")) else ""] + typography_style(settings)
-        return f'<{tag} class="builder-heading"{self.styled(" .builder-heading", styles)}>{text}</{tag}>'
+        return self.html.heading(tag, self.styled(" .builder-heading", styles), text, safe_url(settings.get("link")))
 
-    def widget_text_editor(self, settings: dict) -> str:
+    def widget_text_editor(self, settings: dict) -> Markup | str:
         text = settings.get("editor")
         if not isinstance(text, str) or not text.strip():
             return ""
         cleaned = nh3.clean(text, tags=TEXT_TAGS, attributes=TEXT_ATTRIBUTES, url_schemes=URL_SCHEMES,
                             filter_style_properties=TEXT_STYLE_PROPERTIES)
-        if "<p" not in cleaned and "<ul" not in cleaned and "<ol" not in cleaned:
-            cleaned = "".join(f"<p>{part.strip()}</p>" for part in cleaned.split("\n\n") if part.strip())
+        # Text without paragraphs or lists: each blank-line-separated part becomes a paragraph.
+        wrap = not any(opening in cleaned for opening in ("<p", "<ul", "<ol"))
+        parts = [Markup(part.strip()) for part in cleaned.split("\n\n") if part.strip()] if wrap else [Markup(cleaned)]
         styles = [f"color:{color}" if (color := color_of(settings, "text_color")) else ""] + typography_style(settings)
-        return f'<div class="builder-text"{self.styled(" .builder-text", styles)}>{cleaned}</div>'
+        return self.html.text(self.styled(" .builder-text", styles), parts, wrap)
 
-    def widget_image(self, settings: dict) -> str:
+    def widget_image(self, settings: dict) -> Markup | str:
         image = settings.get("image") if isinstance(settings.get("image"), dict) else {}
         src = safe_url(image.get("url"))
         if not src:
@@ -265,16 +261,11 @@ class Renderer:
         alt = alt if isinstance(alt, str) else ""
         styles = [f"width:{width}" if (width := size_css(settings.get("width"))) else "", "max-width:100%",
                   "height:auto"]
-        tag = f'<img src="{escape(src)}" alt="{escape(alt[:300])}" loading="lazy"{self.styled(" img", styles)}>'
-        url = safe_url(settings.get("link"))
-        if url:
-            tag = f'<a href="{escape(url)}">{tag}</a>'
         caption = settings.get("caption")
-        caption_html = f"<figcaption>{escape(caption[:500])}</figcaption>" \
-            if isinstance(caption, str) and caption.strip() else ""
-        return f'<figure class="builder-image">{tag}{caption_html}</figure>'
+        caption = caption[:500] if isinstance(caption, str) and caption.strip() else ""
+        return self.html.image(src, alt[:300], self.styled(" img", styles), safe_url(settings.get("link")), caption)
 
-    def widget_button(self, settings: dict) -> str:
+    def widget_button(self, settings: dict) -> Markup | str:
         text = settings.get("text")
         if not isinstance(text, str) or not text.strip():
             return ""
@@ -282,36 +273,29 @@ class Renderer:
                   else "background-color:var(--builder-color-accent, #2E8540)",
                   f"color:{color}" if (color := color_of(settings, "button_text_color")) else "color:#ffffff"]
         size = settings.get("size") if settings.get("size") in ("xs", "sm", "md", "lg", "xl") else "md"
-        url = safe_url(settings.get("link"))
-        label = escape(text.strip()[:200])
-        style = self.styled(" .builder-button", styles)
-        if not url:
-            return f'<span class="builder-button builder-size-{size}"{style}>{label}</span>'
-        return f'<a class="builder-button builder-size-{size}" href="{escape(url)}"{style}>{label}</a>'
+        return self.html.button(size, safe_url(settings.get("link")), text.strip()[:200],
+                                self.styled(" .builder-button", styles))
 
-    def widget_spacer(self, settings: dict) -> str:
+    def widget_spacer(self, settings: dict) -> Markup:
         height = size_css(settings.get("space")) or "50px"
-        return f'<div class="builder-spacer" aria-hidden="true"{self.styled(" .builder-spacer", [f"height:{height}"])}></div>'
+        return self.html.spacer(self.styled(" .builder-spacer", [f"height:{height}"]))
 
-    def widget_divider(self, settings: dict) -> str:
+    def widget_divider(self, settings: dict) -> Markup:
         styles = ["border:0",
                   f"border-top:{size_css(settings.get('weight')) or '1px'} solid "
                   f"{color_of(settings, 'color') or 'currentColor'}",
                   f"width:{width}" if (width := size_css(settings.get("width"))) else ""]
-        return f'<hr class="builder-divider"{self.styled(" .builder-divider", styles)}>'
+        return self.html.divider(self.styled(" .builder-divider", styles))
 
-    def widget_video(self, settings: dict) -> str:
+    def widget_video(self, settings: dict) -> Markup | str:
         source = video_embed_url(settings)
         if not source:
             return ""
         title = settings.get("title") if isinstance(settings.get("title"), str) and settings["title"].strip() \
             else "Embedded video"
-        return (f'<div class="builder-video" style="position:relative;padding-top:56.25%">'
-                f'<iframe src="{escape(source)}" title="{escape(title[:200])}" loading="lazy" '
-                f'allow="encrypted-media; picture-in-picture" allowfullscreen '
-                f'style="position:absolute;top:0;left:0;width:100%;height:100%;border:0"></iframe></div>')
+        return self.html.video(source, title[:200])
 
-    def widget_icon_list(self, settings: dict) -> str:
+    def widget_icon_list(self, settings: dict) -> Markup | str:
         entries = settings.get("icon_list")
         if not isinstance(entries, list):
             return ""
@@ -323,37 +307,26 @@ class Renderer:
             icon = entry.get("selected_icon")
             name = icon.get("value", "") if isinstance(icon, dict) else icon if isinstance(icon, str) else ""
             glyph = ICONS.get(str(name).split("fa-")[-1], "\u2022")
-            text = escape(entry["text"].strip()[:300])
-            url = safe_url(entry.get("link"))
-            if url:
-                text = f'<a href="{escape(url)}">{text}</a>'
-            items.append(f'<li><span class="builder-icon" aria-hidden="true">{glyph}</span> {text}</li>')
+            items.append({"glyph": glyph, "text": entry["text"].strip()[:300], "url": safe_url(entry.get("link"))})
         if not items:
             return ""
-        style = self.styled(" .builder-icon-list", [f"color:{color}" if color else ""])
-        return f'<ul class="builder-icon-list"{style}>{"".join(items)}</ul>'
+        return self.html.icon_list(self.styled(" .builder-icon-list", [f"color:{color}" if color else ""]), items)
 
-    def widget_cal_events_list(self, settings: dict) -> str:
+    def widget_cal_events_list(self, settings: dict) -> Markup | str:
         count = settings.get("posts_per_page", 5)
         count = count if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_EVENTS else 5
         found = self.events(count) if self.events is not None else None
         title = settings.get("title") if isinstance(settings.get("title"), str) else ""
-        heading = f'<h2 class="builder-heading">{escape(title.strip()[:200])}</h2>' if title.strip() else ""
         if found is None:
             return ""
-        if not found:
-            return f'{heading}<p class="builder-events-empty">No upcoming events.</p>'
         items = []
         for event in found[:count]:
-            name = html.unescape(str(event.get("title") or ""))
-            url = safe_url(event.get("url"))
             start = str(event.get("start_date") or "")
-            label = f'<a href="{escape(url)}">{escape(name)}</a>' if url else escape(name)
             all_day = event.get("all_day") is True
-            moment = start[:10] if all_day else start.replace(" ", "T")
-            when = f' <time datetime="{escape(moment)}">{escape(format_date(start, all_day))}</time>' if start else ""
-            items.append(f"<li>{label}{when}</li>")
-        return f'{heading}<ul class="builder-events">{"".join(items)}</ul>'
+            items.append({"name": html.unescape(str(event.get("title") or "")), "url": safe_url(event.get("url")),
+                          "moment": (start[:10] if all_day else start.replace(" ", "T")) if start else None,
+                          "when": format_date(start, all_day)})
+        return self.html.events(title.strip()[:200], items)
 
 
 def format_date(value: str, all_day: bool = False) -> str:
@@ -401,8 +374,7 @@ def render_document(app, document_id, elements: list, kit, events=None) -> tuple
     renderer = Renderer(app, document_id, kit.element_defaults, events)
     body = renderer.render(elements)
     variables = css_variables(app, kit)
-    wrapper = (f'<div class="builder-page builder-document-{escape(document_id)}"'
-               f'{style_attribute([variables])}>{body}</div>')
+    wrapper = renderer.html.page(document_id, variables, body)
     html = nh3.clean(wrapper, tags=PAGE_TAGS, attributes=PAGE_ATTRIBUTES, url_schemes=URL_SCHEMES)
     css = "\n".join([f".builder-document-{int(document_id or 0)}{{{variables}}}"] + renderer.rules)
     return html, css

@@ -9,7 +9,7 @@ import pytest
 
 from host.testing import create_test_user
 
-from .helpers import BUILDER, PAGES, builder_meta, calendar_stand_in, create_page, section, widget
+from .helpers import BUILDER, PAGES, add_events, builder_meta, calendar_stand_in, create_page, section, widget
 
 EVERY_WIDGET = [
     section("s1", widget("w1", "heading", title="Admissions <em>2026</em>", header_size="h1",
@@ -177,3 +177,88 @@ def test_namespaces_are_advertised(site):
     index = app.client.get(f"{BUILDER}/documents").json
     assert index["namespace"] == "builder/v1/documents" and "documents" not in index
     assert "/builder/v1/documents/(?P<id>[\\d]+)/media/import" in index["routes"]
+
+
+# Every widget and container setting, and values that need escaping: content.rendered's exact bytes.
+EXACT_TREE = [
+    section("e1", widget("e2", "text-editor", editor="Line one\n\nLine 'two' & <b>three</b>", text_color="#111",
+                         typography_typography="custom", typography_font_size={"unit": "px", "size": 18}),
+            widget("e3", "image", image={"url": "/uploads/a b'.jpg", "alt": "A \"quoted\" & 'x' alt"},
+                   link={"url": "https://x.test/?a=1&b='2'"}, caption="Cap & <tion> 'q'", width={"unit": "%", "size": 50}),
+            widget("e4", "button", text="No link & 'x'", size="lg", button_text_color="#000"),
+            widget("e5", "video", video_type="vimeo", vimeo_url="https://vimeo.com/12345", title="A 'vid' & <x>"),
+            widget("e6", "icon-list", text_color="#222", icon_list=[{"text": "One & 'two'", "selected_icon": "fa-star", "link": {"url": "tel:+123"}},
+                   {"text": "   "}, {"text": "Odd", "selected_icon": {"value": "fas fa-unknown"}}]),
+            widget("e7", "heading", title="Plain", header_size="h7", align="center",
+                   __globals__={"typography_typography": "globals/typography?id=primary"}),
+            widget("e8", "divider", color="#abc", width={"unit": "px", "size": 100}),
+            widget("e9", "cal-events-list", title="What's on & more", posts_per_page=5),
+            widget("e10", "cal-events-list", posts_per_page=2),
+            _element_id="intro-1", _css_classes="big wide x\"y", padding={"unit": "px", "top": 1, "right": 2, "bottom": 3, "left": 4},
+            min_height={"unit": "vh", "size": 50}),
+    {"id": "c1", "elType": "container", "settings": {"gap": {"unit": "px", "size": 10}, "html_tag": "nav"},
+     "elements": [{"id": "c2", "elType": "column", "settings": {"_column_size": "33.5"}, "elements": []},
+                  {"id": "c3", "elType": "column", "settings": {"_column_size": "bad"}, "elements": []}]},
+]
+EXACT_HTML = (
+    '<div class="builder-page builder-document-{id}" style="--builder-color-primary:#1F4E79;'
+    '--builder-color-secondary:#F2A900;--builder-color-text:#333333;--builder-color-accent:#2E8540;'
+    '--builder-font-primary-family:Georgia, serif;--builder-font-primary-weight:700;'
+    '--builder-font-secondary-family:Georgia, serif;--builder-font-secondary-weight:400;'
+    '--builder-font-text-family:system-ui, sans-serif;--builder-font-text-weight:400;'
+    '--builder-font-accent-family:system-ui, sans-serif;--builder-font-accent-weight:600">'
+    '<section class="builder-section builder-element-e1 big wide" id="intro-1" style="padding:1px 2px 3px 4px;'
+    'min-height:50vh">'
+    '<div class="builder-section-inner">'
+    '<div class="builder-column builder-element-e1c" style="flex-basis:calc(100% - 2rem)">'
+    '<div class="builder-widget builder-widget-text-editor builder-element-e2">'
+    '<div class="builder-text" style="color:#111;font-size:18px"><p>Line one</p><p>Line \'two\' &amp; '
+    '<b>three</b></p></div></div><div class="builder-widget builder-widget-image builder-element-e3">'
+    '<figure class="builder-image"><a href="https://x.test/?a=1&amp;b=\'2\'" rel="noopener noreferrer">'
+    '<img src="/uploads/a b\'.jpg" alt="A &quot;quoted&quot; &amp;'
+    ' \'x\' alt" loading="lazy" style="width:50%;max-width:100%;height:auto">'
+    "</a><figcaption>Cap &amp; &lt;tion&gt; 'q'</figcaption></figure></div>"
+    '<div class="builder-widget builder-widget-button builder-element-e4">'
+    '<span class="builder-button builder-size-lg" style="background-color:var(--builder-color-accent, #2E8540);'
+    'color:#000">No link &amp; \'x\''
+    '</span></div><div class="builder-widget builder-widget-video builder-element-e5">'
+    '<div class="builder-video" style="position:relative;padding-top:56.25%">'
+    '<iframe src="https://player.vimeo.com/video/12345" title="A \'vid\' &amp; &lt;x&gt;'
+    '" loading="lazy" allow="encrypted-media;'
+    ' picture-in-picture" allowfullscreen="" style="position:absolute;top:0;left:0;width:100%;'
+    'height:100%;border:0">'
+    '</iframe></div></div><div class="builder-widget builder-widget-icon-list builder-element-e6">'
+    '<ul class="builder-icon-list" style="color:#222"><li><span class="builder-icon" aria-hidden="true">★'
+    '</span> <a href="tel:+123" rel="noopener noreferrer">One &amp; \'two\'</a></li><li>'
+    '<span class="builder-icon" aria-hidden="true">•</span> Odd</li></ul></div>'
+    '<div class="builder-widget builder-widget-heading builder-element-e7" style="text-align:center">'
+    '<h2 class="builder-heading" style="font-family:var(--builder-font-primary-family);'
+    'font-weight:var(--builder-font-primary-weight)">Plain'
+    '</h2></div><div class="builder-widget builder-widget-divider builder-element-e8">'
+    '<hr class="builder-divider" style="border:0;border-top:1px solid #abc;width:100px"></div>'
+    '<div class="builder-widget builder-widget-cal-events-list builder-element-e9">'
+    '<h2 class="builder-heading">What\'s on &amp; more</h2><ul class="builder-events"><li>'
+    '<a href="http://school.test/event/year-7-open-evening/" rel="noopener noreferrer">Year 7 open evening'
+    '</a> <time datetime="2027-03-14T18:00:00">14 March 2027, 18:00</time></li><li>'
+    '<a href="http://school.test/event/spring-concert-prize-giving/" rel="noopener noreferrer">Spring concert &amp;'
+    ' prize giving'
+    '</a> <time datetime="2027-03-20T19:00:00">20 March 2027, 19:00</time></li></ul></div>'
+    '<div class="builder-widget builder-widget-cal-events-list builder-element-e10">'
+    '<ul class="builder-events"><li>'
+    '<a href="http://school.test/event/year-7-open-evening/" rel="noopener noreferrer">Year 7 open evening'
+    '</a> <time datetime="2027-03-14T18:00:00">14 March 2027, 18:00</time></li><li>'
+    '<a href="http://school.test/event/spring-concert-prize-giving/" rel="noopener noreferrer">Spring concert &amp;'
+    ' prize giving'
+    '</a> <time datetime="2027-03-20T19:00:00">20 March 2027, 19:00</time></li></ul></div></div></div>'
+    '</section><nav class="builder-container builder-element-c1" style="flex-direction:column;gap:10px">'
+    '<div class="builder-column builder-element-c2" style="flex-basis:calc(33.5% - 2rem)"></div>'
+    '<div class="builder-column builder-element-c3" style="flex-basis:calc(100% - 2rem)"></div></nav>'
+    '</div>')
+
+
+def test_the_rendered_html_keeps_its_exact_bytes(make_app):
+    app = make_app(plugins=["core", "builder", "calendar"])
+    admin = create_test_user(app, "administrator")
+    add_events(app, admin.headers)
+    page = create_page(app.client, admin.headers, EXACT_TREE).json
+    assert page["content"]["rendered"] == EXACT_HTML.replace("{id}", str(page["id"]))
