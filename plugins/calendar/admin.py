@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import escape
-
 from host import AdminPage
 from host.admin import AdminAnswer, AdminRequest
 from host.content import service_request
@@ -57,7 +55,7 @@ def _finished(page: AdminRequest, import_id: str, activity) -> tuple[int, dict]:
     with page.app.db.session() as session:
         record = find_record(session, page.app, import_id)
     counts = activity.as_dict()
-    page.notice(f"<p>Import finished: {', '.join(f'{counts[name]} {name}' for name in COUNT_NAMES)}.</p>",
+    page.notice(page.render("calendar_notice.html", done="imported", counts=[(name, counts[name]) for name in COUNT_NAMES]),
                 "error" if activity.failed else "success")
     problems = [*activity.errors[:50], *(f"not representable here: {name}" for name in activity.unsupported_items)]
     return (200, {"import_id": import_id, "source": record["source"] if record else "",
@@ -99,7 +97,7 @@ def import_again(page: AdminRequest) -> tuple[int, Any]:
     with page.app.db.session() as session:
         record = find_record(session, page.app, page.form.get("import_id", "")[:64])
     if record is None or not _is_feed_url(record["source"]):
-        page.notice("<p>There is no import from a feed address with that id; nothing was imported.</p>", "error")
+        page.notice(page.render("calendar_notice.html", done="no-such-import"), "error")
         return 409, None
     return _run_url(page, record["source"], "")
 
@@ -112,7 +110,7 @@ def _run_url(page: AdminRequest, url: str, field_name: str) -> tuple[int, Any]:
         if field_name:
             page.error(field_name, message)
         else:
-            page.notice(f"<p>{_escape(message)}</p>", "error")
+            page.notice(page.render("calendar_notice.html", done="feed-failed", message=message), "error")
         return 400, None
     return _finished(page, import_id, activity)
 
@@ -146,8 +144,7 @@ def current_settings(page: AdminRequest) -> dict:
 def save_settings(page: AdminRequest) -> tuple[int, Any]:
     wizard = page.rest("GET", WIZARD_ROUTE)
     if not wizard.ok or not isinstance(wizard.data, dict):
-        page.notice(f"<p>The calendar settings could not be read (HTTP {wizard.status}); nothing was saved.</p>",
-                    "error")
+        page.notice(page.render("calendar_notice.html", done="unreadable", status=wizard.status), "error")
         return 502, None
     form = page.form
     views = [view for view in VIEWS if form.get(f"view_{view}") == "1"]
@@ -160,7 +157,7 @@ def save_settings(page: AdminRequest) -> tuple[int, Any]:
             "start_of_week": int(start_of_week) if start_of_week.isdigit() else start_of_week}
     answer = page.rest("POST", WIZARD_ROUTE, body=body)
     if answer.ok:
-        page.notice("<p>Calendar settings saved.</p>")
+        page.notice(page.render("calendar_notice.html", done="saved"))
         page.form.clear()  # show what was stored, not what was typed
         return 200, None
     data = answer.data if isinstance(answer.data, dict) else {}
@@ -172,10 +169,6 @@ def save_settings(page: AdminRequest) -> tuple[int, Any]:
             else:
                 page.error(name, str(message))
         return 400, None
-    page.notice(f"<p>The settings were not saved (HTTP {answer.status}). {_escape(data.get('message', ''))}</p>",
-                "error")
+    page.notice(page.render("calendar_notice.html", done="refused", status=answer.status,
+                            reason=data.get("message", "")), "error")
     return 409, None
-
-
-def _escape(text: str) -> str:
-    return str(escape(text))

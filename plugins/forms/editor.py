@@ -70,7 +70,7 @@ def forms_page(page):
         return list_page(page)
     if form_id_of(page.subpath):
         return editor_page(page, form_id_of(page.subpath))
-    return AdminAnswer("<p>The admin area has no such page.</p>", 404)
+    return AdminAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
 
 
 def form_id_of(text: str) -> int | None:
@@ -91,7 +91,7 @@ def list_page(page):
         elif page.action == "delete":
             status = delete(page)
         else:
-            page.notice("<p>Open a form to save or preview it.</p>", "error")
+            page.notice(page.render("forms_notice.html", done="open-form"), "error")
             status = 400
     with rest_request(page) as request:
         forms = [{**form, "modified": minutes(form["modified"])} for form in store.list_forms(request)]
@@ -128,14 +128,14 @@ def delete(page) -> int:
     with rest_request(page, write=True) as request:
         form = store.load(request, form_id_of(form_id)) if form_id_of(form_id) else None
         if form is None:
-            page.notice("<p>There is no such form; nothing was deleted.</p>", "error")
+            page.notice(page.render("forms_notice.html", done="nothing-deleted"), "error")
             return 404
         try:
             store.remove(request, form)
         except LookupError:
-            page.notice("<p>The form could not be deleted.</p>", "error")
+            page.notice(page.render("forms_notice.html", done="not-deleted"), "error")
             return 409
-    page.notice(Markup("<p>The form <strong>{}</strong> was deleted.</p>").format(form.title))
+    page.notice(page.render("forms_notice.html", done="deleted", title=form.title))
     return 200
 
 
@@ -145,11 +145,11 @@ def editor_page(page, form_id: int):
     with rest_request(page) as request:
         form = store.load(request, form_id)
     if form is None:
-        return AdminAnswer("<p>There is no such form. <a href=\"/admin/forms\">All forms</a></p>", 404)
+        return AdminAnswer(page.render("forms_notice.html", done="no-such-form"), 404)
     context: dict[str, Any] = {"preview": None, "problems": form.config_errors}
     status = 200
     if page.method == "GET" and page.request.query.get("created"):
-        page.notice("<p>The form was added. Edit its template, mails and messages below.</p>")
+        page.notice(page.render("forms_notice.html", done="added"))
     if page.method == "POST":
         status = post_editor(page, form, context)
     return AdminAnswer(editor_html(page, form, context), status)
@@ -157,7 +157,7 @@ def editor_page(page, form_id: int):
 
 def post_editor(page, form: store.Form, context: dict[str, Any]) -> int:
     if page.action not in ("save", "preview"):
-        page.notice("<p>This action belongs to the list of forms.</p>", "error")
+        page.notice(page.render("forms_notice.html", done="list-action"), "error")
         return 400
     sent = posted(page)
     page.form.update(flat_values(sent))  # redisplay what was typed, uncut
@@ -175,13 +175,11 @@ def post_editor(page, form: store.Form, context: dict[str, Any]) -> int:
         with rest_request(page, write=True) as request:
             saved = routes.update_from(request, form, params)
     except RestError as error:
-        page.notice(Markup("<p>The form was not saved: {}</p>").format(error.message), "error")
+        page.notice(page.render("forms_notice.html", done="not-saved", reason=error.message), "error")
         return 409
     context["problems"] = saved["config_errors"] or {}
     count = sum(len(found) for found in context["problems"].values())
-    page.notice("<p>The form was saved.</p>" if not count else
-                f"<p>The form was saved. It has {count} configuration problem{'s' if count != 1 else ''}, "
-                "marked below.</p>", "success" if not count else "error")
+    page.notice(page.render("forms_notice.html", done="saved", problems=count), "success" if not count else "error")
     return 200
 
 
@@ -194,7 +192,7 @@ def show_preview(page, form: store.Form, params: dict[str, Any], context: dict[s
     context["preview"] = render.render_form(page.app, edited, **render.addresses(
         page.app.site_url(page.environ), page.app.rest_base_url(page.environ), form.id))
     context["problems"] = problems
-    page.notice("<p>This is a preview: nothing was saved.</p>", "status")
+    page.notice(page.render("forms_notice.html", done="preview"), "status")
 
 
 def posted(page) -> dict[str, Any]:

@@ -41,17 +41,17 @@ STATUS_LABELS = {"mail_sent": "Mail sent", "mail_failed": "Mail failed", "valida
 def submissions_page(page):
     if page.subpath == "":
         if page.method == "POST":
-            page.notice("<p>Open a submission to resend or delete it.</p>", "error")
+            page.notice(page.render("forms_notice.html", done="open-submission"), "error")
             return AdminAnswer(index_html(page), 400)
         return index_html(page)
     match = SUBPATH.match(page.subpath)
     if match is None or any(int(match[name] or 0) > MAX_ID for name in ("form", "submission")):
-        return AdminAnswer("<p>The admin area has no such page.</p>", 404)
+        return AdminAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
     form_id = int(match["form"])
     if match["submission"] and match["file"] is None:
         return submission_page(page, form_id, int(match["submission"]))
     if page.method == "POST":
-        page.notice("<p>Open a submission to resend or delete it.</p>", "error")
+        page.notice(page.render("forms_notice.html", done="open-submission"), "error")
         return AdminAnswer("", 400)
     if match["export"]:
         return export(page, form_id)
@@ -64,9 +64,8 @@ def form_title(form: store.Form | None, form_id: int) -> str:
     return (form.title or "(no title)") if form is not None else f"Deleted form {form_id}"
 
 
-def not_found() -> AdminAnswer:
-    return AdminAnswer("<p>There is no such form or submission. "
-                       "<a href=\"/admin/form-submissions\">All forms</a></p>", 404)
+def not_found(page) -> AdminAnswer:
+    return AdminAnswer(page.render("forms_notice.html", done="no-such-submission"), 404)
 
 
 # --- the forms ------------------------------------------------------------------------------
@@ -107,11 +106,11 @@ def list_page(page, form_id: int):
         form = store.load(request, form_id)
         ids = stored.matching_ids(page.app, request.session, form_id, chosen["s"], chosen["status"])
         if form is None and not stored.counts_by_form(page.app, request.session).get(form_id):
-            return not_found()
+            return not_found(page)
         start = (chosen["paged"] - 1) * PER_PAGE
         rows = stored.rows_by_ids(page.app, request.session, ids[start:start + PER_PAGE])
     if page.request.query.get("deleted"):
-        page.notice("<p>The submission was deleted.</p>")
+        page.notice(page.render("forms_notice.html", done="submission-deleted"))
     shown = [{"id": row["id"], "date": row["created_at"].isoformat(sep=" ", timespec="minutes"),
               "status": STATUS_LABELS.get(row["status"], row["status"]), "summary": stored.summary(row),
               "files": len(stored.stored_files(row))} for row in rows]
@@ -128,12 +127,12 @@ def export(page, form_id: int):
     """The list's submissions (its search and status) as CSV, streamed in chunks."""
     wanted = filters(page)
     if wanted is None:
-        return AdminAnswer("<p>The export was not made: correct the search.</p>", 400)
+        return AdminAnswer(page.render("forms_notice.html", done="export-refused"), 400)
     with rest_request(page) as request:
         form = store.load(request, form_id)
         ids = stored.matching_ids(page.app, request.session, form_id, wanted["s"], wanted["status"])
     if form is None and not ids:
-        return not_found()
+        return not_found(page)
     headers = {**DOWNLOAD_HEADERS, "Content-Type": "text/csv; charset=utf-8",
                "Content-Disposition": f"attachment; filename=\"form-{form_id}-submissions.csv\""}
     return bottle.HTTPResponse(stored.csv_stream(page.app, form, ids), 200, headers=headers)
@@ -153,7 +152,7 @@ def submission_page(page, form_id: int, submission_id: int):
         form = store.load(request, form_id)
         row = stored.load(page.app, request.session, form_id, submission_id)
     if row is None:
-        return not_found()
+        return not_found(page)
     return AdminAnswer(submission_html(page, form, form_id, row), status)
 
 
@@ -179,17 +178,16 @@ def resend(page, form_id: int, submission_id: int) -> int | AdminAnswer:
         form = store.load(request, form_id)
         row = stored.load(page.app, request.session, form_id, submission_id)
         if row is None:
-            return not_found()
+            return not_found(page)
         if form is None:
-            page.notice("<p>The form of this submission was deleted: its mail cannot be sent again.</p>", "error")
+            page.notice(page.render("forms_notice.html", done="form-gone"), "error")
             return 409
         try:
             outbox_id, missing = stored.resend(request, form, row)
         except stored.ResendRefused as refused:
-            page.notice(Markup("<p>The mail was not sent again: {}</p>").format(str(refused)), "error")
+            page.notice(page.render("forms_notice.html", done="resend-refused", reason=str(refused)), "error")
             return 409
-    page.notice(Markup("<p>The mail was queued again (outbox message {}).{}</p>").format(
-        outbox_id, Markup(" Files no longer kept were left out: {}.").format(", ".join(missing)) if missing else ""))
+    page.notice(page.render("forms_notice.html", done="resent", outbox_id=outbox_id, missing=missing))
     return 200
 
 
@@ -197,7 +195,7 @@ def delete(page, form_id: int, submission_id: int) -> bottle.HTTPResponse | Admi
     with rest_request(page, write=True) as request:
         row = stored.load(page.app, request.session, form_id, submission_id)
         if row is None:
-            return not_found()
+            return not_found(page)
         stored.delete_submission(request, row)
     return bottle.HTTPResponse("", 303, headers={"Location": page.url(form_id) + "?deleted=1",
                                                  "Cache-Control": "no-store"})
@@ -210,7 +208,7 @@ def download(page, form_id: int, submission_id: int, number: int):
     items = stored.stored_files(row) if row is not None else []
     key = stored.file_key(page.app, items[number]) if number < len(items) else None
     if key is None:
-        return AdminAnswer("<p>This file is not kept any more.</p>", 404)
+        return AdminAnswer(page.render("forms_notice.html", done="file-gone"), 404)
     name = str(items[number].get("name") or "file")
     fallback = name.encode("ascii", "replace").decode().replace("?", "_").replace('"', "_")
     # Streamed from the store after the permission check, never redirected: the files are private.
