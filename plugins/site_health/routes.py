@@ -7,13 +7,12 @@ so the Authorization-header test can tell whether the front proxy passes that he
 
 from __future__ import annotations
 
-import html
 import logging
 from pathlib import Path
 
 from marshmallow import Schema, fields
 
-from host import HealthResult, HealthTest, Route
+from host import HealthResult, HealthTest, Route, theme
 from host.args import ContextArgs
 
 from . import checks
@@ -53,22 +52,25 @@ def run_test(app, test: HealthTest, site_url: str) -> HealthResult:
                             f"It raised {type(error).__name__}; the server log has the details.")
 
 
-def result_data(test: HealthTest, result: HealthResult) -> dict:
+def result_data(app, test: HealthTest, result: HealthResult) -> dict:
     """WordPress's shape: {test, label, status, badge: {label, color}, description, actions} (HTML)."""
+    def paragraph(text: str) -> str:
+        return str(theme.render(app, __package__, "site_health_text.html", {"text": text}))
+
     return {
         "test": test.name,
         "label": result.label,
         "status": result.status,
         "badge": {"label": test.group, "color": BADGE_COLORS[result.status]},
-        "description": f"<p>{html.escape(result.description)}</p>" if result.description else "",
-        "actions": f"<p>{html.escape(result.actions)}</p>" if result.actions else "",
+        "description": paragraph(result.description),
+        "actions": paragraph(result.actions),
     }
 
 
 def _test_handler(test: HealthTest):
     def handler(request):
         app = request.app
-        return result_data(test, run_test(app, test, app.site_url(request.environ)))
+        return result_data(app, test, run_test(app, test, app.site_url(request.environ)))
     handler.__name__ = f"health_test_{test.name.replace('-', '_')}"
     return handler
 

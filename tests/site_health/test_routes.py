@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from host import HealthTest, StartupError
+from host import HealthResult, HealthTest, StartupError
 from host.testing import assert_rest_error, make_plugin, role_users
 
 NS = "/wp-json/site-health/v1"
@@ -128,3 +128,19 @@ def test_disabled_site_health_removes_its_namespace(make_app):
     app = make_app(disabled=["site_health"])
     assert "site-health/v1" not in app.client.get("/wp-json/").json["namespaces"]
     assert_rest_error(app.client.get(f"{NS}/tests/database", status=404), "rest_no_route", 404)
+
+
+def test_description_and_actions_are_one_escaped_paragraph_each(make_app):
+    """WordPress's shape, byte for byte: the plain text of a result in one <p>, or "" when there is none."""
+    def register_health_tests():
+        return [HealthTest("worded", "Worded", "Testing",
+                           lambda app, site_url: HealthResult("recommended", "Worded", "Pages <b>bold</b> & more")),
+                HealthTest("fixable", "Fixable", "Testing",
+                           lambda app, site_url: HealthResult("critical", "Fixable", "", "Run a > b first"))]
+
+    app = make_app(plugins=["core", "site_health", make_plugin("worded", register_health_tests)])
+    admin = role_users(app)["administrator"]
+    worded = app.client.get(f"{NS}/tests/worded", headers=admin.headers, status=200).json
+    assert (worded["description"], worded["actions"]) == ("<p>Pages &lt;b&gt;bold&lt;/b&gt; &amp; more</p>", "")
+    fixable = app.client.get(f"{NS}/tests/fixable", headers=admin.headers, status=200).json
+    assert (fixable["description"], fixable["actions"]) == ("", "<p>Run a &gt; b first</p>")
