@@ -15,7 +15,6 @@ the same server-side session cookie, HttpOnly and SameSite=Lax.
 
 from __future__ import annotations
 
-import html
 import logging
 import re
 from dataclasses import dataclass, field
@@ -153,11 +152,6 @@ class AdminRequest:
 def _macros():
     """The shared form macros (templates/admin/macros.html), callable from Python."""
     return templating.environment("host.admin").get_template("admin/macros.html").module
-
-
-def escape(value: Any) -> str:
-    """HTML-escaped text, for host/admin/cache_page.py alone (it moves to the cache plugin, with templates)."""
-    return html.escape(str(value), quote=True)
 
 
 # --- the dispatcher ---------------------------------------------------------------------------

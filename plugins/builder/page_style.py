@@ -11,6 +11,7 @@ checked; the document's is served only for items anyone may read.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import bottle
 from sqlalchemy import bindparam, select
@@ -23,31 +24,8 @@ from .documents import DOCUMENT_TYPES, render_both
 from .kit import css_variables, kit_version, load_kit
 from .tables import DOCUMENTS, KITS, table
 
-PAGE_CSS = (
-    ".builder-page{font-family:var(--builder-font-text-family,system-ui,sans-serif);"
-    "color:var(--builder-color-text,#333);line-height:1.5}"
-    ".builder-section{padding:2.5rem 1rem}"
-    ".builder-section-inner{display:flex;flex-wrap:wrap;gap:2rem;max-width:1140px;margin:0 auto}"
-    ".builder-column{flex-grow:1;flex-shrink:1;min-width:260px;box-sizing:border-box}"
-    ".builder-container{display:flex;gap:1rem;max-width:1140px;margin:0 auto;box-sizing:border-box}"
-    ".builder-heading{font-family:var(--builder-font-primary-family,Georgia,serif);"
-    "font-weight:var(--builder-font-primary-weight,700);color:var(--builder-color-primary,#1F4E79);margin:0 0 .5em}"
-    ".builder-widget{margin-bottom:1.25rem}"
-    ".builder-text{font-family:var(--builder-font-text-family,system-ui,sans-serif)}"
-    ".builder-button{display:inline-block;padding:.8em 1.6em;border-radius:4px;text-decoration:none;"
-    "font-weight:600;font-family:var(--builder-font-accent-family,system-ui,sans-serif);"
-    "background-color:var(--builder-color-accent,#2E8540);color:#fff}"
-    ".builder-button:focus,.builder-button:hover{outline:3px solid var(--builder-color-secondary,#F2A900);"
-    "outline-offset:2px}"
-    ".builder-image{margin:0}.builder-image img{display:block;border-radius:4px;max-width:100%;height:auto}"
-    ".builder-image figcaption{font-size:.9em;color:#555;margin-top:.4em}"
-    ".builder-icon-list,.builder-events{list-style:none;padding:0;margin:0}"
-    ".builder-icon-list li{padding:.3em 0}.builder-icon{display:inline-block;width:1.5em}"
-    ".builder-events li{padding:.6em 0;border-bottom:1px solid #ddd}"
-    ".builder-events time{display:block;font-size:.9em;color:#555}"
-    ".builder-video{position:relative;padding-top:56.25%}"
-    ".builder-video iframe{position:absolute;top:0;left:0;width:100%;height:100%;border:0}"
-)
+# The rules every builder document shares (served at /builder/page.css), read once at import.
+PAGE_CSS = (Path(__file__).resolve().parent / "assets" / "page.css").read_text(encoding="utf-8")
 DOCUMENT_CSS_ENTRIES = 200
 DOCUMENT_CSS = StashKey["LruCache"]("builder.document_css")
 
