@@ -37,7 +37,7 @@ def list_view(app, request) -> HtmlView | None:
         return None
     page = _page_number(request.query.get("paged", "1"))
     if page is None:
-        return _not_found()
+        return _not_found(app)
     if "s" in keys:
         return _search(app, request, request.query.getunicode("s") or "", page)
     if "cat" in keys:
@@ -73,8 +73,8 @@ def _page_number(text: str) -> int | None:
     return int(text) if text.isdigit() and 1 <= int(text) <= MAX_PAGE else None
 
 
-def _not_found() -> HtmlView:
-    return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
+def _not_found(app) -> HtmlView:
+    return HtmlView("Page not found", theme.render(app, __package__, "public_message.html", {"done": "nothing-here"}), status=404)
 
 
 def _per_page(app, session) -> int:
@@ -108,7 +108,7 @@ def _list(app, request, title: str, page: int, *, intro: str = "", search: str |
 def _answer(app, request, title, page, items, total, per_page, *, intro="", search=None) -> HtmlView:
     pages = max(1, -(-total // per_page))
     if page > pages:
-        return _not_found()
+        return _not_found(app)
     site = app.site_url(request.environ)
     entries = [_entry(app, site, item) for item in items]
     context = {"entries": entries, "intro": intro, "search": search, "site_url": site,
@@ -151,7 +151,7 @@ def _home(app, request, page: int) -> HtmlView:
 
 def _term_archive(app, request, term: dict | None, label: str, page: int) -> HtmlView:
     if term is None:
-        return _not_found()
+        return _not_found(app)
     taxonomy = "category" if label == "Category" else "post_tag"
     return _list(app, request, f"{label}: {term['name']}", page, intro=plain_text(term["description"] or ""),
                  terms={taxonomy: [term["id"]]})
@@ -163,7 +163,7 @@ def _author_archive(app, request, slug: str, page: int) -> HtmlView:
         row = session.execute(select(users).where(users.c.slug == slug[:200])).first()
         author = User(app, row) if row is not None else None
         if author is None or not has_published(app, session, author.id):
-            return _not_found()
+            return _not_found(app)
     return _list(app, request, f"Author: {author.display_name}", page, intro=plain_text(author.description or ""),
                  author=[author.id])
 
@@ -176,7 +176,7 @@ def _search(app, request, words: str, page: int) -> HtmlView:
             "entries": [], "intro": "", "search": "", "site_url": app.site_url(request.environ), "newer": "",
             "older": "", "page": 1, "pages": 1, "total": 0}))
     if len(words) > MAX_SEARCH_LENGTH or page > MAX_SEARCH_PAGE:
-        return HtmlView("Search", "<p>Please search with fewer words.</p>", status=400)
+        return HtmlView("Search", theme.render(app, __package__, "public_message.html", {"done": "search-too-long"}), status=400)
     with app.db.session() as session:
         reader = service_request(app, session, ANONYMOUS)
         per_page = _per_page(app, session)

@@ -21,7 +21,7 @@ import jinja2
 from feedgen.feed import FeedGenerator
 from sqlalchemy import and_, select
 
-from host import ANONYMOUS, HtmlView, Page
+from host import ANONYMOUS, HtmlView, Page, theme
 from host.auth import users as user_service
 from host.content import service_request
 
@@ -87,14 +87,14 @@ def feed_redirect(app, request) -> HtmlView | None:
     site = app.site_url(request.environ)
     post_id = request.query.get("p") or request.query.get("page_id") or ""
     if post_id and not (post_id.isdigit() and len(post_id) <= MAX_ID_DIGITS):
-        return HtmlView("Page not found", "<p>There is no such feed.</p>", status=404)
+        return HtmlView("Page not found", theme.render(app, __package__, "public_message.html", {"done": "no-such-feed"}), status=404)
     if post_id:
         target = f"{site}/comments/feed/{'atom/' if feed.endswith('atom') else ''}?p={post_id}"
     elif feed in FEED_QUERIES:
         target = site + FEED_QUERIES[feed]
     else:
-        return HtmlView("Page not found", "<p>There is no such feed.</p>", status=404)
-    return HtmlView("Moved", "<p>This feed has moved.</p>", status=301, headers=(("Location", target),))
+        return HtmlView("Page not found", theme.render(app, __package__, "public_message.html", {"done": "no-such-feed"}), status=404)
+    return HtmlView("Moved", theme.render(app, __package__, "public_message.html", {"done": "feed-moved"}), status=301, headers=(("Location", target),))
 
 
 def _handler(source: Callable, atom: bool):

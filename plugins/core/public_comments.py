@@ -98,12 +98,12 @@ def submit_comment(app, request):
     values = {name: (request.forms.getunicode(name) or "")[:FIELD_LIMITS[name] + 1] for name in FORM_FIELDS}
     post_text, parent_text = request.forms.get("post_id") or "", request.forms.get("parent") or "0"
     if not post_text.isdigit() or len(post_text) > 10 or not parent_text.isdigit() or len(parent_text) > 10:
-        return app.render_view(HtmlView("Bad request", "<p>The form was not filled in as expected.</p>", status=400))
+        return app.render_view(HtmlView("Bad request", theme.render(app, __package__, "public_message.html", {"done": "bad-form"}), status=400))
 
     with app.db.session() as session:
         item = store.get_item(app, session, int(post_text))
     if item is None or not _viewable(app, item) or item["type"] == "attachment":
-        return app.render_view(not_found_view())
+        return app.render_view(not_found_view(app))
     link = _link_of(app, request, item)
     fields = {"post": item["id"], "parent": int(parent_text)}
     signed_in, nonce = app.page_session(request.environ), (request.forms.get("_wpnonce") or "")[:NONCE_LENGTH]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host import ANONYMOUS, HtmlView
+from host import ANONYMOUS, HtmlView, theme
 from host.content import service_request
 
 from .permalinks import page_path, post_path, structure
@@ -20,8 +20,8 @@ def public_link(app, site: str, item: dict) -> str:
         return site + post_path(app, session, permalink_structure, item)
 
 
-def not_found_view() -> HtmlView:
-    return HtmlView("Page not found", "<p>Nothing is published at this address.</p>", status=404)
+def not_found_view(app) -> HtmlView:
+    return HtmlView("Page not found", theme.render(app, __package__, "public_message.html", {"done": "nothing-here"}), status=404)
 
 
 def link_of(app, request, item: dict) -> str:

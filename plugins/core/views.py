@@ -53,16 +53,16 @@ def permalink_view(app, request) -> HtmlView | None:
         if key == "p" and request.query.get("post_type"):
             registered = app.registry.post_types.get(request.query.get("post_type"))
             if registered is None or not registered[0].public:  # a type without public pages (WordPress: 404)
-                return not_found_view()
+                return not_found_view(app)
             post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
         item, version = _published_item(app, request, value, post_type)
         if item is None:
-            return not_found_view()
+            return not_found_view(app)
         link = _link_of(app, request, item)
         if "?" not in link:
             return HtmlView("Moved", "", status=301, headers=(("Location", link),))
         if text_gated(app, item["type"]):  # whose text its plugin's own pages show, to whom it decides
-            return not_found_view()
+            return not_found_view(app)
         return _view(app, request, item, rest_base, link, version)
     return list_view(app, request)
 
@@ -139,7 +139,7 @@ def _view(app, request, item: dict, rest_base: str, link: str, version: int | No
         if item["type"] == "post" or section["open"] or section["comments"]:  # a page with none shows no section
             body += theme.render(app, __package__, "public_comments.html", section)
             personal = section["user"] is not None
-    head = f'<link rel="alternate" title="JSON" type="application/json" href="{html.escape(rest_url)}">'
+    head = str(theme.render(app, __package__, "public_json_link.html", {"rest_url": rest_url}))
     head += _summary_tags(app, item, parts["image"]) if unlocked else ""
     head += _sharing_tags(app, request, item, title, link, context["image"] if unlocked else None, unlocked)
     view_item = {"id": item["id"], "type": item["type"], "status": item["status"], "link": link,
@@ -335,11 +335,11 @@ def submit_password(app, request):
         args = PasswordFormArgs().load({key: request.forms.getunicode(key) for key in ("post_id", "post_password")
                                         if request.forms.getunicode(key) is not None})
     except ValidationError:
-        return app.render_view(HtmlView("Bad request", "<p>The form was not filled in as expected.</p>", status=400))
+        return app.render_view(HtmlView("Bad request", theme.render(app, __package__, "public_message.html", {"done": "bad-form"}), status=400))
     with app.db.session() as session:
         item = store.get_item(app, session, args["post_id"])
     if item is None or not item.get("password") or not _viewable(app, item):
-        return app.render_view(not_found_view())
+        return app.render_view(not_found_view(app))
     link = _link_of(app, request, item)
     response = bottle.HTTPResponse(status=303)
     if Signer.matches(args["post_password"], item["password"]):

@@ -12,7 +12,7 @@ import urllib.parse
 
 from sqlalchemy import select
 
-from host import ANONYMOUS, HtmlView
+from host import ANONYMOUS, HtmlView, theme
 from host.content import service_request
 
 from .tables import tables
@@ -71,8 +71,8 @@ def lookup(app, key: str) -> str | None:
         return app.site_address(session) + target if target else None
 
 
-def _moved(location: str) -> HtmlView:
-    return HtmlView("Moved", "<p>This page has moved.</p>", status=301, headers=(("Location", location),))
+def _moved(app, location: str) -> HtmlView:
+    return HtmlView("Moved", theme.render(app, __package__, "wordpress_moved.html", {}), status=301, headers=(("Location", location),))
 
 
 def permalink_redirect(app, request) -> HtmlView | None:
@@ -87,7 +87,7 @@ def permalink_redirect(app, request) -> HtmlView | None:
         with app.db.session() as session:
             if app.content.get(service_request(app, session, ANONYMOUS), int(value)) is not None:
                 return None  # this site's own item: core shows it
-        return _moved(location)
+        return _moved(app, location)
     return None
 
 
@@ -100,4 +100,4 @@ def path_redirect(app, request) -> HtmlView | None:
     location = lookup(app, key)
     if location is None and raw_query:
         location = lookup(app, old_path(request.path) or "")
-    return _moved(location) if location else None
+    return _moved(app, location) if location else None
