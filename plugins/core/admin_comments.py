@@ -81,19 +81,19 @@ def comments_page(page: AdminRequest):
     if page.method == "POST":
         status = handle_post(page)
     if query.problem:
-        page.notice(f"<p>{query.problem}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="problem", message=query.problem), "error")
         return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
     search = {"search": query.search} if query.search else {}
     listed = page.rest("GET", COMMENTS, status=REST_STATUS[query.status], context="edit", per_page=PER_PAGE,
                        page=query.page, orderby="date_gmt", **search)
     if not listed.ok:
-        page.notice(f"<p>The comments could not be read: {message_of(listed)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="unreadable", message=message_of(listed)), "error")
         return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)),
                            400 if listed.status == 400 else 502)
     total = int(listed.headers.get("X-WP-Total", "0") or 0)
     total_pages = int(listed.headers.get("X-WP-TotalPages", "0") or 0)
     if query.page > max(total_pages, 1):
-        page.notice(f"<p>This list has {total_pages} page{'s' if total_pages != 1 else ''}.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="past-end", pages=total_pages), "error")
         return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
     body = page.render("core_comments.html", **list_context(page, query, rows_of(page, listed.data), total,
                                                             total_pages))
@@ -146,7 +146,7 @@ def handle_post(page: AdminRequest) -> int:
         return bulk(page)
     wanted = comment_id(page.form.get("id", ""))
     if not wanted:
-        page.notice("<p>No comment was named.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="unnamed"), "error")
         return 400
     return change(page, page.action, wanted, announce=True)
 
@@ -155,22 +155,22 @@ def change(page: AdminRequest, action: str, wanted: int, announce: bool) -> int:
     """Apply `action` to comment `wanted` through REST; the status the page answers with."""
     current = page.rest("GET", f"{COMMENTS}/{wanted}", context="edit")
     if not current.ok:
-        page.notice(f"<p>Comment {wanted}: {message_of(current)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="refused", wanted=wanted, message=message_of(current)), "error")
         return 404 if current.status == 404 else 409
     label, word, applies_to = CHANGES[action]
     if current.data.get("status") not in applies_to:
-        page.notice(f"<p>Comment {wanted} is {current.data.get('status')}: \u201c{label}\u201d does not apply; "
-                    "nothing was changed.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="not-applicable", wanted=wanted,
+                                status=current.data.get("status"), label=label), "error")
         return 409
     if word == "trash":
         answer = page.rest("DELETE", f"{COMMENTS}/{wanted}")
     else:
         answer = page.rest("POST", f"{COMMENTS}/{wanted}", body={"status": word})
     if not answer.ok:
-        page.notice(f"<p>Comment {wanted} was not changed: {message_of(answer)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="not-changed", wanted=wanted, message=message_of(answer)), "error")
         return 502 if answer.status >= 500 else 409
     if announce:
-        page.notice(f"<p>Comment {wanted} {DONE[action]}.</p>")
+        page.notice(page.render("core_comments_notice.html", done="changed", wanted=wanted, change=DONE[action]))
     return 200
 
 
@@ -182,14 +182,14 @@ def bulk(page: AdminRequest) -> int:
     raw = page.request.forms.decode().getall("ids")
     ids = list(dict.fromkeys(comment_id(str(value)) for value in raw))
     if not ids or 0 in ids:
-        page.notice("<p>Tick the comments to change first.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="none-ticked"), "error")
         return 400
     if len(ids) > MAX_BULK:
-        page.notice(f"<p>Change at most {MAX_BULK} comments at once.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="too-many", most=MAX_BULK), "error")
         return 400
     changed = [wanted for wanted in ids if change(page, action, wanted, announce=False) == 200]
     if changed:
-        page.notice(f"<p>{len(changed)} comment{'s' if len(changed) != 1 else ''} {DONE[action]}.</p>")
+        page.notice(page.render("core_comments_notice.html", done="bulk-changed", count=len(changed), change=DONE[action]))
     return 200 if len(changed) == len(ids) else 409
 
 
@@ -200,7 +200,7 @@ def reply(page: AdminRequest) -> int:
     text = page.form.get("content", "").strip()
     field = f"content-{parent_id}"
     if not parent_id:
-        page.notice("<p>No comment was named to reply to.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="no-parent"), "error")
         return 400
     if not text:
         page.error(field, "Write the reply first.")
@@ -210,20 +210,20 @@ def reply(page: AdminRequest) -> int:
         return 400
     parent = page.rest("GET", f"{COMMENTS}/{parent_id}", context="edit")
     if not parent.ok:
-        page.notice(f"<p>Comment {parent_id}: {message_of(parent)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="refused", wanted=parent_id, message=message_of(parent)), "error")
         return 404 if parent.status == 404 else 409
     if parent.data.get("status") not in ("hold", "approved"):
-        page.notice(f"<p>Comment {parent_id} is {parent.data.get('status')}: replies go to published or pending "
-                    "comments only.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="parent-closed", wanted=parent_id,
+                                status=parent.data.get("status")), "error")
         return 409
     if parent.data.get("status") == "hold" and change(page, "approve", parent_id, announce=False) != 200:
         return 409
     answer = page.rest("POST", COMMENTS, body={"post": parent.data["post"], "parent": parent_id, "content": text})
     if not answer.ok:
-        page.notice(f"<p>The reply was not saved: {message_of(answer)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="reply-refused", message=message_of(answer)), "error")
         return 400 if answer.status == 400 else 409
     page.form.pop(field, None)
-    page.notice(f"<p>Your reply to comment {parent_id} is published.</p>")
+    page.notice(page.render("core_comments_notice.html", done="replied", wanted=parent_id))
     return 200
 
 
@@ -232,14 +232,14 @@ def reply(page: AdminRequest) -> int:
 def single_comment(page: AdminRequest):
     wanted = comment_id(page.subpath)
     if not wanted or "/" in page.subpath:
-        page.notice("<p>There is no such comment.</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="no-such-comment"), "error")
         return AdminAnswer("", 404)
     status = 200
     if page.method == "POST":
         status = handle_post(page)
     answer = page.rest("GET", f"{COMMENTS}/{wanted}", context="edit")
     if not answer.ok:
-        page.notice(f"<p>Comment {wanted}: {message_of(answer)}</p>", "error")
+        page.notice(page.render("core_comments_notice.html", done="refused", wanted=wanted, message=message_of(answer)), "error")
         return AdminAnswer("", 404 if answer.status == 404 else 403)
     confirm = str(page.request.query.decode().get("confirm", ""))
     row = rows_of(page, [answer.data])[0]

@@ -38,18 +38,19 @@ class ListPage:
 
     def __call__(self, page: AdminRequest):
         if page.subpath:
-            page.notice("<p>There is no such page.</p>", "error")
+            page.notice(page.render("core_posts_notice.html", done="no-such-page"), "error")
             return AdminAnswer("", 404)
         query = ListQuery(page, REST_STATUS, "There is no such status to list.")
         status = bulk(page, self) if page.method == "POST" else 200
         if query.problem:
-            page.notice(f"<p>{query.problem}</p>", "error")
+            page.notice(page.render("core_posts_notice.html", done="problem", message=query.problem), "error")
             return AdminAnswer(self.render(page, query, [], 0, 0), 400)
         search = {"search": query.search} if query.search else {}
         listed = page.rest("GET", self.route, status=REST_STATUS[query.status], context="edit", per_page=PER_PAGE,
                            page=query.page, **search)
         if not listed.ok:
-            page.notice(f"<p>The {self.plural} could not be read: {message_of(listed)}</p>", "error")
+            page.notice(page.render("core_posts_notice.html", done="unreadable", plural=self.plural,
+                                    message=message_of(listed)), "error")
             return AdminAnswer(self.render(page, query, [], 0, 0), 400 if listed.status == 400 else 502)
         total = int(listed.headers.get("X-WP-Total", "0") or 0)
         pages = int(listed.headers.get("X-WP-TotalPages", "0") or 0)
@@ -116,13 +117,13 @@ def bulk(page: AdminRequest, list_page: ListPage) -> int:
     """Trash or restore the ticked items; each one through REST, refusals named and left as they were."""
     ids = ticked_ids(page)
     if ids is None:
-        page.notice("<p>The form sent something that is not an item.</p>", "error")
+        page.notice(page.render("core_posts_notice.html", done="not-items"), "error")
         return 400
     if not ids:
-        page.notice(f"<p>Tick the {list_page.plural} to change first.</p>", "error")
+        page.notice(page.render("core_posts_notice.html", done="none-ticked", plural=list_page.plural), "error")
         return 400
     if len(ids) > MAX_BULK:
-        page.notice(f"<p>Change at most {MAX_BULK} {list_page.plural} at once.</p>", "error")
+        page.notice(page.render("core_posts_notice.html", done="too-many", most=MAX_BULK, plural=list_page.plural), "error")
         return 400
     done, refused = [], []
     for item_id in ids:
@@ -134,10 +135,10 @@ def bulk(page: AdminRequest, list_page: ListPage) -> int:
     verb = "moved to the Trash" if page.action == "trash" else f"restored as {RESTORED_STATUS}s"
     if done:
         noun = list_page.singular if len(done) == 1 else list_page.plural
-        page.notice(f"<p>{len(done)} {noun} {verb}.</p>")
+        page.notice(page.render("core_posts_notice.html", done="changed", count=len(done), noun=noun, verb=verb))
     for item_id, answer in refused:
-        page.notice(f"<p>{list_page.singular.capitalize()} {item_id} was not changed: {message_of(answer)}</p>",
-                    "error")
+        page.notice(page.render("core_posts_notice.html", done="not-changed", singular=list_page.singular, item_id=item_id,
+                                message=message_of(answer)), "error")
     return 200 if not refused else 409
 
 
