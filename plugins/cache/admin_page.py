@@ -15,11 +15,11 @@ ACTIONS = ("purge",)
 def cache_page(page: AdminRequest):
     runtime = runtime_of(page.app)
     if runtime is None:  # its startup has not run: nothing is kept yet
-        page.notice("<p>The cache has not started.</p>", "error")
+        page.notice(page.render("cache_notice.html", done="not-started"), "error")
         return AdminAnswer("", 503)
     if page.method == "POST":  # its one action, purge (the host refuses any other)
         runtime.cache.invalidate()
-        page.notice("<p>The cache was purged: every server process answers afresh from now on.</p>")
+        page.notice(page.render("cache_notice.html", done="purged"))
     config, stats = runtime.config, runtime.cache.stats()
     hits, misses = int(stats.get("hits", 0)), int(stats.get("misses", 0))
     rate = f"{hits / (hits + misses):.0%}" if hits + misses else "no cacheable reads yet"

@@ -40,7 +40,7 @@ def import_page(page: AdminRequest):
 
 def upload(page: AdminRequest) -> int:
     if jobs.active_run(page.app) is not None:
-        page.notice("<p>An import is running already: wait for its summary, then start the next one.</p>", "error")
+        page.notice(page.render("wordpress_import_notice.html", done="busy"), "error")
         return 409
     sent = page.request.files.get("wxr_file")
     if sent is None or not sent.raw_filename:
@@ -53,7 +53,7 @@ def upload(page: AdminRequest) -> int:
         return 400
     name = sanitize_text_field(str(sent.filename or "export.xml"))[:MAX_NAME]
     run_id = jobs.start(page.app, path, name, page.user.id, fetch_media=page.form.get("fetch_media") == "1")
-    page.notice(f"<p>Import {run_id} started.</p>")
+    page.notice(page.render("wordpress_import_notice.html", done="started", run_id=run_id))
     return 200
 
 
