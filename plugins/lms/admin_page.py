@@ -8,7 +8,6 @@ Bodies are templates/lms_admin_*.html.
 
 from __future__ import annotations
 
-import html
 from decimal import Decimal
 
 from sqlalchemy import func, select, update
@@ -34,7 +33,7 @@ PENDING_STATUSES = (("pending", "Waiting"), ("granted", "Granted"), ("refunded",
 
 def courses_page(page: AdminRequest):
     if page.subpath not in SECTIONS:
-        page.notice("<p>The Courses page has no such section.</p>", "error")
+        page.notice(page.render("lms_admin_notice.html", done="no-such-section"), "error")
         return AdminAnswer("", 404)
     status = 200
     if page.method == "POST":
@@ -127,10 +126,10 @@ def enrol_user(page: AdminRequest) -> int:
             return 400
         outcome = enrol(Writer(page.app, session), course, user.id, "admin", "")
     if outcome == "already":
-        page.notice(f"<p>{_html(user.login)} is already enrolled in {_html(titles[course])}; nothing changed.</p>",
+        page.notice(page.render("lms_admin_notice.html", done="already-enrolled", login=user.login, course=titles[course]),
                     "error")
         return 409
-    page.notice(f"<p>{_html(user.login)} enrolled in <strong>{_html(titles[course])}</strong>.</p>")
+    page.notice(page.render("lms_admin_notice.html", done="enrolled", login=user.login, course=titles[course]))
     page.form.clear()
     return 201
 
@@ -143,9 +142,9 @@ def cancel_enrolment(page: AdminRequest) -> int:
             enrolments.c.id == enrolment_id, enrolments.c.status == "completed").values(
             status="cancelled", updated=apikeys.utcnow())).rowcount
     if not cancelled:
-        page.notice("<p>That enrolment does not exist or is already cancelled; nothing changed.</p>", "error")
+        page.notice(page.render("lms_admin_notice.html", done="no-such-enrolment"), "error")
         return 409
-    page.notice("<p>The enrolment was cancelled.</p>")
+    page.notice(page.render("lms_admin_notice.html", done="cancelled"))
     return 200
 
 
@@ -181,15 +180,15 @@ def assign_pending(page: AdminRequest) -> int:
     with page.app.db.session(write=True) as session, session.begin():
         row = pending.find(page.app, session, _number(page.form.get("pending", "")))
         if row is None:
-            page.notice("<p>There is no such pending payment; nothing changed.</p>", "error")
+            page.notice(page.render("lms_admin_notice.html", done="no-such-payment"), "error")
             return 409
         user = _find_person(page, session, "person")
         if user is None:
             return 400
         if not pending.grant(page.app, session, row, user.id, f"operator {page.user.login}"):
-            page.notice(f"<p>This payment is already {_html(row.status)}; nothing changed.</p>", "error")
+            page.notice(page.render("lms_admin_notice.html", done="payment-settled", status=row.status), "error")
             return 409
-    page.notice(f"<p>The payment of {_html(row.email)} now enrols <strong>{_html(user.login)}</strong>.</p>")
+    page.notice(page.render("lms_admin_notice.html", done="payment-enrols", email=row.email, login=user.login))
     page.form.clear()
     return 200
 
@@ -216,9 +215,8 @@ def create_key(page: AdminRequest) -> int:
         if page.field_errors:
             return 400
         record, secret = apikeys.create_key(page.app, session, user.id, permission, description)
-    page.notice(f"<p>Key issued to {_html(user.login)}. Copy the secret now: it is shown only this once.</p>"
-                f"<p>Key <kbd class=\"api-key\">{_html(record['key'])}</kbd></p>"
-                f"<p>Secret <kbd class=\"api-secret\">{_html(secret)}</kbd></p>", "secret")
+    page.notice(page.render("lms_admin_notice.html", done="key-issued", login=user.login, key=record["key"], secret=secret),
+                "secret")
     page.form.clear()
     return 201
 
@@ -227,11 +225,7 @@ def revoke_key(page: AdminRequest) -> int:
     with page.app.db.session(write=True) as session, session.begin():
         record = apikeys.revoke_key(page.app, session, _number(page.form.get("key", "")))
     if record is None:
-        page.notice("<p>There is no such API key; nothing changed.</p>", "error")
+        page.notice(page.render("lms_admin_notice.html", done="no-such-key"), "error")
         return 409
-    page.notice(f"<p>Key <code>{_html(record['key'])}</code> revoked: apps using it are refused from now on.</p>")
+    page.notice(page.render("lms_admin_notice.html", done="key-revoked", key=record["key"]))
     return 200
-
-
-def _html(text) -> str:
-    return html.escape(str(text), quote=True)
