@@ -9,7 +9,6 @@ It uses this plugin's own modules (store, operations); bodies are templates/news
 from __future__ import annotations
 
 import datetime
-import html
 
 import bottle
 from sqlalchemy import delete, func, insert, select, update
@@ -41,7 +40,7 @@ def newsletter_page(page: AdminRequest):
     if section == "subscribers" and rest:
         return subscriber_detail(page, rest)
     if section not in SECTIONS or rest:
-        page.notice("<p>The Newsletter page has no such section.</p>", "error")
+        page.notice(page.render("newsletter_admin_notice.html", done="no-such-section"), "error")
         return AdminAnswer("", 404)
     status, extra = 200, {}
     if page.method == "POST":
@@ -90,10 +89,6 @@ def _site_url(page: AdminRequest, session) -> str:
     return page.app.site_address(session).rstrip("/")
 
 
-def _html(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
 # --- lists -------------------------------------------------------------------------------------
 
 def lists_section(page: AdminRequest) -> str:
@@ -111,8 +106,7 @@ def lists_section(page: AdminRequest) -> str:
     resent, resent_list = _number(query.get("confirmations", "")), _number(query.get("list", ""))
     named = {row.id: row.name for row in rows}
     if page.method == "GET" and resent and resent_list in named:
-        page.notice(f"<p>{resent} confirmation mail(s) queued for those still pending on "
-                    f"<strong>{_html(named[resent_list])}</strong>.</p>")
+        page.notice(page.render("newsletter_admin_notice.html", done="resent", count=resent, name=named[resent_list]))
     return page.render("newsletter_admin_lists.html", **_context(page, "", rows=rows, counts=counts,
                                                                  failed_row=failed))
 
@@ -140,7 +134,7 @@ def create_list(page: AdminRequest):
             return 400, {}
         session.execute(insert(table(page.app, LISTS)).values(name=name, description=description,
                                                                created=store.utcnow()))
-    page.notice(f"<p>List <strong>{_html(name)}</strong> created.</p>")
+    page.notice(page.render("newsletter_admin_notice.html", done="created", name=name))
     page.form.clear()
     return 201, {}
 
@@ -150,13 +144,13 @@ def rename_list(page: AdminRequest):
     with page.app.db.session(write=True) as session, session.begin():
         row = session.execute(select(lists).where(lists.c.id == _number(page.form.get("list", "")))).first()
         if row is None:
-            page.notice("<p>That list no longer exists; nothing changed.</p>", "error")
+            page.notice(page.render("newsletter_admin_notice.html", done="list-gone"), "error")
             return 409, {}
         name = _checked_name(page, session, "rename", row.id)
         if page.field_errors:
             return 400, {}
         session.execute(update(lists).where(lists.c.id == row.id).values(name=name))
-    page.notice(f"<p>List <strong>{_html(row.name)}</strong> renamed to <strong>{_html(name)}</strong>.</p>")
+    page.notice(page.render("newsletter_admin_notice.html", done="renamed", name=row.name, new_name=name))
     page.form.clear()
     return 200, {}
 
@@ -166,12 +160,11 @@ def delete_list(page: AdminRequest):
     with page.app.db.session(write=True) as session, session.begin():
         row = session.execute(select(lists).where(lists.c.id == _number(page.form.get("list", "")))).first()
         if row is None:
-            page.notice("<p>That list no longer exists; nothing changed.</p>", "error")
+            page.notice(page.render("newsletter_admin_notice.html", done="list-gone"), "error")
             return 409, {}
         ended = session.execute(delete(subscriptions).where(subscriptions.c.list_id == row.id)).rowcount
         session.execute(delete(lists).where(lists.c.id == row.id))
-    page.notice(f"<p>List <strong>{_html(row.name)}</strong> deleted with its {ended} subscription(s). "
-                "Consent records keep its name.</p>")
+    page.notice(page.render("newsletter_admin_notice.html", done="deleted", name=row.name, count=ended))
     return 200, {}
 
 
@@ -180,12 +173,11 @@ def send_confirmations(page: AdminRequest):
         row = _chosen_list(page, session)
         if row is None:
             page.field_errors.clear()
-            page.notice("<p>That list no longer exists; nothing was sent.</p>", "error")
+            page.notice(page.render("newsletter_admin_notice.html", done="list-gone-unsent"), "error")
             return 409, {}
         sent = operations.pending_confirmations(page.app, session, row, _site_url(page, session))
     if not sent:
-        page.notice(f"<p>Nobody on <strong>{_html(row.name)}</strong> is waiting to confirm; nothing was sent.</p>",
-                    "error")
+        page.notice(page.render("newsletter_admin_notice.html", done="nobody-pending", name=row.name), "error")
         return 409, {}
     # Post/Redirect/Get, as for mailings: a reload must not mail everyone pending once more.
     return bottle.HTTPResponse("", 303, headers={"Location": page.url() + f"?confirmations={sent}&list={row.id}",
@@ -239,7 +231,7 @@ def subscriber_detail(page: AdminRequest, rest: str):
     with page.app.db.session() as session:
         row = store.find_by_id(page.app, session, subscriber_id) if subscriber_id else None
         if row is None:
-            page.notice("<p>There is no such subscriber (erased subscribers leave no trace here).</p>", "error")
+            page.notice(page.render("newsletter_admin_notice.html", done="no-such-subscriber"), "error")
             return AdminAnswer("", 404)
         subscriptions, lists = table(page.app, SUBSCRIPTIONS), table(page.app, LISTS)
         memberships = session.execute(select(subscriptions, lists.c.name).join(
@@ -306,8 +298,8 @@ def import_file(page: AdminRequest):
     except OperationError as error:
         page.error("file", str(error)[:1].upper() + str(error)[1:] + ". Nothing was imported.")
         return 400, {}
-    page.notice(f"<p>Imported into <strong>{_html(row.name)}</strong>: {len(report.added)} added "
-                f"{'as confirmed' if confirmed else f'as pending, {sent} confirmation mail(s) queued'}.</p>",
+    page.notice(page.render("newsletter_admin_notice.html", done="imported", name=row.name, added=len(report.added),
+                            confirmed=confirmed, sent=sent),
                 "error" if report.invalid else "success")
     page.form.clear()
     return 200, {"report": report, "list_name": row.name}
@@ -322,7 +314,7 @@ def export(page: AdminRequest):
     with page.app.db.session() as session:
         row = session.execute(select(lists).where(lists.c.id == list_id)).first() if list_id else None
     if row is None:
-        page.notice("<p>There is no such list to export.</p>", "error")
+        page.notice(page.render("newsletter_admin_notice.html", done="no-such-export"), "error")
         return AdminAnswer("", 404)
     app = page.app
 
@@ -353,9 +345,8 @@ def mailings_section(page: AdminRequest) -> str:
         just_queued = session.execute(select(mailings, lists.c.name.label("list_name")).outerjoin(
             lists, lists.c.id == mailings.c.list_id).where(mailings.c.id == queued)).first() if queued else None
     if just_queued is not None and page.method == "GET":
-        page.notice(f"<p>Mailing “{_html(just_queued.subject)}” queued: {just_queued.recipients} mail(s) to "
-                    f"<strong>{_html(just_queued.list_name or '(deleted list)')}</strong>. The table below shows "
-                    "how many have been sent.</p>")
+        page.notice(page.render("newsletter_admin_notice.html", done="queued", subject=just_queued.subject,
+                                count=just_queued.recipients, name=just_queued.list_name or "(deleted list)"))
     return page.render("newsletter_admin_mailings.html", **_context(
         page, "mailings", rows=rows, progress=progress, total=total, current_page=number,
         total_pages=max(1, -(-total // PER_PAGE)), url_for=lambda target: page.url("mailings") + f"?page={target}",
@@ -377,8 +368,7 @@ def send_mailing(page: AdminRequest):
         if page.field_errors:
             return 400, {}
         if not store.confirmed_rows(page.app, session, row.id):
-            page.notice(f"<p><strong>{_html(row.name)}</strong> has no confirmed subscribers; nothing was sent.</p>",
-                        "error")
+            page.notice(page.render("newsletter_admin_notice.html", done="nobody-confirmed", name=row.name), "error")
             return 409, {}
         mailing_id, count = operations.queue_mailing(page.app, session, row, subject, body.replace("\r\n", "\n"),
                                                      _site_url(page, session))
