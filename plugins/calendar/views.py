@@ -34,6 +34,7 @@ from typing import Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import nh3
+from markupsafe import Markup
 from sqlalchemy import and_, or_, select
 
 from host import theme
@@ -402,8 +403,8 @@ def render(reader, site: str, view: ViewRequest) -> str:
 def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
     """Fresh view tokens (and the view's URL state) for the page's script, as §3 embeds them."""
     data = {"tvn1": make_token(app, user_id), "tvn2": make_token(app, 0), **(extra or {})}
-    text = json.dumps(data).replace("<", "\\u003c")
-    return f'<script type="application/json" id="cal-tokens">{text}</script>'
+    text = Markup(json.dumps(data).replace("<", "\\u003c"))  # JSON that cannot close the script block
+    return str(theme.render(app, __package__, "public/tokens.html", {"tokens": text}))
 
 
 # --- the plain pages -----------------------------------------------------------------------------
@@ -415,11 +416,7 @@ def _html_response(app, title: str, body: str, status: int = 200):
     bottle.response.content_type = "text/html; charset=UTF-8"
     bottle.response.set_header("Cache-Control", "no-cache")
     site = app.site_url(bottle.request.environ)
-    head = (f'<link rel="stylesheet" href="{html.escape(site)}/events/assets/calendar.css">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<link rel="alternate" type="text/calendar" title="Events (iCalendar)" '
-            f'href="{html.escape(site)}/events/feed.ics">'
-            f'<script src="{html.escape(site)}/events/assets/calendar.js" defer></script>')
+    head = theme.render(app, __package__, "public/view_head.html", {"site": site})
     return app.render_view(HtmlView(title, body, status=status, head_html=head))
 
 
@@ -431,12 +428,13 @@ def view_page(app, request, **_url_params):
         try:
             view = parse_view_url(reader, request.path, query)
         except ViewUrlError as error:
-            return _html_response(app, "Events", f"<p>{html.escape(str(error))}</p>", 404)
+            return _html_response(app, "Events", theme.render(app, __package__, "public/view_page.html",
+                                                              {"message": str(error)}), 404)
         body = render(reader, site, view)
     user = app.page_user(request.environ)
-    rest = html.escape(app.rest_base_url(request.environ) + "/cal/views/v2/html")
-    return _html_response(app, "Events", f'<div class="cal-page site-wide" data-cal-rest="{rest}">{body}</div>'
-                                         f"{tokens_block(app, user.id)}")
+    return _html_response(app, "Events", theme.render(app, __package__, "public/view_page.html", {
+        "message": "", "rest": app.rest_base_url(request.environ) + "/cal/views/v2/html", "body": Markup(body),
+        "tokens": Markup(tokens_block(app, user.id))}))
 
 
 def asset(app, request, name):

@@ -13,7 +13,7 @@ import re
 from typing import Iterator
 from urllib.parse import urlencode, urlsplit
 
-from host import HtmlView, Page, RestRequest, client_address, linear
+from host import HtmlView, Page, RestRequest, client_address, linear, theme
 
 from . import render, store
 from .feedback import nonce
@@ -66,8 +66,8 @@ def _show(app, request, form: store.Form, outcome: render.Outcome | None = None,
     body = render.render_form(
         app, form, **urls, container_post=container_post, nonce=token, outcome=outcome,
         back_link=container_link(app, request.environ, container_post) if container_post else "")
-    head = (f'<link rel="stylesheet" href="{render.STYLESHEET_PATH}">'
-            f'<script src="{render.SCRIPT_PATH}" defer></script>')
+    head = theme.render(app, __package__, "forms_head.html",
+                        {"stylesheet": render.STYLESHEET_PATH, "script": render.SCRIPT_PATH})
     item = {"id": form.id, "type": store.POST_TYPE, "link": urls["action"], "title": form.title,
             "rest_url": f"{rest_base}/forms/v1/contact-forms/{form.id}"}
     return app.render_view(HtmlView(form.title or "Contact form", body, status=status, headers=headers,
@@ -202,7 +202,7 @@ def replace_shortcodes(app, item: dict, text: str) -> str:
             out.append(text[position:start - 3] if alone else text[position:start])
             form = store.find(reader, named.get("id", ""), named.get("title", ""))
             if form is None:
-                out.append(f'<p class="forms-missing">[{name} 404 "Not Found"]</p>')
+                out.append(theme.render(app, __package__, "forms_shortcode_missing.html", {"name": name}))
             else:
                 counter += 1
                 out.append(render.render_form(
