@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from urllib.parse import quote
 
 import bottle
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..auth import sessions
 from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in
@@ -48,7 +48,7 @@ ADMIN_HEADERS = {"Content-Type": "text/html; charset=UTF-8", "Cache-Control": "n
 class AdminAnswer:
     """A handler's answer when the status is not 200 (a field error is 400, a refused change 409)."""
 
-    body_html: str
+    body_html: Markup | str  # Markup from the page's templates; a plain str is text, escaped
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -69,7 +69,7 @@ class AdminRequest:
         self.form: dict[str, str] = {key: str(raw.get(key, ""))[:MAX_FIELD_CHARS] for key in raw.keys()}
         self.action = self.form.get("action", "")
         self.field_errors: dict[str, str] = {}
-        self.notices: list[tuple[str, str]] = []
+        self.notices: list[tuple[str, Markup | str]] = []
 
     # --- URLs and values -----------------------------------------------------------------
 
@@ -92,8 +92,10 @@ class AdminRequest:
     def error(self, name: str, message: str) -> None:
         self.field_errors[name] = message
 
-    def notice(self, text: str, kind: str = "success") -> None:
-        """A message at the top of the page: kind is success, error or secret (shown once)."""
+    def notice(self, text: Markup | str, kind: str = "success") -> None:
+        """A message at the top of the page: kind is success, error or secret (shown once).
+
+        `text` is Markup from a template (`page.render("x_notice.html", ...)`); a plain str is escaped."""
         self.notices.append((kind, text))
 
     # --- REST as the signed-in user --------------------------------------------------------
@@ -125,16 +127,16 @@ class AdminRequest:
 
     # --- HTML helpers --------------------------------------------------------------------
 
-    def form_html(self, action: str, inner: str, submit: str, *, url: str | None = None, danger: bool = False,
+    def form_html(self, action: str, inner: Markup, submit: str, *, url: str | None = None, danger: bool = False,
                   inline: bool = False, label: str = "", detail: str = "") -> Markup:
-        """A POST form with the CSRF token and `action` around `inner` (HTML: fields from `field`);
+        """A POST form with the CSRF token and `action` around `inner` (Markup: fields from `field`);
         `label` names the form for screen readers. `admin/macros.html`'s post_form, for pages without templates.
 
         `detail` is added to the button's name for screen readers only ("Revoke" + " Phone"), so
         a list of identical buttons still says which row each acts on.
         """
         return _macros().post_form(self, action, submit, url=url, danger=danger, inline=inline, label=label,
-                                   detail=detail, inner=Markup(inner))
+                                   detail=detail, inner=escape(inner))
 
     def field(self, name: str, label: str, *, value: str | None = None, kind: str = "text", required: bool = False,
               help_text: str = "", autocomplete: str = "", options: list[tuple[str, str]] | None = None,
@@ -200,9 +202,9 @@ def admin_dispatch(app, request, path: str = ""):
         return answer
     if not isinstance(answer, AdminAnswer):
         answer = AdminAnswer(answer)
-    # A handler's body and notices are HTML (its templates' output, or HTML it built): shown as they are.
-    return _respond(app, request, user, csrf, page.title, Markup(answer.body_html), answer.status, answer.headers,
-                    notices=[(kind, Markup(text)) for kind, text in context.notices],
+    # A handler's body and notices are its templates' output (Markup), shown as they are; a plain str is text.
+    return _respond(app, request, user, csrf, page.title, escape(answer.body_html), answer.status, answer.headers,
+                    notices=[(kind, escape(text)) for kind, text in context.notices],
                     field_errors=bool(context.field_errors))
 
 
