@@ -21,7 +21,8 @@ _PUBLIC = {
     "ConfigError": "config", "PluginSettings": "config", "ContentDeleted": "content", "ContentSaved": "content",
     "PRIVATE_FILE": "db", "make_private_folder": "db", "prepare_sqlite_file": "db", "hookimpl": "hookspecs",
     **dict.fromkeys(("AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest", "HtmlView", "MenuEntry",
-                     "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy"),
+                     "MetaKey", "Namespace", "Page", "PluginInfo", "PostType", "Route", "StartupError", "Status", "Taxonomy",
+                     "WRITE_KINDS"),
                     "registry"),
     **dict.fromkeys(("FileBody", "RawBody", "RestError", "RestResponse", "forbidden", "exact_bytes", "invalid_param"),
                     "rest.response"),
@@ -50,7 +51,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AdminPage", "Ability", "AbilityCategory", "HealthResult", "HealthTest",
     "ANONYMOUS", "AnonymousUser", "ConfigError", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
-    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
+    "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "WRITE_KINDS", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
     "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",

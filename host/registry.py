@@ -53,6 +53,13 @@ class PluginInfo:
     credential_headers: tuple[str, ...] | None = None
 
 
+# The kinds of writes a response cache tells apart (Route.changes_with): items of any post type
+# (`content_saved`/`content_deleted`), comments (the same hooks, type "comment"), terms
+# (`terms_changed`), user accounts (`user_updated`, `user_deleted`) and the site's settings
+# (`site_settings_changed`, which every answer is built from).
+WRITE_KINDS = ("content", "comments", "terms", "users", "settings")
+
+
 @dataclass(frozen=True)
 class Namespace:
     """A versioned REST namespace such as `core/v2`."""
@@ -78,6 +85,11 @@ class Route:
     (default: rest_forbidden, "Sorry, you are not allowed to do that.").
     `cacheable` offers a GET endpoint's anonymous answers to a response cache (the cache plugin),
     which must then be told of every write that changes them (`content_saved`, `terms_changed`).
+    `changes_with` names the kinds of writes (WRITE_KINDS) its answers are built from, so that a
+    write of another kind leaves them cached (a comment leaves the categories list); empty: every
+    kind. An `_embed` answer counts as built from every kind. `uncacheable` says why a GET that
+    answers anonymous callers is not `cacheable` (per caller, time-dependent, a download): the
+    cache test walks the registry and fails for a public GET that is neither.
     `embed_batch` lets a GET endpoint answer many `_embed` links of one page at once:
     `embed_batch(parent_request, requests) -> list`, one entry per request (its params already
     validated): the data, a RestError, or None to leave that link to a normal internal request.
@@ -122,6 +134,8 @@ class Route:
     capability: str = ""
     refusal: tuple[str, str] | None = None
     cacheable: bool = False
+    changes_with: tuple[str, ...] = ()
+    uncacheable: str = ""
     # The media type of a success answered as a RawBody (e.g. "text/calendar"), besides JSON errors:
     # the OpenAPI document declares it, so clients and the fuzzer expect it.
     content_type: str = ""
@@ -395,6 +409,8 @@ class Endpoint:
     handler_validated: tuple[str, ...] = ()  # args the handler reads and checks itself (host.args.RenderedText)
     automatic_index: bool = False  # the namespace index the host adds; the namespace's owner may replace it
     cacheable: bool = False  # Route.cacheable: anonymous GET answers may be kept by a response cache
+    changes_with: tuple[str, ...] = ()  # Route.changes_with
+    uncacheable: str = ""  # Route.uncacheable
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
     content_type: str = ""  # Route.content_type
     embed_batch: Callable | None = None  # Route.embed_batch
@@ -527,6 +543,15 @@ def number_groups(pattern: str) -> frozenset[str]:
     return frozenset(_NUMBER_GROUP.findall(pattern))
 
 
+def _write_kinds(full: str, plugin: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """Route.changes_with, checked: a misspelt kind would leave answers cached after its writes."""
+    unknown = sorted(set(kinds) - set(WRITE_KINDS))
+    if unknown:
+        raise StartupError(f"route {full!r} of {plugin!r}: changes_with names unknown kinds {unknown}; "
+                           f"the kinds are {list(WRITE_KINDS)}")
+    return tuple(kinds)
+
+
 def _multipart_body(route: Route) -> Any:
     """Route.multipart_body, checked at startup: a marshmallow Schema class, on a route that takes a body."""
     body = route.multipart_body
@@ -617,6 +642,7 @@ class Registry:
             required=tuple(name for name, arg in args.items() if arg.get("required")),
             defaults={name: arg["default"] for name, arg in args.items() if "default" in arg},
             handler_validated=_handler_validated_args(route.args), cacheable=route.cacheable,
+            changes_with=_write_kinds(full, plugin, route.changes_with), uncacheable=route.uncacheable,
             automatic_index=automatic_index, content_type=route.content_type, embed_batch=route.embed_batch,
             answer_version=route.answer_version,
             expose_headers=tuple(route.expose_headers), bulk_batch=route.bulk_batch,

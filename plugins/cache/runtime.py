@@ -15,15 +15,19 @@ from .store import ResponseCache
 class Runtime:
     config: CacheConfig
     cache: ResponseCache
-    # The commit round (host.content.commit_round) whose purge this thread made last.
+    # The commit round (host.content.commit_round) whose purges this thread made last, and of which families.
     purged: threading.local = field(default_factory=threading.local)
 
-    def invalidate_once(self, commit_round: object | None) -> None:
-        """Purge, unless this thread purged for the same commit round already (None: always purge)."""
-        if commit_round is not None and getattr(self.purged, "round", None) is commit_round:
+    def invalidate_once(self, commit_round: object | None, families: tuple[str, ...]) -> None:
+        """Purge these families, less those this thread purged for the same commit round already
+        (None: always purge)."""
+        if commit_round is None or getattr(self.purged, "round", None) is not commit_round:
+            self.purged.round, self.purged.families = commit_round, set()
+        wanted = tuple(family for family in families if family not in self.purged.families)
+        if not wanted:
             return
-        self.cache.invalidate()
-        self.purged.round = commit_round
+        self.cache.invalidate(wanted)
+        self.purged.families.update(wanted)
 
 
 RUNTIME = StashKey[Runtime]("cache.runtime")

@@ -1,12 +1,16 @@
 """The in-memory response cache of one app (one server process), checked against the database.
 
-Each entry remembers the site's cache version that was current BEFORE its response was
-built. A hit is served only while the version in the database still equals it, so once a
-write has bumped the version (which happens before the write's response is sent), no
-process serves anything built from older data. On an SQLite file `SqliteVersionReader`
+The site's cache version is one counter per kind of write (FAMILIES: content, comments, terms,
+users, settings), one row each in `cache_version`. Each entry remembers the versions that were
+current BEFORE its response was built, and the families its answer is built from (the route's
+`changes_with`; everything for an `_embed` answer, a page or a route that declares nothing). A
+hit is served only while each of those families' versions in the database still equals the
+remembered one, so once a write has bumped its family (which happens before the write's response
+is sent), no process serves anything built from older data, and a write of another kind (a
+comment, for the categories list) leaves the entry alone. On an SQLite file `SqliteVersionReader`
 skips the SELECT while nothing at all was committed since the last one; on PostgreSQL
 `PostgresVersionListener` learns each new version from a NOTIFY sent in the bumping
-transaction, and reads the table only when it cannot trust what it heard (issue 25.6).
+transaction, and reads the table only when it cannot trust what it heard.
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ import orjson
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from host import compression, exact_bytes
+from host import WRITE_KINDS, compression, exact_bytes
 
-from .tables import VERSION_ROW, tables
+from .tables import tables
 from .settings import CacheConfig
 
 log = logging.getLogger("sitehost.cache")
@@ -34,20 +38,54 @@ log = logging.getLogger("sitehost.cache")
 # Headers that depend on the asking client, not on the resource: the host recomputes them.
 _CLIENT_HEADERS = {"access-control-allow-origin", "access-control-allow-methods",
                    "access-control-allow-credentials", "vary", "x-cache", "content-encoding"}
-# Embedded resources (authors, terms) change without content hooks; a post password unlocks
-# content for the one who knows it, never for the next reader.
-_UNCACHEABLE_QUERY = ("_embed", "password")
+# A post password unlocks content for the one who knows it, never for the next reader.
+_UNCACHEABLE_QUERY = ("password",)
+# What the answer of `context=edit` holds is for editors only: never kept, whoever asks.
+_PRIVATE_CONTEXTS = ("edit",)
+
+# The kinds of writes (host.WRITE_KINDS), one version row each (row id = position + 1; row 1 was the
+# only row once, so an older site's counter carries on as `content`). A route's `changes_with` names
+# some of them; `settings` (the site's title, permalinks, plugin set) is part of every answer.
+FAMILIES = WRITE_KINDS
+EVERY_FAMILY = tuple(range(len(FAMILIES)))
+_SETTINGS = FAMILIES.index("settings")
+Versions = tuple[int, ...]
+
+
+def family_indexes(names) -> tuple[int, ...]:
+    """Positions of the named families in a version tuple; unknown names raise ValueError."""
+    return tuple(sorted({FAMILIES.index(name) for name in names}))
+
+
+def answer_families(request) -> tuple[int, ...]:
+    """The families an answer to `request` is built from: the route's `changes_with` and the settings.
+
+    Everything for a page, an `_embed` answer (the embedded author, terms, media and replies) and a
+    route that declares nothing."""
+    endpoint = getattr(request, "endpoint", None)
+    declared = getattr(endpoint, "changes_with", ())
+    if not declared or "_embed" in request.query:
+        return EVERY_FAMILY
+    return tuple(sorted({*family_indexes(declared), _SETTINGS}))
 
 
 @dataclass
 class Entry:
-    version: int
+    version: Versions  # every family's version when the answer was built
+    families: tuple[int, ...]  # the positions in `version` the answer is built from
     status: int
     headers: dict[str, str]
     body: bytes
     stored_at: float
     gzipped: bytes | None = None  # the body gzip-compressed once at store time, when worth it (host.compression)
     keep_seconds: float | None = None  # the request's own bound (a page's `keep_seconds`), besides ttl_seconds
+
+    def current(self, versions: Versions) -> bool:
+        """Whether no family this answer is built from was bumped since (after the fast whole-tuple check)."""
+        if self.version == versions:
+            return True
+        version = self.version
+        return len(version) == len(versions) and all(version[index] == versions[index] for index in self.families)
 
     @property
     def size(self) -> int:
@@ -83,7 +121,7 @@ class SqliteVersionReader:
         self._lock = threading.Lock()
         self._closed = False
 
-    def read(self) -> int:
+    def read(self) -> "Versions":
         local = self._local
         cursor = getattr(local, "cursor", None) or self._open()
         if cursor is None:
@@ -156,8 +194,8 @@ class PostgresVersionListener:
         self._read_version = read_version
         with self._engine.connect() as connection:
             self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
-        self._known: int | None = None  # None: not trusted, ask the database
-        self._delivered = 0  # the last version a notification brought
+        self._known: Versions | None = None  # None: not trusted, ask the database
+        self._delivered: dict[int, int] = {}  # family position -> the last version a notification brought
         self._stop = threading.Event()
         self._connection = None
         self.reconnects = 0
@@ -166,20 +204,34 @@ class PostgresVersionListener:
         self._thread = threading.Thread(target=self._listen, name="cache-version-listener", daemon=True)
         self._thread.start()
 
-    def read(self) -> int:
+    def read(self) -> Versions:
         known = self._known
         return known if known is not None else self._read_version()
 
-    def heard(self, version: int, wait: float = NOTIFY_WAIT_SECONDS) -> None:
-        """This process bumped the version: trust it at once, and wait (briefly) until the server's
-        notification of it came back here. The server signals every listener at the same commit, so
-        by then the other processes have it too, as a rule: the write's answer leaves after that."""
+    def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS) -> None:
+        """This process bumped these families (position -> new version): trust them at once, and wait
+        (briefly) until the server's notifications of them came back here. The server signals every
+        listener at the same commit, so by then the other processes have them too, as a rule: the
+        write's answer leaves after that."""
         if self._known is None:
             return
-        self._known = version
+        self._merge(bumped)
         deadline = time.monotonic() + wait
-        while self._delivered < version and time.monotonic() < deadline and self._known is not None:
+        while any(self._delivered.get(index, 0) < version for index, version in bumped.items()) \
+                and time.monotonic() < deadline and self._known is not None:
             time.sleep(0.0002)
+
+    def _merge(self, bumped: dict[int, int]) -> None:
+        """Raise the known versions of these families; a family's version never goes back (its row is
+        bumped under a row lock, and notifications arrive in commit order)."""
+        known = self._known
+        if known is None:
+            return
+        merged = list(known)
+        for index, version in bumped.items():
+            if 0 <= index < len(merged):
+                merged[index] = max(merged[index], version)
+        self._known = tuple(merged)
 
     def wait_until_trusted(self, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -218,18 +270,20 @@ class PostgresVersionListener:
         while not self._stop.is_set():
             # Short waits, so that closing the app never waits long for this thread.
             for notify in connection.notifies(timeout=WAIT_SLICE_SECONDS):
-                try:
-                    self._known = self._delivered = int(notify.payload)
+                try:  # "position:version" of one bumped family
+                    index, version = (int(part) for part in notify.payload.split(":"))
                 except ValueError:
                     self._known = self._select(connection)
+                    continue
+                self._merge({index: version})
+                self._delivered[index] = max(self._delivered.get(index, 0), version)
             if time.monotonic() - checked >= VERSION_RECHECK_SECONDS:
                 self._known = self._select(connection)
                 checked = time.monotonic()
 
     @staticmethod
-    def _select(connection) -> int:
-        row = connection.execute(f"SELECT version FROM cache_version WHERE id = {VERSION_ROW}").fetchone()
-        return int(row[0]) if row else 0
+    def _select(connection) -> Versions:
+        return versions_of(connection.execute("SELECT id, version FROM cache_version").fetchall())
 
     def _close_connection(self) -> None:
         connection, self._connection = self._connection, None
@@ -248,6 +302,12 @@ class PostgresVersionListener:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
+
+
+def versions_of(rows) -> Versions:
+    """The version tuple from (id, version) rows of `cache_version`; a missing row counts 0."""
+    found = {int(row_id): int(version or 0) for row_id, version in rows}
+    return tuple(found.get(index + 1, 0) for index in EVERY_FAMILY)
 
 
 def version_reader(app, read_version):
@@ -276,41 +336,52 @@ class ResponseCache:
         self.misses = 0
         self._paths = frozenset(config.paths)
         self._path_prefixes = tuple(path.rstrip("/") + "/" for path in config.paths)  # "/" -> "/": every path
-        self._reader = version_reader(app, self.current_version)
-        self._version = self._reader.read if self._reader else self.current_version
+        self._reader = version_reader(app, self.current_versions)
+        self._version = self._reader.read if self._reader else self.current_versions
 
     # --- the shared version counter --------------------------------------------------------
 
     def ensure_version_row(self) -> None:
+        """One version row per family (an older site has the first one only)."""
         table = tables(self.app)["cache_version"]
-        try:
-            with self.app.db.session(write=True) as session, session.begin():
-                found = session.execute(select(table.c.id).where(table.c.id == VERSION_ROW)).first()
-                if found is None:
-                    session.execute(insert(table).values(id=VERSION_ROW, version=0))
-        except IntegrityError:  # another process created it at the same moment
-            pass
+        for index in EVERY_FAMILY:
+            try:
+                with self.app.db.session(write=True) as session, session.begin():
+                    found = session.execute(select(table.c.id).where(table.c.id == index + 1)).first()
+                    if found is None:
+                        session.execute(insert(table).values(id=index + 1, version=0))
+            except IntegrityError:  # another process created it at the same moment
+                pass
 
-    def current_version(self) -> int:
-        """The version in the database, read now (`lookup` reads it through `_version`)."""
+    def current_versions(self) -> Versions:
+        """Every family's version in the database, read now (`lookup` reads them through `_version`)."""
         table = tables(self.app)["cache_version"]
         with self.app.db.engine.connect() as connection:
-            value = connection.execute(select(table.c.version).where(table.c.id == VERSION_ROW)).scalar()
-        return int(value or 0)
+            return versions_of(connection.execute(select(table.c.id, table.c.version)).all())
 
-    def invalidate(self) -> int:
-        """Bump the site-wide version (every process's entries become stale) and drop ours."""
+    def current_version(self) -> int:
+        """One number that grows with every purge of any family (what the status pages show)."""
+        return sum(self.current_versions())
+
+    def invalidate(self, families: tuple[str, ...] = FAMILIES) -> int:
+        """Bump these families' versions (every process's entries built from them become stale) and drop
+        ours; every family by default (a purge of everything). Answers `current_version()` after it."""
         table = tables(self.app)["cache_version"]
+        indexes = family_indexes(families)
+        listener = self._reader if isinstance(self._reader, PostgresVersionListener) else None
         with self.app.db.session(write=True) as session, session.begin():
-            session.execute(update(table).where(table.c.id == VERSION_ROW).values(version=table.c.version + 1))
-            version = session.execute(select(table.c.version).where(table.c.id == VERSION_ROW)).scalar()
-            if isinstance(self._reader, PostgresVersionListener):  # heard by every process when this commits
-                session.execute(text("SELECT pg_notify(:channel, :version)"),
-                                {"channel": self._reader.channel, "version": str(version)})
-        if isinstance(self._reader, PostgresVersionListener):
-            self._reader.heard(int(version or 0))
-        self.clear()
-        return int(version or 0)
+            ids = [index + 1 for index in indexes]
+            session.execute(update(table).where(table.c.id.in_(ids)).values(version=table.c.version + 1))
+            versions = versions_of(session.execute(select(table.c.id, table.c.version)).all())
+            bumped = {index: versions[index] for index in indexes}
+            if listener is not None:  # heard by every process when this commits
+                for index, version in bumped.items():
+                    session.execute(text("SELECT pg_notify(:channel, :payload)"),
+                                    {"channel": listener.channel, "payload": f"{index}:{version}"})
+        if listener is not None:
+            listener.heard(bumped)
+        self._drop_built_from(set(indexes))
+        return sum(versions)
 
     # --- which requests ---------------------------------------------------------------------
 
@@ -319,7 +390,8 @@ class ResponseCache:
             return False
         if request.headers.get("authorization") or request.headers.get("cookie"):  # names are lower-case
             return False
-        if any(name in request.query for name in _UNCACHEABLE_QUERY):
+        query = request.query
+        if any(name in query for name in _UNCACHEABLE_QUERY) or query.get("context") in _PRIVATE_CONTEXTS:
             return False
         if getattr(request, "cacheable_page", False):  # a site page registered cacheable (host.page_cache)
             return True
@@ -354,7 +426,7 @@ class ResponseCache:
         key = self.key(request)
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None and (entry.version != version or self._expired(entry)):
+            if entry is not None and (not entry.current(version) or self._expired(entry)):
                 self._drop(key)
                 entry = None
             if entry is not None:
@@ -378,7 +450,8 @@ class ResponseCache:
         kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
         body = exact_bytes(body)  # orjson's bytes hold their whole write buffer: keep a tight copy
         gzipped = compression.gzip_bytes(body, compression.KEPT_LEVEL) if compression.compressible(kept, body) else None
-        entry = Entry(version, status, kept, body, time.monotonic(), gzipped, getattr(request, "keep_seconds", None))
+        entry = Entry(version, answer_families(request), status, kept, body, time.monotonic(), gzipped,
+                      getattr(request, "keep_seconds", None))
         if entry.size > self.config.max_bytes:
             return
         with self._lock:
@@ -402,6 +475,12 @@ class ResponseCache:
     def stats(self) -> dict:
         with self._lock:
             return {"entries": len(self._entries), "bytes": self._bytes, "hits": self.hits, "misses": self.misses}
+
+    def _drop_built_from(self, families: set[int]) -> None:
+        """Drop this process's entries built from any of these families (the others stay valid)."""
+        with self._lock:
+            for key in [key for key, entry in self._entries.items() if families.intersection(entry.families)]:
+                self._drop(key)
 
     def _expired(self, entry: Entry) -> bool:
         limits = [limit for limit in (self.config.ttl_seconds, entry.keep_seconds) if limit]

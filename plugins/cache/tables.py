@@ -1,21 +1,20 @@
 """The cache plugin's tables: the shared invalidation counter, small state, optimisation results.
 
-`cache_version` is what makes invalidation reach every server process: the in-memory
-response cache of each process is only trusted while the row's `version` still equals the
-version that was current when the cached response was built.
+`cache_version` is what makes invalidation reach every server process: one row per kind of
+write (store.FAMILIES, row id = position + 1), and the in-memory response cache of each process
+trusts an entry only while the versions of the families it is built from still equal the ones
+that were current when the cached response was built.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import JSON, Column, DateTime, Index, Integer, MetaData, String, Table, Text, UniqueConstraint
 
-VERSION_ROW = 1
-
 
 def define_tables(metadata: MetaData) -> None:
     Table(
         "cache_version", metadata,
-        Column("id", Integer, primary_key=True),  # always VERSION_ROW: one counter per site
+        Column("id", Integer, primary_key=True),  # one row per family of writes (store.FAMILIES)
         Column("version", Integer, nullable=False, default=0),
     )
     Table(

@@ -551,10 +551,11 @@ def routes(app, with_statuses) -> list[Route]:
     """`with_statuses(app, schema, post_type)` gives the write args their status enum (routes.py)."""
     event_create, event_update = (with_statuses(app, schema, EVENT) for schema in (EventCreateArgs, EventUpdateArgs))
     answer = [
-        Route(NAMESPACE, "/docs", "GET", docs, args=DocsArgs, title="docs"),
-        Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, title="events"),
+        Route(NAMESPACE, "/docs", "GET", docs, args=DocsArgs, title="docs", cacheable=True, changes_with=("settings",)),
+        Route(NAMESPACE, "/events", "GET", list_events, args=EventListArgs, cacheable=True, title="events"),
         Route(NAMESPACE, "/events", "POST", create_event, args=event_create, **CREATE, title="events"),
-        Route(NAMESPACE, "/events" + ID, "GET", get_event, args=IdArgs, permission=can_read(EVENT), title="event"),
+        Route(NAMESPACE, "/events" + ID, "GET", get_event, args=IdArgs, permission=can_read(EVENT), cacheable=True,
+              title="event"),
         Route(NAMESPACE, "/events" + ID, WRITE, update_event, args=event_update, partial_args=True,
               permission=can_edit(EVENT), title="event"),
         Route(NAMESPACE, "/events" + ID, "DELETE", delete_event, args=DeleteArgs, permission=can_delete(EVENT),
@@ -566,11 +567,11 @@ def routes(app, with_statuses) -> list[Route]:
         base = "/" + spec["plural"]
         create_args, update_args = (with_statuses(app, schema, spec["type"]) for schema in (create_args, update_args))
         answer += [
-            Route(NAMESPACE, base, "GET", list_places(kind), args=PlaceListArgs, title=spec["plural"]),
+            Route(NAMESPACE, base, "GET", list_places(kind), args=PlaceListArgs, cacheable=True, title=spec["plural"]),
             Route(NAMESPACE, base, "POST", create_place(kind), args=create_args, **CREATE,
                   title=spec["plural"]),
             Route(NAMESPACE, base + ID, "GET", get_place(kind), args=IdArgs, permission=can_read(spec["type"]),
-                  title=kind),
+                  cacheable=True, title=kind),
             Route(NAMESPACE, base + ID, WRITE, update_place(kind), args=update_args, partial_args=True,
                   permission=can_edit(spec["type"]), title=kind),
             Route(NAMESPACE, base + ID, "DELETE", delete_place(kind), args=DeleteArgs,

@@ -408,9 +408,9 @@ def routes(app) -> list:
     # Written `events.ics` (the registry reads a dot inside a word as literal): discovery clients
     # (node-wpapi) take a route's literal parts as written, and `events\.ics` is no path to request.
     return [Route(NAMESPACE, "/events.ics", "GET", events_feed, args=EventListArgs, title="events feed",
-                  content_type="text/calendar"),
+                  content_type="text/calendar", cacheable=True),
             Route(NAMESPACE, r"/events/(?P<id>\d+)\.ics", "GET", event_feed, args=EventReadArgs, title="event feed",
-                  content_type="text/calendar")]
+                  content_type="text/calendar", cacheable=True)]
 
 
 def pages() -> list:

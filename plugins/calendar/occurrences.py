@@ -58,7 +58,7 @@ def routes(app) -> list:
             "description": "The event's password, when it has one."})
 
     return [Route(NAMESPACE, r"/events/(?P<id>\d+)/occurrences/(?P<start>\d{8}T\d{6}Z)", "GET", get_occurrence,
-                  args=OccurrenceArgs, title="event occurrence")]
+                  args=OccurrenceArgs, title="event occurrence", cacheable=True)]
 
 
 # --- the JSON list (§1.2) with repeating events -------------------------------------------------

@@ -32,6 +32,7 @@ from host.text import sanitize_text_field, sanitize_url
 
 from . import comment_store as cs
 from . import dates, store
+from .changes import COMMENT_CHANGES
 from .moderation_mail import notify_moderators
 from .shaping import core_url, deleted_answer, permalink, rest_base
 from .tables import tables
@@ -735,11 +736,12 @@ def routes() -> list[Route]:
     shape = {"schema": CommentSchema, "title": "comment"}
     return [
         Route(NAMESPACE, collection, "GET", list_comments, args=CommentCollectionArgs, permission=check_list,
-              embed_batch=embed_replies, answer_version=store.answer_version, **shape),
+              embed_batch=embed_replies, answer_version=store.answer_version, cacheable=True,
+              changes_with=COMMENT_CHANGES, **shape),
         # Public: visitors may comment; the handler runs the reference's create checks (comment_registration ...).
         Route(NAMESPACE, collection, "POST", create_comment, args=CommentSchema, permission=None, **shape),
         Route(NAMESPACE, item, "GET", get_comment, args=CommentReadArgs, permission=check_read,
-              answer_version=store.answer_version, **shape),
+              answer_version=store.answer_version, cacheable=True, changes_with=COMMENT_CHANGES, **shape),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_comment, args=CommentUpdateArgs, partial_args=True,
               permission=check_update, **shape),
         Route(NAMESPACE, item, "DELETE", delete_comment, args=CommentDeleteArgs, permission=check_delete, **shape),

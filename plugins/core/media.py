@@ -28,6 +28,7 @@ from host.stash import StashKey
 from host.storage import Area, ObjectExists, checked_key, redirect_or_serve
 
 from . import dates, item_schemas, render, store
+from .changes import ITEM_CHANGES
 from .posts import NAMESPACE, PostsController
 from .schemas import MediaReadArgs, PostDeleteArgs, PostIdArgs, collection_args, media_write_args, with_id
 from .shaping import (
@@ -290,12 +291,14 @@ class MediaController(PostsController):
         })
         return [
             Route(NAMESPACE, "/media", "GET", self.list_items, args=collection_args(self.app, "attachment", "attachment"),
-                  permission=self.check_list, title="attachment", schema=item_schemas.attachment_schema()),
+                  permission=self.check_list, title="attachment", schema=item_schemas.attachment_schema(),
+                  cacheable=True, changes_with=ITEM_CHANGES),
             Route(NAMESPACE, "/media", "POST", self.create_item, args=create,
                   permission=self.check_create),
             Route(NAMESPACE, item, "GET", self.get_item, args=MediaReadArgs,
                   permission=self.check_read, title="attachment", schema=item_schemas.attachment_schema(),
-                  embed_batch=self.embed_items, answer_version=store.answer_version),
+                  embed_batch=self.embed_items, answer_version=store.answer_version, cacheable=True,
+                  changes_with=ITEM_CHANGES),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write),
                   partial_args=True, permission=self.check_update),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,

@@ -17,6 +17,7 @@ from host import ContentDeleted, ContentSaved, RestError, RestResponse, Route, d
 from host.auth import users as user_service
 
 from . import dates, item_schemas, render, revisions, store
+from .changes import ITEM_CHANGES
 from .permissions import type_caps
 from .schemas import PostDeleteArgs, PostIdArgs, PostReadArgs, collection_args, with_id, write_args
 from .encoded import encoded_items
@@ -88,13 +89,14 @@ class PostsController:
         return [
             Route(NAMESPACE, base, "GET", self.list_items, args=collection_args(self.app, self.type, self.kind),
                   permission=self.check_list, allow_batch=True, title=schema_title, schema=shape,
-                  schema_links=self.schema_links),
+                  schema_links=self.schema_links, cacheable=True, changes_with=ITEM_CHANGES),
             Route(NAMESPACE, base, "POST", self.create_item, args=write,
                   permission=self.check_create, allow_batch=True,
                   bulk_batch=self.create_many if self.type in ("post", "page") else None),
             Route(NAMESPACE, item, "GET", self.get_item, args=PostReadArgs,
                   permission=self.check_read, allow_batch=True, title=schema_title, schema=shape,
-                  embed_batch=self.embed_items, schema_links=self.schema_links),
+                  embed_batch=self.embed_items, schema_links=self.schema_links, cacheable=True,
+                  changes_with=ITEM_CHANGES),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_item, args=with_id(PostIdArgs, write), partial_args=True,
                   permission=self.check_update, allow_batch=True),
             Route(NAMESPACE, item, "DELETE", self.delete_item, args=PostDeleteArgs,

@@ -287,18 +287,22 @@ def get_taxonomy(request):
     return _taxonomy_data(request, _one_taxonomy(request), request.params.get("context", "view"))
 
 
+# What the enabled plugins registered, nothing stored: only the plugin set (a `settings` write) changes it.
+REGISTERED_ONLY = {"cacheable": True, "changes_with": ("settings",)}
+
+
 def routes() -> list[Route]:
     return [
         Route(NAMESPACE, "/types", "GET", list_types, args=ContextArgs, permission=check_types,
-              schema=TYPE_SCHEMA, title="type"),
+              schema=TYPE_SCHEMA, title="type", **REGISTERED_ONLY),
         Route(NAMESPACE, r"/types/(?P<type>[\w-]+)", "GET", get_type, args=ContextArgs, permission=check_type,
-              schema=TYPE_SCHEMA, title="type"),
+              schema=TYPE_SCHEMA, title="type", **REGISTERED_ONLY),
         Route(NAMESPACE, "/statuses", "GET", list_statuses, args=ContextArgs, permission=check_statuses,
-              schema=STATUS_SCHEMA, title="status"),
+              schema=STATUS_SCHEMA, title="status", **REGISTERED_ONLY),
         Route(NAMESPACE, r"/statuses/(?P<status>[\w-]+)", "GET", get_status, args=ContextArgs, permission=check_status,
-              schema=STATUS_SCHEMA, title="status"),
+              schema=STATUS_SCHEMA, title="status", **REGISTERED_ONLY),
         Route(NAMESPACE, "/taxonomies", "GET", list_taxonomies, args=TaxonomyListArgs, permission=check_taxonomies,
-              schema=TAXONOMY_SCHEMA, title="taxonomy"),
+              schema=TAXONOMY_SCHEMA, title="taxonomy", **REGISTERED_ONLY),
         Route(NAMESPACE, r"/taxonomies/(?P<taxonomy>[\w-]+)", "GET", get_taxonomy, args=ContextArgs,
-              permission=check_taxonomy, schema=TAXONOMY_SCHEMA, title="taxonomy"),
+              permission=check_taxonomy, schema=TAXONOMY_SCHEMA, title="taxonomy", **REGISTERED_ONLY),
     ]

@@ -17,6 +17,7 @@ from host import RestError, RestResponse, Route, ParamError, invalid_param
 from host.args import PagedArgs, id_list, search_field, string_list
 
 from . import dates, store
+from .changes import SEARCH_CHANGES
 from .render import plain_text
 from .permissions import type_caps
 from .shaping import core_url, permalink, site_url, text_gated
@@ -160,4 +161,5 @@ def search(request):
 
 
 def routes() -> list[Route]:
-    return [Route(NAMESPACE, "/search", "GET", search, args=SearchArgs, title="search-result")]
+    return [Route(NAMESPACE, "/search", "GET", search, args=SearchArgs, title="search-result", cacheable=True,
+                  changes_with=SEARCH_CHANGES)]

@@ -10,6 +10,7 @@ from host.lru import LruCache
 from host.stash import StashKey
 
 from . import item_schemas, render, store
+from .changes import TERM_CHANGES
 from .tables import tables
 from .schemas import (
     HierarchicalTermCollectionArgs, HierarchicalTermUpdateArgs, HierarchicalTermWriteArgs, TermCollectionArgs,
@@ -64,11 +65,13 @@ class TermsController:
         return [
             Route(NAMESPACE, base, "GET", self.list_terms, args=list_args,
                   permission=self.check_list, allow_batch=True, schema=shape, title=title,
-                  embed_batch=self.embed_terms_of_posts, answer_version=store.answer_version),
+                  embed_batch=self.embed_terms_of_posts, answer_version=store.answer_version,
+                  cacheable=True, changes_with=TERM_CHANGES),
             Route(NAMESPACE, base, "POST", self.create_term, args=write, permission=self.check_create,
                   allow_batch=True),
             Route(NAMESPACE, item, "GET", self.get_term, args=TermReadArgs,
-                  permission=self.check_read, allow_batch=True, schema=shape, title=title),
+                  permission=self.check_read, allow_batch=True, schema=shape, title=title,
+                  cacheable=True, changes_with=TERM_CHANGES),
             Route(NAMESPACE, item, "POST, PUT, PATCH", self.update_term, args=update, partial_args=True,
                   permission=self.check_update, allow_batch=True),
             Route(NAMESPACE, item, "DELETE", self.delete_term, args=TermDeleteArgs,

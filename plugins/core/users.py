@@ -23,6 +23,7 @@ from host.auth.users import ROLES
 from host.text import strip_tags
 
 from . import store
+from .changes import USER_CHANGES
 from .shaping import deleted_answer
 from .settings import settings_of
 
@@ -695,11 +696,13 @@ def routes(app):
     batchable = {**common, "allow_batch": True}  # users and users/<id>, as WordPress; not users/me
     record = {"schema": ApplicationPasswordSchema, "title": "application-password"}
     return [
-        Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users, **batchable),
+        Route(NAMESPACE, users, "GET", list_users, args=UserCollectionArgs, permission=can_list_users,
+              cacheable=True, changes_with=USER_CHANGES, **batchable),
         Route(NAMESPACE, users, "POST", create_user, args=UserSchema, capability="create_users",
               refusal=("rest_cannot_create_user", "Sorry, you are not allowed to create new users."), **batchable),
         Route(NAMESPACE, item, "GET", get_user, args=UserItemArgs, permission=can_read_user,
-              embed_batch=embed_users, answer_version=store.answer_version, **batchable),
+              embed_batch=embed_users, answer_version=store.answer_version, cacheable=True,
+              changes_with=USER_CHANGES, **batchable),
         Route(NAMESPACE, item, ("POST", "PUT", "PATCH"), update_user, args=UserSchema, partial_args=True,
               permission=can_update_user, **batchable),
         Route(NAMESPACE, item, "DELETE", delete_user, args=UserItemDeleteArgs, permission=can_delete_user, **batchable),

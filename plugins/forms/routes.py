@@ -215,8 +215,9 @@ def routes() -> list[Route]:
         Route(NAMESPACE, ITEM + "/feedback", "POST", feedback, args=FormIdArgs, schema=FeedbackResultSchema,
               title="contact-form-feedback", multipart_body=FeedbackBody, **shown_only_in_openapi),
         Route(NAMESPACE, ITEM + "/feedback/schema", "GET", feedback_schema, args=FormIdArgs,
-              schema=FeedbackSchemaSchema, title="contact-form-schema"),
-        Route(NAMESPACE, ITEM + "/refill", "GET", refill, args=FormIdArgs, title="contact-form-refill"),
+              schema=FeedbackSchemaSchema, title="contact-form-schema", cacheable=True),
+        Route(NAMESPACE, ITEM + "/refill", "GET", refill, args=FormIdArgs, title="contact-form-refill",
+              uncacheable="picks new quiz questions for each visitor, so one answer must not serve the next"),
         Route(NAMESPACE, "/submissions", "GET", list_submissions, args=SubmissionListArgs,
               **READ_SUBMISSIONS, title="form-submission", **guarded),
     ]

@@ -285,10 +285,15 @@ def _answer(payment: Payment, outcome: str, replayed: bool) -> dict:
             "data": {"event_id": payment.event_id, "type": payment.type, "outcome": outcome, "replayed": replayed}}
 
 
+# A GET here is a payment provider's check of the endpoint, answered for that caller: never kept.
+WEBHOOK_UNCACHEABLE = "a payment provider's call, answered for that caller"
+
+
 def routes(namespace: str) -> list[Route]:
     return [
-        Route(namespace, "/ecommerce-webhook", METHODS, receive, args=NoArgs),
-        Route(namespace, r"/ecommerce-webhook/(?P<payment_method>[a-z0-9_-]+)", METHODS, receive, args=NoArgs),
+        Route(namespace, "/ecommerce-webhook", METHODS, receive, args=NoArgs, uncacheable=WEBHOOK_UNCACHEABLE),
+        Route(namespace, r"/ecommerce-webhook/(?P<payment_method>[a-z0-9_-]+)", METHODS, receive, args=NoArgs,
+              uncacheable=WEBHOOK_UNCACHEABLE),
     ]
 
 

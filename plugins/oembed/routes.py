@@ -48,6 +48,6 @@ def embed(request):
 
 def routes() -> list[Route]:
     return [
-        Route(NAMESPACE, "/embed", "GET", embed, args=EmbedArgs),
+        Route(NAMESPACE, "/embed", "GET", embed, args=EmbedArgs, cacheable=True),
         Route(NAMESPACE, "/proxy", "GET", proxy.proxy, args=ProxyArgs, **proxy.PROXY_PERMISSION),
     ]

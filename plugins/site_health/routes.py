@@ -102,5 +102,6 @@ def routes(app) -> list[Route]:
     ]
     table.append(Route(NAMESPACE, "/directory-sizes", "GET", directory_sizes, args=ContextArgs,
                        **VIEW_HEALTH))
-    table.append(Route(NAMESPACE, "/authorization-probe", "GET", checks.authorization_probe, args=ProbeArgs))
+    table.append(Route(NAMESPACE, "/authorization-probe", "GET", checks.authorization_probe, args=ProbeArgs,
+                       uncacheable="tells each caller whether its own Authorization header arrived"))
     return table

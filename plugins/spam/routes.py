@@ -275,7 +275,8 @@ def routes() -> list[Route]:
         # here the whole interval matches, and an unknown one is a 400 naming the allowed values.
         Route(NAMESPACE, r"/stats/(?P<interval>[\w-]+)", "GET", get_stats, args=StatsArgs, schema=StatsSchema,
               title="spam-stats", **admin),
-        Route(NAMESPACE, "/alert", "GET", get_alert, args=AlertArgs, permission=key_matches),
+        Route(NAMESPACE, "/alert", "GET", get_alert, args=AlertArgs, permission=key_matches,
+              uncacheable="for the holder of the site's key only, which travels in the query"),
         Route(NAMESPACE, "/alert", ("POST", "PUT", "PATCH"), refresh_alert, args=AlertArgs, permission=key_matches),
         Route(NAMESPACE, "/alert", "DELETE", delete_alert, args=AlertArgs, permission=key_matches),
         Route(NAMESPACE, "/webhook", "POST", webhook, permission=key_matches),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from host.testing import client_as, create_test_user
 
 POSTS = "/wp-json/core/v2/posts"
+USERS = "/wp-json/core/v2/users"
 
 
 def cached_twice(app, url):
@@ -37,10 +38,22 @@ def test_a_cached_post_list_changes_after_publish_update_and_trash(make_app):
     assert app.client.get(f"{POSTS}/{post['id']}", expect_errors=True).status_int == 401
 
 
-def test_users_are_not_cached_by_default(make_app):
+def test_the_public_users_list_is_cached_and_follows_a_rename(make_app):
+    """The anonymous users list shows the authors of published posts only; a rename purges it, a comment does not."""
     app = make_app(plugins=["core", "cache"])
-    app.client.get("/wp-json/core/v2/users")
-    assert "X-Cache" not in app.client.get("/wp-json/core/v2/users").headers
+    admin = client_as(app, create_test_user(app, "administrator"))
+    author = create_test_user(app, "author")
+    admin.post_json(f"{USERS}/{author.id}", {"name": "Ada Teacher"}, status=200)
+    post = client_as(app, author).post_json(POSTS, {"title": "Timetable", "status": "publish"}, status=201).json
+    assert [user["name"] for user in cached_twice(app, USERS).json] == ["Ada Teacher"]
+
+    app.client.post_json("/wp-json/core/v2/comments", {"post": post["id"], "author_name": "Parent",
+                                                       "author_email": "parent@school.test", "content": "Thanks"})
+    assert app.client.get(USERS).headers["X-Cache"] == "hit"
+
+    admin.post_json(f"{USERS}/{author.id}", {"name": "Ada Lovelace"}, status=200)
+    renamed = app.client.get(USERS)
+    assert renamed.headers["X-Cache"] == "miss" and [user["name"] for user in renamed.json] == ["Ada Lovelace"]
 
 
 def test_a_hit_serves_the_gzip_form_kept_with_the_entry(make_app):

@@ -69,8 +69,9 @@ def test_only_successful_responses_of_cached_paths_are_stored(cache_app):
         assert_rest_error(missing, "example_note_not_found", 404)
     for _ in range(2):
         assert "X-Cache" not in app.client.get(REST + "/example/v1/echo?needed=x").headers
-    app.client.get(REST + NOTES + "?_embed=1")
-    assert "X-Cache" not in app.client.get(REST + NOTES + "?_embed=1").headers
+    for query in ("?password=secret", "?context=edit"):  # for whoever holds the password, or edits: never kept
+        for _ in range(2):
+            assert app.client.get(REST + NOTES + query, expect_errors=True).headers.get("X-Cache") is None, query
 
 
 def test_a_cached_list_changes_right_after_a_create_and_a_trash(cache_app):
