@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
 
+from host import ContentSaved
 from host.lru import LruCache
 from host.stash import StashKey
 
@@ -152,6 +153,10 @@ def save(request, form: Form, title: str | None, locale: str | None, properties:
     request.session.execute(update(forms).where(forms.c.form_id == form.id).values(
         locale=locale or form.locale, properties=json.dumps(properties), config_errors=json.dumps(errors),
         version=forms.c.version + 1))
+    # The fields live in this plugin's table, not in the content item: say the form changed, so what shows
+    # it (its feedback schema, the pages it sits in, kept by the response cache) is built anew.
+    saved = ContentSaved.of({"id": form.id, "type": POST_TYPE, "status": status or form.status}, False)
+    request.after_commit(lambda: app.hook.content_saved(app=app, event=saved))
 
 
 def remove(request, form: Form) -> None:
