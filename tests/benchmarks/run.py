@@ -393,7 +393,10 @@ def evaluate_budget(results: dict, threads: int) -> list[dict]:
     for workers in worker_counts:
         at = f"{reference:,} posts, {workers} worker(s)"
         for key, share, name in (("list", 0.20, "uncached 10-post list"), ("cached", 0.70, "cached hit"),
-                                 ("root", 0.25, "root index"), ("cached-gzip", 0.70, "cached hit with gzip")):
+                                 ("root", 0.25, "root index"), ("cached-gzip", 0.70, "cached hit with gzip"),
+                                 ("cached-embed", 0.70, "cached hit of posts?_embed"),
+                                 ("cached-terms", 0.70, "cached hit of the categories list"),
+                                 ("cached-users", 0.70, "cached hit of the users list")):
             row = _find(results, reference, workers, threads, key)
             add(f"{name} >= {share:.0%} of ceiling ({at})",
                 f"{row['ratio']:.0%} ({row['requests_per_second']:,.0f} req/s)" if row else None,

@@ -252,6 +252,17 @@ def _check_cached(context: Context) -> None:
     _check_list(lambda c: "/core/v2/posts")(context)  # the second answer comes from the cache
 
 
+def _check_hit(path: str, embedded: bool = False) -> Callable[[Context], None]:
+    """The anonymous list answers 200 with items (with `_embedded` when asked), and its second answer is a hit."""
+    def check(context: Context) -> None:
+        _check_list(lambda c: path, embedded=embedded)(context)
+        status, headers, body = fetch(context.rest + path)
+        expect(status, 200, body, path)
+        if headers.get("X-Cache") != "hit":
+            raise Unavailable(f"{path}: X-Cache {headers.get('X-Cache')!r} on the second request")
+    return check
+
+
 def _check_mixed(context: Context) -> None:
     _check_list(lambda c: "/core/v2/posts")(context)
     _check_create(context)
@@ -341,6 +352,12 @@ SCENARIOS: list[Scenario] = [
              _check_gzip(cached=False)),
     Scenario("cached-gzip", "GET posts, cache hit, Accept-Encoding: gzip",
              _fixed_get_gzip(lambda c: "/core/v2/posts"), _check_gzip(cached=True), cached=True),
+    Scenario("cached-embed", "GET posts?_embed, cache hit", _fixed_get(lambda c: "/core/v2/posts?_embed"),
+             _check_hit("/core/v2/posts?_embed", embedded=True), cached=True),
+    Scenario("cached-terms", "GET categories, cache hit", _fixed_get(lambda c: "/core/v2/categories"),
+             _check_hit("/core/v2/categories"), cached=True),
+    Scenario("cached-users", "GET users (public authors), cache hit", _fixed_get(lambda c: "/core/v2/users"),
+             _check_hit("/core/v2/users"), cached=True),
     Scenario("create", "POST posts as author", _lua_create, _check_create, writes=True),
     Scenario("create-same-title", f"POST posts as author, every one titled {SAME_TITLE!r}", _lua_create_same_title,
              _check_create_same_title, writes=True),
