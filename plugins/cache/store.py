@@ -121,7 +121,7 @@ class SqliteVersionReader:
         self._lock = threading.Lock()
         self._closed = False
 
-    def read(self) -> "Versions":
+    def read(self) -> Versions:
         local = self._local
         cursor = getattr(local, "cursor", None) or self._open()
         if cursor is None:
@@ -196,6 +196,7 @@ class PostgresVersionListener:
             self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
         self._known: Versions | None = None  # None: not trusted, ask the database
         self._delivered: dict[int, int] = {}  # family position -> the last version a notification brought
+        self._merging = threading.Lock()  # the listener and a writing request both raise `_known`
         self._stop = threading.Event()
         self._connection = None
         self.reconnects = 0
@@ -221,17 +222,18 @@ class PostgresVersionListener:
                 and time.monotonic() < deadline and self._known is not None:
             time.sleep(0.0002)
 
-    def _merge(self, bumped: dict[int, int]) -> None:
-        """Raise the known versions of these families; a family's version never goes back (its row is
-        bumped under a row lock, and notifications arrive in commit order)."""
-        known = self._known
-        if known is None:
-            return
-        merged = list(known)
-        for index, version in bumped.items():
-            if 0 <= index < len(merged):
-                merged[index] = max(merged[index], version)
-        self._known = tuple(merged)
+    def _merge(self, heard: dict[int, int]) -> None:
+        """Take these families' versions (position -> version) and keep the others': each notification
+        names one family's row, and one row's notifications arrive in the order its bumps committed."""
+        with self._merging:
+            known = self._known
+            if known is None:
+                return
+            merged = list(known)
+            for index, version in heard.items():
+                if 0 <= index < len(merged):
+                    merged[index] = version
+            self._known = tuple(merged)
 
     def wait_until_trusted(self, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -276,7 +278,7 @@ class PostgresVersionListener:
                     self._known = self._select(connection)
                     continue
                 self._merge({index: version})
-                self._delivered[index] = max(self._delivered.get(index, 0), version)
+                self._delivered[index] = version
             if time.monotonic() - checked >= VERSION_RECHECK_SECONDS:
                 self._known = self._select(connection)
                 checked = time.monotonic()
