@@ -277,54 +277,227 @@ def assert_collection(response, total: int, total_pages: int | None = None) -> l
 
 
 class _PostgresSchemas:
-    """One throwaway schema per app on a PostgreSQL server, so tests never share tables."""
+    """One schema per app on a PostgreSQL server, so tests never share tables.
+
+    A site's tables, indexes, triggers and functions cost PostgreSQL seconds of DDL to create and
+    most of a second to drop: that made the suite's PostgreSQL pass twice its SQLite one. So a
+    schema whose site was built with a `reuse_key` (make_app's arguments, see `_reuse_key`) is not
+    dropped when its test ends. If its structure is still what that build made (a test that
+    downgraded, altered or added tables leaves another one, and its schema is dropped), every table
+    but the migrations' version tables is emptied and its sequences restarted, and the next site
+    built with the same arguments in this process gets it: tables at their newest revision holding
+    no row, which the site's start fills as it fills a new one. Nothing a test wrote reaches another.
+    """
 
     def __init__(self, url: str):
-        from sqlalchemy import create_engine
-
         self.url = url
-        self.admin = create_engine(url, isolation_level="AUTOCOMMIT")
+        self.admin = _admin_engine(url)
         self.schemas: list[str] = []
+        self.reuse_keys: dict[str, str] = {}
 
-    def new_url(self) -> str:
+    def new_url(self, reuse_key: str | None = None) -> str:
         from sqlalchemy import text
         from sqlalchemy.engine import make_url
 
-        name = f"t_{uuid.uuid4().hex[:12]}"
-        with self.admin.connect() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{name}"'))
+        spare = _SPARE_SCHEMAS.get((self.url, reuse_key)) if reuse_key else None
+        if spare:
+            name = spare.pop()
+        else:
+            name = f"t_{uuid.uuid4().hex[:12]}"
+            with self.admin.connect() as connection:
+                connection.execute(text(f'CREATE SCHEMA "{name}"'))
         self.schemas.append(name)
+        if reuse_key:
+            self.reuse_keys[name] = reuse_key
         url = make_url(self.url)
         query = dict(url.query)
         query["options"] = f"-csearch_path={name}"
         return url.set(query=query).render_as_string(hide_password=False)
 
+    def built(self, database_url: str) -> None:
+        """A site was built on `database_url`: the first of its arguments records the structure it made."""
+        from sqlalchemy.engine import make_url
+
+        name = str(make_url(database_url).query.get("options", "")).removeprefix("-csearch_path=")
+        key = self.reuse_keys.get(name)
+        if key and (self.url, key) not in _SCHEMA_STRUCTURES:
+            _SCHEMA_STRUCTURES[(self.url, key)] = _schema_structure(self.admin, name)
+
     def drop_all(self) -> None:
+        """Each schema of these apps (closed by now) is emptied for the next site built alike, or dropped."""
         from sqlalchemy import text
 
-        with self.admin.connect() as connection:
-            for name in self.schemas:
+        for name in self.schemas:
+            key = self.reuse_keys.get(name)
+            if key and _empty_for_reuse(self.admin, name, _SCHEMA_STRUCTURES.get((self.url, key))):
+                _SPARE_SCHEMAS.setdefault((self.url, key), []).append(name)
+                continue
+            with self.admin.connect() as connection:
                 connection.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
         self.schemas.clear()
-        self.admin.dispose()
+        self.reuse_keys.clear()
+        _drop_spare_schemas(keep=_MOST_SPARE_SCHEMAS)
 
 
-def _database_urls(tmp_path_factory):
+_ADMIN_ENGINES: dict[str, Any] = {}  # server URL -> one AUTOCOMMIT engine per process (not one per test)
+_SPARE_SCHEMAS: dict[tuple[str, str], list[str]] = {}  # (server URL, reuse key) -> emptied schemas, oldest first
+_SCHEMA_STRUCTURES: dict[tuple[str, str], str] = {}  # (server URL, reuse key) -> what a fresh build made
+_MOST_SPARE_SCHEMAS = 12  # per process: more are dropped (keys used once, tmp paths in settings, would pile up)
+
+
+def _admin_engine(url: str):
+    from sqlalchemy import create_engine
+
+    if url not in _ADMIN_ENGINES:
+        _ADMIN_ENGINES[url] = create_engine(url, isolation_level="AUTOCOMMIT", pool_size=1)
+    return _ADMIN_ENGINES[url]
+
+
+def _schema_structure(admin, name: str) -> str:
+    """Tables, columns, defaults, indexes, constraints, triggers, functions and migration versions of
+    schema `name`, as one text in which the schema's own name is replaced (so two schemas compare)."""
+    from sqlalchemy import text
+
+    query = text("""
+        SELECT 'column ' || c.relname || ' ' || c.relkind::text || ' ' || coalesce(a.attname, '') || ' '
+               || coalesce(format_type(a.atttypid, a.atttypmod), '') || ' ' || coalesce(a.attnotnull::text, '')
+               || ' ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '')
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+          LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+         WHERE n.nspname = :schema
+        UNION ALL
+        SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i
+          JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = :schema
+        UNION ALL
+        SELECT 'constraint ' || co.conname || ' ' || pg_get_constraintdef(co.oid) FROM pg_constraint co
+          JOIN pg_namespace n ON n.oid = co.connamespace WHERE n.nspname = :schema
+        UNION ALL
+        SELECT 'trigger ' || pg_get_triggerdef(t.oid) FROM pg_trigger t
+          JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = :schema AND NOT t.tgisinternal
+        UNION ALL
+        SELECT 'function ' || p.proname || ' ' || md5(p.prosrc) FROM pg_proc p
+          JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = :schema
+    """)
+    with admin.connect() as connection:
+        lines = sorted(row[0] for row in connection.execute(query, {"schema": name}))
+        for table in sorted({line.split()[1] for line in lines
+                             if line.startswith("column alembic_version_") and line.split()[2] == "r"}):
+            versions = connection.execute(text(f'SELECT version_num FROM "{name}"."{table}"')).scalars()
+            lines.append(f"version {table} {sorted(versions)}")
+    return "\n".join(lines).replace(name, "<schema>")
+
+
+def _empty_for_reuse(admin, name: str, structure: str | None) -> bool:
+    """Empty schema `name` (every table but the version tables; sequences back at their start) when its
+    structure is still `structure`; False, and nothing emptied, when it is not or the emptying fails."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        if structure is None or _schema_structure(admin, name) != structure:
+            return False
+        with admin.connect() as connection:
+            # One transaction (the admin engine autocommits): all emptied or nothing, and SET LOCAL holds.
+            connection = connection.execution_options(isolation_level="READ COMMITTED")
+            connection.begin()
+            # A connection a test left open in a transaction would hold its locks forever: give up, then drop.
+            connection.execute(text("SET LOCAL lock_timeout = '5s'"))
+            # The site's triggers (a content version bump) name its tables without a schema.
+            connection.execute(text(f'SET LOCAL search_path = "{name}"'))
+            tables = connection.execute(text(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = :schema AND c.relkind IN ('r', 'p') AND c.relname NOT LIKE 'alembic\\_version\\_%'"),
+                {"schema": name}).scalars().all()
+            if connection.execute(text("SELECT current_setting('is_superuser') = 'on'")).scalar():
+                # A DELETE per table with triggers and foreign-key checks off: a twentieth of a second, where one
+                # TRUNCATE of them all makes new files for every table and index (seconds).
+                connection.execute(text("SET LOCAL session_replication_role = replica"))
+                for table in tables:
+                    connection.execute(text(f'DELETE FROM "{name}"."{table}"'))
+            elif tables:
+                connection.execute(text("TRUNCATE " + ", ".join(f'"{name}"."{table}"' for table in tables)))
+            # As a new sequence: its next value is its start.
+            connection.execute(text("SELECT setval(format('%I.%I', schemaname, sequencename), start_value, false) "
+                                    "FROM pg_sequences WHERE schemaname = :schema"), {"schema": name})
+            connection.commit()
+        return True
+    except SQLAlchemyError:
+        return False
+
+
+def _drop_spare_schemas(keep: int = 0) -> None:
+    """Drop emptied schemas of this process beyond the `keep` newest (all of them at the session's end)."""
+    from sqlalchemy import text
+
+    spares = sorted(((url, key, name) for (url, key), names in _SPARE_SCHEMAS.items() for name in names),
+                    key=lambda spare: _SPARE_ORDER.setdefault(spare[2], len(_SPARE_ORDER)))
+    for url, key, name in spares[:max(len(spares) - keep, 0)]:
+        _SPARE_SCHEMAS[(url, key)].remove(name)
+        _SPARE_ORDER.pop(name, None)
+        with _admin_engine(url).connect() as connection:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
+
+
+_SPARE_ORDER: dict[str, int] = {}  # schema name -> when it first became spare (the oldest are dropped first)
+
+
+def pytest_unconfigure(config):
+    """The session's end: drop the emptied schemas kept for reuse, and close the admin connections."""
+    _drop_spare_schemas()
+    for engine in _ADMIN_ENGINES.values():
+        engine.dispose()
+    _ADMIN_ENGINES.clear()
+
+
+class _SqliteFiles:
+    """One fresh SQLite file per app in a temporary folder (nothing to drop: the folder goes)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.count = 0
+
+    def new_url(self, reuse_key: str | None = None) -> str:
+        self.count += 1
+        return f"sqlite:///{self.folder}/site-{self.count}.db"
+
+    def built(self, database_url: str) -> None:
+        pass
+
+    def drop_all(self) -> None:
+        pass
+
+
+def _site_databases(tmp_path_factory):
+    """Where make_app's sites keep their data: schemas of SITEHOST_TEST_DATABASE_URL's PostgreSQL, or SQLite files."""
     server = os.environ.get("SITEHOST_TEST_DATABASE_URL", "")
     if server.startswith("postgresql"):
-        schemas = _PostgresSchemas(server)
-        return schemas.new_url, schemas.drop_all
-    folder = tmp_path_factory.mktemp("sitehost-db")
-    counter = iter(range(1_000_000))
-    return (lambda: f"sqlite:///{folder}/site-{next(counter)}.db"), (lambda: None)
+        return _PostgresSchemas(server)
+    return _SqliteFiles(tmp_path_factory.mktemp("sitehost-db"))
 
 
-def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
+def _reuse_key(plugins, disabled, config, overrides: dict[str, Any]) -> str | None:
+    """make_app's arguments as text, when they alone decide the tables a site makes: plugins given as
+    modules (a test's own, whose tables may differ under one name) and a database of the test's own do not."""
+    import json
+
+    if "database_url" in overrides or any(not isinstance(plugin, str) for plugin in plugins or ()):
+        return None
+    try:
+        return json.dumps([plugins, list(disabled), config or {}, overrides], sort_keys=True)
+    except (TypeError, ValueError):
+        return None
+
+
+def _app_builder(databases, uploads_root: Path, apps: list):
     """The `build` function behind make_app and make_module_app: one fresh site per call."""
     from webtest import TestApp
 
     def build(plugins=None, disabled=(), config=None, **settings_overrides: Any):
-        settings = Settings(database_url=new_url(), uploads_dir=str(uploads_root / f"uploads-{len(apps)}"))
+        database_url = databases.new_url(_reuse_key(plugins, disabled, config, settings_overrides))
+        settings = Settings(database_url=database_url, uploads_dir=str(uploads_root / f"uploads-{len(apps)}"))
         # .eml files of a site without an SMTP server stay in the test's folder, not the working directory.
         settings.mail = {"eml_dir": str(uploads_root / f"mail-{len(apps)}")}
         settings.disabled = list(disabled)
@@ -348,6 +521,7 @@ def _app_builder(new_url: Callable[[], str], uploads_root: Path, apps: list):
                 setattr(settings, key, value)
         app = create_app(settings)
         apps.append(app)
+        databases.built(database_url)
         for module in settings.extra_plugins:
             name = getattr(getattr(module, "PLUGIN", None), "name", "")
             record = app.plugin(name)
@@ -373,12 +547,12 @@ def make_app(tmp_path_factory, tmp_path):
     `[plugins.NAME]` tables. Other keywords set single settings (site=..., cors_origins=...;
     mail=... and jobs=... update those tables).
     """
-    new_url, cleanup = _database_urls(tmp_path_factory)
+    databases = _site_databases(tmp_path_factory)
     apps: list = []
-    yield _app_builder(new_url, tmp_path, apps)
+    yield _app_builder(databases, tmp_path, apps)
     for app in apps:
         app.close()
-    cleanup()
+    databases.drop_all()
 
 
 @pytest.fixture(scope="module")
@@ -389,12 +563,12 @@ def make_module_app(tmp_path_factory):
     permissions, shapes) should share one. Tests that write must leave what the others read
     unchanged, or use make_app.
     """
-    new_url, cleanup = _database_urls(tmp_path_factory)
+    databases = _site_databases(tmp_path_factory)
     apps: list = []
-    yield _app_builder(new_url, tmp_path_factory.mktemp("module-uploads"), apps)
+    yield _app_builder(databases, tmp_path_factory.mktemp("module-uploads"), apps)
     for app in apps:
         app.close()
-    cleanup()
+    databases.drop_all()
 
 
 @pytest.fixture
