@@ -20,8 +20,9 @@ in through the sign-in form), `admin_form` (a page's form by its action, filled 
 (an SQLite file you prepared, say); other keywords set single settings as sitehost.toml would.
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
-SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own that is
-dropped afterwards. Users of each role come with working application passwords. Every site
+SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own. Fresh means no other
+test's rows: an app built with the same arguments as an earlier one starts on that one's empty
+tables (a template file copied; an emptied schema) instead of creating them all again. Users of each role come with working application passwords. Every site
 records `TEST_SITE_ADDRESS` (http://school.test, the Host its client sends) as its site address,
 as `sitehost serve` records the address it listens on: guids and mailed links start with it.
 """
