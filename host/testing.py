@@ -530,14 +530,17 @@ def _site_databases(tmp_path_factory):
 
 
 def _reuse_key(plugins, disabled, config, overrides: dict[str, Any]) -> str | None:
-    """make_app's arguments as text, when they alone decide the tables a site makes: plugins given as
-    modules (a test's own, whose tables may differ under one name) and a database of the test's own do not."""
+    """make_app's arguments and the installed plugins as text, when they alone decide the tables a site
+    makes: plugins given as modules (a test's own, whose tables may differ under one name) and a database
+    of the test's own do not. sys.path counts too: a test that installs a plugin (`install_plugin`) puts
+    its folder there (reading the installed entry points themselves would cost a tenth of a second)."""
     import json
+    import sys
 
     if "database_url" in overrides or any(not isinstance(plugin, str) for plugin in plugins or ()):
         return None
     try:
-        return json.dumps([plugins, list(disabled), config or {}, overrides], sort_keys=True)
+        return json.dumps([plugins, list(disabled), config or {}, overrides, sys.path], sort_keys=True)
     except (TypeError, ValueError):
         return None
 
