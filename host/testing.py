@@ -21,8 +21,9 @@ in through the sign-in form), `admin_form` (a page's form by its action, filled 
 
 Every app gets a fresh database: an SQLite file in a temporary folder, or, when
 SITEHOST_TEST_DATABASE_URL names a PostgreSQL server, a schema of its own. Fresh means no other
-test's rows: an app built with the same arguments as an earlier one starts on that one's empty
-tables (a template file copied; an emptied schema) instead of creating them all again. Users of each role come with working application passwords. Every site
+test's rows: on PostgreSQL an app built with the same arguments as an earlier, finished one starts
+on that one's schema, emptied, instead of creating every table again. Users of each role come with
+working application passwords. Every site
 records `TEST_SITE_ADDRESS` (http://school.test, the Host its client sends) as its site address,
 as `sitehost serve` records the address it listens on: guids and mailed links start with it.
 """
@@ -454,71 +455,25 @@ def pytest_unconfigure(config):
 
 
 class _SqliteFiles:
-    """One SQLite file per app in a temporary folder (nothing to drop: the folder goes).
+    """One fresh SQLite file per app in a temporary folder (nothing to drop: the folder goes).
 
-    As on PostgreSQL (`_PostgresSchemas`), the first site built with given make_app arguments (a
-    `reuse_key`) leaves its structure behind: a template file holding its tables, indexes, triggers and
-    the migrations' version rows, no other row. The next site built alike starts on a copy of it,
-    which its start fills as it fills a new database, instead of creating every table again.
+    Unlike PostgreSQL's schemas, a new file is not reused: its tables cost SQLite a small part of
+    a site's start (a template copied instead measured no faster), so each starts from nothing.
     """
 
     def __init__(self, folder: Path):
         self.folder = folder
         self.count = 0
-        self.reuse_keys: dict[str, str] = {}
 
     def new_url(self, reuse_key: str | None = None) -> str:
-        import shutil
-
         self.count += 1
-        path = self.folder / f"site-{self.count}.db"
-        template = _SQLITE_TEMPLATES.get(reuse_key) if reuse_key else None
-        if template is not None:
-            shutil.copyfile(template, path)
-            os.chmod(path, 0o600)  # as the site makes its database: owner-only (a wider file is warned about)
-        elif reuse_key:
-            self.reuse_keys[str(path)] = reuse_key
-        return f"sqlite:///{path}"
+        return f"sqlite:///{self.folder}/site-{self.count}.db"
 
     def built(self, database_url: str) -> None:
-        """The first site built with its arguments: its structure becomes their template."""
-        path = database_url.removeprefix("sqlite:///")
-        key = self.reuse_keys.pop(path, None)
-        if key and key not in _SQLITE_TEMPLATES:
-            template = Path(path).with_name(f"template-{len(_SQLITE_TEMPLATES)}-{uuid.uuid4().hex[:8]}.db")
-            _copy_sqlite_structure(Path(path), template)
-            _SQLITE_TEMPLATES[key] = template
+        """Nothing to remember (see the class)."""
 
     def drop_all(self) -> None:
-        pass
-
-
-_SQLITE_TEMPLATES: dict[str, Path] = {}  # reuse key -> a file with the structure a fresh build made (per process)
-
-
-def _copy_sqlite_structure(source: Path, target: Path) -> None:
-    """Write into the new file `target` the schema of `source` (tables, indexes, triggers, virtual tables,
-    in the order they were made) and its migrations' version rows, and no other row."""
-    import sqlite3
-
-    with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as reading:
-        entries = reading.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
-                                  "ORDER BY rowid").fetchall()
-        virtual = [name for kind, name, sql in entries if kind == "table" and sql.upper().startswith("CREATE VIRTUAL")]
-        versions = {name: reading.execute(f'SELECT version_num FROM "{name}"').fetchall()
-                    for kind, name, _sql in entries if kind == "table" and name.startswith("alembic_version_")}
-        journal = reading.execute("PRAGMA journal_mode").fetchone()[0]
-    with contextlib.closing(sqlite3.connect(target, isolation_level=None)) as writing:
-        writing.execute(f"PRAGMA journal_mode={journal}")
-        writing.execute("BEGIN")
-        for kind, name, sql in entries:
-            # A virtual table makes its shadow tables itself; SQLite makes sqlite_sequence with AUTOINCREMENT.
-            if name == "sqlite_sequence" or (kind == "table" and any(name.startswith(f"{table}_") for table in virtual)):
-                continue
-            writing.execute(sql)
-        for name, rows in versions.items():
-            writing.executemany(f'INSERT INTO "{name}" (version_num) VALUES (?)', rows)
-        writing.execute("COMMIT")
+        """Nothing to drop: the temporary folder goes."""
 
 
 def _site_databases(tmp_path_factory):
