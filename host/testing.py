@@ -282,7 +282,7 @@ class _PostgresSchemas:
     """One schema per app on a PostgreSQL server, so tests never share tables.
 
     A site's tables, indexes, triggers and functions cost PostgreSQL seconds of DDL to create and
-    most of a second to drop: that made the suite's PostgreSQL pass twice its SQLite one. So a
+    most of a second to drop, on every app of the PostgreSQL pass (SQLite makes them cheaply). So a
     schema whose site was built with a `reuse_key` (make_app's arguments, see `_reuse_key`) is not
     dropped when its test ends. If its structure is still what that build made (a test that
     downgraded, altered or added tables leaves another one, and its schema is dropped), every table
@@ -485,7 +485,7 @@ def _site_databases(tmp_path_factory):
 
 
 def _reuse_key(plugins, disabled, config, overrides: dict[str, Any]) -> str | None:
-    """make_app's arguments and the installed plugins as text, when they alone decide the tables a site
+    """make_app's arguments and sys.path as text, when they alone decide the tables a site
     makes: plugins given as modules (a test's own, whose tables may differ under one name) and a database
     of the test's own do not. sys.path counts too: a test that installs a plugin (`install_plugin`) puts
     its folder there (reading the installed entry points themselves would cost a tenth of a second)."""
