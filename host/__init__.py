@@ -29,7 +29,7 @@ _PUBLIC = {
     "ParamError": "rest.validation",
     "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
     "RestRequest": "rest.request", "client_address": "proxies", "basic_credentials": "auth",
-    "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
+    "Kept": "kept", "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
 }
 
 
@@ -53,6 +53,6 @@ __all__ = [
     "ANONYMOUS", "AnonymousUser", "ConfigError", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "WRITE_KINDS", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
-    "RestRequest", "client_address", "basic_credentials", "KeptWhileNothingCommitted", "create_app", "openapi_document",
+    "RestRequest", "client_address", "basic_credentials", "Kept", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",
 ]

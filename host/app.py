@@ -26,6 +26,7 @@ from .config import ConfigError, Settings, check_plugin_tables, load_settings, p
 from .content import ContentService
 from .comments import CommentService
 from .db import Database, insert_if_absent
+from .kept import Kept, kept_of
 from .health import HEALTH_PATH, probe as health_probe
 from .proxies import forwarded, trusted_networks
 from .plugin_state import apply_stored_set
@@ -188,6 +189,13 @@ class App:
     def storage(self):
         """Where the site's files live (host.storage.Storage): `app.storage.area(name, folder)`."""
         return self.stash[STORAGE]
+
+    def kept(self, name: str, entries: int, seconds: float | None = None, max_bytes: int | None = None,
+             size_of: Callable[[Any], int] = len) -> Kept:
+        """The app's in-process cache `name` (host.kept.Kept: at most `entries` values, and at most
+        `max_bytes` of them by `size_of(value)`, each served while the version it was kept at is
+        current, for at most `seconds`). Prefix `name` with your plugin's."""
+        return kept_of(self, name, entries, seconds, max_bytes, size_of)
 
     def signer(self, purpose: str, secret: str | None = None,
                adopt: Callable[[Session], str | None] | None = None) -> Signer:

@@ -26,12 +26,9 @@ from typing import Any, Callable
 
 import bottle
 
-from .lru import LruCache
 from .rest.request import parse_query
-from .stash import StashKey
 
 # address -> (ETag, since when this process has answered that address with that body)
-CHANGED = StashKey[LruCache]("host.page_cache.changed")
 CHANGED_ENTRIES = 4096
 
 # Only these survive into a cached page's headers: what the page says about its body.
@@ -117,13 +114,12 @@ def _validators(app, body: bytes) -> None:
     """ETag (unless the handler chose one) and Last-Modified of a freshly built answer."""
     if "ETag" not in bottle.response.headers:
         bottle.response.set_header("ETag", '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
-    changed = app.stash.setdefault_by(CHANGED, lambda: LruCache(CHANGED_ENTRIES))
+    changed = app.kept("host.page_changed", CHANGED_ENTRIES)
     etag, address = bottle.response.headers["ETag"], (bottle.request.path, bottle.request.query_string)
-    known = changed.get(address)
-    if known is None or known[0] != etag:  # a body this address had before counts as a change too
-        known = (etag, datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0))
-        changed.put(address, known)
-    bottle.response.set_header("Last-Modified", email.utils.format_datetime(known[1], usegmt=True))
+    # Kept at the body's ETag: a body this address had before counts as a change too.
+    known = changed.get_or_build(address, etag, lambda: datetime.datetime.now(datetime.timezone.utc).replace(
+        microsecond=0))
+    bottle.response.set_header("Last-Modified", email.utils.format_datetime(known, usegmt=True))
 
 
 def not_modified(request: bottle.BaseRequest, headers) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from marshmallow import Schema
 
 from .args import handler_validated_args
-from .lru import LruCache
+from .kept import Kept
 from .rest.response import forbidden
 from .rest.schemas import args_from_schema, item_schema
 from .rest.validation import GUARDS
@@ -609,8 +609,9 @@ class Registry:
         # segment ("core") in registration order: a path is compared with its own group only.
         self._namespace_prefixes: dict[str, list[tuple[str, _SegmentIndex]]] | None = None
         # Keyed by base URL, which comes from the Host header: bounded, so a client sending a new
-        # Host with every request cannot grow it (issue 12.2: 200 hosts held 30 MB for ever).
-        self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
+        # Host with every request cannot grow it (200 hosts once held 30 MB for ever). Built from the
+        # registrations alone (version `()`); a new plugin set makes a new one (`finish`).
+        self._index_cache: Kept[dict] = Kept(DOCUMENT_CACHE_ENTRIES, name="host.discovery")
 
     # --- adding --------------------------------------------------------------------------
 
@@ -693,7 +694,7 @@ class Registry:
             for name, members in self._routes_by_namespace.items() if name in self.namespaces}
         self.routes = routes
         self._namespace_prefixes = None
-        self._index_cache = LruCache(DOCUMENT_CACHE_ENTRIES)
+        self._index_cache = Kept(DOCUMENT_CACHE_ENTRIES, name="host.discovery")
 
     # --- queries -------------------------------------------------------------------------
 
@@ -814,8 +815,4 @@ class Registry:
 
     def cached_document(self, key: tuple, build: Callable[[], dict]) -> dict:
         """Discovery documents are built once per registry and base URL, not per request."""
-        document = self._index_cache.get(key)
-        if document is None:
-            document = build()
-            self._index_cache.put(key, document)
-        return document
+        return self._index_cache.get_or_build(key, (), build)

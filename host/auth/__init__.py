@@ -16,8 +16,6 @@ import secrets
 
 from ..registry import Page
 from ..hookspecs import hookimpl
-from ..kept import KeptWhileNothingCommitted
-from ..stash import StashKey
 from ..rest.response import RestError
 from .cli import app_password_group, user_group
 from . import ratelimit
@@ -113,7 +111,6 @@ def register_authentication(app):
 # it was checked (Database.commit_mark), for at most SIGN_IN_KEEP_SECONDS. See `authenticate`.
 SIGN_IN_KEEP_SECONDS = 10.0
 SIGN_IN_ENTRIES = 1024
-SIGNED_IN = StashKey[KeptWhileNothingCommitted]("auth.signed_in")
 
 
 @hookimpl
@@ -139,8 +136,7 @@ def authenticate(app, request):
     identifier, password = credentials
     address = pages.client_address(app, request.environ)
     mark = app.db.commit_mark()
-    signed_in = app.stash.setdefault_by(SIGNED_IN, lambda: KeptWhileNothingCommitted(SIGN_IN_KEEP_SECONDS,
-                                                                                     SIGN_IN_ENTRIES))
+    signed_in = app.kept("auth.signed_in", SIGN_IN_ENTRIES, SIGN_IN_KEEP_SECONDS)
     kept_key = None
     if mark is not None:
         kept_key = (identifier, address, user_service.hash_application_password(

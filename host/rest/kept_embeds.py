@@ -1,4 +1,4 @@
-"""Embedded answers kept for callers without credentials (`_embed`, issue 25.1).
+"""Embedded answers kept for callers without credentials (`_embed`).
 
 A list page with `_embed` follows some thirty links (authors, terms, replies, media). For a
 caller without credentials the answer to one link depends only on what is stored, so a GET
@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import orjson
 
-from host.lru import LruCache
+from host.kept import Kept
 
 from .response import exact_bytes
 from .shaping import embed_target
@@ -38,7 +38,7 @@ class KeptEmbeds:
     def __init__(self, registry, encode: Callable[[Any], bytes], entries: int = ENTRIES):
         self.registry = registry
         self.encode = encode  # the server's own encoder, so kept bytes equal fresh ones
-        self._kept = LruCache(entries)
+        self._kept: Kept[tuple[Callable, bytes]] = Kept(entries, name="host.kept_embeds")
 
     @staticmethod
     def applies(request) -> bool:
@@ -51,10 +51,10 @@ class KeptEmbeds:
         found: dict[str, Any] = {}
         base = request.base_url
         for href in hrefs:
-            entry = self._kept.get((base, href))
+            entry = self._kept.stored((base, href))  # the entry names its route's version function
             if entry is None:
                 continue
-            version_of, version, body = entry
+            version, (version_of, body) = entry
             if self._version(request, version_of, versions) != version:
                 continue
             found[href] = orjson.Fragment(body) if encoded else orjson.loads(body)
@@ -87,7 +87,7 @@ class KeptEmbeds:
                 continue  # left to be built again next time
             if len(body) > MAX_ANSWER_BYTES:
                 continue
-            self._kept.put((base, href), (version_of, version, exact_bytes(body)))
+            self._kept.put((base, href), version, (version_of, exact_bytes(body)))
 
     @staticmethod
     def _version(request, version_of: Callable, versions: dict) -> Any:

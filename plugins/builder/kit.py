@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import insert, select, update
 
-from host import KeptWhileNothingCommitted, RestError, invalid_param
-from host.stash import StashKey
+from host import RestError, invalid_param
 
 from .tables import KITS, table
 
@@ -128,7 +127,6 @@ def load_kit(app, session) -> Kit:
     return Kit(row.id, row.title, json.loads(row.settings), json.loads(row.element_defaults), row.version)
 
 
-KEPT_KIT = StashKey[KeptWhileNothingCommitted]("builder.kept_kit")
 KIT_KEEP_SECONDS = 60.0  # a bound for what no commit shows (a database file swapped under the site)
 
 
@@ -140,7 +138,7 @@ def current_kit(request) -> Kit:
     every time. Never mutate it."""
     app = request.app
     mark = request.commit_mark()
-    kept = app.stash.setdefault_by(KEPT_KIT, lambda: KeptWhileNothingCommitted(KIT_KEEP_SECONDS, 1))
+    kept = app.kept("builder.kept_kit", 1, KIT_KEEP_SECONDS)
     kit = kept.get("active", mark)
     if kit is None:
         kit = load_kit(app, request.session)
@@ -195,25 +193,19 @@ def global_items(kit: Kit, kind: str) -> dict[str, dict]:
 
 # --- CSS custom properties -------------------------------------------------------------------
 
-CSS_VARS = StashKey[dict]("builder.css_vars")
-
-
 def css_variables(app, kit: Kit) -> str:
-    """`--builder-color-ID:VALUE;--builder-font-ID-family:...` for every global, memoised by kit version."""
-    memo = app.stash.setdefault_by(CSS_VARS, dict)
-    found = memo.get((kit.id, kit.version))
-    if found is not None:
-        return found
+    """`--builder-color-ID:VALUE;--builder-font-ID-family:...` for every global, kept by kit version."""
+    return app.kept("builder.css_vars", 4).get_or_build(kit.id, kit.version, lambda: _css_variables(kit))
+
+
+def _css_variables(kit: Kit) -> str:
     parts = []
     for entry_id, item in global_items(kit, "colors").items():
         if is_color(item["value"]):
             parts.append(f"--builder-color-{entry_id}:{item['value'].strip()}")
     for entry_id, item in global_items(kit, "typography").items():
         parts.extend(f"--builder-font-{entry_id}-{name}:{value}" for name, value in typography_css(item["value"]))
-    found = ";".join(parts)
-    memo.clear()  # one kit, one version worth keeping
-    memo[(kit.id, kit.version)] = found
-    return found
+    return ";".join(parts)
 
 
 def size_css(value) -> str | None:

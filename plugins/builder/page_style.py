@@ -17,8 +17,6 @@ import bottle
 from sqlalchemy import bindparam, select
 
 from host import ANONYMOUS, Page, RestError, theme
-from host.lru import LruCache
-from host.stash import StashKey
 
 from .documents import DOCUMENT_TYPES, render_both
 from .kit import css_variables, kit_version, load_kit
@@ -27,7 +25,6 @@ from .tables import DOCUMENTS, KITS, table
 # The rules every builder document shares (served at /builder/page.css), read once at import.
 PAGE_CSS = (Path(__file__).resolve().parent / "assets" / "page.css").read_text(encoding="utf-8")
 DOCUMENT_CSS_ENTRIES = 200
-DOCUMENT_CSS = StashKey["LruCache"]("builder.document_css")
 
 
 def head_links(app, item: dict, site: str) -> str | None:
@@ -71,17 +68,17 @@ def serve_document_css(app, request, post_id):
     if item is None or item["type"] not in DOCUMENT_TYPES or status is None or not status[0].public \
             or item.get("password"):
         raise bottle.HTTPError(404)
-    cache = app.stash.setdefault_by(DOCUMENT_CSS, lambda: LruCache(DOCUMENT_CSS_ENTRIES))
+    cache = app.kept("builder.document_css", DOCUMENT_CSS_ENTRIES)
     with app.db.session() as session:
-        key = (item["id"], item.get("modified"), kit_version(app, session),
-               hashlib.sha1(str(item["meta"].get("_builder_data")).encode("utf-8")).hexdigest())
-    found = cache.get(key)
+        version = (item.get("modified"), kit_version(app, session),
+                   hashlib.sha1(str(item["meta"].get("_builder_data")).encode("utf-8")).hexdigest())
+    found = cache.get(item["id"], version)
     if found is None:
         rendered = render_both(app, item)
         if rendered is None:
             raise bottle.HTTPError(404)
         found = rendered[1]
-        cache.put(key, found)
+        cache.put(item["id"], version, found)
     return _css_response(found)
 
 

@@ -31,8 +31,7 @@ from urllib.parse import urlsplit
 import icalendar
 import nh3
 
-from host import Page, RawBody, RestError, RestRequest, RestResponse, Route
-from host.lru import LruCache
+from host import Kept, Page, RawBody, RestError, RestRequest, RestResponse, Route
 from host.stash import StashKey
 
 from . import recurrence, state, times
@@ -44,10 +43,8 @@ from .imports import LINEAGE_PREFIX
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 MAX_FEED_EVENTS = 2000
 PAGE = 50
-FIRST_SEEN = StashKey[LruCache]("calendar.ical.first_seen")
-VEVENTS = StashKey[LruCache]("calendar.ical.vevents")
+FIRST_SEEN_KEPT = 1024
 VEVENTS_KEPT = 5000
-FEEDS = StashKey[LruCache]("calendar.ical.feeds")
 BUILDING = StashKey[tuple]("calendar.ical.building")  # (guard, {feed key: (lock, threads using it)})
 FEEDS_KEPT = 32  # anonymous feeds (a 1,000-event feed is ~400 kB)
 FEEDS_BYTES = 8 * 1024 * 1024  # ... and at most this much of them (2,000-event feeds are ~800 kB each)
@@ -139,7 +136,8 @@ def build_calendar(request, events: list[dict]) -> bytes:
     calendar.add("x-wr-calname", request.app.settings.site.get("name", "") or "Events")
     zones: dict[str, list[datetime.date]] = {}
     seen: set[int] = set()
-    kept = request.app.stash.setdefault_by(VEVENTS, lambda: LruCache(VEVENTS_KEPT))
+    # Kept by a hash of everything a VEVENT shows: the key is its own version.
+    kept = request.app.kept("calendar.ical.vevents", VEVENTS_KEPT)
     parts: list[bytes] = []
     for data in events:
         row = rows.get(data["id"])
@@ -159,12 +157,12 @@ def build_calendar(request, events: list[dict]) -> bytes:
                   [moment.isoformat() for moment in (repeating or {}).get("exdates", [])],
                   [sorted(override.items()) for override in changed]]
         key = hashlib.sha256(json.dumps(fields, default=str).encode()).digest()
-        text = kept.get(key)
+        text = kept.get(key, ())
         if text is None:
             master = _vevent(data, row, zone_name, repeating, uid)
             text = master.to_ical() + b"".join(_changed_vevent(master, data, row, zone_name, override).to_ical()
                                                for override in changed)
-            kept.put(key, text)
+            kept.put(key, (), text)
         parts.append(text)
         if not row["all_day"]:
             last = _within_reach(row["end_utc"].date()) + datetime.timedelta(
@@ -236,14 +234,11 @@ def _changed_vevent(master: icalendar.Event, data: dict, row: dict, zone_name: s
     return component
 
 
-def answer(request_headers, body: bytes, first_seen: LruCache, filename: str) -> tuple[int, dict[str, str], bytes]:
+def answer(request_headers, body: bytes, first_seen: Kept, filename: str) -> tuple[int, dict[str, str], bytes]:
     """(status, headers, body) with ETag and Last-Modified; 304 when the client has this body already."""
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    seen = first_seen.get(etag)
-    if seen is None:
-        seen = now
-        first_seen.put(etag, seen)
+    seen = first_seen.get_or_build(etag, (), lambda: now)  # the body's digest is its own version
     headers = {"ETag": etag, "Last-Modified": email.utils.format_datetime(seen, usegmt=True),
                "Cache-Control": "no-cache", "Content-Disposition": f'inline; filename="{filename}"'}
     if_none_match = request_headers("if-none-match")
@@ -263,8 +258,8 @@ def answer(request_headers, body: bytes, first_seen: LruCache, filename: str) ->
     return 200, headers, body
 
 
-def _first_seen(app) -> LruCache:
-    return app.stash.setdefault_by(FIRST_SEEN, lambda: LruCache(1024))
+def _first_seen(app) -> Kept:
+    return app.kept("calendar.ical.first_seen", FIRST_SEEN_KEPT)
 
 
 def _respond(request, body: bytes, filename: str):
@@ -320,37 +315,21 @@ def events_feed(request):
     """
     if request.user.is_authenticated:
         return _respond(request, build_calendar(request, list_events(request)), "events.ics")
-    import time
-
     version, _longest = state.read(request.session, request.app)
     query = tuple(sorted((name, str(value)) for name, value in request.query.items()))
-    key = (request.base_url, query, version, datetime.date.today())
-    kept = request.app.stash.setdefault_by(FEEDS, lambda: LruCache(FEEDS_KEPT))
-
-    def fresh():
-        found = kept.get(key)
-        return found if found is not None and time.monotonic() - found[1] < FEED_SECONDS else None
-
-    found = fresh()
+    key = (request.base_url, query)
+    kept_version = (version, datetime.date.today())
+    kept = request.app.kept("calendar.ical.feeds", FEEDS_KEPT, FEED_SECONDS, max_bytes=FEEDS_BYTES)
+    found = kept.get(key, kept_version)
     if found is None:
         # One build per feed at a time: a thread that finds it being built waits for it instead of
         # building a second copy alongside (each build holds some MB until it ends, and CPU).
         with _building(request.app, key):
-            found = fresh()
+            found = kept.get(key, kept_version)
             if found is None:
-                found = (build_calendar(request, list_events(request)), time.monotonic())
-                _keep_feed(kept, key, found)
-    return _respond(request, found[0], "events.ics")
-
-
-def _keep_feed(kept: LruCache, key, found: tuple[bytes, float]) -> None:
-    """Keep a built feed, dropping the least recently used ones past FEEDS_BYTES in all."""
-    kept.put(key, found)
-    with kept.lock:
-        total = sum(len(body) for body, _moment in kept.entries.values())
-        while total > FEEDS_BYTES and len(kept.entries) > 1:
-            _key, (body, _moment) = kept.entries.popitem(last=False)
-            total -= len(body)
+                found = build_calendar(request, list_events(request))
+                kept.put(key, kept_version, found)
+    return _respond(request, found, "events.ics")
 
 
 @contextlib.contextmanager

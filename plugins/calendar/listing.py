@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import datetime
-import time
 from dataclasses import dataclass
 
 from sqlalchemy import and_, bindparam, func, or_, select
 
 from host import RestError, RestResponse, decode_item, encode_item, invalid_param
-from host.stash import StashKey
 
 from . import common, linked, occurrences, recurrence, state, times
 from .events import blank_protected, shape_events
@@ -21,9 +19,6 @@ BOUNDS = ("starts_before", "starts_after", "ends_before", "ends_after")
 # start_date and end_date bound each event on its own side (recurrence.STARTS_FROM, ENDS_BY: the
 # keys occurrence_slice reads too); events already under way are listed with ends_after instead.
 STARTS_FROM, ENDS_BY = recurrence.STARTS_FROM, recurrence.ENDS_BY
-TOTAL_SECONDS = SHAPE_SECONDS = 60  # a kept total also expires, for events whose scheduled publication time comes
-EARLIEST_FUTURE = StashKey[tuple]("calendar.earliest_future")  # (version, naive UTC or None, when read)
-DEFAULT_WINDOW = StashKey[tuple]("calendar.default_window")  # ((zone, local date, list_months), window)
 
 
 def _status_clause(events, statuses: list[str], now, due: bool):
@@ -44,14 +39,14 @@ def _due(request, events, statuses: list[str], now, version: int) -> bool:
     """
     if "publish" not in statuses or "future" in statuses:
         return False
-    moment = time.monotonic()
-    kept = request.app.stash.get(EARLIEST_FUTURE)
-    if kept is None or kept[0] != version or moment - kept[2] >= TOTAL_SECONDS:
+    def earliest() -> tuple:  # in a 1-tuple: None (no future event) is an answer too
         statement = request.app.db.prepared("calendar.earliest_future", lambda: select(
             func.min(events.c.published_utc)).where(events.c.status == "future"))
-        kept = (version, request.session.connection().execute(statement).scalar(), moment)
-        request.app.stash[EARLIEST_FUTURE] = kept
-    return kept[1] is not None and kept[1] <= now
+        return (request.session.connection().execute(statement).scalar(),)
+
+    kept = request.app.kept("calendar.earliest_future", 1, state.KEPT_SECONDS)
+    (found,) = kept.get_or_build("earliest", version, earliest)
+    return found is not None and found <= now
 
 
 def _window_statements(app, by_venue: bool):
@@ -81,12 +76,7 @@ def _total(request, events, where: list, version: int, now, key: tuple | None, p
 
     if key is None:
         return count()
-    kept = state.totals(request.app).get(key)
-    if kept is not None and kept[0] == version and (now - kept[2]).total_seconds() < TOTAL_SECONDS:
-        return kept[1]
-    total = count()
-    state.totals(request.app).put(key, (version, total, now))
-    return total
+    return state.totals(request.app).get_or_build(key, version, count)
 
 
 def _date(request, name: str, tz):
@@ -110,11 +100,8 @@ def window(request) -> dict:
     if given:
         return _window(request, tz, given, now_local)
     key = (tz, now_local.date(), settings_of(request.app).list_months)
-    kept = request.app.stash.get(DEFAULT_WINDOW)
-    if kept is None or kept[0] != key:
-        kept = (key, _window(request, tz, given, now_local))
-        request.app.stash[DEFAULT_WINDOW] = kept
-    return kept[1]
+    return request.app.kept("calendar.default_window", 1).get_or_build(
+        "default", key, lambda: _window(request, tz, given, now_local))
 
 
 def _window(request, tz, given: set[str], now_local: datetime.datetime) -> dict:
@@ -162,7 +149,6 @@ class _Shaped:
     encoded: object  # the event object, never blanked, encoded once (host.encode_item)
     protected: bool  # has a password
     owner: dict  # what the edit_post check needs
-    at: float
 
 
 def listed_events(request, ids: list[int], version: int) -> list:
@@ -179,11 +165,10 @@ def listed_events(request, ids: list[int], version: int) -> list:
         items = app.content.get_many(request, ids, EVENT)
         return shape_events(request, [items[event_id] for event_id in ids if event_id in items])
     kept = state.shapes(app)
-    moment = time.monotonic()
     found: dict[int, _Shaped] = {}
     for event_id in ids:
-        entry = kept.get((request.base_url, event_id, version))
-        if entry is not None and moment - entry.at < SHAPE_SECONDS:
+        entry = kept.get((request.base_url, event_id), version)
+        if entry is not None:
             found[event_id] = entry
     missing = [event_id for event_id in ids if event_id not in found]
     if missing:
@@ -191,8 +176,8 @@ def listed_events(request, ids: list[int], version: int) -> list:
         ordered = [items[event_id] for event_id in missing if event_id in items]
         for item, data in zip(ordered, shape_events(request, ordered, open_all=True)):
             owner = {key: item[key] for key in ("id", "type", "status", "author", "pre_trash_status")}
-            entry = _Shaped(encode_item(data), bool(item["password"]), owner, moment)
-            kept.put((request.base_url, item["id"], version), entry)
+            entry = _Shaped(encode_item(data), bool(item["password"]), owner)
+            kept.put((request.base_url, item["id"]), version, entry)
             found[item["id"]] = entry
     page = []
     for event_id in ids:

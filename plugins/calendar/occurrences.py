@@ -10,7 +10,6 @@ from marshmallow import Schema, fields, validate
 from sqlalchemy import and_, func, select
 
 from host import RestError, Route
-from host.stash import StashKey
 
 from .events import check_readable, load_event, rows_of as event_rows, shape_events
 from .linked import images_by_id, linked_items, venue_object
@@ -63,17 +62,10 @@ def routes(app) -> list:
 
 # --- the JSON list (§1.2) with repeating events -------------------------------------------------
 
-IDS = StashKey[tuple]("calendar.recurring_ids")  # (version, ids): one key for the process, not one per call
-
-
 def ids_at(request, version: int) -> frozenset[int]:
     """The repeating events' ids, read once per calendar version in this process."""
-    kept = request.app.stash.get(IDS)
-    if kept is not None and kept[0] == version:
-        return kept[1]
-    found = frozenset(recurring_ids(request.session, request.app))
-    request.app.stash[IDS] = (version, found)
-    return found
+    return request.app.kept("calendar.recurring_ids", 1).get_or_build(
+        "ids", version, lambda: frozenset(recurring_ids(request.session, request.app)))
 
 
 def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,

@@ -34,8 +34,6 @@ from dateutil import rrule as dateutil_rrule
 from sqlalchemy import delete, insert, select, update
 
 from host import invalid_param
-from host.lru import LruCache
-from host.stash import StashKey
 
 from . import common, state, times
 from .tables import tables
@@ -53,7 +51,6 @@ MAX_OCCURRENCES = 1000  # occurrences of one event expanded for one window (a da
 # A series is walked from its start to HORIZON_YEARS past today (or past its start, if later), and
 # never over more than WALK_YEARS: an event that began in year 1 does not cost two thousand years.
 WALK_YEARS = 60
-SERIES = StashKey[LruCache]("calendar.series")
 SERIES_KEPT = 256  # series kept per process (a daily one over its walk is at most ~22,000 starts)
 OCCURRENCE_FORMAT = "%Y%m%dT%H%M%SZ"
 # The JSON list's start_date and end_date bounds (listing.window): each bounds one side of an
@@ -382,14 +379,12 @@ def _series_starts(row: dict, recurrence: dict, today: datetime.date) -> tuple[l
 def _series(app, row: dict, recurrence: dict) -> tuple[list, tuple] | None:
     """`_series_starts` (None for a rule not to expand), walked once per series content and day in this process."""
     today = times.utcnow().date()
-    key = (row["post_id"], row["start_utc"], row["end_utc"], row["timezone"], bool(row["all_day"]),
-           recurrence["rule"], tuple(recurrence["exdates"]), tuple(sorted(recurrence.get("overrides") or ())), today)
-    kept = app.stash.setdefault_by(SERIES, lambda: LruCache(SERIES_KEPT))
-    found = kept.get(key)
-    if found is None:  # kept in a 1-tuple: None (not expanded) is an answer too
-        found = (_series_starts(row, recurrence, today) if expandable(recurrence["rule"]) else None,)
-        kept.put(key, found)
-    return found[0]
+    version = (row["start_utc"], row["end_utc"], row["timezone"], bool(row["all_day"]), recurrence["rule"],
+               tuple(recurrence["exdates"]), tuple(sorted(recurrence.get("overrides") or ())), today)
+    kept = app.kept("calendar.series", SERIES_KEPT)
+    # In a 1-tuple: None (not expanded) is an answer too.
+    return kept.get_or_build(row["post_id"], version, lambda: (
+        _series_starts(row, recurrence, today) if expandable(recurrence["rule"]) else None,))[0]
 
 
 def walk_series(row: dict, recurrence: dict) -> list[datetime.datetime] | None:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy import case, insert, select, update
 
-from host.lru import LruCache
-from host.stash import StashKey
+from host import Kept
 
 from .tables import STATE_ROW, tables
 
-TOTALS = StashKey[LruCache]("calendar.totals")
+KEPT_SECONDS = 60  # a kept total or event also expires, for events whose scheduled publication time comes
 TOTALS_KEPT = 512
-SHAPES = StashKey[LruCache]("calendar.shapes")
 SHAPES_KEPT = 2000
 
 
@@ -39,10 +37,11 @@ def read(session, app) -> tuple[int, int]:
     return (row.version, row.longest_s) if row is not None else (0, 0)
 
 
-def totals(app) -> LruCache:
-    return app.stash.setdefault_by(TOTALS, lambda: LruCache(TOTALS_KEPT))
+def totals(app) -> Kept:
+    """Totals of filtered lists by filter key, at a calendar version (see listing._total)."""
+    return app.kept("calendar.totals", TOTALS_KEPT, KEPT_SECONDS)
 
 
-def shapes(app) -> LruCache:
+def shapes(app) -> Kept:
     """Event objects of lists, kept per (REST root, event id, version): see listing.listed_events."""
-    return app.stash.setdefault_by(SHAPES, lambda: LruCache(SHAPES_KEPT))
+    return app.kept("calendar.shapes", SHAPES_KEPT, KEPT_SECONDS)

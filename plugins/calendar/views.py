@@ -27,7 +27,6 @@ import datetime
 import html
 import json
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -38,8 +37,6 @@ from markupsafe import Markup
 from sqlalchemy import and_, or_, select
 
 from host import theme
-from host.lru import LruCache
-from host.stash import StashKey
 from host import HtmlView, Page, RestRequest
 
 from . import linked, recurrence, state, times
@@ -54,8 +51,7 @@ LIST_PAGE_SIZE = 20
 MAX_LIST_PAGE = 100
 MAX_VIEW_EVENTS = 2000  # events one view reads at most (a month of 2,000 events shows the first ones)
 KEPT_SECONDS = 60
-RENDERED = StashKey[LruCache]("calendar.views.rendered")
-PREFERENCES = StashKey[tuple[int, Preferences]]("calendar.views.preferences")  # (calendar version, preferences)
+RENDERED_KEPT = 128
 ASSETS = Path(__file__).parent / "assets"
 MONTH_PATH = re.compile(r"^/events/month/(\d{4})-(\d{2})/?$")
 DAY_PATH = re.compile(r"^/events/day/(\d{4})-(\d{2})-(\d{2})/?$")
@@ -121,9 +117,8 @@ def view_state(reader) -> tuple[int, Preferences]:
     if found is None:
         app = reader.app
         version, _longest = state.read(reader.session, app)
-        found = app.stash.get(PREFERENCES)
-        if found is None or found[0] != version:
-            found = app.stash[PREFERENCES] = (version, preferences(app, reader.session))
+        found = (version, app.kept("calendar.views.preferences", 1).get_or_build(
+            "preferences", version, lambda: preferences(app, reader.session)))
         reader.state.calendar_view_state = found
     return found
 
@@ -387,16 +382,15 @@ def render(reader, site: str, view: ViewRequest) -> str:
     templates/public/views.html renders it through the site theme (the operator's copy of that file wins)."""
     app = reader.app
     version, _preferences = view_state(reader)
-    key = (site, view, version, today(reader))
-    kept = app.stash.setdefault_by(RENDERED, lambda: LruCache(128))
-    found = kept.get(key)
-    moment = time.monotonic()
-    if found is not None and moment - found[1] < KEPT_SECONDS:
-        return found[0]
+    kept = app.kept("calendar.views.rendered", RENDERED_KEPT, KEPT_SECONDS)
+    kept_version = (version, today(reader))
+    found = kept.get((site, view), kept_version)
+    if found is not None:
+        return found
     context = {"view": view.view, "view_url": site + view.path(), "site": site,
                **CONTEXTS[view.view](reader, site, view)}
     body = str(theme.render(app, __package__, "public/views.html", context))
-    kept.put(key, (body, moment))
+    kept.put((site, view), kept_version, body)
     return body
 
 

@@ -18,13 +18,11 @@ writes while it is read keeps one entry per recently read item, not one per item
 from __future__ import annotations
 
 
-from host.lru import LruCache
-from host.stash import StashKey
+from host import Kept
 
 ENTRIES = 2048  # about 4 KB each with a 2 KB body: a few MB per worker
 
-ENCODED = StashKey[LruCache]("core.encoded_items")
 
-
-def encoded_items(app) -> LruCache:
-    return app.stash.setdefault_by(ENCODED, lambda: LruCache(ENTRIES))
+def encoded_items(app) -> Kept:
+    """(item, render contributions, encodings by targetHints) by (base URL, id), at a content version."""
+    return app.kept("core.encoded_items", ENTRIES)

@@ -422,11 +422,11 @@ class PostsController:
         for all of them (shaping.post_hints): their encoding is kept under the key None and
         found without asking the permission checks again.
         """
-        # `is None`, not `or`: the truth of an LruCache is its `__len__`, a Python call per item of a page.
-        entry = (kept if kept is not None else encoded_items(self.app)).get((request.base_url, post_id))
-        if entry is None or entry[0] != version:
+        # `is None`, not `or`: the truth of a Kept is its `__len__`, a Python call per item of a page.
+        entry = (kept if kept is not None else encoded_items(self.app)).get((request.base_url, post_id), version)
+        if entry is None:
             return None
-        _version, item, extra, encodings = entry
+        item, extra, encodings = entry
         if extra and render.render_cache_contributions(self.app, item) != extra:
             return None
         anonymous = not request.user.is_authenticated and item["type"] != "attachment"
@@ -457,7 +457,7 @@ class PostsController:
         encodings = {tuple(hints["allow"]) if hints else (): encoded}
         if not request.user.is_authenticated and item["type"] != "attachment":
             encodings[None] = encoded
-        encoded_items(self.app).put((request.base_url, item["id"]), (version, item, extra, encodings))
+        encoded_items(self.app).put((request.base_url, item["id"]), version, (item, extra, encodings))
         return encoded
 
     def _visible(self, request, items: list[dict], context: str) -> list[dict]:

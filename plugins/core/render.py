@@ -15,7 +15,7 @@ import re
 
 import nh3
 
-from host.lru import LruCache
+from host import Kept
 from host.stash import StashKey
 from host.text import html_to_text, leading_words, split_markup, tag_name
 
@@ -179,28 +179,20 @@ def render_title(raw: str) -> str:
     return texturize(raw.strip())
 
 
-class RenderedCache(LruCache):
-    """A bounded LRU of rendered HTML, one per app (rendering is most of a list page's Python time).
+def rendered_cache(app) -> Kept:
+    """Rendered HTML by item, one per app (rendering is most of a list page's Python time).
 
-    Keys hold the item id, its `modified` time and the raw text itself, so an edit through
-    the API or a direct write to the table never serves stale HTML. A `render_content`
-    implementation whose output depends on anything else adds it to the key, or opts the
-    item out, through the `render_cache_key` hook.
+    An entry is kept at the version of what it was rendered from: the item's `modified` time,
+    the raw text itself and the plugins' contributions, so an edit through the API or a direct
+    write to the table never serves stale HTML. A `render_content` implementation whose output
+    depends on anything else adds it to the key, or opts the item out, through the
+    `render_cache_key` hook.
     """
-
-    def __init__(self, size: int = RENDERED_CACHE_ENTRIES):
-        super().__init__(size)
-
-
-RENDERED = StashKey["RenderedCache"]("core.rendered")
-
-
-def rendered_cache(app) -> RenderedCache:
-    return app.stash.setdefault_by(RENDERED, RenderedCache)
+    return app.kept("core.rendered", RENDERED_CACHE_ENTRIES)
 
 
 def _item_key(item: dict) -> tuple:
-    return item.get("id"), item.get("type"), item.get("modified")
+    return item.get("id"), item.get("type")
 
 
 def render_cache_contributions(app, item: dict) -> tuple | None:
@@ -223,13 +215,8 @@ def _cached_content(app, item: dict, raw: str, extra: tuple | None) -> str:
     """`render_content` with the item's render cache contributions already asked (once per rendering)."""
     if extra is None:
         return _render_content(app, item, raw)
-    key = ("content", *_item_key(item), raw, extra)
-    cache = rendered_cache(app)
-    found = cache.get(key)
-    if found is None:
-        found = _render_content(app, item, raw)
-        cache.put(key, found)
-    return found
+    return rendered_cache(app).get_or_build(("content", *_item_key(item)), (item.get("modified"), raw, extra),
+                                            lambda: _render_content(app, item, raw))
 
 
 def _render_content(app, item: dict, raw: str) -> str:
@@ -248,13 +235,9 @@ def _cached_excerpt(app, item: dict, excerpt: str, content: str, words: int | No
     """`render_excerpt` with the item's render cache contributions already asked (once per rendering)."""
     if extra is None:
         return _render_excerpt(app, item, excerpt, content, words, extra)
-    key = ("excerpt", *_item_key(item), excerpt, content, words, extra)
-    cache = rendered_cache(app)
-    found = cache.get(key)
-    if found is None:
-        found = _render_excerpt(app, item, excerpt, content, words, extra)
-        cache.put(key, found)
-    return found
+    return rendered_cache(app).get_or_build(("excerpt", *_item_key(item), words),
+                                            (item.get("modified"), excerpt, content, extra),
+                                            lambda: _render_excerpt(app, item, excerpt, content, words, extra))
 
 
 # --- renderings stored per row (issue 25.3) ----------------------------------------------------

@@ -6,8 +6,6 @@ from __future__ import annotations
 from sqlalchemy import case, delete, func, insert, select, update
 
 from host import RestError, RestResponse, Route, forbidden, slug_family
-from host.lru import LruCache
-from host.stash import StashKey
 
 from . import item_schemas, render, store
 from .changes import TERM_CHANGES
@@ -22,7 +20,6 @@ NAMESPACE = "core/v2"
 DEFAULT_CATEGORY = 1
 # Pages of terms (their rows and total) kept per content version: terms, their counts and the
 # term links all bump it, so a kept page is exactly what the two queries would read again.
-TERM_PAGES = StashKey[LruCache]("core.term_pages")
 TERM_PAGE_ENTRIES = 256
 
 
@@ -184,14 +181,8 @@ class TermsController:
         params = request.params
         version = store.content_version(self.app, request.session)
         key = (self.taxonomy, _params_key(params))
-        kept = self.app.stash.setdefault_by(TERM_PAGES, lambda: LruCache(TERM_PAGE_ENTRIES))
-        entry = kept.get(key) if version is not None else None
-        if entry is not None and entry[0] == version:
-            _version, rows, total = entry
-        else:
-            rows, total = self._read_page(request)
-            if version is not None:
-                kept.put(key, (version, rows, total))
+        rows, total = self.app.kept("core.term_pages", TERM_PAGE_ENTRIES).get_or_build(
+            key, version, lambda: self._read_page(request))
         per_page, page = params.get("per_page", 10), params.get("page", 1)
         context = params.get("context", "view")
         data = [self.prepare(request, dict(row), context) for row in rows]

@@ -17,8 +17,6 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, select, update
 
 from host import ContentSaved
-from host.lru import LruCache
-from host.stash import StashKey
 
 from . import properties as props
 from . import template
@@ -26,7 +24,7 @@ from . import template
 POST_TYPE = "forms_contact_form"
 STATUSES = ("publish", "fields-disabled")
 HASH_PREFIX = re.compile(r"[0-9a-f]{7,40}")  # how the reference's shortcodes name a form by its hash
-PARSED_CACHE = StashKey[LruCache]("forms.parsed")
+PARSED_KEPT = 256
 
 
 @dataclass
@@ -54,13 +52,8 @@ def table(app, name: str):
 
 
 def parsed_template(app, form_id: int, version: int, text: str) -> template.ParsedTemplate:
-    cache = app.stash.setdefault_by(PARSED_CACHE, lambda: LruCache(256))
-    key = (form_id, version)
-    found = cache.get(key)
-    if found is None or found[0] != text:
-        found = (text, template.parse(text))
-        cache.put(key, found)
-    return found[1]
+    """The form's template parsed, kept per form at its version and text."""
+    return app.kept("forms.parsed", PARSED_KEPT).get_or_build(form_id, (version, text), lambda: template.parse(text))
 
 
 def load(request, form_id: int, session=None) -> Form | None:

@@ -11,20 +11,16 @@ and databases without a content version are answered afresh every time.
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 from sqlalchemy import bindparam, select, update
 
 from host import encode_item
-from host.lru import LruCache
-from host.stash import StashKey
 
 from .tables import STATE, table
 
 KEEP_SECONDS = 60.0
 ENTRIES = 512
-ANSWERS = StashKey[LruCache]("lms.answers")
 
 
 def lms_version(request) -> int:
@@ -45,26 +41,24 @@ def bump(app, session) -> None:
 def kept(request, name: str, key: Any, build: Callable[[], Any]) -> Any:
     """`build()`'s answer, or the one kept for this caller and `key` while still valid.
 
-    An entry also remembers the database's commit mark (host `request.commit_mark`) of its last
-    check: while the mark is unchanged nothing was committed anywhere since, so it is served
-    without reading the two versions again.
+    Kept (host `app.kept`) at the two versions; the entry also remembers the database's commit
+    mark (host `request.commit_mark`) it was built under: while the mark is unchanged nothing was
+    committed anywhere since, so it is served without reading the two versions again.
     """
     if not request.plain:
         return build()
-    answers = request.app.stash.setdefault_by(ANSWERS, lambda: LruCache(ENTRIES))
+    answers = request.app.kept("lms.answers", ENTRIES, KEEP_SECONDS)
     cache_key = (name, request.user.id, key)
-    now = time.monotonic()
-    entry = answers.get(cache_key)
+    stored = answers.stored(cache_key)
     mark = request.commit_mark()  # before the versions are read: a commit in between changes the next mark
-    if entry is not None and mark is not None and entry[3] == mark and entry[1] > now:
-        return entry[2]
+    if stored is not None and mark is not None and stored[1][1] == mark:
+        return stored[1][0]
     content_version = request.app.content.version(request)
     if content_version is None:
         return build()
     versions = (content_version, lms_version(request))
-    if entry is not None and entry[0] == versions and entry[1] > now:
-        answers.put(cache_key, (versions, entry[1], entry[2], mark))
-        return entry[2]
+    if stored is not None and stored[0] == versions:
+        return stored[1][0]
     encoded = encode_item(build())
-    answers.put(cache_key, (versions, now + KEEP_SECONDS, encoded, mark))
+    answers.put(cache_key, versions, (encoded, mark))
     return encoded

@@ -20,10 +20,9 @@ from typing import Any
 from sqlalchemy import bindparam, delete, insert, literal_column, select, update
 
 from host import RestError
-from host import KeptWhileNothingCommitted, basic_credentials, client_address
+from host import basic_credentials, client_address
 from host.auth import users as user_service
 from host.ratelimit import sign_in as ratelimit
-from host.stash import StashKey
 
 from .permissions import PERMISSIONS
 from .tables import API_KEYS, table
@@ -36,7 +35,6 @@ LAST_USED_INTERVAL = datetime.timedelta(hours=1)
 # Verified keys kept in process: (key, client address, digest of the secret) -> (commit mark, until, row).
 KEPT_SECONDS = 10.0
 KEPT_ENTRIES = 1024
-KEPT_SIGN_INS = StashKey[KeptWhileNothingCommitted]("lms.kept_sign_ins")
 
 
 def utcnow() -> datetime.datetime:
@@ -107,10 +105,9 @@ def authenticate(app, request):
     address = client_address(app, request.environ)
     # A verified key is kept while nothing was committed to the database since it was checked
     # (host Database.commit_mark): a revoked key, a changed user and every failure the lock-out
-    # records are commits, so they take effect at the next call as before (see KEPT_SIGN_INS).
+    # records are commits, so they take effect at the next call as before (app.kept "lms.kept_sign_ins").
     mark = app.db.commit_mark()
-    kept_sign_ins = app.stash.setdefault_by(KEPT_SIGN_INS, lambda: KeptWhileNothingCommitted(KEPT_SECONDS,
-                                                                                             KEPT_ENTRIES))
+    kept_sign_ins = app.kept("lms.kept_sign_ins", KEPT_ENTRIES, KEPT_SECONDS)
     kept_key = (key, address, hash_secret(secret)) if mark is not None else None
     if kept_key is not None:
         kept = kept_sign_ins.get(kept_key, mark)

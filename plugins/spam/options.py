@@ -5,15 +5,12 @@ Kept in the database, not in one worker's memory, so every worker answers the sa
 
 from __future__ import annotations
 
-import time
-
 from sqlalchemy import delete, select
 
-from host.stash import StashKey
+from host import Kept
 
 from .tables import OPTIONS, table
 
-CACHE = StashKey[dict]("spam.options")
 CACHE_SECONDS = 1.0  # how long another worker's change may take to be seen by the filter
 
 DEFAULTS = {"key": "", "spam_strictness": "1", "spam_show_user_comments_approved": "1", "alert_code": "",
@@ -28,11 +25,12 @@ def read_all(app, session) -> dict[str, str]:
 
 def cached(app, session) -> dict[str, str]:
     """The options for judging: read at most once a second per worker (routes read them fresh)."""
-    holder = app.stash.setdefault_by(CACHE, dict)
-    now = time.monotonic()
-    if now - holder.get("at", -CACHE_SECONDS) >= CACHE_SECONDS or "values" not in holder:
-        holder["values"], holder["at"] = read_all(app, session), now
-    return holder["values"]
+    return _kept(app).get_or_build("options", (), lambda: read_all(app, session))
+
+
+def _kept(app) -> Kept[dict[str, str]]:
+    """The options table has no version: a time bound, and this worker forgets them when it writes."""
+    return app.kept("spam.options", 1, CACHE_SECONDS)
 
 
 def read(app, session, name: str) -> str:
@@ -45,7 +43,7 @@ def write(app, session, name: str, value: str) -> None:
     options = table(app, OPTIONS)
     session.execute(delete(options).where(options.c.name == name))
     session.execute(options.insert().values(name=name, value=value))
-    app.stash.setdefault_by(CACHE, dict).clear()  # this worker judges with the new value at once
+    _kept(app).clear()  # this worker judges with the new value at once
 
 
 def flag(value: str) -> bool:

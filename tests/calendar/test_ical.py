@@ -145,19 +145,19 @@ def test_concurrent_visitors_of_an_unbuilt_feed_get_one_and_the_same_feed(site):
     assert locks == {}  # every build lock is dropped once its last waiter is done
 
 
-def test_kept_anonymous_feeds_stay_within_their_byte_budget(site, monkeypatch):
+def test_kept_anonymous_feeds_stay_within_their_byte_budget(site):
     from plugins.calendar import ical
 
     visitor = site["visitor"]
     first = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
     second = visitor.get(FEED, {"start_date": "2030-06-02", "end_date": "2030-06-21"})
+    kept = site["app"].kept("calendar.ical.feeds", ical.FEEDS_KEPT)
     # Room for two feeds of this size, not three.
-    monkeypatch.setattr(ical, "FEEDS_BYTES", len(first.body) + len(second.body) + len(second.body) // 2)
+    kept.max_bytes = len(first.body) + len(second.body) + len(second.body) // 2
     third = visitor.get(FEED, {"start_date": "2030-06-03", "end_date": "2030-06-22"})
-    kept = site["app"].stash[ical.FEEDS]
-    bodies = [body for body, _moment in kept.entries.values()]
-    assert sum(map(len, bodies)) <= ical.FEEDS_BYTES and bodies[-1] == third.body
-    starts = [dict(query).get("start_date") for _base, query, _version, _day in kept.entries]
+    bodies = [body for _key, body in kept.items()]
+    assert sum(map(len, bodies)) <= kept.max_bytes and bodies[-1] == third.body
+    starts = [dict(query).get("start_date") for (_base, query), _body in kept.items()]
     assert starts == ["2030-06-02", "2030-06-03"]  # the least recently used went first
     again = visitor.get(FEED, {"start_date": "2030-06-01", "end_date": "2030-06-20"})
     assert again.body == first.body and again.headers["ETag"] == first.headers["ETag"]  # built again, the same

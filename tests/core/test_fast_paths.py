@@ -7,7 +7,6 @@ import datetime
 import pytest
 from sqlalchemy import event, insert, text, update
 
-from plugins.core.render import RenderedCache
 from tests.core.helpers import API
 
 
@@ -33,20 +32,6 @@ def test_rendered_html_follows_a_direct_write_that_keeps_modified(app, client, m
     body = client.get(f"{API}/posts/{post['id']}").json
     assert "Rewritten body" in body["content"]["rendered"]
     assert "Rewritten body" in body["excerpt"]["rendered"]
-
-
-def test_the_rendered_cache_is_bounded_and_keeps_recent_entries():
-    cache = RenderedCache(size=3)
-    for number in range(5):
-        cache.put(("content", number), f"<p>{number}</p>")
-    assert cache.get(("content", 0)) is None
-    assert cache.get(("content", 1)) is None
-    assert cache.get(("content", 4)) == "<p>4</p>"
-    cache.get(("content", 2))  # used: it outlives 3 when the next entry arrives
-    cache.put(("content", 5), "<p>5</p>")
-    assert cache.get(("content", 2)) == "<p>2</p>"
-    assert cache.get(("content", 3)) is None
-    assert len(cache.entries) == 3
 
 
 def test_indexes_added_later_are_created_on_an_existing_database(make_app, tmp_path):

@@ -12,7 +12,7 @@ from host import RestError, Route
 from .. import elements as tree
 from ..documents import document_ids, elements_of, encoded, load_document
 from host.outbound import Limits, fetch
-from ..kit import CSS_VARS, bump_version, load_kit
+from ..kit import bump_version, load_kit
 from ..schemas import BuilderDocumentSchema, DocumentIdArgs, DocumentsIndexArgs, EditorDocumentArgs
 from ..settings import settings_of
 from .common import DOCUMENTS_NAMESPACE, READ, SITE, announce_kit_change, can_edit_posts
@@ -154,7 +154,6 @@ def clear_cache(request):
     response cache drops what it held (it hears a kit change)."""
     kit = load_kit(request.app, request.session)
     bump_version(request.app, request.session)
-    request.app.stash.pop(CSS_VARS)
     announce_kit_change(request, kit.id)
     return {"success": True, "data": {"cleared": True}}
 

@@ -10,7 +10,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from host import RestError, Route, invalid_param
 
 from .. import elements as tree
-from ..kit import (COLOR_KINDS, CSS_VARS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTEM_IDS, checked_typography,
+from ..kit import (COLOR_KINDS, FONT_FAMILY, MAX_CUSTOM_ENTRIES, SYSTEM_IDS, checked_typography,
                    current_kit, global_item, global_items, is_color, load_kit, save_kit)
 from ..schemas import (ElementDefaultsArgs, ElementTypeArgs, GlobalColorWriteArgs, GlobalEntrySchema, GlobalIdArgs,
                        GlobalTypographyWriteArgs, SettingKeyArgs, SettingWriteArgs)
@@ -89,7 +89,6 @@ def save_global(request):
             raise RestError("builder_too_many_globals", f"A kit holds at most {MAX_CUSTOM_ENTRIES} custom {kind}.", 400)
         entries.append(entry)
     save_kit(request.app, request.session, kit, settings=settings)
-    request.app.stash.pop(CSS_VARS)
     announce_kit_change(request, kit.id)
     return global_item(kind, entry)
 
@@ -108,7 +107,6 @@ def delete_global(request):
         raise RestError("global_not_found", "There is no global with that id.", 404)
     settings[custom_key] = [entry for entry in entries if entry["_id"] != entry_id]
     save_kit(request.app, request.session, kit, settings=settings)
-    request.app.stash.pop(CSS_VARS)
     announce_kit_change(request, kit.id)
     return {"deleted": True, "previous": global_item(kind, removed)}
 

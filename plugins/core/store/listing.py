@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, literal_column, select
 
+from host import Kept
 from host.lru import LruCache
 from host.stash import StashKey
 
@@ -26,30 +27,31 @@ class TotalsCache:
     comes without a write, so an entry also expires at the next such moment.
     """
 
-    def __init__(self, size: int = 512):
-        self.entries = LruCache(size)  # key -> (total, version, valid until)
+    def __init__(self, kept: Kept):
+        self.entries = kept  # key -> (total, valid until) at a content version
 
     def get(self, key, version: int, now):
-        entry = self.entries.get(key)
+        entry = self.entries.get(key, version)
         if entry is None:
             return None
-        total, cached_version, valid_until = entry
-        if cached_version != version or (valid_until is not None and now >= valid_until):
+        total, valid_until = entry
+        if valid_until is not None and now >= valid_until:
             return None
         return total
 
     def put(self, key, total: int, version: int, valid_until) -> None:
-        self.entries.put(key, (total, version, valid_until))
+        self.entries.put(key, version, (total, valid_until))
 
 
 TOTALS = StashKey[TotalsCache]("core.totals")
+TOTALS_ENTRIES = 512
 
 
 def totals_cache(app) -> TotalsCache | None:
     """None where no trigger keeps the content version (databases other than SQLite and PostgreSQL)."""
     if app.db.engine.dialect.name not in ("sqlite", "postgresql"):
         return None
-    return app.stash.setdefault_by(TOTALS, TotalsCache)
+    return app.stash.setdefault_by(TOTALS, lambda: TotalsCache(app.kept("core.totals", TOTALS_ENTRIES)))
 
 
 # What decides a total: every field of the query but the page, the order and the page size.
