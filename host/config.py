@@ -234,6 +234,35 @@ class SiteSettings(Schema):
                                                            "sign-up as spam (read by the spam plugin)."})
 
 
+# The [auth] table's defaults: host/auth/ratelimit.py's SignInLimits and the first administrator.
+AUTH_DEFAULTS: dict[str, Any] = {"admin_login": "admin", "admin_email": "admin@school.invalid", "max_failures": 10,
+                                 "max_failures_per_address": 50, "window_seconds": 900, "lockout_seconds": 900,
+                                 "slow_after": 5, "slow_seconds": 1.0}
+YEAR_SECONDS = 366 * 86400
+
+
+class AuthSettings(Schema):
+    """`[auth]`: the first administrator and the sign-in limits (host/auth/ratelimit.py)."""
+
+    admin_login = _text("Login of the administrator the first start creates.",
+                        validate=validate.Length(min=1, max=60, error="allowed: a login of 1 to 60 characters"))
+    admin_email = _text("Email of that administrator.",
+                        validate=validate.Length(min=3, max=100, error="allowed: an email address"))
+    max_failures = _count(1, 1_000_000, description="Failed sign-ins on one account from one address before that "
+                          "address is refused for it; also how many on the account from all addresses make it "
+                          "'under attack'.")
+    max_failures_per_address = _count(1, 1_000_000, description="Failed sign-ins from one address, any account, "
+                                      "before it is refused.")
+    window_seconds = _count(0, YEAR_SECONDS, " (seconds)", "How far back failures are counted.")
+    lockout_seconds = _count(0, YEAR_SECONDS, " (seconds)", "How long a refused source stays refused after its "
+                             "last failure.")
+    slow_after = _count(0, 1_000_000, description="Failures after which each further one is answered late; under "
+                        "attack, the failures allowed per address.")
+    slow_seconds = fields.Float(validate=validate.Range(0, 60, error="allowed: a number of seconds from 0 to 60"),
+                                error_messages={"invalid": "allowed: a number of seconds from 0 to 60"},
+                                metadata={"description": "How late, in seconds."})
+
+
 class HostSettings(Schema):
     """The top level of sitehost.toml (plugin tables are checked by their plugins at start-up)."""
 
@@ -489,8 +518,10 @@ def _apply_file(settings: Settings, data: dict[str, Any], where: str = DEFAULT_C
     problems += section_problems(HostSettings(), data, where, by_table.get(""))
     if isinstance(data.get("site"), dict):
         problems += section_problems(SiteSettings(), data["site"], f"{where} [site]", by_table.get("site"))
+    if isinstance(data.get("auth"), dict):
+        problems += section_problems(AuthSettings(), data["auth"], f"{where} [auth]", by_table.get("auth"))
     for table, values in by_table.items():
-        if table in ("mail", "storage", "auth", "jobs") or table.startswith("plugins."):
+        if table in ("mail", "storage", "jobs") or table.startswith("plugins."):
             _place_for_later(settings, data, table, values)  # checked by whoever knows the table's schema
         elif table == "plugins":
             plugins = data.setdefault("plugins", {})

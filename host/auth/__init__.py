@@ -81,9 +81,8 @@ def site_installed(app, session):
     users = user_service.tables(app)["users"]
     if any("administrator" in row.roles.split(",") for row in session.execute(select(users.c.roles))):
         return ["an administrator exists already; no new one was created"]
-    config = app.settings.extra.get("auth", {}) if isinstance(app.settings.extra.get("auth", {}), dict) else {}
-    login = str(config.get("admin_login") or "admin")
-    email = str(config.get("admin_email") or "admin@school.invalid")
+    config = ratelimit.auth_table(app.settings)
+    login, email = config["admin_login"], config["admin_email"]
     login_password = secrets.token_urlsafe(18)
     user = user_service.create_user(app, session, login, email, "administrator", login_password)
     app_password, _record = user_service.create_application_password(app, session, user.id, "sitehost install")

@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, func, insert, or_, select
 
-from ..config import ConfigError
+from ..config import AUTH_DEFAULTS, AuthSettings, checked_table
 from ..rest.response import RestError
 from .models import utcnow
 
@@ -41,21 +41,6 @@ ADDRESS_SCOPE = "signin.ip"
 PAIR_SCOPE = "signin.pair"
 SCOPES = (ACCOUNT_SCOPE, ADDRESS_SCOPE, PAIR_SCOPE)
 SUBJECT_LENGTH = 200
-# The other keys of [auth]: the first administrator's login and email (host/auth/__init__.py).
-ADMIN_KEYS = {"admin_login", "admin_email"}
-# What each [auth] key means, for the README's settings table (tests/kit/test_readme_settings.py).
-AUTH_SETTINGS = {
-    "admin_login": ("admin", "Login of the administrator the first start creates."),
-    "admin_email": ("admin@school.invalid", "Email of that administrator."),
-    "max_failures": (10, "Failed sign-ins on one account from one address before that address is refused "
-                         "for it; also how many on the account from all addresses make it 'under attack'."),
-    "max_failures_per_address": (50, "Failed sign-ins from one address, any account, before it is refused."),
-    "window_seconds": (900, "How far back failures are counted."),
-    "lockout_seconds": (900, "How long a refused source stays refused after its last failure."),
-    "slow_after": (5, "Failures after which each further one is answered late; under attack, the "
-                      "failures allowed per address."),
-    "slow_seconds": (1.0, "How late, in seconds."),
-}
 
 
 @dataclass(frozen=True)
@@ -69,26 +54,16 @@ class SignInLimits:
 
     @classmethod
     def from_settings(cls, settings) -> "SignInLimits":
-        table = settings.extra.get("auth", {})
-        if not isinstance(table, dict):
-            raise ConfigError("[auth] must be a table")
-        known = {spec.name for spec in fields(cls)} | ADMIN_KEYS
-        problems = [f"[auth]: unknown setting {key!r} (known: {', '.join(sorted(known))})"
-                    for key in table if key not in known]
-        values: dict[str, Any] = {}  # numbers from the [auth] table, each checked against its field below
-        for spec in fields(cls):
-            if spec.name not in table:
-                continue
-            value = table[spec.name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                problems.append(f"[auth] {spec.name} must be a number of at least 0, not {value!r}")
-            elif spec.name.startswith("max_") and value < 1:
-                problems.append(f"[auth] {spec.name} must be at least 1")
-            else:
-                values[spec.name] = value if spec.name == "slow_seconds" else int(value)
-        if problems:  # every bad key at once (issue 42.13)
-            raise ConfigError(*problems)
-        return cls(**values)
+        """The limits of the `[auth]` table, checked by host.config.AuthSettings (one ConfigError naming
+        every bad key; load_settings checked a sitehost.toml already, this covers Settings made in code)."""
+        table = auth_table(settings)
+        return cls(**{spec.name: table[spec.name] for spec in fields(cls)})
+
+
+def auth_table(settings) -> dict[str, Any]:
+    """The `[auth]` table with its defaults, every key checked (host.config.AuthSettings)."""
+    table = checked_table(AuthSettings(), settings.extra.get("auth"), "auth", settings.environment.get("auth"))
+    return {**AUTH_DEFAULTS, **AuthSettings().load(table)}
 
 
 class TooManyAttempts(Exception):

@@ -179,3 +179,8 @@ def test_bad_limits_and_unknown_keys_stop_the_start(make_app):
         make_app(plugins=["core"], extra={"auth": {"max_failures": 0}})
     with pytest.raises(ConfigError, match="unknown setting 'max_failure'"):
         make_app(plugins=["core"], extra={"auth": {"max_failure": 5}})
+    with pytest.raises(ConfigError) as raised:  # every bad key at once, as for a plugin's table
+        make_app(plugins=["core"], extra={"auth": {"max_failure": 5, "window_seconds": -1, "slow_seconds": "x"}})
+    message = str(raised.value)
+    assert "unknown setting 'max_failure'" in message and "window_seconds = -1 is not valid" in message
+    assert "slow_seconds = 'x' is not valid" in message

@@ -198,3 +198,37 @@ def test_a_plugin_reads_its_table_typed_as_its_schema_loads_it(make_app, tmp_pat
                                                                            "every 6 hours", 7)
     with pytest.raises(LookupError, match="'forms'"):
         app.plugin_settings("forms")
+
+
+def test_every_bad_key_of_the_auth_table_is_named_in_one_error_before_anything_starts(tmp_path):
+    """`[auth]` goes through the same typed check as `[site]`: not only its first bad key."""
+    (tmp_path / "sitehost.toml").write_text('[auth]\nmax_failures = 0\nlockout_minutes = 15\nslow_seconds = "long"\n')
+    result = sitehost(tmp_path, "init", env_extra={"SITEHOST_AUTH__WINDOW_SECONDS": "forever"})
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: 4 settings are not valid: "), result.stderr
+    for expected in ("sitehost.toml [auth]: max_failures = 0 is not valid; allowed: a whole number from 1",
+                     "sitehost.toml [auth]: unknown setting 'lockout_minutes' (known: admin_email, admin_login",
+                     "sitehost.toml [auth]: slow_seconds = 'long' is not valid; allowed: a number of seconds",
+                     "SITEHOST_AUTH__WINDOW_SECONDS: window_seconds = 'forever' is not valid"):
+        assert expected in lines[0], (expected, lines[0])
+    assert "Traceback" not in result.stderr + result.stdout
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sitehost.toml"]
+
+
+def test_the_auth_table_from_the_file_and_the_environment_is_read_with_its_types(tmp_path):
+    from host.app import create_app
+    from host.auth import ratelimit
+    from host.config import load_settings
+
+    (tmp_path / "sitehost.toml").write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\n'
+                                            '[auth]\nmax_failures = 3\nadmin_login = "head"\n')
+    settings = load_settings(tmp_path / "sitehost.toml", env={"SITEHOST_AUTH__SLOW_SECONDS": "0.5"},
+                             only_plugins=["core"])
+    app = create_app(settings)
+    try:
+        limits = ratelimit.limits(app)
+        assert (limits.max_failures, limits.slow_seconds, limits.lockout_seconds) == (3, 0.5, 900)
+        assert any("login 'head'" in line for line in app.install_site())
+    finally:
+        app.close()

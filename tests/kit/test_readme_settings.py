@@ -7,13 +7,12 @@ If this fails, a setting was added or changed: paste the printed block between t
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import importlib
 
-from host.auth.ratelimit import AUTH_SETTINGS, SignInLimits
-from host.config import DEFAULT_SITE, HostSettings, Settings, SiteSettings, settings_reference
+from host.auth.ratelimit import SignInLimits
+from host.config import AUTH_DEFAULTS, DEFAULT_SITE, AuthSettings, HostSettings, Settings, SiteSettings, settings_reference
 from host.jobs.service import DEFAULTS as JOB_DEFAULTS, JobSettingsSchema
 from host.storage.settings import StorageSettingsSchema
 from plugins import BUILTIN
@@ -41,7 +40,7 @@ def expected_block() -> str:
     rows += settings_reference(HostSettings(), defaults)
     rows += settings_reference(SiteSettings(), DEFAULT_SITE, "site")
     rows += ["| `plugins.disabled` | `[]` | Plugins not loaded (a name that is not installed is a warning). |"]
-    rows += [f"| `auth.{key}` | `{json.dumps(default)}` | {meaning} |" for key, (default, meaning) in AUTH_SETTINGS.items()]
+    rows += settings_reference(AuthSettings(), AUTH_DEFAULTS, "auth")
     rows += settings_reference(JobSettingsSchema(), JOB_DEFAULTS, "jobs")
     rows += settings_reference(StorageSettingsSchema(), None, "storage")
     for name, schema in plugin_settings_schemas():
@@ -58,7 +57,7 @@ def test_readme_settings_table_matches_the_schemas():
 
 
 def test_every_setting_has_a_meaning():
-    for schema in (HostSettings(), SiteSettings(), JobSettingsSchema(), StorageSettingsSchema(),
+    for schema in (HostSettings(), SiteSettings(), AuthSettings(), JobSettingsSchema(), StorageSettingsSchema(),
                    *(schema for _name, schema in plugin_settings_schemas())):
         for name, declared in schema.fields.items():
             assert declared.metadata.get("description"), f"{type(schema).__name__}.{name} has no description"
@@ -67,8 +66,9 @@ def test_every_setting_has_a_meaning():
 def test_every_auth_key_is_described_with_its_real_default():
     limits = SignInLimits()
     for spec in dataclasses.fields(SignInLimits):
-        assert AUTH_SETTINGS[spec.name][0] == getattr(limits, spec.name), spec.name
-    assert set(AUTH_SETTINGS) == {spec.name for spec in dataclasses.fields(SignInLimits)} | {"admin_login", "admin_email"}
+        assert AUTH_DEFAULTS[spec.name] == getattr(limits, spec.name), spec.name
+    assert set(AUTH_DEFAULTS) == set(AuthSettings().fields) == {
+        spec.name for spec in dataclasses.fields(SignInLimits)} | {"admin_login", "admin_email"}
 
 
 def test_every_plugin_with_a_settings_module_declares_its_schema():
