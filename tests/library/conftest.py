@@ -11,8 +11,8 @@ from tests.helpers import install_example_plugin
 
 @pytest.fixture
 def library_plugin(tmp_path, monkeypatch):
-    """The package `sitehost-library` 0.1.0, entry point `library`, as pip would install it."""
-    yield install_example_plugin(tmp_path, monkeypatch, "sitehost-library", "0.1.0", "library", "sitehost_library")
+    """The package `sitehost-library` 0.2.0, entry point `library`, as pip would install it."""
+    yield install_example_plugin(tmp_path, monkeypatch, "sitehost-library", "0.2.0", "library", "sitehost_library")
     for name in [name for name in sys.modules if name == "sitehost_library" or name.startswith("sitehost_library.")]:
         sys.modules.pop(name)
 

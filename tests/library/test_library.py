@@ -32,7 +32,7 @@ def _loan(librarian, book: int, borrower: int, due="2030-12-31") -> dict:
 def test_plugin_is_loaded_through_its_entry_point(library_app):
     """The package's distribution version and its namespace show the entry point did the loading."""
     record = library_app.plugin("library")
-    assert (record.state, record.source, record.version) == ("enabled", "package", "0.1.0")
+    assert (record.state, record.source, record.version) == ("enabled", "package", "0.2.0")
     assert "library/v1" in library_app.client.get("/wp-json/").json["namespaces"]
 
 

@@ -3,8 +3,9 @@
 library/v1 serves books (an ISBN-13 whose check digit a marshmallow validator checks) and
 loans (a `due` day that arrives as a datetime.date). Deleting a user closes their open loans
 (`user_deleted`), the Library admin page lists open loans and takes books back, and
-`sitehost library overdue` lists the late ones. Tests install it through a real `sitehost`
-entry point (tests/library).
+`sitehost library overdue` lists the late ones. Release 0.2.0 counts a loan's renewals: a
+column its Alembic revision (migrations/0001_loan_renewals.py) adds to a site of 0.1.0. Tests
+install it through a real `sitehost` entry point (tests/library).
 """
 
 import datetime
@@ -15,7 +16,7 @@ from host import Namespace, PluginInfo, hookimpl
 
 from . import routes, tables
 
-PLUGIN = PluginInfo(name="library", version="0.1.0", description="The school library: books and loans")
+PLUGIN = PluginInfo(name="library", version="0.2.0", description="The school library: books and loans")
 
 
 @hookimpl

@@ -27,7 +27,7 @@ def loan_data(request, row) -> dict:
     due: datetime.date = row.due
     return {"id": row.id, "book": row.book, "borrower": row.borrower, "due": due.isoformat(),
             "due_weekday": due.strftime("%A"), "status": row.status,
-            "closed_on": row.closed_on.isoformat() if row.closed_on else None,
+            "closed_on": row.closed_on.isoformat() if row.closed_on else None, "renewals": row.renewals,
             "_links": {"self": [{"href": f"{request.base_url}/{NAMESPACE}/loans/{row.id}"}]}}
 
 

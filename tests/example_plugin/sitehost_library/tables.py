@@ -17,7 +17,9 @@ def define_tables(metadata):
           Column("borrower", Integer, nullable=True, index=True),  # None once the account is deleted
           Column("due", Date, nullable=False),
           Column("status", String(10), nullable=False, index=True),  # open or closed
-          Column("closed_on", Date, nullable=True))
+          Column("closed_on", Date, nullable=True),
+          # Added in 0.2.0 by migrations/0001_loan_renewals.py: the table always describes the newest revision.
+          Column("renewals", Integer, nullable=False, server_default="0"))
 
 
 def books(app):
