@@ -676,7 +676,7 @@ def oembed_providers(app: App) -> list[tuple[str, str]] | None:
     """
 
 
-# --- WordPress migration (issue 41): host.wxr's shapes; the wordpress_migrate plugin runs them ---
+# --- WordPress migration: host.wxr's shapes; the wordpress_migrate plugin runs them ---
 
 @hookspec(firstresult=True)
 def import_wordpress_item(app: App, item: WxrItem, run: WxrImport) -> bool | None:
