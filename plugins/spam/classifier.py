@@ -15,13 +15,10 @@ version (bumped by every training) changes.
 from __future__ import annotations
 
 import math
-import threading
-import time
 from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, select, update
 
-from host.stash import StashKey
 
 from .tables import MODEL, TOKENS, table
 
@@ -147,40 +144,29 @@ class Model:
         return total
 
 
-MODEL_CACHE = StashKey[dict]("spam.model")
-
-
-def _holder(app) -> dict:
-    return app.stash.setdefault_by(MODEL_CACHE, lambda: {"model": Model(), "lock": threading.Lock()})
-
-
 VERSION_CHECK_SECONDS = 1.0  # how stale a worker's copy may be after another worker trained
 
 
-def current_model(app, session) -> Model:
-    """This worker's copy of the model, reloaded when the database's version moved on (looked
-    up at most once a second; training in this worker is seen at once)."""
-    holder = _holder(app)
-    now = time.monotonic()
-    if now - holder.get("checked", -VERSION_CHECK_SECONDS) < VERSION_CHECK_SECONDS:
-        return holder["model"]
-    holder["checked"] = now
+def _model_row(app, session) -> tuple[int, int, int]:
     model_table = table(app, MODEL)
     row = session.execute(select(model_table.c.version, model_table.c.spam_docs, model_table.c.ham_docs)
                           .where(model_table.c.id == 1)).first()
-    version = row.version if row else 0
-    model = holder["model"]
-    if model.version == version:
-        return model
-    with holder["lock"]:
-        model = holder["model"]
-        if model.version != version:
-            tokens = table(app, TOKENS)
-            counts = {token: (spam, ham) for token, spam, ham in
-                      session.execute(select(tokens.c.token, tokens.c.spam, tokens.c.ham))}
-            model = Model(version, row.spam_docs if row else 0, row.ham_docs if row else 0, counts)
-            holder["model"] = model
-    return model
+    return (row.version, row.spam_docs, row.ham_docs) if row else (0, 0, 0)
+
+
+def _load_model(app, session, row: tuple[int, int, int]) -> Model:
+    tokens = table(app, TOKENS)
+    counts = {token: (spam, ham) for token, spam, ham in session.execute(select(tokens.c.token, tokens.c.spam,
+                                                                                tokens.c.ham))}
+    return Model(*row, counts)
+
+
+def current_model(app, session) -> Model:
+    """This worker's copy of the model (host `app.kept`, at the model row's version), reloaded when the
+    database's version moved on; the version is looked up at most once a second (training in this
+    worker forgets it, so it is seen at once)."""
+    row = app.kept("spam.model_row", 1, VERSION_CHECK_SECONDS).get_or_build("row", (), lambda: _model_row(app, session))
+    return app.kept("spam.model", 1).get_or_build("model", row[0], lambda: _load_model(app, session, row))
 
 
 def ensure_model_row(app) -> None:
@@ -233,7 +219,7 @@ def learn(app, session, examples: list[tuple[list[str], str, int]]) -> None:
 
 def forget_checked(app) -> None:
     """Look at the model's version on the next check (this worker just trained)."""
-    _holder(app).pop("checked", None)
+    app.kept("spam.model_row", 1, VERSION_CHECK_SECONDS).clear()
 
 
 def reset(app, session) -> None:
