@@ -101,11 +101,8 @@ def events_table(app):
 
 
 def limits(app) -> SignInLimits:
-    cached = getattr(app, "_sign_in_limits", None)
-    if cached is None:
-        cached = SignInLimits.from_settings(app.settings)
-        app._sign_in_limits = cached
-    return cached
+    """The app's sign-in limits: its settings are frozen for its life, so they are kept without a version."""
+    return app.kept("auth.limits", 1).get_or_build("limits", (), lambda: SignInLimits.from_settings(app.settings))
 
 
 def _subjects(account: str, address: str) -> list[tuple[str, str]]:
