@@ -135,10 +135,14 @@ def kept_of(app, name: str, entries: int, seconds: float | None = None, max_byte
             size_of: Callable[[Any], int] = len) -> Kept:
     """The app's `Kept` called `name` (made on first use with these bounds). Names are shared by every
     plugin of the app: prefix them with your plugin's name ("calendar.feeds")."""
-    found = app.stash.setdefault_by(KEPT, dict)
-    kept = found.get(name)
+    # A lock of its own, not the stash's: a value the stash is making may ask for a Kept (core's totals).
+    found = app.stash.get(KEPT)
+    kept = found.get(name) if found is not None else None
     if kept is None:
         with _CREATE_LOCK:
+            found = app.stash.get(KEPT)
+            if found is None:
+                found = app.stash[KEPT] = {}
             kept = found.get(name)
             if kept is None:
                 kept = found[name] = Kept(entries, seconds, name, max_bytes, size_of)
