@@ -91,3 +91,18 @@ def negotiate(environ: dict, status: int, headers: dict[str, str], body):
         return headers, body
     headers["Content-Encoding"] = "gzip"
     return headers, gzip_bytes(bytes(body))
+
+
+def gzip_etag(etag: str) -> str:
+    """The ETag of the gzip form of the answer tagged `etag`: another representation, another tag."""
+    if etag.endswith(('-gzip"', "-gzip")):  # tagged already (a kept answer's gzip form)
+        return etag
+    return etag[:-1] + '-gzip"' if etag.endswith('"') else etag + "-gzip"
+
+
+def holds_etag(if_none_match: str | None, etag: str) -> bool:
+    """Whether an If-None-Match header names `etag` (weak comparison, RFC 9110 13.1.2) or is `*`."""
+    if not if_none_match or not etag:
+        return False
+    tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")[:64]]  # a client controls the header
+    return etag.removeprefix("W/") in tags or "*" in tags

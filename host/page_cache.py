@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import bottle
 
+from .compression import gzip_etag, holds_etag
 from .rest.request import parse_query
 
 # address -> (ETag, since when this process has answered that address with that body)
@@ -93,7 +94,7 @@ def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any],
     bottle.response.set_header("Vary", "Accept-Encoding, Cookie, Authorization" if html_page else "Accept-Encoding")
     etag = bottle.response.headers.get("ETag")
     if etag and bottle.response.headers.get("Content-Encoding") == "gzip":  # another representation, another tag
-        bottle.response.set_header("ETag", etag[:-1] + '-gzip"')
+        bottle.response.set_header("ETag", gzip_etag(etag))
     if bottle.response.status_code == 200 and not_modified(request, bottle.response.headers):
         bottle.response.status = 304
         for name in ("Content-Type", "Content-Length", "Content-Encoding"):
@@ -127,8 +128,7 @@ def not_modified(request: bottle.BaseRequest, headers) -> bool:
     if_none_match = request.get_header("If-None-Match")
     etag = headers.get("ETag")
     if if_none_match is not None:
-        tags = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
-        return etag is not None and (etag.removeprefix("W/") in tags or "*" in tags)
+        return etag is not None and holds_etag(if_none_match, etag)
     since, modified = request.get_header("If-Modified-Since"), headers.get("Last-Modified")
     if not since or not modified:
         return False

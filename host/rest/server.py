@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import hashlib
 import io
 import json
 import logging
@@ -23,7 +24,7 @@ import orjson
 from sqlalchemy.exc import DataError
 
 from ..plugins import ESSENTIAL
-from ..compression import negotiate
+from ..compression import KEPT_LEVEL, MIN_BYTES, accepts_gzip, add_vary, gzip_bytes, gzip_etag, holds_etag, negotiate
 from ..proxies import forwarded
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
 from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden, invalid_param
@@ -100,18 +101,32 @@ def encode_json(data: Any, pretty: bool = False) -> bytes:
 
 
 class PreparedDocument(dict):
-    """A document built once (the discovery indexes); its plain JSON is also encoded only once.
+    """A document built once (the discovery indexes); its JSON is encoded and gzipped only once.
 
     A handler returning the same PreparedDocument for every request lets `_render` reuse the
     bytes when the request asks for no shaping (`_fields`, `_embed`, `_envelope`, ...), so a
-    large index costs a dictionary lookup instead of a JSON encode per request.
+    large index costs a dictionary lookup instead of a JSON encode per request, and its gzip
+    form (the default for a client that accepts gzip) a lookup instead of a compression. The
+    ETag, the hash of the JSON, lets a client that kept the index revalidate it for a 304.
     """
 
-    __slots__ = ("encoded",)
+    __slots__ = ("encoded", "etag", "_gzipped")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.encoded: bytes | None = None
+        self.etag = ""
+        self._gzipped: bytes | None = None
+
+    def keep_encoded(self, body: bytes) -> None:
+        self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        self.encoded = body
+
+    def gzipped(self) -> bytes:
+        """The gzip form, compressed on first use (two threads may both compress: the same bytes)."""
+        if self._gzipped is None:
+            self._gzipped = gzip_bytes(self.encoded or b"", KEPT_LEVEL)
+        return self._gzipped
 
 
 class _Outcome:
@@ -183,7 +198,8 @@ class RestServer:
                 return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [b""]
             return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, body.chunks()
         # HEAD: the GET's headers, its Content-Length included (RFC 9110 9.3.2), and no body.
-        header_list.append(("Content-Length", str(len(body))))
+        if status != 304:  # a 304's length would be the kept answer's (RFC 9110 8.6), not its empty body's
+            header_list.append(("Content-Length", str(len(body))))
         if environ.get("REQUEST_METHOD") == "HEAD":
             body = b""
         return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, _body_iterable(environ, body)
@@ -242,6 +258,8 @@ class RestServer:
             if cached is not None:
                 status, cached_headers, cached_body = cached
                 headers.update(cached_headers)
+                if status == 200 and holds_etag(environ.get("HTTP_IF_NONE_MATCH"), headers.get("ETag", "")):
+                    return 304, not_modified_headers(headers), b""
                 return status, headers, cached_body
         try:
             if method == "OPTIONS":
@@ -797,11 +815,12 @@ class RestServer:
             response_headers.pop("Content-Type", None)
             return status, response_headers, b""
         if prepared is not None and prepared.encoded is not None:
-            return status, response_headers, prepared.encoded
+            return self._prepared_answer(request, status, response_headers, prepared)
         try:
             body = encode_json(data, pretty="_pretty" in request.query)
             if prepared is not None:
-                prepared.encoded = body
+                prepared.keep_encoded(body)
+                return self._prepared_answer(request, status, response_headers, prepared)
         except (TypeError, ValueError):
             log.exception("response of %s %s is not JSON-encodable", request.method, request.path)
             error = RestError("rest_encode_error", "The response could not be encoded as JSON.", 500)
@@ -814,6 +833,23 @@ class RestServer:
             response_headers["Content-Type"] = "application/javascript; charset=UTF-8"
             body = b"/**/" + callback.encode() + b"(" + body + b")"
         return status, response_headers, body
+
+    @staticmethod
+    def _prepared_answer(request: RestRequest, status: int, headers: dict[str, str], prepared: PreparedDocument):
+        """A prepared document's kept bytes: gzip when the client accepts it, 304 when it holds this form.
+
+        Each form has its own ETag (the gzip one marked `-gzip`), as a cache must not take one for the other.
+        """
+        body = prepared.encoded or b""
+        gzipped = len(body) > MIN_BYTES and accepts_gzip(request.environ.get("HTTP_ACCEPT_ENCODING"))
+        headers["ETag"] = gzip_etag(prepared.etag) if gzipped else prepared.etag
+        add_vary(headers)
+        if status == 200 and holds_etag(request.environ.get("HTTP_IF_NONE_MATCH"), headers["ETag"]):
+            return 304, not_modified_headers(headers), b""
+        if gzipped:
+            headers["Content-Encoding"] = "gzip"
+            return status, headers, prepared.gzipped()
+        return status, headers, body
 
     def _render_raw(self, request: RestRequest, outcome: _Outcome, headers: dict[str, str]):
         """A RawBody goes out as it is, with its own content type and the usual headers."""
@@ -849,6 +885,14 @@ def _answer_headers(request: RestRequest, outcome: _Outcome, headers: dict[str, 
     if endpoint is not None and endpoint.expose_headers:
         response_headers["Access-Control-Expose-Headers"] = ", ".join((EXPOSED_HEADERS, *endpoint.expose_headers))
     return response_headers
+
+
+def not_modified_headers(headers: dict[str, str]) -> dict[str, str]:
+    """A 304's headers: the answer's validators and Vary, without what describes a body it does not send."""
+    for name in ("Content-Type", "Content-Encoding"):
+        headers.pop(name, None)
+    add_vary(headers)  # the tag it confirms is one encoding's
+    return headers
 
 
 def numeric_headers(headers: dict[str, str]) -> dict[str, Any]:

@@ -95,7 +95,10 @@ class Entry:
     def answer(self, request) -> tuple[int, dict[str, str], bytes]:
         """(status, headers, body) for this client: the kept gzip form when it accepts gzip."""
         if self.gzipped is not None and compression.accepts_gzip(request.header("accept-encoding")):
-            return self.status, {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}, self.gzipped
+            headers = {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}
+            if "ETag" in headers:  # the gzip form is another representation: another tag (as the host tags it)
+                headers["ETag"] = compression.gzip_etag(headers["ETag"])
+            return self.status, headers, self.gzipped
         return self.status, {**self.headers, "X-Cache": "hit"}, self.body
 
 
@@ -446,8 +449,8 @@ class ResponseCache:
         noted = self._pending.pop(request, None)
         if noted is None or status != 200:
             return
-        if any(name.lower() == "set-cookie" for name in headers):
-            return
+        if any(name.lower() in ("set-cookie", "content-encoding") for name in headers):
+            return  # a cookie is one visitor's; an encoded body (the host's kept gzip index) is not for every client
         key, version = noted
         kept = {name: value for name, value in headers.items() if name.lower() not in _CLIENT_HEADERS}
         body = exact_bytes(body)  # orjson's bytes hold their whole write buffer: keep a tight copy
