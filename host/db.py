@@ -34,6 +34,10 @@ log = logging.getLogger("sitehost.db")
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
 SQLITE_CACHE_KB = 8192
+# Every connection keeps its own page cache (SQLITE_CACHE_KB), so a worker's SQLite memory grew with
+# its connections (serving threads, the job runner, the cache plugin's probe): the soft heap limit
+# bounds all of them together, in bytes, per process. SQLite recycles cache pages beyond it.
+SQLITE_SOFT_HEAP_LIMIT_BYTES = 24 * 1024 * 1024
 HANDOFF_AFTER = 0.02  # s a writer waits before the write lock is handed to it (ProcessWriteLock)
 FILE_RETRY = 0.0005  # s between a writer's tries at the lock file until then
 WRITE_LOCK_SUFFIX = "-writer"  # site.db-writer: the file whose flock orders the writers (ProcessWriteLock)
@@ -626,6 +630,7 @@ def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:
         # 8 MB of page cache per connection instead of 2: the listing indexes of a 100,000-post
         # site stay in memory (a search's first page fell from 0.75 to 0.4 ms).
         cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KB}")
+        cursor.execute(f"PRAGMA soft_heap_limit={SQLITE_SOFT_HEAP_LIMIT_BYTES}")  # the process's, not this connection's
         cursor.close()
         # What a reader sees of stored HTML (no tags, no script or style text): the search index's
         # triggers and substring searches read it (PostgreSQL has an SQL function of the same name).

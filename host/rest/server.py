@@ -119,6 +119,7 @@ class PreparedDocument(dict):
         self._gzipped: bytes | None = None
 
     def keep_encoded(self, body: bytes) -> None:
+        body = exact_bytes(body)  # orjson's result holds its whole write buffer: megabytes for the root index
         self.etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         self.encoded = body
 
