@@ -423,42 +423,11 @@ class Endpoint:
     arg_schema: Any = None  # Route.args, the class that loads the validated values (rest/loading.py)
 
     def described_args(self) -> dict[str, dict[str, Any]]:
-        """`args` as discovery and OPTIONS show them (described_arg), worked out once."""
+        """`args` without the host's guards (validation.GUARDS), as discovery and OPTIONS show them."""
         if self.described is None:
-            self.described = {name: described_arg(arg) for name, arg in self.args.items()}
+            self.described = {name: {key: value for key, value in arg.items() if key not in GUARDS}
+                              if GUARDS.keys() & arg.keys() else arg for name, arg in self.args.items()}
         return self.described
-
-
-def described_arg(schema: dict[str, Any]) -> dict[str, Any]:
-    """An arg as a client needs it to write a request: without the host's guards (validation.GUARDS,
-    validated but never shown) and, at every depth, without the sub-properties a request cannot set.
-
-    A write arg's nested shape comes from the resource schema, whose read-only sub-properties
-    (`content.rendered`, `content.protected`, `title.rendered`) say what the answer carries; the
-    item schema (OPTIONS, `context=help`) shows them, the args do not, as read-only top-level
-    properties are not args either. An arg with nothing to drop is returned as it is (shared).
-    """
-    changed: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in GUARDS:
-            changed[key] = None
-        elif key == "properties" and isinstance(value, dict):
-            properties = {name: described_arg(sub) for name, sub in value.items()
-                          if not (isinstance(sub, dict) and sub.get("readonly"))}
-            if len(properties) != len(value) or any(properties[name] is not value[name] for name in properties):
-                changed[key] = properties
-        elif key in ("items", "additionalProperties") and isinstance(value, dict):
-            described = described_arg(value)
-            if described is not value:
-                changed[key] = described
-        elif key in ("oneOf", "anyOf") and isinstance(value, list):
-            options = [described_arg(option) if isinstance(option, dict) else option for option in value]
-            if any(new is not old for new, old in zip(options, value)):
-                changed[key] = options
-    if not changed:
-        return schema
-    return {key: changed.get(key, value) for key, value in schema.items()
-            if not (key in changed and changed[key] is None)}
 
 
 # A dot between a letter or digit and a letter (`/events.ics`) is a literal dot: patterns are shown

@@ -1,5 +1,5 @@
 """The root and namespace indexes: gzip by default for clients that accept it, kept compressed once,
-with an ETag per encoding and 304 for a client that holds the answer; args without what a request cannot set."""
+with an ETag per encoding and 304 for a client that holds the answer."""
 
 from __future__ import annotations
 
@@ -81,24 +81,3 @@ def test_a_cache_hit_of_an_index_keeps_the_encodings_apart(cached_site, path):
     held = raw(cached_site, path, **GZIP, **{"If-None-Match": first.headers["ETag"]})
     assert held.status_int == 304 and held.body == b"" and held.headers["ETag"] == first.headers["ETag"]
     assert "accept-encoding" in vary(held) and "Content-Encoding" not in held.headers
-
-
-def test_write_args_leave_out_read_only_sub_properties_that_the_item_schema_shows(site):
-    posts = site.client.get("/wp-json/").json["routes"]["/core/v2/posts"]
-    create = next(endpoint for endpoint in posts["endpoints"] if endpoint["methods"] == ["POST"])["args"]
-    assert create["title"]["properties"] == {
-        "raw": {"description": "Title for the post, as it exists in the database.", "type": "string", "context": ["edit"]}}
-    assert list(create["content"]["properties"]) == ["raw"] and list(create["excerpt"]["properties"]) == ["raw"]
-    assert create["title"]["required"] is False and create["content"]["type"] == "object"
-    schema = site.client.options("/wp-json/core/v2/posts").json["schema"]["properties"]
-    assert schema["content"]["properties"]["rendered"]["readonly"] is True
-    assert schema["content"]["properties"]["protected"]["readonly"] is True
-    written = site.client.post_json("/wp-json/core/v2/posts", {"title": {"raw": "Sports day"}, "status": "draft"},
-                                    headers=_editor(site), status=201).json
-    assert written["title"]["raw"] == "Sports day"
-
-
-def _editor(app) -> dict[str, str]:
-    from host.testing import role_users
-
-    return role_users(app)["editor"].headers
