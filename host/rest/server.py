@@ -199,8 +199,7 @@ class RestServer:
                 return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, [b""]
             return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, body.chunks()
         # HEAD: the GET's headers, its Content-Length included (RFC 9110 9.3.2), and no body.
-        if status != 304:  # a 304's length would be the kept answer's (RFC 9110 8.6), not its empty body's
-            header_list.append(("Content-Length", str(len(body))))
+        header_list.append(("Content-Length", str(len(body))))
         if environ.get("REQUEST_METHOD") == "HEAD":
             body = b""
         return f"{status} {STATUS_TEXT.get(status, 'Unknown')}", header_list, _body_iterable(environ, body)
