@@ -1,6 +1,6 @@
 """CPU time per request, in process, of this tree against another commit, in alternating pairs.
 
-`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P] [--auth] [--header H] [--create | --batch] [--database URL | --callgrind]`
+`python -m tests.benchmarks.cpu --base 4a07705 [--posts 1000] [--pairs 8] [-n 300] [--path P | --scenario KEY] [--auth] [--header H] [--create | --batch] [--database URL | --callgrind [--ceiling]]`
 
 A path with `{id}` in it (`--path '/core/v2/posts/{id}'`) asks for a different seeded
 published post each time, the same random sequence on both sides. `--auth` signs every GET in
@@ -20,6 +20,11 @@ requests and one without): a count that the neighbours' load does not move, for 
 busy machine. It is about 50 times slower than timing. Background threads (mail, the spam
 recorder) run at wall-clock pace under valgrind and so weigh far more than in a server: compare
 sides with the same plugins (`--disable`).
+
+`--scenario KEY` measures a harness scenario's request (a site page such as `core-post-page`) on the
+data its `prepare` wrote through a real server into the seeded file (as profile's `--scenario`); a
+cached scenario runs with the cache plugin on, so it measures hits. `--callgrind --ceiling` also counts
+the harness's bare Bottle app, and states each side as a multiple of it.
 
 `--database postgresql://user@host/db` measures on that PostgreSQL server instead of SQLite:
 each side seeds a schema of its own there once (sitehost_cpu_base, sitehost_cpu_this), dropped
@@ -65,17 +70,29 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
         result = seed(write_config(workdir, seeded_db, cache=True, url=url), seeded_db, spec["posts"],
                       database_url=url) if url else seed(write_config(workdir, seeded_db, cache=True), seeded_db,
                                                          spec["posts"])
+        scenario = None
+        if spec.get("scenario"):  # its prepare writes into the seeded file, through a real server, once
+            from tests.benchmarks.profile import scenario_request
+            method, path, headers, body = scenario_request(workdir, seeded_db, result, spec["scenario"],
+                                                           spec.get("cache", False))
+            scenario = [method, path, headers, body.decode("latin-1")]
         Path(str(seeded_db) + ".json").write_text(json.dumps(
             {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
-             "first_post": result.first_post}))
+             "first_post": result.first_post, "scenario": scenario}))
     info = json.loads(Path(str(seeded_db) + ".json").read_text())
     if url is None:
         shutil.copyfile(seeded_db, database)
     # A base tree older than --database has a write_config without `url` (SQLite only there).
-    config = write_config(workdir, database, cache=False, url=url) if url else write_config(workdir, database, cache=False)
+    cache = spec.get("cache", False)
+    config = write_config(workdir, database, cache=cache, url=url) if url else write_config(workdir, database, cache=cache)
     settings = load_settings(config, env={})
     settings.disabled = [*settings.disabled, *spec.get("disable", [])]
-    app = create_app(settings)
+    if spec.get("ceiling"):  # the harness's bare Bottle app, called the same way
+        from tests.benchmarks.ceiling import hello_app
+        app = hello_app()
+        app.close = lambda: None
+    else:
+        app = create_app(settings)
     import base64
     auth = "Basic " + base64.b64encode(f"{info['login']}:{info['password']}".encode()).decode()
     counter = iter(range(10**9))
@@ -89,7 +106,12 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
         return info.get("first_post", 1) + offset - 1
 
     def once():
-        if spec.get("batch"):
+        if spec.get("ceiling"):
+            status, body = call(app, "/ok", prefix="")
+        elif info.get("scenario"):
+            method, path, headers, body = info["scenario"]
+            status, body = call(app, path, method, headers, body.encode("latin-1"), prefix="")
+        elif spec.get("batch"):
             body = json.dumps({"requests": [{"method": "POST", "path": "/core/v2/posts",
                                              "body": post_body(f"Timed post {next(counter)}", info["category"])}
                                             for _ in range(25)]}).encode()
@@ -182,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--disable", type=lambda text: [name for name in text.split(",") if name], default=[],
                         help="plugins to disable on both sides besides cache: to compare with a base that "
                              "predates them (`--disable all-but-base` disables every plugin the base lacks)")
+    parser.add_argument("--scenario", help="a harness scenario's prepared data and request (as profile's --scenario; "
+                                           "a cached scenario runs with the cache plugin on, so it measures hits)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="with --callgrind: also count the harness's bare Bottle app (tests/benchmarks/ceiling.py) "
+                             "and give each side as a multiple of it")
     parser.add_argument("--callgrind", action="store_true",
                         help="count instructions per request with valgrind's callgrind instead of timing (SQLite "
                              "only; one run per side, exact whatever the machine's load, about 50 times slower)")
@@ -237,15 +264,23 @@ def main(argv: list[str] | None = None) -> int:
 
 def _spec(options, headers: dict, seeded: Path, database_url: str | None) -> dict:
     """What a child run measures (CHILD reads it): one side's seeded database and the requests to time."""
+    cached = False
+    if options.scenario:
+        from .run import SCENARIOS
+
+        found = next((item for item in SCENARIOS if item.key == options.scenario), None)
+        if found is None:
+            raise SystemExit(f"unknown scenario {options.scenario!r}")
+        cached = found.cached
     return {"seeded": str(seeded), "posts": options.posts, "path": options.path, "headers": headers,
             "auth": options.auth, "create": options.create, "batch": options.batch, "count": options.count,
-            "database_url": database_url, "disable": options.disable,
+            "database_url": database_url, "disable": options.disable, "scenario": options.scenario, "cache": cached,
             "warm": max(2 if options.batch else 20, options.count // 10)}
 
 
 def _what(options) -> str:
     return "POST batch/v1 (25 creates)" if options.batch else "POST core/v2/posts" if options.create \
-        else f"GET {options.path}"
+        else f"scenario {options.scenario}" if options.scenario else f"GET {options.path}"
 
 
 def compare_instructions(options, sides: dict[str, Path], headers: dict, folder: Path) -> int:
@@ -258,6 +293,12 @@ def compare_instructions(options, sides: dict[str, Path], headers: dict, folder:
     print(f"{_what(options)}: instructions per request (callgrind, {options.count} requests after the warm-up): "
           f"{options.base} {figures['base'] / 1e6:.3f} M, this tree {figures['this'] / 1e6:.3f} M "
           f"({figures['this'] / figures['base']:.3f}x) on SQLite")
+    if options.ceiling:
+        spec = {**_spec(options, headers, folder / "this.db", None), "ceiling": True}
+        ceiling = instructions_per_request(sides["this"], spec)
+        print(f"the bare Bottle app of the ceiling: {ceiling / 1e6:.3f} M instructions per request; "
+              f"{options.base} {figures['base'] / ceiling:.1f}x, this tree {figures['this'] / ceiling:.1f}x of it "
+              "(waitress's own work per request is in neither)")
     return 0
 
 
