@@ -16,15 +16,45 @@ from pathlib import Path
 import bottle
 from sqlalchemy import bindparam, select
 
-from host import ANONYMOUS, Page, RestError, theme
+from host import ANONYMOUS, Kept, Page, RestError, theme
 
 from .documents import DOCUMENT_TYPES, render_both
-from .kit import css_variables, kit_version, load_kit
+from .kit import KIT_KEEP_SECONDS, css_variables, kit_version, load_kit
 from .tables import DOCUMENTS, KITS, table
 
 # The rules every builder document shares (served at /builder/page.css), read once at import.
 PAGE_CSS = (Path(__file__).resolve().parent / "assets" / "page.css").read_text(encoding="utf-8")
 DOCUMENT_CSS_ENTRIES = 200
+
+
+# What every page of the site reads for its stylesheet links (the kit's version, an item's document
+# version), kept while nothing at all was committed (the commit mark as the version): a page read
+# costs one commit-mark probe instead of a session and a query. Where there is no mark (PostgreSQL)
+# they are read every time.
+STYLE_VERSIONS_ENTRIES = 256  # items whose document version a process keeps, and the kit's
+_NO_DOCUMENT = ""  # kept for an item without a builder document (None means "not kept")
+
+
+def _kept_style_versions(app) -> Kept:
+    return app.kept("builder.style_versions", STYLE_VERSIONS_ENTRIES, KIT_KEEP_SECONDS)
+
+
+def _document_style_version(app, post_id: int) -> str:
+    """`KIT-MODIFIED` of an item's builder document (its stylesheet's `ver`), or _NO_DOCUMENT."""
+    mark = app.db.commit_mark()  # before the read: a commit in between makes the entry stale at once
+    kept = _kept_style_versions(app)
+    version = kept.get(("document", post_id), mark)
+    if version is not None:
+        return version
+    documents, kits = table(app, DOCUMENTS), table(app, KITS)
+    statement = app.db.prepared("builder.head_links", lambda: select(
+        documents.c.modified_gmt, select(kits.c.version).order_by(kits.c.id).limit(1).scalar_subquery().label("kit"))
+        .where(documents.c.post_id == bindparam("post_id")))
+    with app.db.session() as session:
+        row = session.execute(statement, {"post_id": post_id}).first()
+    version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}" if row is not None else _NO_DOCUMENT
+    kept.put(("document", post_id), mark, version)
+    return version
 
 
 def head_links(app, item: dict, site: str) -> str | None:
@@ -33,15 +63,9 @@ def head_links(app, item: dict, site: str) -> str | None:
     `site` is the site's address (not read from the item's link, which a pretty permalink makes a path)."""
     if item.get("type") not in DOCUMENT_TYPES or not isinstance(item.get("id"), int):
         return None
-    documents, kits = table(app, DOCUMENTS), table(app, KITS)
-    statement = app.db.prepared("builder.head_links", lambda: select(
-        documents.c.modified_gmt, select(kits.c.version).order_by(kits.c.id).limit(1).scalar_subquery().label("kit"))
-        .where(documents.c.post_id == bindparam("post_id")))
-    with app.db.session() as session:
-        row = session.execute(statement, {"post_id": item["id"]}).first()
-    if row is None:
+    version = _document_style_version(app, item["id"])
+    if version == _NO_DOCUMENT:
         return None
-    version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}"
     return theme.render(app, __package__, "builder_head.html", {"site": site, "post_id": item["id"], "version": version})
 
 
@@ -83,9 +107,15 @@ def serve_document_css(app, request, post_id):
 
 
 def theme_stylesheets(app, request) -> list[str]:
-    """The kit's colours and fonts for the site theme: `/builder/kit.css`, versioned by the kit."""
-    with app.db.session() as session:
-        version = kit_version(app, session)
+    """The kit's colours and fonts for the site theme: `/builder/kit.css`, versioned by the kit (its version
+    kept while nothing was committed, as a document's: every page of the site links it)."""
+    mark = app.db.commit_mark()
+    kept = _kept_style_versions(app)
+    version = kept.get("kit", mark)
+    if version is None:
+        with app.db.session() as session:
+            version = kit_version(app, session)
+        kept.put("kit", mark, version)
     return [f"{app.site_url(request.environ)}/builder/kit.css?ver={version}"]
 
 
