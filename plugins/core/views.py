@@ -266,7 +266,8 @@ def _featured_image(app, request, item: dict) -> dict | None:
 
 
 MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
-MENU_KEPT = StashKey[tuple[int, list[MenuEntry]]]("core.menu_pages")  # (content version, entries)
+# (content version, entries, the commit mark read before that version)
+MENU_KEPT = StashKey[tuple[int, list[MenuEntry], object]]("core.menu_pages")
 
 
 def menu_pages(app, request) -> list[MenuEntry]:
@@ -276,16 +277,22 @@ def menu_pages(app, request) -> list[MenuEntry]:
     transaction by every change to an item): read before the pages, so that a write committed between
     the two reads leaves the entries under the older version, built again on the next request. An item
     view has read the version already (VERSION_READ): kept entries of that version answer without a
-    read of their own, as of the same moment as the item. A scheduled page joins when the publishing job
-    publishes it (within its 30 seconds)."""
+    read of their own, as of the same moment as the item. Other pages (the calendar's, the catalogue's)
+    skip the version's read too while nothing at all was committed since the entries were built (the
+    database's commit mark, host `Database.commit_mark`, on an SQLite file). A scheduled page joins
+    when the publishing job publishes it (within its 30 seconds)."""
     kept = app.stash.get(MENU_KEPT)
     if kept is not None and kept[0] == request.environ.get(VERSION_READ):
+        return kept[1]
+    mark = app.db.commit_mark()  # before the version: a commit in between changes the next mark
+    if kept is not None and mark is not None and kept[2] == mark:
         return kept[1]
     with app.db.session() as session:
         reader = service_request(app, session, ANONYMOUS)
         version = app.content.version(reader)
         kept = app.stash.get(MENU_KEPT)
         if version is not None and kept is not None and kept[0] == version:
+            app.stash[MENU_KEPT] = (version, kept[1], mark)
             return kept[1]
         pages, _total = app.content.query(reader, "page", parent=[0], orderby="menu_order", order="asc",
                                           per_page=MENU_PAGES)
@@ -294,7 +301,7 @@ def menu_pages(app, request) -> list[MenuEntry]:
     entries = [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
                          paths[page["id"]], order=page.get("menu_order") or 0) for page in pages]
     if version is not None:
-        app.stash[MENU_KEPT] = (version, entries)
+        app.stash[MENU_KEPT] = (version, entries, mark)
     return entries
 
 
