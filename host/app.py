@@ -720,12 +720,13 @@ class App:
 
         @web.hook("after_request")
         def discovery_headers():
-            response = bottle.response
+            headers = bottle.response.headers  # one case-insensitive view: bottle builds one per access
             link = f'<{app.rest_base_url(bottle.request.environ)}/>; rel="https://api.w.org/"'
-            existing = response.headers.get("Link")
-            response.headers["Link"] = f"{existing}, {link}" if existing else link
+            existing = headers.get("Link")
+            headers["Link"] = f"{existing}, {link}" if existing else link
             for name, value in HTML_SECURITY_HEADERS.items():
-                response.headers.setdefault(name, value)
+                if name not in headers:  # a page's own policy stays (setdefault would raise and catch KeyError)
+                    headers[name] = value
 
         @web.route("/", method=["GET", "HEAD"])
         @web.route("/index.php", method=["GET", "HEAD"])
