@@ -16,7 +16,7 @@ import pytest
 
 from host.testing import client_as, create_test_user
 
-from tests.calendar.helpers import API, LONDON, new_event, new_organizer, new_venue
+from tests.calendar.helpers import API, LONDON, cached_calendar_site, new_event, new_organizer, new_venue
 
 SITE = "http://school.test"
 WIDE = {"start_date": "2000-01-01", "end_date": "2100-01-01", "per_page": 50}
@@ -307,11 +307,7 @@ def test_a_finished_series_says_no_dates_are_to_come_and_a_single_event_lists_no
 
 
 def test_editing_the_venue_changes_the_cached_event_page(make_app):
-    app = make_app(plugins=["core", "calendar", "cache"], site=LONDON)
-    admin = client_as(app, create_test_user(app, "administrator"))
-    venue = new_venue(admin, venue="Old gym")
-    category = admin.post_json(f"{API}/categories", {"name": "Clubs"}, status=201).json
-    event = new_event(admin, title="Judo", venue=venue["id"], categories=[category["id"]])
+    app, admin, venue, category, event = cached_calendar_site(make_app)
     path = urlsplit(event["url"]).path
     first = app.client.get(path)
     assert "Old gym" in first.text and first.headers["Cache-Control"] == "public, no-cache"

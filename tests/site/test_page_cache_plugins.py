@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 from webtest import TestApp
 
 from host.auth import users as user_service
-from host.testing import basic_auth_headers, client_as, create_test_user
-from tests.calendar.helpers import API, LONDON, new_event, new_venue
+from host.testing import basic_auth_headers, create_test_user
+from tests.calendar.helpers import API, cached_calendar_site, new_event
 
 WIZARD = "/wp-json/calx/v2/onboarding/wizard"
 LESSON_TEXT = "Lab rules, the parts box and charging the hubs."  # the demo's first robotics lesson
@@ -31,11 +31,7 @@ def _miss_then_hit(client, path: str):
 
 
 def _calendar(make_app):
-    app = make_app(plugins=["core", "calendar", "cache"], site=LONDON)
-    admin = client_as(app, create_test_user(app, "administrator"))
-    venue = new_venue(admin, venue="Old gym")
-    category = admin.post_json(f"{API}/categories", {"name": "Clubs"}, status=201).json
-    event = new_event(admin, title="Judo", venue=venue["id"], categories=[category["id"]])
+    app, admin, venue, category, event = cached_calendar_site(make_app)
     pages = {"event": _path(event["url"]), "venue": _path(venue["url"]), "category": _path(category["url"]),
              "list": "/events/list/?start=2030-06-01", "month": "/events/month/2030-06/"}
     return app, admin, event, venue, category, pages
