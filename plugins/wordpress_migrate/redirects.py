@@ -78,7 +78,7 @@ def lookup(app, key: str) -> str | None:
 
 def _read_target(app, key: str) -> str | None:
     table = tables(app)["wordpress_redirects"]
-    statement = app.db.prepared("wordpress_migrate.redirect", lambda: select(table.c.new_id).where(
+    statement = app.db.prepared("wordpress_migrate.redirect_target", lambda: select(table.c.new_id).where(
         table.c.path == bindparam("path")))
     with app.db.session() as session:
         new_id = session.execute(statement, {"path": key}).scalar()

@@ -76,6 +76,9 @@ with tempfile.TemporaryDirectory(prefix="sitehost-cpu-") as folder:
             method, path, headers, body = scenario_request(workdir, seeded_db, result, spec["scenario"],
                                                            spec.get("cache", False))
             scenario = [method, path, headers, body.decode("latin-1")]
+            import sqlite3  # the server's writes into the file itself, not its WAL, before the file is copied
+            with sqlite3.connect(seeded_db) as probe:
+                probe.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         Path(str(seeded_db) + ".json").write_text(json.dumps(
             {"category": result.busiest_category, "login": result.author_login, "password": result.author_password,
              "first_post": result.first_post, "scenario": scenario}))
