@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import logging
 import time
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qsl
@@ -47,7 +48,7 @@ from .upgrades import record_release
 from .state import define_host_tables
 from .users import ANONYMOUS, UserService
 from .rest.request import RestRequest
-from .page_cache import answer_cacheable, answer_page
+from .page_cache import answer_cacheable, answer_page, kept_page
 from .auth import sessions
 
 log = logging.getLogger("sitehost")
@@ -672,7 +673,13 @@ class App:
             return self._health(environ, start_response)
         route_path = self._rest_route_path(environ)
         if route_path is None:
-            return self.bottle(environ, start_response)
+            kept = kept_page(self, environ) if self._answered_through_page_cache(environ) else None
+            if kept is None:
+                return self.bottle(environ, start_response)
+            kept_status, kept_headers, kept_body = kept
+            self.add_site_headers(environ, kept_headers)
+            start_response(f"{kept_status} {HTTPStatus(kept_status).phrase}", list(kept_headers.items()))
+            return [kept_body]
         if isinstance(route_path, RestError):
             error_body = encode_json(route_path.to_body())
             headers = list(self.rest.base_headers(environ).items())
@@ -694,6 +701,25 @@ class App:
             ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body))),
             ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
         return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
+
+    def _answered_through_page_cache(self, environ) -> bool:
+        """Whether bottle would answer this request through `answer_cacheable`: the front page, a cacheable
+        page, or an address no route serves (the not-found handler: core's pretty permalinks)."""
+        try:
+            route, _args = self.bottle.router.match(environ)
+        except bottle.HTTPError as error:
+            return error.status_code == 404
+        return getattr(route.callback, "through_page_cache", False)
+
+    def add_site_headers(self, environ, headers) -> None:
+        """What every page outside the REST root carries: the REST discovery Link and the security headers
+        (a page's own policy stays). `headers` is bottle's response view or a dict of bottle's spelling."""
+        link = f'<{self.rest_base_url(environ)}/>; rel="https://api.w.org/"'
+        existing = headers.get("Link")
+        headers["Link"] = f"{existing}, {link}" if existing else link
+        for name, value in HTML_SECURITY_HEADERS.items():
+            if name not in headers:  # (setdefault on bottle's view would raise and catch a KeyError)
+                headers[name] = value
 
     def _rest_route_path(self, environ):
         raw = environ.get("PATH_INFO") or "/"
@@ -720,13 +746,7 @@ class App:
 
         @web.hook("after_request")
         def discovery_headers():
-            headers = bottle.response.headers  # one case-insensitive view: bottle builds one per access
-            link = f'<{app.rest_base_url(bottle.request.environ)}/>; rel="https://api.w.org/"'
-            existing = headers.get("Link")
-            headers["Link"] = f"{existing}, {link}" if existing else link
-            for name, value in HTML_SECURITY_HEADERS.items():
-                if name not in headers:  # a page's own policy stays (setdefault would raise and catch KeyError)
-                    headers[name] = value
+            app.add_site_headers(bottle.request.environ, bottle.response.headers)
 
         @web.route("/", method=["GET", "HEAD"])
         @web.route("/index.php", method=["GET", "HEAD"])
@@ -740,6 +760,7 @@ class App:
                 return app.render_html_page(app.settings.site.get("name", ""),
                                             app.site_message("front", description=app.settings.site.get("description", "")))
             return answer_cacheable(app, bottle.request, build)
+        home.through_page_cache = True  # type: ignore[attr-defined]
 
         add_reference_pages(web, app)  # /openapi.json and /api-reference, outside the plugin namespaces
 
@@ -824,6 +845,7 @@ def _page_callback(app: App, page):
     if page.cacheable:
         def cached_callback(**url_params):
             return answer_page(app, page, bottle.request, url_params)
+        cached_callback.through_page_cache = True  # type: ignore[attr-defined]
         return cached_callback
 
     def callback(**url_params):

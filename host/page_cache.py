@@ -78,6 +78,49 @@ def request_headers(environ: dict) -> dict[str, str]:
     return headers
 
 
+# environ: the PageCacheRequest that `kept_page` looked up and missed with, for `answer_cacheable` to
+# store the answer with (one lookup per request, one miss counted)
+LOOKED_UP = "sitehost.page_cache.looked_up"
+DEFAULT_CONTENT_TYPE = "text/html; charset=UTF-8"  # bottle's, for an answer that names none
+
+
+def kept_page(app, environ: dict) -> tuple[int, dict[str, str], bytes] | None:
+    """The kept answer of a plain anonymous GET of a page that `answer_cacheable` answers, without bottle:
+    (status, headers, body) with the headers bottle's path would add on a hit (Vary, Content-Length, the
+    gzip ETag) but not the site's own (the host adds those). The caller decides that the address is
+    answered through `answer_cacheable` (the front page, a cacheable page, the not-found pages).
+
+    None sends the request on through bottle: not a GET, a cookie or Authorization header, a conditional
+    request (validators are compared there), a path that bottle would decode, or no answer kept (the
+    looked-up request is left in the environ, so the built answer is stored without a second lookup).
+    A hit is the common case of a busy public page: bottle's routing and header objects cost several
+    times what the lookup does."""
+    if environ.get("REQUEST_METHOD") != "GET" or environ.get("HTTP_AUTHORIZATION") or environ.get("HTTP_COOKIE") \
+            or "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ \
+            or not environ.get("PATH_INFO", "").isascii():
+        return None
+    request = PageCacheRequest(app, bottle.BaseRequest(environ))
+    cached = app.hook.cached_response(app=app, request=request)
+    if cached is None:
+        environ[LOOKED_UP] = request
+        return None
+    status, kept, body = cached
+    headers = {name.title(): value for name, value in kept.items()}  # bottle's spelling of header names
+    headers.setdefault("Content-Type", DEFAULT_CONTENT_TYPE)
+    _vary_and_tag(headers)
+    headers["Content-Length"] = str(len(body))
+    return status, headers, body
+
+
+def _vary_and_tag(headers) -> None:
+    """Vary (an HTML answer varies on Cookie and Authorization too) and the gzip form's own ETag."""
+    html_page = headers.get("Content-Type", "text/html").startswith("text/html")  # bottle's default
+    headers["Vary"] = "Accept-Encoding, Cookie, Authorization" if html_page else "Accept-Encoding"
+    etag = headers.get("ETag")
+    if etag and headers.get("Content-Encoding") == "gzip":  # another representation, another tag
+        headers["ETag"] = gzip_etag(etag)
+
+
 def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, Any]):
     """Run a cacheable page: from the cache when it holds the answer, else through its handler."""
     return answer_cacheable(app, request, lambda: page.handler(app, request, **url_params), page.keep_seconds)
@@ -90,10 +133,15 @@ def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any],
     a `bottle.HTTPResponse` it returns (a file download) is sent as it is and never kept.
     """
     environ = request.environ
-    anonymous = request.method in ("GET", "HEAD") and not environ.get("HTTP_AUTHORIZATION") \
-        and not environ.get("HTTP_COOKIE")
-    cache_request = PageCacheRequest(app, request, keep_seconds) if anonymous else None
-    cached = app.hook.cached_response(app=app, request=cache_request) if cache_request else None
+    looked_up = environ.pop(LOOKED_UP, None)
+    if looked_up is not None:  # kept_page missed with it: build, and store with what its lookup noted
+        cache_request, cached = looked_up, None
+        cache_request.keep_seconds = keep_seconds
+    else:
+        anonymous = request.method in ("GET", "HEAD") and not environ.get("HTTP_AUTHORIZATION") \
+            and not environ.get("HTTP_COOKIE")
+        cache_request = PageCacheRequest(app, request, keep_seconds) if anonymous else None
+        cached = app.hook.cached_response(app=app, request=cache_request) if cache_request else None
     response = bottle.response
     if cached is not None:
         status, headers, body = cached
@@ -113,11 +161,7 @@ def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any],
             app.hook.store_response(app=app, request=cache_request, status=response.status_code,
                                     headers=kept, body=body)
     headers = response.headers  # one case-insensitive view (bottle builds a new one on every access)
-    html_page = headers.get("Content-Type", "text/html").startswith("text/html")  # bottle's default
-    headers["Vary"] = "Accept-Encoding, Cookie, Authorization" if html_page else "Accept-Encoding"
-    etag = headers.get("ETag")
-    if etag and headers.get("Content-Encoding") == "gzip":  # another representation, another tag
-        headers["ETag"] = gzip_etag(etag)
+    _vary_and_tag(headers)
     if response.status_code == 200 and not_modified(request, headers):
         response.status = 304
         for name in ("Content-Type", "Content-Length", "Content-Encoding"):
