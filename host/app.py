@@ -673,11 +673,17 @@ class App:
             return self._health(environ, start_response)
         route_path = self._rest_route_path(environ)
         if route_path is None:
-            kept = kept_page(self, environ) if self._answered_through_page_cache(environ) else None
+            through = self._through_page_cache(environ)
+            kept = kept_page(self, environ) if through else None
             if kept is None:
                 return self.bottle(environ, start_response)
             kept_status, kept_headers, kept_body = kept
-            self.add_site_headers(environ, kept_headers)
+            if through == "not found":  # bottle adds the site's headers before its not-found handler runs,
+                site_headers: dict[str, str] = {}  # so they were kept with the page, and the kept ones win
+                self.add_site_headers(environ, site_headers)
+                kept_headers = {**site_headers, **kept_headers}
+            else:
+                self.add_site_headers(environ, kept_headers)
             start_response(f"{kept_status} {HTTPStatus(kept_status).phrase}", list(kept_headers.items()))
             return [kept_body]
         if isinstance(route_path, RestError):
@@ -702,14 +708,15 @@ class App:
             ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
         return [] if environ["REQUEST_METHOD"] == "HEAD" else [body]
 
-    def _answered_through_page_cache(self, environ) -> bool:
-        """Whether bottle would answer this request through `answer_cacheable`: the front page, a cacheable
-        page, or an address no route serves (the not-found handler: core's pretty permalinks)."""
+    def _through_page_cache(self, environ) -> str | None:
+        """How bottle would answer this request through `answer_cacheable`: "route" (the front page, a
+        cacheable page), "not found" (an address no route serves: the not-found handler, core's pretty
+        permalinks), or None (not through it)."""
         try:
             route, _args = self.bottle.router.match(environ)
         except bottle.HTTPError as error:
-            return error.status_code == 404
-        return getattr(route.callback, "through_page_cache", False)
+            return "not found" if error.status_code == 404 else None
+        return "route" if getattr(route.callback, "through_page_cache", False) else None
 
     def add_site_headers(self, environ, headers) -> None:
         """What every page outside the REST root carries: the REST discovery Link and the security headers

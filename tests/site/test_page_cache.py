@@ -79,6 +79,26 @@ def test_every_page_family_is_a_miss_then_a_hit(school):
     assert single.headers["Link"].startswith(f'<{SITE}/wp-json/core/v2/posts/{school["post"]["id"]}>')  # kept with the page
 
 
+def test_a_hit_carries_the_headers_of_the_page_it_kept(school):
+    """A hit is answered before bottle routes it: it must say what the built page said (the discovery Link,
+    the security headers, validators, Vary), with its own Content-Length, and the gzip form its own ETag."""
+    app = school["app"]
+    for family, path in _addresses(school).items():
+        built = app.client.get(path)
+        hit = app.client.get(path)
+        assert hit.headers["X-Cache"] == "hit" and hit.body == built.body, family
+        for name in ("Content-Type", "Link", "Vary", "ETag", "Last-Modified", "Content-Security-Policy",
+                     "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy"):
+            assert hit.headers[name] == built.headers[name], (family, name)
+        assert [value for name, value in hit.headerlist if name == "Link"] \
+            == [value for name, value in built.headerlist if name == "Link"][-1:], family  # (bottle keeps the last)
+        assert int(hit.headers["Content-Length"]) == len(hit.body)
+        zipped = app.client.get(path, headers={"Accept-Encoding": "gzip"})  # gzip kept when worth it (host.compression)
+        assert zipped.headers["X-Cache"] == "hit" and int(zipped.headers["Content-Length"]) == len(zipped.body)
+        gzipped = zipped.headers.get("Content-Encoding") == "gzip"
+        assert zipped.headers["ETag"] == (built.headers["ETag"][:-1] + '-gzip"' if gzipped else built.headers["ETag"])
+
+
 def test_a_page_that_is_not_found_is_never_kept(school):
     app = school["app"]
     for _attempt in range(2):
