@@ -28,7 +28,8 @@ _PUBLIC = {
                     "rest.response"),
     "ParamError": "rest.validation",
     "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
-    "RestRequest": "rest.request", "client_address": "proxies", "basic_credentials": "auth",
+    "RestRequest": "rest.request", "Request": "request", "PageRequest": "request",
+    "PageAnswer": "answer", "redirect": "answer", "not_found": "answer", "client_address": "proxies", "basic_credentials": "auth",
     "Kept": "kept", "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
 }
 
@@ -53,6 +54,7 @@ __all__ = [
     "ANONYMOUS", "AnonymousUser", "ConfigError", "ContentDeleted", "ContentSaved", "FileBody", "HtmlView", "MenuEntry", "MetaKey", "Namespace", "Page", "ParamError", "PluginInfo", "PostType", "RawBody", "RestError",
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "WRITE_KINDS", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
+    "Request", "PageRequest", "PageAnswer", "redirect", "not_found",
     "RestRequest", "client_address", "basic_credentials", "Kept", "KeptWhileNothingCommitted", "create_app", "openapi_document",
     "schema_report",
 ]

@@ -49,6 +49,8 @@ from .state import define_host_tables
 from .users import ANONYMOUS, UserService
 from .rest.request import RestRequest
 from .page_cache import answer_cacheable, answer_page, kept_page
+from .answer import deliver
+from .request import PageRequest
 from .auth import sessions
 
 log = logging.getLogger("sitehost")
@@ -761,7 +763,7 @@ class App:
             """The front page, and what plugins answer at its address (plain permalinks, archives, search),
             through the response cache for anonymous visitors (host.page_cache)."""
             def build():
-                view = app.hook.html_view(app=app, request=bottle.request)
+                view = app.hook.html_view(app=app, request=app.page_request())
                 if view is not None:
                     return app.render_view(view)
                 return app.render_html_page(app.settings.site.get("name", ""),
@@ -793,7 +795,7 @@ class App:
             def build():
                 bottle.response.content_type = "text/html; charset=UTF-8"
                 if bottle.request.method in ("GET", "HEAD"):
-                    view = app.hook.html_not_found(app=app, request=bottle.request)
+                    view = app.hook.html_not_found(app=app, request=app.page_request())
                     if view is not None:
                         return app.render_view(view)
                 return app.render_html_page("Page not found", app.site_message("not-found"))
@@ -810,6 +812,10 @@ class App:
 
         return web
 
+    def page_request(self) -> PageRequest:
+        """The host.Request of the page being served (one per request: its handler and every HTML hook share it)."""
+        return PageRequest.of(self, bottle.request.environ)
+
     def render_view(self, view) -> str:
         """An HtmlView in the site layout, with the head tags plugins add for its item."""
         bottle.response.status = view.status
@@ -817,7 +823,7 @@ class App:
             bottle.response.add_header(name, value)
         head = [view.head_html]
         if view.item is not None:
-            head.extend(part for part in self.hook.html_head(app=self, request=bottle.request, item=view.item) if part)
+            head.extend(part for part in self.hook.html_head(app=self, request=self.page_request(), item=view.item) if part)
         return self.render_html_page(view.title, view.body_html, "".join(head))
 
     def site_message(self, done: str, **context) -> Markup:
@@ -827,8 +833,9 @@ class App:
     def render_html_page(self, title: str, body_html: str, head_html: str = "") -> str:
         """A page in the site's theme (host/theme: layout, menu, stylesheet), carrying the REST discovery link
         and the head tags plugins add to every page (`site_head`: feed discovery ...)."""
-        head_html += "".join(part for part in self.hook.site_head(app=self, request=bottle.request) if part)
-        return render_page(self, bottle.request, title, body_html, head_html)
+        request = self.page_request()
+        head_html += "".join(part for part in self.hook.site_head(app=self, request=request) if part)
+        return render_page(self, request, title, body_html, head_html)
 
 
 class _PluginFailure(Exception):
@@ -856,7 +863,7 @@ def _page_callback(app: App, page):
         return cached_callback
 
     def callback(**url_params):
-        return page.handler(app, bottle.request, **url_params)
+        return deliver(page.handler(app, app.page_request(), **url_params))
     return callback
 
 

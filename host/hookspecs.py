@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Hashable, Iterable
 import pluggy
 
 if TYPE_CHECKING:  # annotations only: importing these here would make cycles
-    import bottle
     import click
     from marshmallow import Schema
     from sqlalchemy import MetaData
@@ -27,6 +26,7 @@ if TYPE_CHECKING:  # annotations only: importing these here would make cycles
     from .jobs import Job
     from .registry import (AdminPage, Ability, AbilityCategory, HealthTest, HtmlView, MenuEntry, MetaKey, Namespace, Page, PostType, Route,
                            Status, Taxonomy)
+    from .request import PageRequest
     from .rest.request import RestRequest
     from .rest.response import RestResponse
     from .wxr import WxrExport, WxrImport, WxrItem
@@ -189,9 +189,10 @@ def register_pages(app: App) -> list[Page] | None:
 
     When: once per app, after routes.
     Arguments: `app`.
-    Returns: a list of `host.Page` (a Bottle path such as `/lunch/<day>`, methods and a
-    `handler(app, request, **url_params)` returning the body). Every page answers with the
-    REST discovery `Link` header and the HTML security headers.
+    Returns: a list of `host.Page` (a path such as `/lunch/<day>`, methods and a
+    `handler(app, request, **url_params)` that gets a `host.PageRequest` and returns the body
+    as a str, or a `host.PageAnswer`: `redirect(url)`, `not_found()`, another status, headers or
+    content type). Every page answers with the REST discovery `Link` header and the HTML security headers.
     """
 
 
@@ -202,9 +203,10 @@ def register_admin_pages(app: App) -> list[AdminPage] | None:
     When: once per app, after `register_pages`.
     Arguments: `app`.
     Returns: a list of `host.AdminPage(title, path, handler, capability="manage_options",
-    actions=())`. `handler(page)` receives a `host.admin.AdminRequest` (the signed-in `user`,
-    `form`, `field_errors`, `rest(method, path, ...)` to call REST routes as that user, and
-    helpers for forms with their CSRF token) and returns the page's body HTML. Sign-in,
+    actions=())`. `handler(page)` receives a `host.admin.AdminRequest` (a host.PageRequest with the
+    signed-in `user`, `form`, `field_errors`, `rest(method, path, ...)` to call REST routes as that
+    user, and helpers for forms with their CSRF token) and returns the page's body HTML, or a
+    `host.PageAnswer` (another status; a redirect or a download is sent as it is). Sign-in,
     the capability and CSRF are checked before it runs; each `actions` value is sent by the
     permission matrix as every role.
     """
@@ -419,69 +421,69 @@ def request_finished(app: App, request: RestRequest, status: int) -> None:
 
 
 @hookspec(firstresult=True)
-def html_view(app: App, request: bottle.BaseRequest) -> HtmlView | None:
+def html_view(app: App, request: PageRequest) -> HtmlView | None:
     """Answer a request for the site's front page address that carries a query (plain permalinks).
 
     When: for every GET or HEAD of `/` or `/index.php` that is not a REST request
     (`?rest_route=`), before the host's own front page.
-    Arguments: `app`; `request`, the Bottle request (`request.query` holds `p`, `page_id` ...).
+    Arguments: `app`; `request`, the page's host.Request (`request.query` holds `p`, `page_id` ...).
     Returns: a `host.HtmlView` to show, or None when the request is not yours.
     firstresult: the first view wins; with none, the host shows its front page.
     """
 
 
 @hookspec(firstresult=True)
-def html_not_found(app: App, request: bottle.BaseRequest) -> HtmlView | None:
+def html_not_found(app: App, request: PageRequest) -> HtmlView | None:
     """Answer a GET or HEAD of a site address that nothing serves, before the "Page not found" page
     (an imported site's old permalinks redirect to their new addresses this way).
 
     When: only for addresses outside the REST root that no route, page or plugin page matched.
-    Arguments: `app`; `request`, the Bottle request (`request.path`, `request.query_string`).
+    Arguments: `app`; `request`, the page's host.Request (`request.path`, `request.query_string`).
     Returns: a `host.HtmlView` (e.g. status 301 with a `Location` header), or None to leave the 404.
     firstresult: the first view wins.
     """
 
 
 @hookspec
-def html_head(app: App, request: bottle.BaseRequest, item: dict[str, Any]) -> str | None:
+def html_head(app: App, request: PageRequest, item: dict[str, Any]) -> str | None:
     """Add tags to the `<head>` of an HTML view of a content item (discovery links, meta tags).
 
     When: each time an `HtmlView` that names an item is rendered.
-    Arguments: `app`; `request`, the Bottle request; `item`, the view's item dict (`id`,
+    Arguments: `app`; `request`, the page's host.Request; `item`, the view's item dict (`id`,
     `type`, `status`, `link`, `rest_url` ...).
     Returns: a string of HTML to place in the head, or None. Escape every value you insert.
     """
 
 
 @hookspec
-def site_head(app: App, request: bottle.BaseRequest) -> str | None:
+def site_head(app: App, request: PageRequest) -> str | None:
     """Add tags to the `<head>` of every HTML page of the site, whatever it shows (the site's feed
     discovery links); tags about one item go through `html_head`.
 
     When: each time the host renders an HTML page in the site layout.
-    Arguments: `app`; `request`, the Bottle request.
+    Arguments: `app`; `request`, the page's host.Request.
     Returns: a string of HTML to place in the head, or None. Escape every value you insert.
     """
 
 
 @hookspec
-def site_menu_entries(app: App, request: bottle.BaseRequest) -> list[MenuEntry] | None:
+def site_menu_entries(app: App, request: PageRequest) -> list[MenuEntry] | None:
     """Add links to the site menu in the theme's header ("Events", "Courses", the top-level pages).
 
     When: each time the theme renders a public page (host/theme), so answer from what is cheap to
     read; entries show sorted by `order`, then `title`.
-    Arguments: `app`; `request`, the Bottle request.
+    Arguments: `app`; `request`, the page's host.Request.
     Returns: a list of `host.MenuEntry` (`url` absolute or a path under the site), or None.
     """
 
 
 @hookspec
-def site_stylesheets(app: App, request: bottle.BaseRequest) -> list[str] | None:
+def site_stylesheets(app: App, request: PageRequest) -> list[str] | None:
     """Link stylesheets of yours after the theme's on every public page (the builder's kit colours
     and fonts, as CSS custom properties the theme reads: `--builder-color-primary` ...).
 
     When: each time the theme renders a public page.
-    Arguments: `app`; `request`, the Bottle request.
+    Arguments: `app`; `request`, the page's host.Request.
     Returns: a list of stylesheet addresses served by the site itself (CSP `default-src 'self'`), or None.
     """
 

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import bottle
 
+from .answer import deliver
 from .compression import gzip_etag, holds_etag
 from .rest.request import parse_query
 
@@ -123,7 +124,8 @@ def _vary_and_tag(headers) -> None:
 
 def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, Any]):
     """Run a cacheable page: from the cache when it holds the answer, else through its handler."""
-    return answer_cacheable(app, request, lambda: page.handler(app, request, **url_params), page.keep_seconds)
+    return answer_cacheable(app, request, lambda: deliver(page.handler(app, app.page_request(), **url_params)),
+                            page.keep_seconds)
 
 
 def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any], keep_seconds: float | None = None):

@@ -231,7 +231,9 @@ class MetaKey:
 
 @dataclass(frozen=True)
 class Page:
-    """An HTML page outside the REST root: a Bottle path, its methods and a handler(request).
+    """An HTML page outside the REST root: a path (`/lunch/<day>`, `<id:int>`), its methods and a
+    `handler(app, request, **url_params)`: `request` is a host.PageRequest, the answer a str (the HTML
+    body) or a host.PageAnswer (status, headers, content type; `redirect(url)`, `not_found()`).
 
     `cacheable` offers its anonymous GET answers to the response cache (host.page_cache), which
     also gives them an ETag and answers conditional GETs with 304; leave it off for a page whose
@@ -255,8 +257,10 @@ class AdminPage:
 
     Before `handler` runs the host has checked the sign-in (anonymous visitors are sent to
     the sign-in page), `capability` (others get 403; "" lets any signed-in user in) and, on
-    POST, the form's CSRF token (403 when forged). `handler(page)` gets a host.admin.AdminRequest
-    and returns the body HTML, or an AdminAnswer for another status. `actions` are the values
+    POST, the form's CSRF token (403 when forged). `handler(page)` gets a host.admin.AdminRequest (a
+    host.PageRequest with the admin extras) and returns the body HTML, shown in the admin layout, or
+    a host.PageAnswer: its body in the layout with another status, or, for a redirect or a
+    non-HTML content type (a CSV download), sent as it is. `actions` are the values
     of the `action` field its forms POST (the permission matrix sends each one as each role).
     `path` is one segment (`backup`); `/admin/backup/<rest>` reaches the same handler.
     `badge(app, user) -> int`, when given, is a count the menu shows beside the title (hidden at

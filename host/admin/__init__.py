@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..hookspecs import hookimpl
 from ..registry import AdminPage, Page
 
-__all__ = ["ADMIN_PATH", "AdminAnswer", "AdminRequest"]
+__all__ = ["ADMIN_PATH", "AdminRequest"]
 
 
 def __getattr__(name: str):

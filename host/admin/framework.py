@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 from urllib.parse import quote
 
@@ -26,9 +25,10 @@ from markupsafe import Markup, escape
 
 from ..auth import sessions
 from ..auth.pages import BASE_CSP, SignInRefused, check_sign_in
-from ..proxies import client_address
 from . import templating
 from .style import STYLESHEET
+from ..answer import REDIRECT_STATUSES, PageAnswer
+from ..request import PageRequest
 from ..rest.request import RestRequest
 
 log = logging.getLogger("sitehost.admin")
@@ -44,46 +44,39 @@ ADMIN_HEADERS = {"Content-Type": "text/html; charset=UTF-8", "Cache-Control": "n
                  "X-Frame-Options": "SAMEORIGIN", "Referrer-Policy": "same-origin"}
 
 
-@dataclass
-class AdminAnswer:
-    """A handler's answer when the status is not 200 (a field error is 400, a refused change 409)."""
+class AdminRequest(PageRequest):
+    """What an admin page handler gets: the host.Request of the page (query, form, files, cookies, the
+    signed-in `user`, `app`) with the admin extras: the session's `csrf` token (already checked on a POST),
+    the `page`, the `subpath` under it, the submitted `action`, and helpers to write forms."""
 
-    body_html: Markup | str  # Markup from the page's templates; a plain str is text, escaped
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-class AdminRequest:
-    """What a page handler gets: the app, the signed-in user, the form and helpers to write forms."""
-
-    def __init__(self, app, request, user, csrf: str, page, subpath: str):
-        self.app = app
-        self.request = request
-        self.environ = request.environ
+    def __init__(self, app, environ: dict, user, csrf: str, page, subpath: str):
+        super().__init__(app, environ)
+        self._cut_form: dict[str, list[str]] | None = None
         self.user = user
         self.csrf = csrf
         self.page = page
         self.subpath = subpath
-        self.method = request.method
-        raw = request.forms.decode() if request.method == "POST" else {}
-        self.form: dict[str, str] = {key: str(raw.get(key, ""))[:MAX_FIELD_CHARS] for key in raw.keys()}
         self.action = self.form.get("action", "")
         self.field_errors: dict[str, str] = {}
         self.notices: list[tuple[str, Markup | str]] = []
+
+    def _form_values(self) -> dict[str, list[str]]:
+        """The POSTed fields, each value cut at MAX_FIELD_CHARS (nothing an operator types needs more)."""
+        if self._cut_form is None:
+            self._cut_form = {name: [value[:MAX_FIELD_CHARS] for value in values]
+                              for name, values in super()._form_values().items()}
+        return self._cut_form
+
+    @property
+    def uncut_form(self) -> dict[str, str]:
+        """The POSTed fields as sent, for the few that may be longer than MAX_FIELD_CHARS (a form's template)."""
+        return {name: values[-1] for name, values in super()._form_values().items() if values}
 
     # --- URLs and values -----------------------------------------------------------------
 
     def url(self, *parts: Any) -> str:
         segments = [self.page.path, *(str(part) for part in parts)]
         return ADMIN_PATH + "/" + "/".join(quote(segment, safe="") for segment in segments if segment != "")
-
-    @property
-    def site_url(self) -> str:
-        return self.app.site_url(self.environ)
-
-    @property
-    def client_address(self) -> str:
-        return client_address(self.app, self.environ)
 
     def value(self, name: str, default: str = "") -> str:
         """The submitted value of a field (forms keep what was typed after an error), else `default`."""
@@ -158,11 +151,11 @@ def _macros():
 
 # --- the dispatcher ---------------------------------------------------------------------------
 
-def admin_root(app, request):
+def admin_root(app, request: PageRequest):
     return admin_dispatch(app, request, "")
 
 
-def admin_dispatch(app, request, path: str = ""):
+def admin_dispatch(app, request: PageRequest, path: str = ""):
     """GET and POST of every /admin/ URL."""
     first, _slash, rest = path.partition("/")
     if first == STYLESHEET_PATH and not rest:
@@ -172,7 +165,7 @@ def admin_dispatch(app, request, path: str = ""):
     if not _SEGMENT.match(first):
         return _not_found(app, request)
     secure = app.site_url(request.environ).startswith("https://")
-    session_token = request.get_cookie(sessions.SESSION_COOKIE)
+    session_token = request.cookie(sessions.SESSION_COOKIE)
     loaded = sessions.load_session(app, session_token)
     user, csrf = loaded if loaded else (None, None)
     if first == SIGN_IN and not rest:
@@ -191,19 +184,26 @@ def admin_dispatch(app, request, path: str = ""):
     if page.capability and not user.can(page.capability):
         return _simple(app, request, user, "Not allowed", "not-allowed", 403)
     if request.method == "POST":
-        form = request.forms.decode()
+        form = request.form
         if not sessions.tokens_match(csrf, form.get("csrf_token")):
             return _simple(app, request, user, "Form expired", "page-expired", 403, reload=ADMIN_PATH + "/" + path)
         if form.get("action", "") not in page.actions:
             return _simple(app, request, user, "Unknown action", "unknown-action", 400)
-    context = AdminRequest(app, request, user, csrf, page, rest)
+    context = AdminRequest(app, request.environ, user, csrf, page, rest)
     answer = page.handler(context)
-    if isinstance(answer, bottle.HTTPResponse):
+    if isinstance(answer, bottle.BaseResponse):  # a stored file, as host.storage serves it
         return answer
-    if not isinstance(answer, AdminAnswer):
-        answer = AdminAnswer(answer)
+    if not isinstance(answer, PageAnswer):
+        answer = PageAnswer(answer)
+    if answer.not_found:
+        return _not_found(app, request, user)
+    if answer.status in REDIRECT_STATUSES or not (answer.content_type or answer.header("Content-Type")
+                                                  or "text/html").startswith("text/html"):
+        # A redirect or a download (CSV, JSON): sent as it is, never kept by a cache.
+        return answer.set_header("Cache-Control", answer.header("Cache-Control") or "no-store") \
+            .set_header("X-Content-Type-Options", "nosniff")
     # A handler's body and notices are its templates' output (Markup), shown as they are; a plain str is text.
-    return _respond(app, request, user, csrf, page.title, escape(answer.body_html), answer.status, answer.headers,
+    return _respond(app, request, user, csrf, page.title, escape(answer.body), answer.status, dict(answer.headers),
                     notices=[(kind, escape(text)) for kind, text in context.notices],
                     field_errors=bool(context.field_errors))
 
@@ -225,7 +225,7 @@ def _message(done: str, **context: Any) -> Markup:
 
 
 def _simple(app, request, user, title: str, done: str, status: int, **context: Any) -> bottle.HTTPResponse:
-    loaded = sessions.load_session(app, request.get_cookie(sessions.SESSION_COOKIE)) if user else None
+    loaded = sessions.load_session(app, request.cookie(sessions.SESSION_COOKIE)) if user else None
     csrf = loaded[1] if loaded else ""
     return _respond(app, request, user, csrf, title, _message(done, **context), status)
 
@@ -309,19 +309,19 @@ def _landing(app, user, wanted: str) -> str:
 
 
 def sign_in_page(app, request, user, secure: bool) -> bottle.HTTPResponse:
-    wanted = _safe_next(request.query.decode().get("next", "") or "")
+    wanted = _safe_next(str(request.query.get("next", "") or ""))
     if request.method == "GET" and user is not None:
         return _redirect(_landing(app, user, wanted))
-    form_token = request.get_cookie(sessions.FORM_COOKIE) or ""
+    form_token = request.cookie(sessions.FORM_COOKIE) or ""
     if request.method != "POST":
         return _sign_in_form(app, request, wanted, secure)
-    form = request.forms.decode()
+    form = request.form
     if not sessions.tokens_match(form_token, form.get("csrf_token")):
         return _simple(app, request, None, "Form expired", "sign-in-expired", 403)
     login = str(form.get("log", ""))[:MAX_FIELD_CHARS]
     try:
         signed_in = check_sign_in(app, login, str(form.get("pwd", ""))[:MAX_FIELD_CHARS],
-                                  client_address(app, request.environ))
+                                  request.client_address)
     except SignInRefused as refused:
         return _sign_in_form(app, request, wanted, secure, refused.message, refused.status, refused.headers, login)
     token, _csrf = sessions.start_session(app, signed_in.id)
@@ -331,7 +331,7 @@ def sign_in_page(app, request, user, secure: bool) -> bottle.HTTPResponse:
 
 def _sign_in_form(app, request, wanted: str, secure: bool, error: str = "", status: int = 200,
                   headers: dict | None = None, login: str = "") -> bottle.HTTPResponse:
-    existing = request.get_cookie(sessions.FORM_COOKIE) or ""
+    existing = request.cookie(sessions.FORM_COOKIE) or ""
     token = existing if len(existing) >= 32 else sessions.new_token()
     body = _message("sign-in", error=error, token=token, login=login,
                     action=f"{ADMIN_PATH}/{SIGN_IN}?next={quote(wanted, safe='/')}")
@@ -342,7 +342,7 @@ def _sign_in_form(app, request, wanted: str, secure: bool, error: str = "", stat
 def sign_out(app, request, user, csrf, session_token, secure: bool) -> bottle.HTTPResponse:
     if request.method != "POST":
         return _simple(app, request, user, "Sign out", "sign-out-get", 405)
-    if user is not None and not sessions.tokens_match(csrf, request.forms.decode().get("csrf_token")):
+    if user is not None and not sessions.tokens_match(csrf, request.form.get("csrf_token")):
         return _simple(app, request, user, "Form expired", "form-expired", 403)
     sessions.end_session(app, session_token)
     return _redirect(f"{ADMIN_PATH}/{SIGN_IN}", cookies=[

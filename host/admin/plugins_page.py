@@ -11,7 +11,8 @@ from markupsafe import Markup
 
 from ..plugins import describe_unloaded
 from ..plugin_state import PluginChangeRefused, change_plugin, read_stored_disabled
-from .framework import AdminAnswer, AdminRequest
+from ..answer import PageAnswer
+from .framework import AdminRequest
 
 ACTIONS = ("enable", "disable")
 
@@ -28,7 +29,7 @@ def plugins_page(page: AdminRequest):
             status = 409
             page.notice(page.render("plugins_notice.html", name=name, enabled=enabled, refused=str(refused),
                                     blockers=refused.blockers), "error")
-    return AdminAnswer(plugin_table(page), status)
+    return PageAnswer(plugin_table(page), status)
 
 
 def plugin_table(page: AdminRequest) -> Markup:

@@ -7,7 +7,8 @@ from markupsafe import Markup
 
 from ..auth import users as user_service
 from ..auth.pages import clean_name
-from .framework import AdminAnswer, AdminRequest
+from ..answer import PageAnswer
+from .framework import AdminRequest
 from .users_page import MIN_PASSWORD_CHARS, notice, shown_passwords
 
 ACTIONS = ("change-password", "create-app-password", "revoke-app-password")
@@ -18,7 +19,7 @@ def profile_page(page: AdminRequest):
     if page.method == "POST":
         status = {"change-password": change_password, "create-app-password": create_app_password,
                   "revoke-app-password": revoke_app_password}[page.action](page)
-    return AdminAnswer(profile_html(page), status)
+    return PageAnswer(profile_html(page), status)
 
 
 def change_password(page: AdminRequest) -> int:

@@ -14,7 +14,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from .framework import AdminAnswer, AdminRequest
+from ..answer import PageAnswer
+from .framework import AdminRequest
 
 ACTIONS = ("save",)
 SETTINGS_NAMESPACE = "core/v2"
@@ -42,20 +43,20 @@ def settings_page(page: AdminRequest):
     if not page.has_namespace(SETTINGS_NAMESPACE):
         if page.method == "POST":
             page.notice(page.render("settings_notice.html", done="core-disabled"), "error")
-            return AdminAnswer("", 409)
+            return PageAnswer("", 409)
         return page.render("settings.html", unavailable=True)
     schema = page.rest("OPTIONS", SETTINGS_ROUTE)
     current = page.rest("GET", SETTINGS_ROUTE)
     if not (schema.ok and current.ok and isinstance(current.data, dict)):
         status = current.status if not current.ok else schema.status
         page.notice(page.render("settings_notice.html", done="unreadable", status=status), "error")
-        return AdminAnswer("", 502)
+        return PageAnswer("", 502)
     writable = writable_settings(schema.data)
     values = current.data
     status = 200
     if page.method == "POST":
         status, values = save(page, writable, values)
-    return AdminAnswer(settings_form(page, writable, values), status)
+    return PageAnswer(settings_form(page, writable, values), status)
 
 
 def writable_settings(options: Any) -> dict[str, dict]:

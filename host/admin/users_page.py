@@ -14,7 +14,8 @@ from sqlalchemy import func, select
 from ..auth import ratelimit
 from ..auth import users as user_service
 from ..auth.roles import ROLES
-from .framework import AdminAnswer, AdminRequest
+from ..answer import PageAnswer
+from .framework import AdminRequest
 
 ACTIONS = ("create", "role", "reset-password", "unlock", "delete", "revoke")
 ROLE_OPTIONS = [(role, role.title()) for role in ROLES]
@@ -29,7 +30,7 @@ def users_page(page: AdminRequest):
     status = 200
     if page.method == "POST":
         status = create(page)
-    return AdminAnswer(user_list(page), status)
+    return PageAnswer(user_list(page), status)
 
 
 # --- the list and creating ----------------------------------------------------------------
@@ -111,20 +112,20 @@ def user_detail(page: AdminRequest):
         user = user_service.get_user(app, session, user_id) if user_id else None
     if user is None:
         notice(page, "no-such-user", "error")
-        return AdminAnswer(page.render("user.html", user=None), 404)
+        return PageAnswer(page.render("user.html", user=None), 404)
     status = 200
     if page.method == "POST":
         handler = {"role": change_role, "reset-password": reset_password, "unlock": unlock, "delete": delete,
                    "revoke": revoke}.get(page.action)
         if handler is None:
-            return AdminAnswer(page.render("users_notice.html", done="wrong-form"), 400)
+            return PageAnswer(page.render("users_notice.html", done="wrong-form"), 400)
         result = handler(page, user)
-        if isinstance(result, AdminAnswer):
+        if isinstance(result, PageAnswer):
             return result
         status = result
         with app.db.session() as session:
             user = user_service.get_user(app, session, user.id)
-    return AdminAnswer(detail_html(page, user), status)
+    return PageAnswer(detail_html(page, user), status)
 
 
 def detail_html(page: AdminRequest, user) -> Markup:
@@ -212,7 +213,7 @@ def delete(page: AdminRequest, user):
         page.error("reassign", f"{user.login} has written content: choose who takes it over.")
         return 400
     notice(page, "deleted", user=user)
-    return AdminAnswer(user_list(page), 200)
+    return PageAnswer(user_list(page), 200)
 
 
 def revoke(page: AdminRequest, user) -> int:

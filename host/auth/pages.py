@@ -97,12 +97,11 @@ class _Context:
         self.app = app
         self.request = request
         self.environ = request.environ
-        query = request.query.decode()
-        self.params = {name: query.get(name, "") or "" for name in REQUEST_PARAMS}
-        self.form = request.forms.decode() if request.method == "POST" else {}
+        self.params = {name: request.query_text(name) for name in REQUEST_PARAMS}
+        self.form = request.form if request.method == "POST" else {}
         self.secure = app.site_url(self.environ).startswith("https://")
-        self.session_token = request.get_cookie(sessions.SESSION_COOKIE)
-        self.form_token = request.get_cookie(sessions.FORM_COOKIE)
+        self.session_token = request.cookie(sessions.SESSION_COOKIE)
+        self.form_token = request.cookie(sessions.FORM_COOKIE)
         loaded = sessions.load_session(app, self.session_token)
         self.user: User | None
         self.csrf: str | None

@@ -7,15 +7,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..request import Request, parse_query
 from ..stash import RequestState
 from ..users import ANONYMOUS
 
 if TYPE_CHECKING:  # annotations only: the registry imports this module
     from ..registry import CompiledRoute, Endpoint
 
-# PHP's max_input_nesting_level: a key nested deeper (a[][][]... 5,000 times) is dropped, as PHP
-# drops it, instead of recursing until Python's stack runs out.
-MAX_QUERY_NESTING = 64
 GLOBAL_PARAMS = ("_fields", "_embed", "_envelope", "_method", "_jsonp", "_pretty")
 
 # Set while the after-commit callbacks of one commit run (RestRequest.commit): its token.
@@ -42,65 +40,9 @@ def running_commit_round():
         _COMMIT_ROUND.reset(reset)
 
 
-def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    """Query strings the PHP way: a[]=1&a[]=2 is a list, a[k]=v an object, a=1&a=2 keeps the last."""
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        bracket = key.find("[")
-        if bracket <= 0 or not key.endswith("]"):
-            result[key] = value
-            continue
-        keys = _bracket_keys(key, bracket)
-        if keys is None:
-            continue
-        _assign(result, [key[:bracket], *keys], value)
-    return result
-
-
-def _bracket_keys(key: str, start: int) -> list[str] | None:
-    """The names inside `[...]` from `start` on (`a[b][]` -> ["b", ""]); None past MAX_QUERY_NESTING.
-
-    A plain scan: the pattern `\\[([^\\]]*)\\]` took quadratic time on a run of `[` (issue 12.1).
-    """
-    keys: list[str] = []
-    while True:
-        opening = key.find("[", start)
-        if opening < 0:
-            return keys
-        closing = key.find("]", opening + 1)
-        if closing < 0:
-            return keys
-        keys.append(key[opening + 1:closing])
-        if len(keys) >= MAX_QUERY_NESTING:
-            return None
-        start = closing + 1
-
-
-def _assign(container: Any, keys: list[str], value: str) -> None:
-    key = keys[0]
-    if len(keys) == 1:
-        if key == "":
-            container.append(value)
-        else:
-            container[key] = value
-        return
-    wants_list = keys[1] == ""
-    if key == "":
-        child: Any = [] if wants_list else {}
-        container.append(child)
-    else:
-        child = container.get(key)
-        if wants_list and not isinstance(child, list):
-            child = []
-            container[key] = child
-        elif not wants_list and not isinstance(child, dict):
-            child = {str(index): item for index, item in enumerate(child)} if isinstance(child, list) else {}
-            container[key] = child
-    _assign(child, keys[1:], value)
-
-
-class RestRequest:
-    """One request to a REST route, external or internal (embeds, batch items)."""
+class RestRequest(Request):
+    """One request to a REST route, external or internal (embeds, batch items): a host.Request with the
+    REST pipeline's validated `params`, its database `session` and internal requests."""
 
     def __init__(self, app, method: str, path: str, query_pairs: list[tuple[str, str]],
                  headers: dict[str, str], body: bytes = b"", environ: dict | None = None,
@@ -142,9 +84,6 @@ class RestRequest:
         self._reads_through: "RestRequest | None" = None
 
     # --- headers and params --------------------------------------------------------------
-
-    def header(self, name: str, default: str | None = None) -> str | None:
-        return self.headers.get(name.lower().replace("_", "-"), default)
 
     @property
     def content_type(self) -> str:
