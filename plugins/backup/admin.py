@@ -11,10 +11,10 @@ command on the server; the page says which. Only holders of the plugin's own cap
 from __future__ import annotations
 
 import datetime
-import bottle
 from sqlalchemy import select
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer
+from host.admin import AdminRequest
 from host.storage import ObjectInfo, serve_object
 
 from . import archive as archives
@@ -39,19 +39,19 @@ def backups_page(page: AdminRequest):
         return download(page, rest)
     if page.subpath:
         notice(page, "no-page", "error")
-        return AdminAnswer("", 404)
+        return PageAnswer("", 404)
     status = 200
     if page.method == "POST":
         status = {"create": create_now, "verify": verify, "schedule": change_schedule}[page.action](page)
-    raw_page = str(page.request.query.decode().get("paged", "1") or "1")
+    raw_page = page.query_text("paged", "1")
     number = int(raw_page) if raw_page.isdigit() and len(raw_page) < 7 else 0
     paths = list(reversed(shelf.stored_archives(page.app)))
     total_pages = max(1, -(-len(paths) // PER_PAGE))
     if not 1 <= number <= total_pages:
         notice(page, "past-the-end", "error", total_pages=total_pages)
-        return AdminAnswer(render(page, [], 1, total_pages), 400)
+        return PageAnswer(render(page, [], 1, total_pages), 400)
     shown = paths[(number - 1) * PER_PAGE: number * PER_PAGE]
-    return AdminAnswer(render(page, archive_rows(page, shown), number, total_pages), status)
+    return PageAnswer(render(page, archive_rows(page, shown), number, total_pages), status)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -141,13 +141,10 @@ def download(page: AdminRequest, name: str):
     """The archive as an attachment, streamed from where it is kept (never read into memory)."""
     if shelf.find(page.app, name) is None:
         notice(page, "no-archive", "error")
-        return AdminAnswer("", 404)
-    answer = serve_object(shelf.backups_area(page.app), name, "application/x-tar",
-                          {"Content-Disposition": f'attachment; filename="{name}"'})
-    if isinstance(answer, bottle.HTTPResponse) and answer.status_code == 200:
-        answer.set_header("Cache-Control", "no-store")
-        answer.set_header("X-Content-Type-Options", "nosniff")
-    return answer
+        return PageAnswer("", 404)
+    return serve_object(shelf.backups_area(page.app), name, "application/x-tar",
+                        {"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store",
+                         "X-Content-Type-Options": "nosniff"})
 
 
 # --- actions -------------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def render_cache_key(app, item):
 def html_head(app, request, item):
     from .page_style import head_links
 
-    return head_links(app, item, app.site_url(request.environ))
+    return head_links(app, item, request.site_url)
 
 
 @hookimpl

@@ -13,10 +13,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import bottle
 from sqlalchemy import bindparam, select
 
-from host import ANONYMOUS, Kept, Page, RestError, theme
+from host import ANONYMOUS, Kept, not_found, Page, PageAnswer, PageRequest, RestError, theme
 
 from .documents import DOCUMENT_TYPES, render_both
 from .kit import KIT_KEEP_SECONDS, css_variables, kit_version, load_kit
@@ -76,22 +75,21 @@ class _ReadRequest:
         self.app, self.session, self.user = app, session, ANONYMOUS
 
 
-def _css_response(body: str) -> bottle.HTTPResponse:
-    return bottle.HTTPResponse(body, status=200, headers={"Content-Type": "text/css; charset=utf-8",
-                                                          "Cache-Control": "no-cache"})
+def _css_response(body: str) -> PageAnswer:
+    return PageAnswer(body, content_type="text/css; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-def serve_page_css(app, request):
+def serve_page_css(app, request: PageRequest):
     return _css_response(PAGE_CSS)
 
 
-def serve_document_css(app, request, post_id):
+def serve_document_css(app, request: PageRequest, post_id):
     with app.db.session() as session:
         item = app.content.get(_ReadRequest(app, session), int(post_id))
     status = app.registry.statuses.get(item["status"]) if item else None
     if item is None or item["type"] not in DOCUMENT_TYPES or status is None or not status[0].public \
             or item.get("password"):
-        raise bottle.HTTPError(404)
+        return not_found()
     cache = app.kept("builder.document_css", DOCUMENT_CSS_ENTRIES)
     with app.db.session() as session:
         version = (item.get("modified"), kit_version(app, session),
@@ -100,13 +98,13 @@ def serve_document_css(app, request, post_id):
     if found is None:
         rendered = render_both(app, item)
         if rendered is None:
-            raise bottle.HTTPError(404)
+            return not_found()
         found = rendered[1]
         cache.put(item["id"], version, found)
     return _css_response(found)
 
 
-def theme_stylesheets(app, request) -> list[str]:
+def theme_stylesheets(app, request: PageRequest) -> list[str]:
     """The kit's colours and fonts for the site theme: `/builder/kit.css`, versioned by the kit (its version
     kept while nothing was committed, as a document's: every page of the site links it)."""
     mark = app.db.commit_mark()
@@ -116,10 +114,10 @@ def theme_stylesheets(app, request) -> list[str]:
         with app.db.session() as session:
             version = kit_version(app, session)
         kept.put("kit", mark, version)
-    return [f"{app.site_url(request.environ)}/builder/kit.css?ver={version}"]
+    return [f"{request.site_url}/builder/kit.css?ver={version}"]
 
 
-def serve_kit_css(app, request):
+def serve_kit_css(app, request: PageRequest):
     """`:root{--builder-color-primary:...}`: the kit's globals, which the theme's stylesheet reads."""
     with app.db.session() as session:
         try:

@@ -5,7 +5,8 @@ The body is templates/cache_admin.html; only operators (manage_options, the page
 
 from __future__ import annotations
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer
+from host.admin import AdminRequest
 
 from .runtime import runtime_of
 
@@ -16,7 +17,7 @@ def cache_page(page: AdminRequest):
     runtime = runtime_of(page.app)
     if runtime is None:  # its startup has not run: nothing is kept yet
         page.notice(page.render("cache_notice.html", done="not-started"), "error")
-        return AdminAnswer("", 503)
+        return PageAnswer("", 503)
     if page.method == "POST":  # its one action, purge (the host refuses any other)
         runtime.cache.invalidate()
         page.notice(page.render("cache_notice.html", done="purged"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from host import AdminPage
-from host.admin import AdminAnswer, AdminRequest
+from host.admin import PageAnswer, AdminRequest
 from host.content import service_request
 from host.text import sanitize_text_field
 
@@ -42,7 +42,7 @@ def calendar_page(page: AdminRequest):
         if page.action != "settings":  # the settings form shows what is stored, not another form's fields
             typed_url = page.form.get("feed_url", "") if status != 200 else ""
             page.form.clear()
-    return AdminAnswer(page.render("calendar_admin.html", summary=summary, imports=past_imports(page),
+    return PageAnswer(page.render("calendar_admin.html", summary=summary, imports=past_imports(page),
                                    typed_url=typed_url,
                                    settings=current_settings(page), week_days=[(str(number), name) for number, name in enumerate(WEEK_DAYS)],
                                    views=VIEWS, max_bytes=settings_of(page.app).import_max_bytes), status)
@@ -64,7 +64,7 @@ def _finished(page: AdminRequest, import_id: str, activity) -> tuple[int, dict]:
 
 def upload(page: AdminRequest) -> tuple[int, Any]:
     limit = settings_of(page.app).import_max_bytes
-    sent = page.request.files.get("ics_file")
+    sent = page.files.get("ics_file")
     if sent is None or not sent.raw_filename:
         page.error("ics_file", "Choose an .ics file to import.")
         return 400, None

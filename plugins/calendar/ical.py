@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 import icalendar
 import nh3
 
-from host import Kept, Page, RawBody, RestError, RestRequest, RestResponse, Route
+from host import Kept, Page, PageAnswer, PageRequest, RawBody, RestError, RestRequest, RestResponse, Route
 from host.stash import StashKey
 
 from . import recurrence, state, times
@@ -363,13 +363,10 @@ def event_feed(request):
     return _respond(request, build_calendar(request, [reply.data]), f"event-{reply.data['id']}.ics")
 
 
-def feed_page(app, request):
+def feed_page(app, request: PageRequest):
     """GET /events/feed.ics: the site's public calendar, as an anonymous visitor lists it."""
-    import bottle
-
     path = f"/{NAMESPACE}/events.ics"
-    reader = RestRequest(app, "GET", path, [], {key.lower(): value for key, value in request.headers.items()},
-                         internal=True, base_url=app.rest_base_url(request.environ))
+    reader = RestRequest(app, "GET", path, [], dict(request.headers), internal=True, base_url=app.rest_base_url(request.environ))
     try:
         status, headers, data = app.rest.run_and_shape(reader)
     finally:
@@ -377,10 +374,9 @@ def feed_page(app, request):
     body = data.body if isinstance(data, RawBody) else b""
     response_headers = {name: value for name, value in headers.items()
                         if name in ("ETag", "Last-Modified", "Cache-Control", "Content-Disposition")}
-    response_headers["Content-Type"] = CONTENT_TYPE
     if status not in (200, 304):
-        raise bottle.HTTPError(500)
-    return bottle.HTTPResponse(body if status == 200 else b"", status=status, headers=response_headers)
+        raise RuntimeError(f"the events feed answered {status}")  # the site's 500 page, and the error logged
+    return PageAnswer(body if status == 200 else b"", status, content_type=CONTENT_TYPE, headers=response_headers)
 
 
 def routes(app) -> list:

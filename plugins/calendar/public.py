@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 from urllib.parse import quote, urlencode
 
-import bottle
 import nh3
 from markupsafe import Markup
 
-from host import HtmlView, Page, theme
+from host import HtmlView, Page, PageAnswer, PageRequest, not_found, theme
 
 from . import common, recurrence, times
 from .names import CATEGORY, EVENT, NAMESPACE, ORGANIZER, REWRITES, TAG, VENUE
@@ -59,7 +59,23 @@ def pages() -> list[Page]:
             Page(f"/{REWRITES[TAG]}/<slug>/", read, term_page(TAG), name="calendar-tag-page", **cached)]
 
 
-def answer(app, request, build):
+class _Missing(Exception):
+    """Raised where a page finds nothing to show (a bad slug or page number, an unknown event): its
+    handler answers the site's 404 (`_or_not_found`)."""
+
+
+def _or_not_found(handler):
+    """`handler`, answering the site's 404 (host.not_found) where it raised _Missing."""
+    @functools.wraps(handler)
+    def answering(app, request: PageRequest, **url_params):
+        try:
+            return handler(app, request, **url_params)
+        except _Missing:
+            return not_found()
+    return answering
+
+
+def answer(app, request: PageRequest, build):
     """What `build(reader)` answers, read as an anonymous visitor: an HtmlView in the site layout; anything
     else (an .ics file, the password form) as it is."""
     with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
@@ -71,12 +87,13 @@ def answer(app, request, build):
 
 # --- the event ---------------------------------------------------------------------------------
 
-def event_page(app, request, slug: str):
+@_or_not_found
+def event_page(app, request: PageRequest, slug: str):
     """GET /event/<slug>/ (POST: the password of a protected event; `?ical=1`: the event as .ics)."""
     _check_slug(slug)
     password = ""
     if request.method == "POST":
-        password = (request.forms.getunicode("post_password") or "")[:MAX_PASSWORD]
+        password = request.form.get("post_password", "")[:MAX_PASSWORD]
 
     def build(reader):
         query = {"password": password} if password else {}
@@ -86,9 +103,9 @@ def event_page(app, request, slug: str):
         if code == "event-password-protected":
             return _password_form(app, request, slug, wrong=bool(password))
         if not reply.ok:
-            raise bottle.HTTPError(404)
+            raise _Missing
         event = reply.data
-        if request.query.get("ical") == "1":
+        if request.query_text("ical") == "1":
             return _ical_file(reader, event)
         upcoming = next_dates(reader, _site(app, request), event) if event.get("recurrence") else []
         return _event_view(app, request, event, password, upcoming)
@@ -120,7 +137,7 @@ def next_dates(reader, site: str, event: dict) -> list[dict]:
     return found
 
 
-def _event_view(app, request, event: dict, password: str, upcoming: list[dict]) -> HtmlView:
+def _event_view(app, request: PageRequest, event: dict, password: str, upcoming: list[dict]) -> HtmlView:
     site = _site(app, request)
     terms = {taxonomy: [{"name": term["name"], "url": f"{site}/{REWRITES[taxonomy]}/{term['slug']}/"}
                         for term in event[TERMS[taxonomy][0]]] for taxonomy in TERMS}
@@ -135,20 +152,19 @@ def _event_view(app, request, event: dict, password: str, upcoming: list[dict]) 
     return _view(event["title"], _render(app, "public/event.html", context), event, EVENT, head)
 
 
-def _password_form(app, request, slug: str, wrong: bool):
+def _password_form(app, request: PageRequest, slug: str, wrong: bool):
     body = _render(app, "public/password.html", {
         "action": f"{_site(app, request)}/{REWRITES[EVENT]}/{quote(slug)}/", "wrong": wrong})
     view = HtmlView("Protected event", body, status=403 if wrong else 200,
-                    head_html=_head(app, request))
-    bottle.response.set_header("Cache-Control", "no-store")
+                    head_html=_head(app, request), headers=(("Cache-Control", "no-store"),))
     return app.render_view(view)
 
 
 def _ical_file(reader, event: dict):
     """The event alone as an iCalendar file, written as the `events/{id}.ics` route writes it."""
     body = build_calendar(reader, [event])
-    return bottle.HTTPResponse(body, status=200, headers={
-        "Content-Type": CONTENT_TYPE, "Content-Disposition": f'attachment; filename="{event["slug"]}.ics"'})
+    return PageAnswer(body, content_type=CONTENT_TYPE,
+                      headers={"Content-Disposition": f'attachment; filename="{event["slug"]}.ics"'})
 
 
 # --- venues, organizers and terms ----------------------------------------------------------------
@@ -157,7 +173,8 @@ def place_page(post_type: str):
     kind, plural, name_field = {VENUE: ("venue", "venues", "venue"),
                                 ORGANIZER: ("organizer", "organizers", "organizer")}[post_type]
 
-    def handler(app, request, slug: str):
+    @_or_not_found
+    def handler(app, request: PageRequest, slug: str):
         """GET /venue/<slug>/ or /organizer/<slug>/: its details and its upcoming events."""
         _check_slug(slug)
         page = _page_number(request)
@@ -166,7 +183,7 @@ def place_page(post_type: str):
             # REST on purpose: this plugin's own route's answer (checks, password, paging, errors).
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}/by-slug/{quote(slug, safe='')}")
             if not reply.ok:
-                raise bottle.HTTPError(404)
+                raise _Missing
             place = {**_filled(reply.data), "rest_url": f"{reader.base_url}/{NAMESPACE}/{plural}/{reply.data['id']}"}
             listed = _upcoming(reader, page, **{kind: [place["id"]]})
             context = {"kind": kind, "place": place, "description": _html(place.get("description", "")),
@@ -184,7 +201,8 @@ def place_page(post_type: str):
 def term_page(taxonomy: str):
     plural, label = TERMS[taxonomy]
 
-    def handler(app, request, slug: str):
+    @_or_not_found
+    def handler(app, request: PageRequest, slug: str):
         """GET /events/category/<slug>/ or /events/tag/<slug>/: the term's upcoming events."""
         _check_slug(slug)
         page = _page_number(request)
@@ -194,7 +212,7 @@ def term_page(taxonomy: str):
             reply = reader.internal_get(f"/{NAMESPACE}/{plural}", slug=slug, per_page=1)
             found = reply.data.get(plural, []) if reply.ok and isinstance(reply.data, dict) else []
             if not found:
-                raise bottle.HTTPError(404)
+                raise _Missing
             term = found[0]
             listed = _upcoming(reader, page, **{plural: [term["id"]]})
             context = {"term": term, "label": label, "description": _html(term.get("description", "")),
@@ -221,11 +239,11 @@ def _upcoming(reader, page: int, **filters) -> dict:
     data = reply.data if reply.ok and isinstance(reply.data, dict) else {}
     events, total_pages = data.get("events", []), int(data.get("total_pages") or 0)
     if page > 1 and page > total_pages:
-        raise bottle.HTTPError(404)
+        raise _Missing
     return {"events": events, "total": int(data.get("total") or 0), "total_pages": total_pages}
 
 
-def _listing(app, request, url: str, page: int, listed: dict) -> dict:
+def _listing(app, request: PageRequest, url: str, page: int, listed: dict) -> dict:
     zone = app.timezone()
 
     def page_url(number: int) -> str:
@@ -323,26 +341,26 @@ def _render(app, template: str, context: dict) -> Markup:
     return theme.render(app, __package__, template, context)
 
 
-def _head(app, request) -> Markup:
+def _head(app, request: PageRequest) -> Markup:
     return _render(app, "public/head.html", {"stylesheet": _stylesheet(app, request)})
 
 
-def _site(app, request) -> str:
-    return app.site_url(request.environ)
+def _site(app, request: PageRequest) -> str:
+    return request.site_url
 
 
-def _stylesheet(app, request) -> str:
+def _stylesheet(app, request: PageRequest) -> str:
     return _site(app, request) + STYLESHEET
 
 
 def _check_slug(slug: str) -> None:
     if not slug or len(slug) > MAX_SLUG:
-        raise bottle.HTTPError(404)
+        raise _Missing
 
 
-def _page_number(request) -> int:
+def _page_number(request: PageRequest) -> int:
     """`?page=N` (1 when absent); anything else than 1..MAX_PAGE is no page of the list."""
-    value = request.query.get("page", "1")
+    value = request.query_text("page", "1")
     if not value.isdigit() or not 1 <= int(value) <= MAX_PAGE:
-        raise bottle.HTTPError(404)
+        raise _Missing
     return int(value)

@@ -30,14 +30,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import nh3
 from markupsafe import Markup
 from sqlalchemy import and_, or_, select
 
 from host import theme
-from host import HtmlView, Page, RestRequest
+from host import HtmlView, not_found, Page, PageAnswer, PageRequest, RestRequest
 
 from . import linked, recurrence, state, times
 from .names import EVENT, REWRITES, VENUE
@@ -403,43 +403,35 @@ def tokens_block(app, user_id: int, extra: dict | None = None) -> str:
 
 # --- the plain pages -----------------------------------------------------------------------------
 
-def _html_response(app, title: str, body: str, status: int = 200):
+def _html_response(app, request: PageRequest, title: str, body: str, status: int = 200):
     """A view in the site's layout, as every public page is (`render_view`)."""
-    import bottle
-
-    bottle.response.content_type = "text/html; charset=UTF-8"
-    bottle.response.set_header("Cache-Control", "no-cache")
-    site = app.site_url(bottle.request.environ)
-    head = theme.render(app, __package__, "public/view_head.html", {"site": site})
-    return app.render_view(HtmlView(title, body, status=status, head_html=head))
+    head = theme.render(app, __package__, "public/view_head.html", {"site": request.site_url})
+    return app.render_view(HtmlView(title, body, status=status, head_html=head, headers=(("Cache-Control", "no-cache"),)))
 
 
-def view_page(app, request, **_url_params):
+def view_page(app, request: PageRequest, **_url_params):
     """GET /events/...: the view its path names, in the site layout, with fresh view tokens."""
-    query = dict(parse_qsl(request.query_string, keep_blank_values=True))
-    site = app.site_url(request.environ)
+    query = dict(request.query_pairs)
+    site = request.site_url
     with anonymous_reader(app, app.rest_base_url(request.environ)) as reader:
         try:
             view = parse_view_url(reader, request.path, query)
         except ViewUrlError as error:
-            return _html_response(app, "Events", theme.render(app, __package__, "public/view_page.html",
+            return _html_response(app, request, "Events", theme.render(app, __package__, "public/view_page.html",
                                                               {"message": str(error)}), 404)
         body = render(reader, site, view)
-    user = app.page_user(request.environ)
-    return _html_response(app, "Events", theme.render(app, __package__, "public/view_page.html", {
+    user = request.user
+    return _html_response(app, request, "Events", theme.render(app, __package__, "public/view_page.html", {
         "message": "", "rest": app.rest_base_url(request.environ) + "/cal/views/v2/html", "body": Markup(body),
         "tokens": Markup(tokens_block(app, user.id))}))
 
 
-def asset(app, request, name):
-    import bottle
-
+def asset(app, request: PageRequest, name):
     types = {"calendar.css": "text/css; charset=utf-8", "calendar.js": "text/javascript; charset=utf-8"}
     if name not in types:
-        raise bottle.HTTPError(404)
+        return not_found()
     body = (ASSETS / name).read_text(encoding="utf-8")
-    return bottle.HTTPResponse(body, status=200, headers={"Content-Type": types[name],
-                                                          "Cache-Control": "public, max-age=3600"})
+    return PageAnswer(body, content_type=types[name], headers={"Cache-Control": "public, max-age=3600"})
 
 
 def pages():

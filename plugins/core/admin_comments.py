@@ -14,7 +14,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer
+from host.admin import AdminRequest
 
 from . import comment_store as cs
 from .admin_lists import ListQuery
@@ -82,22 +83,22 @@ def comments_page(page: AdminRequest):
         status = handle_post(page)
     if query.problem:
         page.notice(page.render("core_comments_notice.html", done="problem", message=query.problem), "error")
-        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
+        return PageAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
     search = {"search": query.search} if query.search else {}
     listed = page.rest("GET", COMMENTS, status=REST_STATUS[query.status], context="edit", per_page=PER_PAGE,
                        page=query.page, orderby="date_gmt", **search)
     if not listed.ok:
         page.notice(page.render("core_comments_notice.html", done="unreadable", message=message_of(listed)), "error")
-        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)),
+        return PageAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)),
                            400 if listed.status == 400 else 502)
     total = int(listed.headers.get("X-WP-Total", "0") or 0)
     total_pages = int(listed.headers.get("X-WP-TotalPages", "0") or 0)
     if query.page > max(total_pages, 1):
         page.notice(page.render("core_comments_notice.html", done="past-end", pages=total_pages), "error")
-        return AdminAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
+        return PageAnswer(page.render("core_comments.html", **list_context(page, query, [], 0, 0)), 400)
     body = page.render("core_comments.html", **list_context(page, query, rows_of(page, listed.data), total,
                                                             total_pages))
-    return AdminAnswer(body, status)
+    return PageAnswer(body, status)
 
 
 def list_context(page: AdminRequest, query: ListQuery, rows: list[dict], total: int, total_pages: int) -> dict:
@@ -179,7 +180,7 @@ def bulk(page: AdminRequest) -> int:
     if action not in CHANGES:
         page.error("bulk_action", "Choose what to do with the ticked comments.")
         return 400
-    raw = page.request.forms.decode().getall("ids")
+    raw = page.form_list("ids")
     ids = list(dict.fromkeys(comment_id(str(value)) for value in raw))
     if not ids or 0 in ids:
         page.notice(page.render("core_comments_notice.html", done="none-ticked"), "error")
@@ -233,17 +234,17 @@ def single_comment(page: AdminRequest):
     wanted = comment_id(page.subpath)
     if not wanted or "/" in page.subpath:
         page.notice(page.render("core_comments_notice.html", done="no-such-comment"), "error")
-        return AdminAnswer("", 404)
+        return PageAnswer("", 404)
     status = 200
     if page.method == "POST":
         status = handle_post(page)
     answer = page.rest("GET", f"{COMMENTS}/{wanted}", context="edit")
     if not answer.ok:
         page.notice(page.render("core_comments_notice.html", done="refused", wanted=wanted, message=message_of(answer)), "error")
-        return AdminAnswer("", 404 if answer.status == 404 else 403)
-    confirm = str(page.request.query.decode().get("confirm", ""))
+        return PageAnswer("", 404 if answer.status == 404 else 403)
+    confirm = page.query_text("confirm")
     row = rows_of(page, [answer.data])[0]
     asked = confirm if confirm in row["actions"] else ""
     body = page.render("core_comment.html", row=row, asked=asked, changes=CHANGES, here=page.url(wanted),
                        queue=page.url())
-    return AdminAnswer(body, status)
+    return PageAnswer(body, status)

@@ -18,10 +18,9 @@ class ListQuery:
     """
 
     def __init__(self, page: AdminRequest, statuses, unknown: str):
-        values = page.request.query.decode()
-        self.status = str(values.get("status", "all") or "all")
-        self.search = str(values.get("s", ""))[: MAX_SEARCH + 1]
-        raw_page = str(values.get("paged", "1") or "1")
+        self.status = page.query_text("status", "all")
+        self.search = page.query_text("s")[: MAX_SEARCH + 1]
+        raw_page = page.query_text("paged", "1")
         self.page = int(raw_page) if raw_page.isdigit() and len(raw_page) <= MAX_PAGE_DIGITS else 0
         self.problem = ""
         if self.status not in statuses:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer
+from host.admin import AdminRequest
 from host.auth import users as user_service
 
 from .admin_lists import ListQuery
@@ -39,22 +40,22 @@ class ListPage:
     def __call__(self, page: AdminRequest):
         if page.subpath:
             page.notice(page.render("core_posts_notice.html", done="no-such-page"), "error")
-            return AdminAnswer("", 404)
+            return PageAnswer("", 404)
         query = ListQuery(page, REST_STATUS, "There is no such status to list.")
         status = bulk(page, self) if page.method == "POST" else 200
         if query.problem:
             page.notice(page.render("core_posts_notice.html", done="problem", message=query.problem), "error")
-            return AdminAnswer(self.render(page, query, [], 0, 0), 400)
+            return PageAnswer(self.render(page, query, [], 0, 0), 400)
         search = {"search": query.search} if query.search else {}
         listed = page.rest("GET", self.route, status=REST_STATUS[query.status], context="edit", per_page=PER_PAGE,
                            page=query.page, **search)
         if not listed.ok:
             page.notice(page.render("core_posts_notice.html", done="unreadable", plural=self.plural,
                                     message=message_of(listed)), "error")
-            return AdminAnswer(self.render(page, query, [], 0, 0), 400 if listed.status == 400 else 502)
+            return PageAnswer(self.render(page, query, [], 0, 0), 400 if listed.status == 400 else 502)
         total = int(listed.headers.get("X-WP-Total", "0") or 0)
         pages = int(listed.headers.get("X-WP-TotalPages", "0") or 0)
-        return AdminAnswer(self.render(page, query, self.rows(page, listed.data), total, pages), status)
+        return PageAnswer(self.render(page, query, self.rows(page, listed.data), total, pages), status)
 
     def counts(self, page: AdminRequest) -> dict[str, int]:
         """Each filter's count as the REST totals give it to this user (what they may list, no more)."""
@@ -107,7 +108,7 @@ def message_of(answer) -> str:
 
 def ticked_ids(page: AdminRequest) -> list[int] | None:
     """The ticked rows' ids, or None when one is not an id."""
-    values = [str(value).strip() for value in page.request.forms.decode().getall("ids")]
+    values = [str(value).strip() for value in page.form_list("ids")]
     if not all(value.isdigit() and 0 < len(value) < 12 for value in values):
         return None
     return list(dict.fromkeys(int(value) for value in values))

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from sqlalchemy import select
 
-from host import ANONYMOUS, HtmlView, theme
+from host import ANONYMOUS, HtmlView, PageRequest, theme
 from host.auth.users import tables as user_tables, User, has_published
 from host.content import service_request
 
@@ -30,26 +30,26 @@ LIST_QUERY_KEYS = frozenset({"paged", "s", "cat", "tag"})
 _PRETTY = re.compile(r"/(?:(?P<kind>category|tag|author)/(?P<slug>[^/]{1,200})/)?(?:page/(?P<page>\d{1,4})/?)?")
 
 
-def list_view(app, request) -> HtmlView | None:
+def list_view(app, request: PageRequest) -> HtmlView | None:
     """The list a front-page query asks for; None when the query holds anything else (another plugin's)."""
     keys = set(request.query.keys())
     if not keys <= LIST_QUERY_KEYS:
         return None
-    page = _page_number(request.query.get("paged", "1"))
+    page = _page_number(request.query_text("paged", "1"))
     if page is None:
         return _not_found(app)
     if "s" in keys:
-        return _search(app, request, request.query.getunicode("s") or "", page)
+        return _search(app, request, request.query_text("s"), page)
     if "cat" in keys:
-        term = _term(app, "category", term_id=request.query.get("cat"))
+        term = _term(app, "category", term_id=request.query_text("cat"))
         return _term_archive(app, request, term, "Category", page)
     if "tag" in keys:
-        term = _term(app, "post_tag", slug=request.query.getunicode("tag") or "")
+        term = _term(app, "post_tag", slug=request.query_text("tag"))
         return _term_archive(app, request, term, "Tag", page)
     return _home(app, request, page)
 
 
-def pretty_list_view(app, request) -> HtmlView | None:
+def pretty_list_view(app, request: PageRequest) -> HtmlView | None:
     """`/page/2/`, `/category/<slug>/`, `/tag/<slug>/`, `/author/<slug>/` and their `page/N/`; None: not a list."""
     match = _PRETTY.fullmatch(request.path)
     if match is None or request.path == "/":
@@ -97,7 +97,7 @@ def _term(app, taxonomy: str, *, term_id: str | None = None, slug: str = "") -> 
     return dict(row._mapping) if row is not None else None
 
 
-def _list(app, request, title: str, page: int, *, intro: str = "", search: str | None = None, **filters) -> HtmlView:
+def _list(app, request: PageRequest, title: str, page: int, *, intro: str = "", search: str | None = None, **filters) -> HtmlView:
     with app.db.session() as session:
         reader = service_request(app, session, ANONYMOUS)
         per_page = _per_page(app, session)
@@ -105,11 +105,11 @@ def _list(app, request, title: str, page: int, *, intro: str = "", search: str |
     return _answer(app, request, title, page, items, total, per_page, intro=intro, search=search)
 
 
-def _answer(app, request, title, page, items, total, per_page, *, intro="", search=None) -> HtmlView:
+def _answer(app, request: PageRequest, title, page, items, total, per_page, *, intro="", search=None) -> HtmlView:
     pages = max(1, -(-total // per_page))
     if page > pages:
         return _not_found(app)
-    site = app.site_url(request.environ)
+    site = request.site_url
     entries = [_entry(app, site, item) for item in items]
     context = {"entries": entries, "intro": intro, "search": search, "site_url": site,
                "newer": _page_url(app, request, page - 1) if page > 1 else "",
@@ -129,27 +129,27 @@ def _entry(app, site: str, item: dict) -> dict:
             "type": item["type"]}
 
 
-def _page_url(app, request, page: int) -> str:
+def _page_url(app, request: PageRequest, page: int) -> str:
     """The same list's address at `page`: `.../page/N/` for pretty paths, `?paged=N` for queries."""
-    site = app.site_url(request.environ)
+    site = request.site_url
     home_pretty = request.path == "/" and set(request.query.keys()) <= {"paged"} \
         and app.settings.site.get("permalink_structure")
     if request.path != "/" or home_pretty:
         base = re.sub(r"page/\d+/?$", "", request.path)
         base = base if base.endswith("/") else base + "/"
         return site + base + (f"page/{page}/" if page > 1 else "")
-    query = [(key, value) for key, value in request.query.allitems() if key != "paged"]
+    query = [(key, value) for key, value in request.query_pairs if key != "paged"]
     if page > 1:
         query.append(("paged", str(page)))
     return f"{site}/" + (f"?{urlencode(query)}" if query else "")
 
 
-def _home(app, request, page: int) -> HtmlView:
+def _home(app, request: PageRequest, page: int) -> HtmlView:
     identity = app.site_identity()
     return _list(app, request, identity["name"] or "Latest news", page, intro=identity["description"])
 
 
-def _term_archive(app, request, term: dict | None, label: str, page: int) -> HtmlView:
+def _term_archive(app, request: PageRequest, term: dict | None, label: str, page: int) -> HtmlView:
     if term is None:
         return _not_found(app)
     taxonomy = "category" if label == "Category" else "post_tag"
@@ -157,7 +157,7 @@ def _term_archive(app, request, term: dict | None, label: str, page: int) -> Htm
                  terms={taxonomy: [term["id"]]})
 
 
-def _author_archive(app, request, slug: str, page: int) -> HtmlView:
+def _author_archive(app, request: PageRequest, slug: str, page: int) -> HtmlView:
     users = user_tables(app)["users"]
     with app.db.session() as session:
         row = session.execute(select(users).where(users.c.slug == slug[:200])).first()
@@ -168,12 +168,12 @@ def _author_archive(app, request, slug: str, page: int) -> HtmlView:
                  author=[author.id])
 
 
-def _search(app, request, words: str, page: int) -> HtmlView:
+def _search(app, request: PageRequest, words: str, page: int) -> HtmlView:
     """Published posts and pages matching `words`, newest first (at most MAX_SEARCH_PAGE pages)."""
     words = words.strip()
     if not words:
         return HtmlView("Search", theme.render(app, __package__, "public_list.html", {
-            "entries": [], "intro": "", "search": "", "site_url": app.site_url(request.environ), "newer": "",
+            "entries": [], "intro": "", "search": "", "site_url": request.site_url, "newer": "",
             "older": "", "page": 1, "pages": 1, "total": 0}))
     if len(words) > MAX_SEARCH_LENGTH or page > MAX_SEARCH_PAGE:
         return HtmlView("Search", theme.render(app, __package__, "public_message.html", {"done": "search-too-long"}), status=400)

@@ -16,12 +16,11 @@ import html
 from dataclasses import dataclass
 from typing import Callable
 
-import bottle
 import jinja2
 from feedgen.feed import FeedGenerator
 from sqlalchemy import and_, select
 
-from host import ANONYMOUS, HtmlView, Page, theme
+from host import ANONYMOUS, HtmlView, not_found, Page, PageAnswer, PageRequest, theme
 from host.auth import users as user_service
 from host.content import service_request
 
@@ -78,14 +77,14 @@ def feed_pages() -> list[Page]:
     return pages
 
 
-def feed_redirect(app, request) -> HtmlView | None:
+def feed_redirect(app, request: PageRequest) -> HtmlView | None:
     """`/?feed=rss2` and the other plain feed addresses: 301 to the feed's own address (what WordPress
     answers once pretty permalinks are on); None when the query names no feed."""
-    feed = request.query.get("feed")
-    if feed is None:
+    if "feed" not in request.query:
         return None
-    site = app.site_url(request.environ)
-    post_id = request.query.get("p") or request.query.get("page_id") or ""
+    feed = request.query_text("feed")
+    site = request.site_url
+    post_id = request.query_text("p") or request.query_text("page_id")
     if post_id and not (post_id.isdigit() and len(post_id) <= MAX_ID_DIGITS):
         return HtmlView("Page not found", theme.render(app, __package__, "public_message.html", {"done": "no-such-feed"}), status=404)
     if post_id:
@@ -98,17 +97,16 @@ def feed_redirect(app, request) -> HtmlView | None:
 
 
 def _handler(source: Callable, atom: bool):
-    def handler(app, request, **params):
+    def handler(app, request: PageRequest, **params):
         with app.db.session() as session:
             content_request = service_request(app, session, ANONYMOUS)
-            site = app.site_url(request.environ)
+            site = request.site_url
             channel = source(app, content_request, session, site, request, **params)
             if channel is None:
-                raise bottle.HTTPError(404)
+                return not_found()
             body = _atom(app, channel, site) if atom else _rss(app, channel, site)
-        bottle.response.content_type = ATOM_TYPE if atom else RSS_TYPE
-        bottle.response.set_header("Cache-Control", "no-cache")  # revalidate: 304 while unchanged
-        return body
+        # revalidate: 304 while unchanged
+        return PageAnswer(body, content_type=ATOM_TYPE if atom else RSS_TYPE, headers={"Cache-Control": "no-cache"})
     return handler
 
 
@@ -192,7 +190,7 @@ def _comments_feed(app, content_request, session, site, request):
     visible = and_(comments.c.status == "approved", posts.c.status == "publish", posts.c.password == "",
                    posts.c.type.in_(public_types))
     name = app.site_identity()["name"]
-    post_id = request.query.get("p", "")
+    post_id = request.query_text("p")
     if post_id:
         if not post_id.isdigit() or len(post_id) > MAX_ID_DIGITS:
             return None
@@ -303,7 +301,7 @@ TERM_FEEDS = {"category": ("category", "Category"), "post_tag": ("tag", "Tag")}
 
 
 def site_feed_links(app, request) -> str:
-    site, name = app.site_url(request.environ), app.site_identity()["name"]
+    site, name = request.site_url, app.site_identity()["name"]
     return _links([(RSS_TYPE, f"{name} \u00bb Feed", f"{site}/feed/"),
                    (RSS_TYPE, f"{name} \u00bb Comments Feed", f"{site}/comments/feed/")])
 
@@ -311,7 +309,7 @@ def site_feed_links(app, request) -> str:
 def item_feed_links(app, request, item: dict) -> str | None:
     """A published post's comments feed; a category's or tag's posts feed, for an archive view whose
     item names its `taxonomy` and `slug`."""
-    site, name = app.site_url(request.environ), app.site_identity()["name"]
+    site, name = request.site_url, app.site_identity()["name"]
     if item.get("taxonomy") in TERM_FEEDS and item.get("slug"):
         segment, label = TERM_FEEDS[item["taxonomy"]]
         title = f"{name} \u00bb {item.get('title') or item['slug']} {label} Feed"

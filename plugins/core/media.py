@@ -16,12 +16,11 @@ import struct
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import bottle
 from sqlalchemy import bindparam, select, text
 
 from marshmallow import fields
 
-from host import Page, RestError, RestResponse, Route, forbidden, invalid_param
+from host import Page, PageRequest, RestError, RestResponse, Route, forbidden, invalid_param, not_found
 from host.args import JsonSchemaField
 from host.outbound import Limits, fetch
 from host.stash import StashKey
@@ -245,16 +244,16 @@ def uploads_page() -> Page:
     a caller who may (HTTP Basic with an application password) gets it, marked private for
     shared caches. Files in the folder that belong to no attachment are not served.
     """
-    def serve(app, request, path):
+    def serve(app, request: PageRequest, path):
         relative = upload_key(path)  # the form stored in `file`
         if relative is None:
-            raise bottle.HTTPError(404)
+            return not_found()
         item = attachment_for_file(app, relative)
         if item is None:
-            raise bottle.HTTPError(404)
+            return not_found()
         public = readable_by_anyone(app, item)
-        if not public and not user_can_read(app, app.page_user(request.environ), item):
-            raise bottle.HTTPError(404)
+        if not public and not user_can_read(app, request.user, item):
+            return not_found()
         mime = item["mime_type"] or "application/octet-stream"
         name = posixpath.basename(relative)
         headers = upload_headers(mime, name)

@@ -20,10 +20,9 @@ import hmac
 import io
 import json
 
-import bottle
 from sqlalchemy import select
 
-from host import HtmlView, Page, RestRequest, client_address, theme
+from host import HtmlView, Page, PageRequest, RestRequest, redirect, theme
 
 from . import comment_store as cs, store
 from .comments import render as render_comment_text
@@ -64,18 +63,18 @@ def thread(app, post_id: int) -> list[dict]:
     return roots
 
 
-def section_context(app, request, item: dict, link: str, comments: list[dict], comment_list: str) -> dict:
+def section_context(app, request: PageRequest, item: dict, link: str, comments: list[dict], comment_list: str) -> dict:
     """What the comments section of a post page shows: the thread (`thread`) and its list's HTML
     (public_comment_list.html), whether the form is open, the notice."""
     notice = {"held": "Thank you: your comment is awaiting moderation.",
-              "shown": "Thank you: your comment is published below."}.get(request.query.get("comment") or "", "")
+              "shown": "Thank you: your comment is published below."}.get(request.query_text("comment"), "")
     return {"comments": comments, "comment_list": comment_list, "open": item.get("comment_status") == "open",
-            "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post", "notice": notice,
+            "post_id": item["id"], "action": f"{request.site_url}/comment-post", "notice": notice,
             "error": "", "values": dict.fromkeys(FORM_FIELDS, ""), "parent": 0,
             "reply_to": _reply_to(request), "link": link, **_signed_in(app, request)}
 
 
-def _signed_in(app, request) -> dict:
+def _signed_in(app, request: PageRequest) -> dict:
     """`user` ({"name"}) and `nonce` of the visitor's sign-in session, or None and ""."""
     session = app.page_session(request.environ)
     if session is None:
@@ -84,8 +83,8 @@ def _signed_in(app, request) -> dict:
     return {"user": {"name": user.display_name or user.login}, "nonce": csrf_token}
 
 
-def _reply_to(request) -> int:
-    value = request.query.get("replytocom") or ""
+def _reply_to(request: PageRequest) -> int:
+    value = request.query_text("replytocom")
     return int(value) if value.isdigit() and len(value) <= 10 else 0
 
 
@@ -93,10 +92,11 @@ def comment_post_page():
     return Page("/comment-post", ("POST",), submit_comment, name="core-comment-post")
 
 
-def submit_comment(app, request):
+def submit_comment(app, request: PageRequest):
     """The no-JavaScript comment form: one REST create, then back to the post or the form with the reason."""
-    values = {name: (request.forms.getunicode(name) or "")[:FIELD_LIMITS[name] + 1] for name in FORM_FIELDS}
-    post_text, parent_text = request.forms.get("post_id") or "", request.forms.get("parent") or "0"
+    form = request.form
+    values = {name: form.get(name, "")[:FIELD_LIMITS[name] + 1] for name in FORM_FIELDS}
+    post_text, parent_text = form.get("post_id") or "", form.get("parent") or "0"
     if not post_text.isdigit() or len(post_text) > 10 or not parent_text.isdigit() or len(parent_text) > 10:
         return app.render_view(HtmlView("Bad request", theme.render(app, __package__, "public_message.html", {"done": "bad-form"}), status=400))
 
@@ -106,7 +106,7 @@ def submit_comment(app, request):
         return app.render_view(not_found_view(app))
     link = _link_of(app, request, item)
     fields = {"post": item["id"], "parent": int(parent_text)}
-    signed_in, nonce = app.page_session(request.environ), (request.forms.get("_wpnonce") or "")[:NONCE_LENGTH]
+    signed_in, nonce = app.page_session(request.environ), form.get("_wpnonce", "")[:NONCE_LENGTH]
     if signed_in is not None and nonce:  # a cookie-authenticated post: only with the session's nonce
         user, session_nonce = signed_in
         if not hmac.compare_digest(session_nonce.encode("utf-8"), nonce.encode("utf-8", "replace")):
@@ -120,11 +120,9 @@ def submit_comment(app, request):
     if status == 201:
         outcome = "shown" if answer.get("status") == "approved" else "held"
         anchor = f"#comment-{answer['id']}" if outcome == "shown" else "#respond"
-        response = bottle.HTTPResponse(status=303)
-        response.set_header("Location", link + ("&" if "?" in link else "?") + f"comment={outcome}{anchor}")
-        response.set_header("Cache-Control", "no-store")
-        return response
-    context = {"comments": [], "comment_list": "", "open": True, "post_id": item["id"], "action": f"{app.site_url(request.environ)}/comment-post",
+        return redirect(link + ("&" if "?" in link else "?") + f"comment={outcome}{anchor}",
+                        headers={"Cache-Control": "no-store"})
+    context = {"comments": [], "comment_list": "", "open": True, "post_id": item["id"], "action": f"{request.site_url}/comment-post",
                "notice": "", "error": answer.get("message") or "Your comment could not be saved.", "values": values,
                "parent": int(parent_text), "reply_to": int(parent_text), "link": link, **_signed_in(app, request)}
     body = theme.render(app, __package__, "public_comments.html", context)
@@ -132,10 +130,10 @@ def submit_comment(app, request):
                                     headers=(("Cache-Control", "no-store"),)))
 
 
-def _create_as_user(app, request, user, fields: dict) -> tuple[int, dict]:
+def _create_as_user(app, request: PageRequest, user, fields: dict) -> tuple[int, dict]:
     """POST core/v2/comments through the REST pipeline as the signed-in `user`, from the visitor's address."""
     caller = RestRequest(app, "POST", request.path, [], {}, environ=request.environ,
-                         base_url=app.rest_base_url(request.environ), remote_addr=client_address(app, request.environ))
+                         base_url=app.rest_base_url(request.environ), remote_addr=request.client_address)
     caller.user = user
     try:
         answer = caller.internal_request("POST", "/core/v2/comments", body=fields,
@@ -145,7 +143,7 @@ def _create_as_user(app, request, user, fields: dict) -> tuple[int, dict]:
     return answer.status, answer.data if isinstance(answer.data, dict) else {}
 
 
-def _create_through_rest(app, request, fields: dict) -> tuple[int, dict]:
+def _create_through_rest(app, request: PageRequest, fields: dict) -> tuple[int, dict]:
     """POST core/v2/comments through the whole REST pipeline, as an anonymous caller from the visitor's address."""
     body = json.dumps(fields).encode("utf-8")
     environ = {key: request.environ[key] for key in COPIED_ENVIRON if key in request.environ}

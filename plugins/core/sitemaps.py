@@ -15,10 +15,9 @@ import datetime
 import math
 import xml.etree.ElementTree as ElementTree
 
-import bottle
 from sqlalchemy import func, select
 
-from host import ANONYMOUS, Page
+from host import ANONYMOUS, Page, PageAnswer, PageRequest, not_found, redirect
 from host.auth import users as user_service
 from host.content import service_request
 
@@ -86,8 +85,8 @@ def _pages(total: int) -> int:
 
 # --- the answers ---------------------------------------------------------------------------------
 
-def _index(app, request):
-    site = app.site_url(request.environ)
+def _index(app, request: PageRequest):
+    site = request.site_url
     sitemaps = []
     with app.db.session() as session:
         for post_type in sitemap_post_types(app):
@@ -106,11 +105,11 @@ def _index(app, request):
     return _xml(root)
 
 
-def _posts_sitemap(app, request, subtype: str, page: str):
+def _posts_sitemap(app, request: PageRequest, subtype: str, page: str):
     if subtype not in sitemap_post_types(app):
-        raise bottle.HTTPError(404)
+        return not_found()
     number = int(page)
-    site = app.site_url(request.environ)
+    site = request.site_url
     urls: list[tuple[str, datetime.datetime | None]] = []
     home = subtype == "page" and _home_listed(app)
     with app.db.session() as session:
@@ -123,7 +122,7 @@ def _posts_sitemap(app, request, subtype: str, page: str):
             item = store.row_to_item(app, row, subtype)
             urls.append((permalink(content_request, item, site), item["modified_gmt"]))
     if not urls:
-        raise bottle.HTTPError(404)
+        return not_found()
     return _urlset(urls)
 
 
@@ -136,10 +135,10 @@ def _page_rows(app, session, query: store.PostQuery, number: int, home: bool):
     return store.list_rows(app, session, query, 1)
 
 
-def _taxonomies_sitemap(app, request, subtype: str, page: str):
+def _taxonomies_sitemap(app, request: PageRequest, subtype: str, page: str):
     if subtype not in app.registry.taxonomies:
-        raise bottle.HTTPError(404)
-    site = app.site_url(request.environ)
+        return not_found()
+    site = request.site_url
     terms = tables(app)["terms"]
     with app.db.session() as session:
         content_request = service_request(app, session, ANONYMOUS)
@@ -147,18 +146,18 @@ def _taxonomies_sitemap(app, request, subtype: str, page: str):
                                .offset((int(page) - 1) * MAX_URLS).limit(MAX_URLS)).all()
         urls = [(term_link(content_request, subtype, dict(row._mapping), site), None) for row in rows]
     if not urls:
-        raise bottle.HTTPError(404)
+        return not_found()
     return _urlset(urls)
 
 
-def _users_sitemap(app, request, page: str):
-    site = app.site_url(request.environ)
+def _users_sitemap(app, request: PageRequest, page: str):
+    site = request.site_url
     users = user_service.tables(app)["users"]
     with app.db.session() as session:
         rows = session.execute(_published_authors(app).order_by(users.c.id)
                                .offset((int(page) - 1) * MAX_URLS).limit(MAX_URLS)).all()
     if not rows:
-        raise bottle.HTTPError(404)
+        return not_found()
     return _urlset([(f"{site}/author/{row.slug}/", None) for row in rows])
 
 
@@ -167,7 +166,7 @@ def _home_listed(app) -> bool:
     return str(app.settings.site.get("show_on_front", "posts")) == "posts"
 
 
-def _urlset(urls: list[tuple[str, datetime.datetime | None]]) -> bytes:
+def _urlset(urls: list[tuple[str, datetime.datetime | None]]) -> PageAnswer:
     root = ElementTree.Element("urlset", xmlns=SITEMAP_NAMESPACE)
     for address, modified in urls:
         entry = ElementTree.SubElement(root, "url")
@@ -178,20 +177,20 @@ def _urlset(urls: list[tuple[str, datetime.datetime | None]]) -> bytes:
     return _xml(root)
 
 
-def _xml(root) -> bytes:
-    bottle.response.content_type = XML_TYPE
-    bottle.response.set_header("X-Robots-Tag", "noindex, follow")  # as WordPress: crawl the sitemap, list its URLs
-    return ElementTree.tostring(root, encoding="UTF-8", xml_declaration=True) + b"\n"
+def _xml(root) -> PageAnswer:
+    return PageAnswer(ElementTree.tostring(root, encoding="UTF-8", xml_declaration=True) + b"\n",
+                      content_type=XML_TYPE,
+                      headers={"X-Robots-Tag": "noindex, follow"})  # as WordPress: crawl the sitemap, list its URLs
 
 
-def _to_index(app, request):
-    bottle.redirect(app.site_url(request.environ) + "/wp-sitemap.xml", 301)
+def _to_index(app, request: PageRequest):
+    return redirect(request.site_url + "/wp-sitemap.xml", 301)
 
 
 # --- robots.txt ----------------------------------------------------------------------------------
 
-def _robots(app, request):
+def _robots(app, request: PageRequest):
     """WordPress's default rules with our admin area's address, and where the sitemap is."""
-    bottle.response.content_type = "text/plain; charset=utf-8"
-    site = app.site_url(request.environ)
-    return f"User-agent: *\nDisallow: /admin/\n\nSitemap: {site}/wp-sitemap.xml\n"
+    site = request.site_url
+    return PageAnswer(f"User-agent: *\nDisallow: /admin/\n\nSitemap: {site}/wp-sitemap.xml\n",
+                      content_type="text/plain; charset=utf-8")

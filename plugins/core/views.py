@@ -11,13 +11,12 @@ from __future__ import annotations
 import html
 import json
 
-import bottle
 import jinja2
 from markupsafe import Markup
 from marshmallow import Schema, ValidationError, fields, validate
 from sqlalchemy import select
 
-from host import ANONYMOUS, HtmlView, MenuEntry, Page, client_address, theme
+from host import ANONYMOUS, HtmlView, MenuEntry, Page, PageRequest, redirect, theme
 from host.content import service_request
 from host.lru import LruCache
 from host.ratelimit import RateLimit, take
@@ -43,15 +42,15 @@ PASSWORD_COOKIE = "wp-postpass"
 MAX_PASSWORD = 255  # WordPress's post_password column
 
 
-def permalink_view(app, request) -> HtmlView | None:
+def permalink_view(app, request: PageRequest) -> HtmlView | None:
     """The view for `?p=`, `?page_id=`, `?attachment_id=` or `?post_type=X&p=`; None when the query is not a
     permalink. An item with a pretty link (permalink structure, a type's rewrite) is redirected there (301)."""
     for key, post_type, rest_base in PERMALINK_QUERIES:
-        value = request.query.get(key)
-        if value is None:
+        if key not in request.query:
             continue
-        if key == "p" and request.query.get("post_type"):
-            registered = app.registry.post_types.get(request.query.get("post_type"))
+        value = request.query_text(key)
+        if key == "p" and request.query_text("post_type"):
+            registered = app.registry.post_types.get(request.query_text("post_type"))
             if registered is None or not registered[0].public:  # a type without public pages (WordPress: 404)
                 return not_found_view(app)
             post_type, rest_base = registered[0].name, registered[0].rest_base or registered[0].name
@@ -67,7 +66,7 @@ def permalink_view(app, request) -> HtmlView | None:
     return list_view(app, request)
 
 
-def pretty_view(app, request) -> HtmlView | None:
+def pretty_view(app, request: PageRequest) -> HtmlView | None:
     """The item a pretty path names (`/2026/03/sports-day/`, `/about/history/`), shown when anyone may read
     it; a path that names it in another form (an old date) moves to its link. None: not ours (404)."""
     listed = pretty_list_view(app, request)
@@ -79,21 +78,21 @@ def pretty_view(app, request) -> HtmlView | None:
     if item is None or not _viewable(app, item):
         return None
     if not here:
-        return HtmlView("Moved", "", status=301, headers=(("Location", app.site_url(request.environ) + path),))
+        return HtmlView("Moved", "", status=301, headers=(("Location", request.site_url + path),))
     rest_base = {"page": "pages", "attachment": "media"}.get(item["type"], "posts")
-    return _view(app, request, item, rest_base, app.site_url(request.environ) + path, version)
+    return _view(app, request, item, rest_base, request.site_url + path, version)
 
 
 VERSION_READ = "sitehost.core.content_version"  # environ: the version an item view read before its item
 
 
-def _content_version(app, request, session) -> int | None:
+def _content_version(app, request: PageRequest, session) -> int | None:
     """The content version now, noted in the request for the header menu (`menu_pages`) to use."""
     version = request.environ[VERSION_READ] = store.content_version(app, session)
     return version
 
 
-def _published_item(app, request, value: str, post_type: str) -> tuple[dict | None, int | None]:
+def _published_item(app, request: PageRequest, value: str, post_type: str) -> tuple[dict | None, int | None]:
     """(the item anyone may read, or None; the content version read before it)."""
     if not value.isdigit() or len(value) > 10:
         return None, None
@@ -110,19 +109,19 @@ def password_cookie_value(app, item: dict) -> str:
     return app.signer("post_password").digest(f"{item['id']}:{item['password']}")
 
 
-def _unlocked(app, request, item: dict) -> bool:
+def _unlocked(app, request: PageRequest, item: dict) -> bool:
     if not item.get("password"):
         return True
-    sent = request.get_cookie(f"{PASSWORD_COOKIE}-{item['id']}") or ""
+    sent = request.cookie(f"{PASSWORD_COOKIE}-{item['id']}") or ""
     return Signer.matches(sent, password_cookie_value(app, item))
 
 
-def _view(app, request, item: dict, rest_base: str, link: str, version: int | None) -> HtmlView:
+def _view(app, request: PageRequest, item: dict, rest_base: str, link: str, version: int | None) -> HtmlView:
     rest_url = f"{app.rest_base_url(request.environ)}/core/v2/{rest_base}/{item['id']}"
     title = plain_text(render_title(item["title"] or ""))  # the page title, og:title and JSON-LD carry no markup
     unlocked = _unlocked(app, request, item)
-    context = {"item": item, "link": link, "unlocked": unlocked, "site_url": app.site_url(request.environ),
-               "wrong_password": request.query.get("password") == "wrong", "content": "", "meta": None, "image": None,
+    context = {"item": item, "link": link, "unlocked": unlocked, "site_url": request.site_url,
+               "wrong_password": request.query_text("password") == "wrong", "content": "", "meta": None, "image": None,
                "attachment": None}
     parts = _shared_parts(app, request, item, link, version)
     if unlocked:
@@ -157,13 +156,13 @@ VIEW_PARTS_LIST_CHARS = 256 * 1024  # a longer comment list's HTML is built per 
 VIEW_PARTS = StashKey[LruCache]("core.view_parts")
 
 
-def _shared_parts(app, request, item: dict, link: str, version: int | None) -> dict:
+def _shared_parts(app, request: PageRequest, item: dict, link: str, version: int | None) -> dict:
     """What an item's page shows every visitor alike: its featured image, a post's date, author and terms,
     and the approved comments of a post or page (with their list's HTML). Kept per content version
     (triggers bump it with every write to items, terms, comments, users and settings), read before the
     item, so that a write committed in between leaves these parts under the older version, built again on
     the next request."""
-    site = app.site_url(request.environ)
+    site = request.site_url
     cache = app.stash.setdefault_by(VIEW_PARTS, lambda: LruCache(VIEW_PARTS_ENTRIES))
     key = (version, item["id"], site, link)
     found = cache.get(key) if version is not None else None
@@ -179,9 +178,9 @@ def _shared_parts(app, request, item: dict, link: str, version: int | None) -> d
     return found
 
 
-def _post_meta(app, request, item: dict) -> dict:
+def _post_meta(app, request: PageRequest, item: dict) -> dict:
     """Date, author and terms of a post, with the links of their archives."""
-    site = app.site_url(request.environ)
+    site = request.site_url
     with app.db.session() as session:
         author = get_user(app, session, int(item["author"])) if item.get("author") else None
         ids = [term_id for pairs in (item.get("terms") or {}).values() for term_id, _slug in pairs]
@@ -199,18 +198,18 @@ def _post_meta(app, request, item: dict) -> dict:
     }
 
 
-def _attachment_file(app, request, item: dict) -> dict | None:
+def _attachment_file(app, request: PageRequest, item: dict) -> dict | None:
     """What an attachment's page shows of its file: the image (with its alt text) or a link to the file,
     and the caption; None when no file is stored."""
     if not item.get("file"):
         return None
     caption = autop(texturize(item["excerpt"])) if item.get("excerpt") else ""  # as core/v2/media's caption
-    return {"url": f"{app.site_url(request.environ)}/uploads/{item['file']}",
+    return {"url": f"{request.site_url}/uploads/{item['file']}",
             "is_image": (item.get("mime_type") or "").startswith("image/"), "alt": item.get("alt_text") or "",
             "name": item["file"].rsplit("/", 1)[-1], "caption": Markup(without_style_attributes(caption))}
 
 
-def _sharing_tags(app, request, item: dict, title: str, link: str, image: dict | None, unlocked: bool) -> str:
+def _sharing_tags(app, request: PageRequest, item: dict, title: str, link: str, image: dict | None, unlocked: bool) -> str:
     """<link rel="canonical">, Open Graph and a JSON-LD `BlogPosting` (posts) or `WebPage` block. The JSON is
     a data block (`type="application/ld+json"`), which CSP `script-src` does not run; `<`, `>` and `&` are
     written as \\u escapes so no text of the item can close the element."""
@@ -253,7 +252,7 @@ def _summary_tags(app, item: dict, image: dict | None) -> str:
     return TEMPLATES.get_template("summary_tags.html").render(description=summary, image=image["src"] if image else "")
 
 
-def _featured_image(app, request, item: dict) -> dict | None:
+def _featured_image(app, request: PageRequest, item: dict) -> dict | None:
     """{"src", "alt"} of the item's featured image, when it is a file anyone may read."""
     if not item.get("featured_media"):
         return None
@@ -262,7 +261,7 @@ def _featured_image(app, request, item: dict) -> dict | None:
     if media is None or not media.get("file") or (not public_status(app, media["status"]) and media["status"] != "inherit"):
         return None
     alt = media.get("alt_text") or ""
-    return {"src": f"{app.site_url(request.environ)}/uploads/{media['file']}", "alt": alt}
+    return {"src": f"{request.site_url}/uploads/{media['file']}", "alt": alt}
 
 
 MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
@@ -270,7 +269,7 @@ MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list 
 MENU_KEPT = StashKey[tuple[int, list[MenuEntry], object]]("core.menu_pages")
 
 
-def menu_pages(app, request) -> list[MenuEntry]:
+def menu_pages(app, request: PageRequest) -> list[MenuEntry]:
     """The site menu's share of core: published top-level pages by `menu_order`, then title.
 
     Every page of the site shows it, so the entries are kept per content version (bumped in the writing
@@ -319,16 +318,16 @@ def password_page() -> Page:
 POSTPASS_SCOPE = "core.postpass"
 
 
-def _postpass_wait(app, request) -> int:
+def _postpass_wait(app, request: PageRequest) -> int:
     """Count one password form from the client's address (host.ratelimit, `[plugins.core] postpass_limit` per
     `postpass_window_seconds`); the seconds to wait when its window is already full, else 0."""
     settings = settings_of(app)
     rule = RateLimit(POSTPASS_SCOPE, settings.postpass_limit, settings.postpass_window_seconds)
     with app.db.session(write=True) as session, session.begin():
-        return take(app, session, rule, client_address(app, request.environ) or "-")
+        return take(app, session, rule, request.client_address or "-")
 
 
-def submit_password(app, request):
+def submit_password(app, request: PageRequest):
     """WordPress's `post_password` flow: the right password sets a cookie that unlocks the item, and the
     visitor goes back to it (303); a wrong one goes back with a notice. Only public items take part.
     Every submission counts against the client address's limit; past it the answer is 429 and no password
@@ -339,8 +338,8 @@ def submit_password(app, request):
         return app.render_view(HtmlView("Too many attempts", body, status=429, headers=(
             ("Retry-After", str(wait)), ("Cache-Control", "no-store"))))
     try:
-        args = PasswordFormArgs().load({key: request.forms.getunicode(key) for key in ("post_id", "post_password")
-                                        if request.forms.getunicode(key) is not None})
+        args = PasswordFormArgs().load({key: request.form[key] for key in ("post_id", "post_password")
+                                        if key in request.form})
     except ValidationError:
         return app.render_view(HtmlView("Bad request", theme.render(app, __package__, "public_message.html", {"done": "bad-form"}), status=400))
     with app.db.session() as session:
@@ -348,12 +347,11 @@ def submit_password(app, request):
     if item is None or not item.get("password") or not _viewable(app, item):
         return app.render_view(not_found_view(app))
     link = _link_of(app, request, item)
-    response = bottle.HTTPResponse(status=303)
     if Signer.matches(args["post_password"], item["password"]):
+        response = redirect(link)
         response.set_cookie(f"{PASSWORD_COOKIE}-{item['id']}", password_cookie_value(app, item), path="/",
                             httponly=True, samesite="lax", max_age=10 * 24 * 3600)
-        response.set_header("Location", link)
     else:
-        response.set_header("Location", link + ("&" if "?" in link else "?") + "password=wrong")
+        response = redirect(link + ("&" if "?" in link else "?") + "password=wrong")
     response.set_header("Cache-Control", "no-store")
     return response

@@ -14,12 +14,10 @@ import re
 from contextlib import contextmanager
 from typing import Any
 
-import bottle
 from marshmallow import ValidationError
 from markupsafe import Markup
 
-from host import RestError, RestRequest
-from host.admin import AdminAnswer
+from host import PageAnswer, RestError, RestRequest, redirect
 
 from . import properties as props
 from . import render, routes, store
@@ -70,7 +68,7 @@ def forms_page(page):
         return list_page(page)
     if form_id_of(page.subpath):
         return editor_page(page, form_id_of(page.subpath))
-    return AdminAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
+    return PageAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
 
 
 def form_id_of(text: str) -> int | None:
@@ -95,7 +93,7 @@ def list_page(page):
             status = 400
     with rest_request(page) as request:
         forms = [{**form, "modified": minutes(form["modified"])} for form in store.list_forms(request)]
-    return AdminAnswer(page.render("forms_admin_list.html", forms=forms,
+    return PageAnswer(page.render("forms_admin_list.html", forms=forms,
                                    can_read_submissions=page.user.can("manage_options")), status)
 
 
@@ -105,7 +103,7 @@ def minutes(value: Any) -> str:
     return text[:16].replace("T", " ")
 
 
-def create(page) -> bottle.HTTPResponse | None:
+def create(page) -> PageAnswer | None:
     """Add a form with the default template and mail; to its editor (303), or None after a field error."""
     title = page.form.get("title", "").strip()
     if not title:
@@ -118,8 +116,7 @@ def create(page) -> bottle.HTTPResponse | None:
         return None
     with rest_request(page, write=True) as request:
         item = routes.create_from(request, params)
-    return bottle.HTTPResponse("", 303, headers={"Location": page.url(item["id"]) + "?created=1",
-                                                 "Cache-Control": "no-store"})
+    return redirect(page.url(item["id"]) + "?created=1", 303, {"Cache-Control": "no-store"})
 
 
 def delete(page) -> int:
@@ -145,14 +142,14 @@ def editor_page(page, form_id: int):
     with rest_request(page) as request:
         form = store.load(request, form_id)
     if form is None:
-        return AdminAnswer(page.render("forms_notice.html", done="no-such-form"), 404)
+        return PageAnswer(page.render("forms_notice.html", done="no-such-form"), 404)
     context: dict[str, Any] = {"preview": None, "problems": form.config_errors}
     status = 200
-    if page.method == "GET" and page.request.query.get("created"):
+    if page.method == "GET" and page.query_text("created"):
         page.notice(page.render("forms_notice.html", done="added"))
     if page.method == "POST":
         status = post_editor(page, form, context)
-    return AdminAnswer(editor_html(page, form, context), status)
+    return PageAnswer(editor_html(page, form, context), status)
 
 
 def post_editor(page, form: store.Form, context: dict[str, Any]) -> int:
@@ -197,7 +194,7 @@ def show_preview(page, form: store.Form, params: dict[str, Any], context: dict[s
 
 def posted(page) -> dict[str, Any]:
     """The editor's fields as FormUpdateArgs expects them (read uncut: a template may be long)."""
-    raw = page.request.forms.decode()
+    raw = page.uncut_form
 
     def text(name: str) -> str:
         return str(raw.get(name, ""))

@@ -16,10 +16,9 @@ import re
 from typing import Any
 from urllib.parse import quote, urlencode
 
-import bottle
 from markupsafe import Markup
 
-from host.admin import AdminAnswer
+from host import PageAnswer, redirect
 from host.storage import serve_object
 
 from . import store
@@ -42,17 +41,17 @@ def submissions_page(page):
     if page.subpath == "":
         if page.method == "POST":
             page.notice(page.render("forms_notice.html", done="open-submission"), "error")
-            return AdminAnswer(index_html(page), 400)
+            return PageAnswer(index_html(page), 400)
         return index_html(page)
     match = SUBPATH.match(page.subpath)
     if match is None or any(int(match[name] or 0) > MAX_ID for name in ("form", "submission")):
-        return AdminAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
+        return PageAnswer(page.render("forms_notice.html", done="no-such-page"), 404)
     form_id = int(match["form"])
     if match["submission"] and match["file"] is None:
         return submission_page(page, form_id, int(match["submission"]))
     if page.method == "POST":
         page.notice(page.render("forms_notice.html", done="open-submission"), "error")
-        return AdminAnswer("", 400)
+        return PageAnswer("", 400)
     if match["export"]:
         return export(page, form_id)
     if match["file"] is not None:
@@ -64,8 +63,8 @@ def form_title(form: store.Form | None, form_id: int) -> str:
     return (form.title or "(no title)") if form is not None else f"Deleted form {form_id}"
 
 
-def not_found(page) -> AdminAnswer:
-    return AdminAnswer(page.render("forms_notice.html", done="no-such-submission"), 404)
+def not_found(page) -> PageAnswer:
+    return PageAnswer(page.render("forms_notice.html", done="no-such-submission"), 404)
 
 
 # --- the forms ------------------------------------------------------------------------------
@@ -86,8 +85,7 @@ def index_html(page) -> Markup:
 
 def filters(page) -> dict[str, Any] | None:
     """The list's query (s, status, paged), or None after marking the bad one (400)."""
-    query = page.request.query.decode()
-    term, status, paged = query.get("s", ""), query.get("status", ""), query.get("paged", "1")
+    term, status, paged = page.query_text("s"), page.query_text("status"), page.query_text("paged", "1")
     if len(term) > stored.MAX_SEARCH:
         page.error("s", f"Search for at most {stored.MAX_SEARCH} characters.")
     if status and status not in stored.STATUSES:
@@ -109,7 +107,7 @@ def list_page(page, form_id: int):
             return not_found(page)
         start = (chosen["paged"] - 1) * PER_PAGE
         rows = stored.rows_by_ids(page.app, request.session, ids[start:start + PER_PAGE])
-    if page.request.query.get("deleted"):
+    if page.query_text("deleted"):
         page.notice(page.render("forms_notice.html", done="submission-deleted"))
     shown = [{"id": row["id"], "date": row["created_at"].isoformat(sep=" ", timespec="minutes"),
               "status": STATUS_LABELS.get(row["status"], row["status"]), "summary": stored.summary(row),
@@ -120,14 +118,14 @@ def list_page(page, form_id: int):
                        pages=max(1, -(-len(ids) // PER_PAGE)),
                        page_url=lambda number: page.url(form_id) + "?" + urlencode({**base, "paged": number}),
                        export_url=page.url(form_id, "export.csv") + ("?" + urlencode(base) if base else ""))
-    return AdminAnswer(body, 200 if wanted is not None else 400)
+    return PageAnswer(body, 200 if wanted is not None else 400)
 
 
 def export(page, form_id: int):
     """The list's submissions (its search and status) as CSV, streamed in chunks."""
     wanted = filters(page)
     if wanted is None:
-        return AdminAnswer(page.render("forms_notice.html", done="export-refused"), 400)
+        return PageAnswer(page.render("forms_notice.html", done="export-refused"), 400)
     with rest_request(page) as request:
         form = store.load(request, form_id)
         ids = stored.matching_ids(page.app, request.session, form_id, wanted["s"], wanted["status"])
@@ -135,7 +133,7 @@ def export(page, form_id: int):
         return not_found(page)
     headers = {**DOWNLOAD_HEADERS, "Content-Type": "text/csv; charset=utf-8",
                "Content-Disposition": f"attachment; filename=\"form-{form_id}-submissions.csv\""}
-    return bottle.HTTPResponse(stored.csv_stream(page.app, form, ids), 200, headers=headers)
+    return PageAnswer(stored.csv_stream(page.app, form, ids), 200, headers=headers)
 
 
 # --- one submission -------------------------------------------------------------------------------
@@ -145,7 +143,7 @@ def submission_page(page, form_id: int, submission_id: int):
     if page.method == "POST":
         answer = delete(page, form_id, submission_id) if page.action == "delete" else \
             resend(page, form_id, submission_id)
-        if isinstance(answer, (bottle.HTTPResponse, AdminAnswer)):
+        if isinstance(answer, PageAnswer):
             return answer
         status = answer
     with rest_request(page) as request:
@@ -153,7 +151,7 @@ def submission_page(page, form_id: int, submission_id: int):
         row = stored.load(page.app, request.session, form_id, submission_id)
     if row is None:
         return not_found(page)
-    return AdminAnswer(submission_html(page, form, form_id, row), status)
+    return PageAnswer(submission_html(page, form, form_id, row), status)
 
 
 def submission_html(page, form: store.Form | None, form_id: int, row: dict[str, Any]) -> Markup:
@@ -173,7 +171,7 @@ def submission_html(page, form: store.Form | None, form_id: int, row: dict[str, 
                        can_resend=form is not None)
 
 
-def resend(page, form_id: int, submission_id: int) -> int | AdminAnswer:
+def resend(page, form_id: int, submission_id: int) -> int | PageAnswer:
     with rest_request(page, write=True) as request:
         form = store.load(request, form_id)
         row = stored.load(page.app, request.session, form_id, submission_id)
@@ -191,14 +189,13 @@ def resend(page, form_id: int, submission_id: int) -> int | AdminAnswer:
     return 200
 
 
-def delete(page, form_id: int, submission_id: int) -> bottle.HTTPResponse | AdminAnswer:
+def delete(page, form_id: int, submission_id: int) -> PageAnswer:
     with rest_request(page, write=True) as request:
         row = stored.load(page.app, request.session, form_id, submission_id)
         if row is None:
             return not_found(page)
         stored.delete_submission(request, row)
-    return bottle.HTTPResponse("", 303, headers={"Location": page.url(form_id) + "?deleted=1",
-                                                 "Cache-Control": "no-store"})
+    return redirect(page.url(form_id) + "?deleted=1", 303, {"Cache-Control": "no-store"})
 
 
 def download(page, form_id: int, submission_id: int, number: int):
@@ -208,7 +205,7 @@ def download(page, form_id: int, submission_id: int, number: int):
     items = stored.stored_files(row) if row is not None else []
     key = stored.file_key(page.app, items[number]) if number < len(items) else None
     if key is None:
-        return AdminAnswer(page.render("forms_notice.html", done="file-gone"), 404)
+        return PageAnswer(page.render("forms_notice.html", done="file-gone"), 404)
     name = str(items[number].get("name") or "file")
     fallback = name.encode("ascii", "replace").decode().replace("?", "_").replace('"', "_")
     # Streamed from the store after the permission check, never redirected: the files are private.

@@ -56,13 +56,13 @@ def form_page(app, request, form_id):
 
 def _show(app, request, form: store.Form, outcome: render.Outcome | None = None, status: int = 200,
           container_post: int = 0, headers: tuple[tuple[str, str], ...] = ()) -> str:
-    user = app.page_user(request.environ)
+    user = request.user
     token = nonce(app, user.id, form.id) if settings_of(app).verify_nonce and user.is_authenticated else ""
     if token or outcome is not None or any(tag.basetype == "quiz" for tag in form.parsed.tags):
         # A quiz question, a nonce and a visitor's own values are for one visit only.
         headers = (*headers, ("Cache-Control", "no-store"))
     rest_base = app.rest_base_url(request.environ)
-    urls = render.addresses(app.site_url(request.environ), rest_base, form.id)
+    urls = render.addresses(request.site_url, rest_base, form.id)
     body = render.render_form(
         app, form, **urls, container_post=container_post, nonce=token, outcome=outcome,
         back_link=container_link(app, request.environ, container_post) if container_post else "")

@@ -12,7 +12,8 @@ from decimal import Decimal
 
 from sqlalchemy import func, select, update
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer
+from host.admin import AdminRequest
 from host.auth import users as user_service
 from host.content import service_request
 
@@ -34,19 +35,19 @@ PENDING_STATUSES = (("pending", "Waiting"), ("granted", "Granted"), ("refunded",
 def courses_page(page: AdminRequest):
     if page.subpath not in SECTIONS:
         page.notice(page.render("lms_admin_notice.html", done="no-such-section"), "error")
-        return AdminAnswer("", 404)
+        return PageAnswer("", 404)
     status = 200
     if page.method == "POST":
         status = {"enrol": enrol_user, "cancel": cancel_enrolment, "assign": assign_pending,
                   "create-key": create_key, "revoke-key": revoke_key}[page.action](page)
     section = {"": enrolments_section, "pending": pending_section, "keys": keys_section}[page.subpath]
-    return AdminAnswer(section(page), status)
+    return PageAnswer(section(page), status)
 
 
 # --- shared reading ---------------------------------------------------------------------------
 
 def _query(page: AdminRequest) -> dict[str, str]:
-    return {key: str(value)[:100] for key, value in page.request.query.decode().items()}
+    return {key: value[:100] for key, value in page.query.items() if isinstance(value, str)}
 
 
 def _number(text: str, default: int = 0) -> int:

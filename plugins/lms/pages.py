@@ -27,11 +27,10 @@ import dataclasses
 import hmac
 from typing import Callable, Iterator
 
-import bottle
 from babel.numbers import format_currency
 from sqlalchemy import func, select
 
-from host import HtmlView, Page, RestRequest, theme
+from host import HtmlView, Page, PageRequest, RestRequest, redirect, theme
 from host.auth import users as user_service
 from host.text import without_style_attributes
 
@@ -185,7 +184,7 @@ def not_found(app) -> str:
 
 
 @contextlib.contextmanager
-def page_reader(app, request, user) -> Iterator[RestRequest]:
+def page_reader(app, request: PageRequest, user) -> Iterator[RestRequest]:
     """A request for the content service, as the visitor (the page's own transaction)."""
     reader = RestRequest(app, request.method, request.path, [], {}, environ=request.environ,
                          base_url=app.rest_base_url(request.environ))
@@ -198,11 +197,11 @@ def page_reader(app, request, user) -> Iterator[RestRequest]:
         reader.finish(success=succeeded)
 
 
-def answer(app, request, build: Callable[[RestRequest, str], HtmlView | None]) -> str:
+def answer(app, request: PageRequest, build: Callable[[RestRequest, str], HtmlView | None]) -> str:
     """The page `build(reader, site)` makes (None: the 404) in the site layout, as the visitor sees it."""
-    user = app.page_user(request.environ)
+    user = request.user
     with page_reader(app, request, user) as reader:
-        view = build(reader, app.site_url(request.environ))
+        view = build(reader, request.site_url)
     if view is None:
         return not_found(app)
     personal = PERSONAL_HEADERS if user.is_authenticated else ANONYMOUS_HEADERS
@@ -221,11 +220,11 @@ def head_html(reader, site: str, item: dict | None) -> str:
         canonical=link(site, item) if item else "")
 
 
-def course_page(app, request, slug: str):
+def course_page(app, request: PageRequest, slug: str):
     return answer(app, request, lambda reader, site: _course_view(app, request, reader, site, slug))
 
 
-def _course_view(app, request, reader, site: str, slug: str) -> HtmlView | None:
+def _course_view(app, request: PageRequest, reader, site: str, slug: str) -> HtmlView | None:
     course = published(reader, COURSE, slug)
     if course is None:
         return None
@@ -265,15 +264,15 @@ def _first_item(reader, site: str, course: dict) -> str:
     return ""
 
 
-def lesson_page(app, request, slug: str):
+def lesson_page(app, request: PageRequest, slug: str):
     return answer(app, request, lambda reader, site: _step_view(app, request, reader, site, LESSON, slug))
 
 
-def quiz_page(app, request, slug: str):
+def quiz_page(app, request: PageRequest, slug: str):
     return answer(app, request, lambda reader, site: _step_view(app, request, reader, site, QUIZ, slug))
 
 
-def _step_view(app, request, reader, site: str, post_type: str, slug: str) -> HtmlView | None:
+def _step_view(app, request: PageRequest, reader, site: str, post_type: str, slug: str) -> HtmlView | None:
     """A lesson or a quiz: its text for enrolled learners and editors, how to enrol for others."""
     item = published(reader, post_type, slug)
     topic = published_parent(reader, item, TOPIC) if item else None
@@ -312,38 +311,38 @@ def _quiz_summary(reader, quiz: dict) -> dict:
             "time_limit": f"{value} {unit}{'s' if value != 1 else ''}" if value and unit else ""}
 
 
-def topic_page(app, request, slug: str):
+def topic_page(app, request: PageRequest, slug: str):
     """A topic has no page of its own (as in the reference): its section of the course page."""
-    user = app.page_user(request.environ)
+    user = request.user
     with page_reader(app, request, user) as reader:
         topic = published(reader, TOPIC, slug)
         course = published_parent(reader, topic, COURSE) if topic else None
-        target = f"{link(app.site_url(request.environ), course)}#topic-{topic['id']}" if course else ""
+        target = f"{link(request.site_url, course)}#topic-{topic['id']}" if course else ""
     if not target:
         return not_found(app)
-    return bottle.HTTPResponse("", 301, headers={"Location": target})
+    return redirect(target, 301)
 
 
-def nested_redirect(app, request, course_slug: str, segment: str, slug: str):
+def nested_redirect(app, request: PageRequest, course_slug: str, segment: str, slug: str):
     """The reference's nested addresses (`/courses/<course>/lessons/<slug>/`, `.../tutor_quiz/<slug>/`),
     which an imported site's old links use: a permanent redirect to the item's own address."""
     post_type = {"lessons": LESSON, "tutor_quiz": QUIZ}.get(segment)
     if post_type is None:
         return not_found(app)
-    with page_reader(app, request, app.page_user(request.environ)) as reader:
+    with page_reader(app, request, request.user) as reader:
         item = published(reader, post_type, slug)
         topic = published_parent(reader, item, TOPIC) if item else None
         course = published_parent(reader, topic, COURSE) if topic else None
     if course is None or course["slug"] != course_slug:
         return not_found(app)
-    return bottle.HTTPResponse("", 301, headers={"Location": link(app.site_url(request.environ), item)})
+    return redirect(link(request.site_url, item), 301)
 
 
-def archive_page(app, request, taxonomy: str, slug: str):
+def archive_page(app, request: PageRequest, taxonomy: str, slug: str):
     return answer(app, request, lambda reader, site: _archive_view(app, request, reader, site, taxonomy, slug))
 
 
-def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> HtmlView | None:
+def _archive_view(app, request: PageRequest, reader, site: str, taxonomy: str, slug: str) -> HtmlView | None:
     """The published courses of a course category or tag, a page at a time (`?paged=N`)."""
     if not slug or len(slug) > MAX_SLUG:
         return None
@@ -351,7 +350,7 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
     if not found:
         return None
     term = found[0]
-    paged = request.query.get("paged", "1")
+    paged = request.query_text("paged", "1")
     page = int(paged) if paged.isdigit() and 0 < len(paged) <= 4 else 0
     if not 1 <= page <= MAX_PAGE:
         return None
@@ -378,12 +377,11 @@ def _archive_view(app, request, reader, site: str, taxonomy: str, slug: str) -> 
     return HtmlView(title, body, head_html=head_html(reader, site, None))
 
 
-def enrol_page(app, request, slug: str):
+def enrol_page(app, request: PageRequest, slug: str):
     """POST /courses/<slug>/enrol: a signed-in user enrols in a free course, then sees its page again."""
     signed_in = app.page_session(request.environ)
-    form = request.forms.decode()
-    site = app.site_url(request.environ)
-    given = str(form.get("csrf_token") or "")
+    site = request.site_url
+    given = request.form.get("csrf_token", "")
     if signed_in is None or not given or not hmac.compare_digest(signed_in[1], given):
         return _message(app, "Sign in to enrol", "lms_page_form_expired.html", 403, sign_in=site + SIGN_IN_PATH,
                         back=f"{site}/{COURSE_BASE}/{slug[:MAX_SLUG]}/")
@@ -400,13 +398,12 @@ def enrol_page(app, request, slug: str):
                 return _message(app, "This course is full", "lms_page_enrol_refused.html", 409, reason="full",
                                 back=link(site, course))
             enrol(reader, course["id"], user.id, "free")
-    return bottle.HTTPResponse("", 303, headers={"Location": link(site, course) + "#enrol",
-                                                "Cache-Control": "no-store"})
+    return redirect(link(site, course) + "#enrol", 303, {"Cache-Control": "no-store"})
 
 
 def _message(app, title: str, template: str, status: int, **context) -> str:
-    bottle.response.set_header("Cache-Control", "no-store")
-    return app.render_view(HtmlView(title, render(app, template, **context), status=status))
+    return app.render_view(HtmlView(title, render(app, template, **context), status=status,
+                                    headers=(("Cache-Control", "no-store"),)))
 
 
 def pages() -> list[Page]:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime
 
-import bottle
 from sqlalchemy import delete, func, insert, select, update
 
-from host.admin import AdminAnswer, AdminRequest
+from host import PageAnswer, redirect
+from host.admin import AdminRequest
 
 from . import operations, store
 from .operations import OperationError
@@ -41,22 +41,22 @@ def newsletter_page(page: AdminRequest):
         return subscriber_detail(page, rest)
     if section not in SECTIONS or rest:
         page.notice(page.render("newsletter_admin_notice.html", done="no-such-section"), "error")
-        return AdminAnswer("", 404)
+        return PageAnswer("", 404)
     status, extra = 200, {}
     if page.method == "POST":
         result = HANDLERS[page.action](page)
-        if isinstance(result, bottle.HTTPResponse):
+        if isinstance(result, PageAnswer):
             return result
         status, extra = result
     render = {"": lists_section, "subscribers": subscribers_section, "import": import_section,
               "mailings": mailings_section}[section]
-    return AdminAnswer(render(page, **(extra if section == "import" else {})), status)
+    return PageAnswer(render(page, **(extra if section == "import" else {})), status)
 
 
 # --- shared ------------------------------------------------------------------------------------
 
 def _query(page: AdminRequest) -> dict[str, str]:
-    return {key: str(value)[:200] for key, value in page.request.query.decode().items()}
+    return {key: value[:200] for key, value in page.query.items() if isinstance(value, str)}
 
 
 def _number(text: str, default: int = 0) -> int:
@@ -180,8 +180,7 @@ def send_confirmations(page: AdminRequest):
         page.notice(page.render("newsletter_admin_notice.html", done="nobody-pending", name=row.name), "error")
         return 409, {}
     # Post/Redirect/Get, as for mailings: a reload must not mail everyone pending once more.
-    return bottle.HTTPResponse("", 303, headers={"Location": page.url() + f"?confirmations={sent}&list={row.id}",
-                                                 "Cache-Control": "no-store"})
+    return redirect(page.url() + f"?confirmations={sent}&list={row.id}", 303, {"Cache-Control": "no-store"})
 
 
 # --- subscribers -------------------------------------------------------------------------------
@@ -232,7 +231,7 @@ def subscriber_detail(page: AdminRequest, rest: str):
         row = store.find_by_id(page.app, session, subscriber_id) if subscriber_id else None
         if row is None:
             page.notice(page.render("newsletter_admin_notice.html", done="no-such-subscriber"), "error")
-            return AdminAnswer("", 404)
+            return PageAnswer("", 404)
         subscriptions, lists = table(page.app, SUBSCRIPTIONS), table(page.app, LISTS)
         memberships = session.execute(select(subscriptions, lists.c.name).join(
             lists, lists.c.id == subscriptions.c.list_id).where(subscriptions.c.subscriber_id == row.id)
@@ -256,7 +255,7 @@ def import_section(page: AdminRequest, report=None, list_name: str = "") -> str:
 
 
 def _uploaded_text(page: AdminRequest) -> str | None:
-    upload = page.request.files.get("file")
+    upload = page.files.get("file")
     if upload is None or not getattr(upload, "raw_filename", ""):
         page.error("file", "Choose a CSV file.")
         return None
@@ -281,7 +280,7 @@ def import_file(page: AdminRequest):
     elif len(consent_text) > MAX_CONSENT_TEXT:
         page.error("consent", f"Use at most {MAX_CONSENT_TEXT} characters.")
     text = _uploaded_text(page)
-    upload = page.request.files.get("file")
+    upload = page.files.get("file")
     file_name = (upload.filename if upload is not None else "")[:100]
     confirmed = mode == "confirmed"
     source = (f"import by {page.user.login}: {file_name}" if confirmed
@@ -315,7 +314,7 @@ def export(page: AdminRequest):
         row = session.execute(select(lists).where(lists.c.id == list_id)).first() if list_id else None
     if row is None:
         page.notice(page.render("newsletter_admin_notice.html", done="no-such-export"), "error")
-        return AdminAnswer("", 404)
+        return PageAnswer("", 404)
     app = page.app
 
     def lines():
@@ -323,8 +322,8 @@ def export(page: AdminRequest):
             yield from operations.export_lines(app, session, row.id)
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
-    return bottle.HTTPResponse(lines(), 200, headers={
-        "Content-Type": "text/csv; charset=utf-8", "Cache-Control": "no-store",
+    return PageAnswer(lines(), 200, content_type="text/csv; charset=utf-8", headers={
+        "Cache-Control": "no-store",
         "Content-Disposition": f"attachment; filename=\"newsletter-list-{row.id}-{stamp}.csv\"",
         "X-Content-Type-Options": "nosniff"})
 
@@ -373,8 +372,7 @@ def send_mailing(page: AdminRequest):
         mailing_id, count = operations.queue_mailing(page.app, session, row, subject, body.replace("\r\n", "\n"),
                                                      _site_url(page, session))
     # Post/Redirect/Get: reloading the page that says "queued" must never queue the mailing again.
-    return bottle.HTTPResponse("", 303, headers={"Location": page.url("mailings") + f"?queued={mailing_id}",
-                                                 "Cache-Control": "no-store"})
+    return redirect(page.url("mailings") + f"?queued={mailing_id}", 303, {"Cache-Control": "no-store"})
 
 
 HANDLERS = {"create-list": create_list, "rename-list": rename_list, "delete-list": delete_list,

@@ -14,10 +14,9 @@ an operator's file of the same name in `[site] templates_dir` wins.
 
 from __future__ import annotations
 
-import bottle
 from sqlalchemy import select
 
-from host import theme
+from host import PageAnswer, PageRequest, theme
 from host.signing import TokenExpired, TokenInvalid
 
 from . import store
@@ -27,11 +26,11 @@ from .tables import LISTS, table
 from .tokens import CONFIRM, UNSUBSCRIBE, read_token, same_nonce
 
 
-def _page(app, title: str, text: str, status: int = 200) -> bottle.HTTPResponse:
+def _page(app, title: str, text: str, status: int = 200) -> PageAnswer:
     return _respond(app, title, theme.render(app, __package__, "newsletter_message.html", {"text": text}), status)
 
 
-def _button_page(app, request, title: str, text: str, button: str, token: str) -> bottle.HTTPResponse:
+def _button_page(app, request: PageRequest, title: str, text: str, button: str, token: str) -> PageAnswer:
     """What a GET answers while there is something to do: the button that does it."""
     action = request.path.rstrip("/").rsplit("/", 1)[-1]
     body = theme.render(app, __package__, "newsletter_button.html",
@@ -39,23 +38,23 @@ def _button_page(app, request, title: str, text: str, button: str, token: str) -
     return _respond(app, title, body, 200)
 
 
-def _respond(app, title: str, body_html: str, status: int) -> bottle.HTTPResponse:
+def _respond(app, title: str, body_html: str, status: int) -> PageAnswer:
     body = app.render_html_page(title, body_html)
-    return bottle.HTTPResponse(body, status, headers={
-        "Content-Type": "text/html; charset=UTF-8", "Cache-Control": "no-store", "X-Robots-Tag": "noindex"})
+    return PageAnswer(body, status, content_type="text/html; charset=UTF-8",
+                      headers={"Cache-Control": "no-store", "X-Robots-Tag": "noindex"})
 
 
-def _token_param(request) -> str:
-    token = request.query.get("token") or ""
+def _token_param(request: PageRequest) -> str:
+    token = request.query_text("token")
     if not token and request.method == "POST":
         try:
-            token = request.forms.get("token") or ""
+            token = request.form.get("token", "")
         except Exception:  # an unreadable body: the query is the only place a token can be
             token = ""
     return token[:1000]
 
 
-def _read(app, request, purpose: str, max_age: int):
+def _read(app, request: PageRequest, purpose: str, max_age: int):
     """(token text, token, None) or (None, None, the error page)."""
     text = _token_param(request)
     try:
@@ -77,12 +76,12 @@ def _subscriber(app, session, token):
     return row
 
 
-def _acts(request) -> bool:
+def _acts(request: PageRequest) -> bool:
     """Only a POST changes anything; GET and HEAD (link scanners, previews, people) only look."""
     return request.method == "POST"
 
 
-def confirm_page(app, request):
+def confirm_page(app, request: PageRequest):
     text, token, refusal = _read(app, request, CONFIRM, settings_of(app).confirm_max_age_seconds)
     if refusal is not None:
         return refusal
@@ -116,7 +115,7 @@ def _list_names(app, session, list_ids) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def unsubscribe_page(app, request):
+def unsubscribe_page(app, request: PageRequest):
     text, token, refusal = _read(app, request, UNSUBSCRIBE, settings_of(app).unsubscribe_max_age_seconds)
     if refusal is not None:
         return refusal

@@ -70,7 +70,7 @@ def result_data(app, test: HealthTest, result: HealthResult) -> dict:
 def _test_handler(test: HealthTest):
     def handler(request):
         app = request.app
-        return result_data(app, test, run_test(app, test, app.site_url(request.environ)))
+        return result_data(app, test, run_test(app, test, request.site_url))
     handler.__name__ = f"health_test_{test.name.replace('-', '_')}"
     return handler
 

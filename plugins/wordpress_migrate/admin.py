@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host import AdminPage
-from host.admin import AdminAnswer, AdminRequest
+from host import AdminPage, PageAnswer
+from host.admin import AdminRequest
 from host.text import sanitize_text_field
 
 from . import jobs
@@ -35,14 +35,14 @@ def import_page(page: AdminRequest):
     headers = {"Refresh": str(REFRESH_SECONDS)} if active else {}
     body = page.render("wordpress_import_admin.html", active=active, runs=runs, latest=runs[0] if runs else None,
                        max_bytes=MAX_UPLOAD_BYTES, refresh=REFRESH_SECONDS)
-    return AdminAnswer(body, status, headers)
+    return PageAnswer(body, status, headers)
 
 
 def upload(page: AdminRequest) -> int:
     if jobs.active_run(page.app) is not None:
         page.notice(page.render("wordpress_import_notice.html", done="busy"), "error")
         return 409
-    sent = page.request.files.get("wxr_file")
+    sent = page.files.get("wxr_file")
     if sent is None or not sent.raw_filename:
         page.error("wxr_file", "Choose a WordPress export file (.xml) to import.")
         return 400

@@ -99,8 +99,8 @@ def _moved(app, location: str) -> HtmlView:
 def permalink_redirect(app, request) -> HtmlView | None:
     """`/?p=OLD`, `/?page_id=OLD`, `/?attachment_id=OLD` of an imported item whose id is not this site's."""
     for name in ("p", "page_id", "attachment_id"):
-        value = request.query.get(name)
-        if value is None or not value.isdigit() or len(value) > 18:
+        value = request.query_text(name)
+        if not value.isdigit() or len(value) > 18:
             continue
         location = lookup(app, f"/?{name}={int(value)}")  # first: most addresses have no redirect
         if location is None:

@@ -3,8 +3,7 @@ values kept, nothing changed on an error, secrets shown once."""
 
 from __future__ import annotations
 
-from host import AdminPage
-from host.admin import AdminAnswer
+from host import AdminPage, PageAnswer
 from host.auth import users as user_service
 from host.plugin_state import read_stored_disabled
 from host.testing import basic_auth_headers, create_test_user, make_plugin
@@ -254,7 +253,7 @@ def test_hook_register_admin_pages(make_app):
             meal = page.form.get("meal", "").strip()
             if not meal:
                 page.error("meal", "Choose a meal.")
-                return AdminAnswer(page.form_html("order", page.field("meal", "Meal"), "Order"), 400)
+                return PageAnswer(page.form_html("order", page.field("meal", "Meal"), "Order"), 400)
             orders.append((page.user.login, meal))
             page.notice("<p>Ordered.</p>")
         return page.form_html("order", page.field("meal", "Meal"), "Order")
