@@ -156,3 +156,28 @@ def test_overdue_command_lists_late_loans(library_app, make_user, tmp_path, monk
     assert overdue("2030-12-31").splitlines() == ["0 overdue on 2030-12-31"]
     assert overdue("2031-01-01").splitlines() == [
         f"loan {loan['id']}: 'The Hobbit' to user {pupil.id}, due 2030-12-31", "1 overdue on 2031-01-01"]
+
+
+def test_a_books_public_page_answers_through_the_host(library_app, make_user):
+    """A third-party page returns its body, a PageAnswer, redirect() or not_found(): what a visitor gets."""
+    librarian = _librarian(library_app, make_user)
+    book = _book(librarian, title="Tom's <Midnight> Garden")
+    visitor = library_app.client
+    page = visitor.get(f"/library/books/{book['id']}/")
+    assert page.status_int == 200 and page.content_type == "text/html"
+    assert "<h1>Tom&#39;s &lt;Midnight&gt; Garden</h1>" in page.text and "On the shelf." in page.text
+    assert page.headers["Link"] == '<http://school.test/wp-json/>; rel="https://api.w.org/"'
+    _loan(librarian, book["id"], make_user(library_app, "subscriber").id, due="2031-01-15")
+    assert "On loan until 2031-01-15." in visitor.get(f"/library/books/{book['id']}/").text
+    missing = visitor.get(f"/library/books/{book['id'] + 1}/", status=404)
+    assert "Page not found" in missing.text and "Midnight" not in missing.text
+
+    moved = visitor.get(f"/library/isbn/{GOOD_ISBN}", status=301)
+    assert moved.headers["Location"] == f"http://school.test/library/books/{book['id']}/"
+    visitor.get(f"/library/isbn/{WRONG_CHECK_DIGIT}", status=404)
+    visitor.get("/library/isbn/not-a-number", status=404)
+
+    catalogue = visitor.get("/library/catalogue.csv")
+    assert catalogue.status_int == 200 and catalogue.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert catalogue.headers["Content-Disposition"] == 'attachment; filename="catalogue.csv"'
+    assert catalogue.text == f"isbn,title\n{GOOD_ISBN},Tom's <Midnight> Garden\n"

@@ -4,8 +4,9 @@ library/v1 serves books (an ISBN-13 whose check digit a marshmallow validator ch
 loans (a `due` day that arrives as a datetime.date). Deleting a user closes their open loans
 (`user_deleted`), the Library admin page lists open loans and takes books back, and
 `sitehost library overdue` lists the late ones. Release 0.2.0 counts a loan's renewals: a
-column its Alembic revision (migrations/0001_loan_renewals.py) adds to a site of 0.1.0. Tests
-install it through a real `sitehost` entry point (tests/library).
+column its Alembic revision (migrations/0001_loan_renewals.py) adds to a site of 0.1.0. Its public
+pages (pages.py) show a book, send an ISBN's address to the book's page and give the catalogue as
+CSV. Tests install it through a real `sitehost` entry point (tests/library).
 """
 
 import datetime
@@ -14,7 +15,7 @@ from sqlalchemy import case, update
 
 from host import Namespace, PluginInfo, hookimpl
 
-from . import routes, tables
+from . import pages, routes, tables
 
 PLUGIN = PluginInfo(name="library", version="0.2.0", description="The school library: books and loans")
 
@@ -37,6 +38,11 @@ def register_capabilities():
 @hookimpl
 def register_routes():
     return routes.routes()
+
+
+@hookimpl
+def register_pages():
+    return pages.PAGES
 
 
 @hookimpl

@@ -5,12 +5,13 @@ import datetime
 from sqlalchemy import select, update
 
 from host import AdminPage
+from host.admin import AdminRequest
 
 from .tables import books, loans
 
 
-def library_page(page):
-    """page: host.admin.AdminRequest. POST `return` closes the loan named by the form's `loan`."""
+def library_page(page: AdminRequest):
+    """POST `return` closes the loan named by the form's `loan`."""
     app = page.app
     book_table, loan_table = books(app), loans(app)
     with app.db.session() as session:
