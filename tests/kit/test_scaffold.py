@@ -44,9 +44,9 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
     assert f"created {package}" in result.output
     assert sorted(str(path.relative_to(package)) for path in package.rglob("*") if path.is_file()) == [
         "README.md", "pyproject.toml", "sitehost_lunch_menu/__init__.py", "sitehost_lunch_menu/migrations/README.md",
-        "sitehost_lunch_menu/routes.py",
+        "sitehost_lunch_menu/pages.py", "sitehost_lunch_menu/routes.py",
         "sitehost_lunch_menu/schemas.py", "sitehost_lunch_menu/settings.py", "sitehost_lunch_menu/tables.py",
-        "tests/test_lunch_menu.py"]
+        "sitehost_lunch_menu/templates/lunch_menu_page.html", "tests/test_lunch_menu.py"]
     pyproject = (package / "pyproject.toml").read_text()
     assert '[project.entry-points.sitehost]\nlunch_menu = "sitehost_lunch_menu"' in pyproject
     assert 'dependencies = ["sitehost"]' in pyproject
@@ -61,9 +61,10 @@ def test_plugin_new_creates_a_package_that_installs_passes_its_tests_and_is_serv
          "--target", str(installed), str(built)], tmp_path, env)
     assert (installed / "sitehost_lunch_menu" / "routes.py").is_file()
     assert (installed / "sitehost_lunch_menu" / "migrations" / "0001_first.py").is_file()
+    assert (installed / "sitehost_lunch_menu" / "templates" / "lunch_menu_page.html").is_file()  # the page's template
 
     output = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], package, env)
-    assert "7 passed" in output, output
+    assert "8 passed" in output, output
 
     run([sys.executable, "-m", "host.cli", "init"], tmp_path, env)  # `plugins list` reads a site, never creates one
     listing = json.loads(run([sys.executable, "-m", "host.cli", "plugins", "list", "--json"], tmp_path, env))
@@ -102,7 +103,8 @@ def test_generated_package_has_the_plugin_layout_and_imports_only_public_api():
     files = render_files("lunch")
     assert {path for path in files if path.startswith("sitehost_lunch/")} == {
         "sitehost_lunch/__init__.py", "sitehost_lunch/tables.py", "sitehost_lunch/schemas.py",
-        "sitehost_lunch/settings.py", "sitehost_lunch/routes.py", "sitehost_lunch/migrations/README.md"}
+        "sitehost_lunch/settings.py", "sitehost_lunch/routes.py", "sitehost_lunch/pages.py",
+        "sitehost_lunch/templates/lunch_page.html", "sitehost_lunch/migrations/README.md"}
     public = ("host", "host.args", "host.stash")
     for path, text in files.items():
         if path.endswith(".py"):
@@ -113,7 +115,9 @@ def test_generated_package_has_the_plugin_layout_and_imports_only_public_api():
     init = files["sitehost_lunch/__init__.py"]
     assert [line for line in init.splitlines() if line.startswith("def ")] == [
         "def register_tables(metadata):", "def register_namespaces():", "def register_statuses():",
-        "def register_schemas():", "def register_routes():"]
+        "def register_schemas():", "def register_routes():", "def register_pages():"]
+    pages = files["sitehost_lunch/pages.py"]
+    assert "def item_page(app, request: PageRequest, item_id: int):" in pages and "return not_found()" in pages
     assert "https://github.com/" not in files["README.md"] and "](" not in files["README.md"]
 
 
@@ -134,7 +138,7 @@ def test_generated_tests_pass_and_do_not_pin_the_route_set(tmp_path):
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                              str(target / "tests")], capture_output=True, text=True, env=env, cwd=target, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "7 passed" in result.stdout
+    assert "8 passed" in result.stdout
 
 
 def test_the_folder_the_readme_and_the_help_name_is_the_one_made(tmp_path):
