@@ -131,8 +131,9 @@ def answer_page(app, page, request: bottle.BaseRequest, url_params: dict[str, An
 def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any], keep_seconds: float | None = None):
     """The anonymous answer kept by the response cache, else what `build()` answers (kept when it may be).
 
-    `build` returns the body (str or bytes) after setting status and headers on `bottle.response`;
-    a `bottle.HTTPResponse` it returns (a file download) is sent as it is and never kept.
+    `build` returns the body (str or bytes) after setting status and headers on `bottle.response` (a page's
+    PageAnswer, through host.answer.deliver); a `bottle.HTTPResponse` it returns (a stored file) is sent as
+    it is and never kept.
     """
     environ = request.environ
     looked_up = environ.pop(LOOKED_UP, None)
@@ -175,9 +176,12 @@ def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any],
 
 def _shared(response: bottle.BaseResponse) -> bool:
     """Whether an anonymous answer is everyone's: it sets no cookie and says neither `Cache-Control: no-store`
-    nor `private` (RFC 9111 3: a shared cache must not keep it). Only such an answer gets validators or is kept."""
+    nor `private` (RFC 9111 3: a shared cache must not keep it). Only such an answer gets validators or is kept.
+    A download (`Content-Disposition: attachment`, an event's .ics) is a file handed over, never kept."""
     directives = {part.split("=", 1)[0].strip().lower() for part in response.headers.get("Cache-Control", "").split(",")}
-    return not directives & {"no-store", "private"} and all(name != "Set-Cookie" for name, _ in response.headerlist)
+    download = response.headers.get("Content-Disposition", "").lower().startswith("attachment")
+    return not directives & {"no-store", "private"} and not download \
+        and all(name != "Set-Cookie" for name, _ in response.headerlist)
 
 
 def _validators(app, body: bytes) -> None:

@@ -44,10 +44,15 @@ def lunch_pages():
     def kept(app, request: PageRequest):
         return PageAnswer("soup\n", content_type="text/plain; charset=utf-8")
 
+    def download(app, request: PageRequest):
+        return PageAnswer("soup\n", content_type="text/plain; charset=utf-8",
+                          headers={"Content-Disposition": 'attachment; filename="menu.txt"'})
+
     return [Page("/lunch/menu.csv", ("GET", "HEAD"), csv_menu), Page("/lunch/full", ("GET",), full),
             Page("/lunch/old-menu", ("GET",), moved), Page("/lunch/order", ("POST",), order),
             Page("/lunch/day/<name>", ("GET",), day), Page("/lunch/streamed", ("GET",), streamed),
-            Page("/lunch/echo", ("GET", "POST"), echo), Page("/lunch/kept", ("GET", "HEAD"), kept, cacheable=True)]
+            Page("/lunch/echo", ("GET", "POST"), echo), Page("/lunch/kept", ("GET", "HEAD"), kept, cacheable=True),
+            Page("/lunch/menu.txt", ("GET", "HEAD"), download, cacheable=True)]
 
 
 def html_view(app, request: PageRequest):
@@ -131,6 +136,10 @@ def test_a_cacheable_answer_keeps_its_type_and_validators(make_app):
     assert again.body == b""
     kept = client.get("/lunch/kept")
     assert kept.content_type == "text/plain" and kept.headers["ETag"] == first.headers["ETag"]
+    assert kept.headers["X-Cache"] == "hit"
+    for _attempt in range(2):  # a download is handed over, never kept
+        download = client.get("/lunch/menu.txt")
+        assert download.text == "soup\n" and "X-Cache" not in download.headers and "ETag" not in download.headers
 
 
 def test_admin_pages_answer_the_same_way(make_app, make_user):
