@@ -34,6 +34,7 @@ ALLOWED = {
     "plugins/forms/demo.py": "the demo site's form descriptions (content rows)",
     "plugins/lms/demo.py": "the demo site's course and lesson bodies (content rows)",
     "plugins/forms/properties.py": "a new form's default template, the form markup an editor edits",
+    "host/scaffold.py": "the generator writes a new plugin's files: its page template and its tests' expected HTML",
     # Prose naming an element in a schema description (`the <title> element`), not markup.
     "plugins/block_editor/routes.py": "field descriptions that name the HTML elements a URL's details come from",
 }
