@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from host import AdminPage
-from host.admin import PageAnswer, AdminRequest
+from host import AdminPage, PageAnswer
+from host.admin import AdminRequest
 from host.content import service_request
 from host.text import sanitize_text_field
 
