@@ -106,7 +106,8 @@ def kept_page(app, environ: dict) -> tuple[int, dict[str, str], bytes] | None:
         environ[LOOKED_UP] = request
         return None
     status, kept, body = cached
-    headers = {name.title(): value for name, value in kept.items()}  # bottle's spelling of header names
+    # bottle's spelling of header names, except the tag, which the lookups below (and HTTP's own spelling) call ETag
+    headers = {("ETag" if name.lower() == "etag" else name.title()): value for name, value in kept.items()}
     headers.setdefault("Content-Type", DEFAULT_CONTENT_TYPE)
     _vary_and_tag(headers)
     headers["Content-Length"] = str(len(body))

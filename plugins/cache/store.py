@@ -96,8 +96,8 @@ class Entry:
         """(status, headers, body) for this client: the kept gzip form when it accepts gzip."""
         if self.gzipped is not None and compression.accepts_gzip(request.header("accept-encoding")):
             headers = {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}
-            if "ETag" in headers:  # the gzip form is another representation: another tag (as the host tags it)
-                headers["ETag"] = compression.gzip_etag(headers["ETag"])
+            for name in [name for name in headers if name.lower() == "etag"]:  # bottle spells it "Etag"
+                headers[name] = compression.gzip_etag(headers[name])  # the gzip form: another representation, another tag
             return self.status, headers, self.gzipped
         return self.status, {**self.headers, "X-Cache": "hit"}, self.body
 
