@@ -54,6 +54,7 @@ from .request import PageRequest
 from .auth import sessions
 
 log = logging.getLogger("sitehost")
+_SITE_URL = "sitehost.site_url"  # environ: the request's site_url, worked out once per request
 
 # The site address (App.site_address): `sitehost serve`'s default listen address until one is recorded,
 # and the site_state keys of the recorded address, an operator's choice, and the first guid's address
@@ -447,7 +448,14 @@ class App:
         configured = self.settings.site.get("url")
         if configured:
             return configured.rstrip("/")
-        environ = environ or {}
+        if environ is None:
+            return self._request_site_url({})
+        known = environ.get(_SITE_URL)  # asked again in the same request (a page's links, its discovery Link)
+        if known is None:
+            known = environ[_SITE_URL] = self._request_site_url(environ)
+        return known
+
+    def _request_site_url(self, environ: dict) -> str:
         view = forwarded(environ, self.trusted_proxies)
         if self.trusted_proxies and not view.via_proxy and environ.get("REMOTE_ADDR"):
             return self.site_address()
