@@ -51,15 +51,33 @@ class PageCacheRequest:
         self.keep_seconds = keep_seconds  # how long the cache may keep the answer at most (None: its own limit)
         self.method = "GET"  # HEAD is answered from the GET's entry (bottle drops the body)
         self.path = request.path
-        self.query = parse_query(list(request.query.allitems()))
-        self.headers = request_headers(request.environ)
+        # The pairs bottle's `request.query` holds, in the order they came (the parsed query is the same),
+        # without building its multi-dict: every cached hit reads this.
+        self.query = parse_query(bottle._parse_qsl(request.environ.get("QUERY_STRING", "")))
+        self.environ = request.environ
+        self._headers: dict[str, str] | None = None
         self.base_url = app.site_url(request.environ)
 
+    @property
+    def headers(self) -> dict[str, str]:
+        """Every header by lower-case name, built on first use (a hit reads two or three by `header`)."""
+        if self._headers is None:
+            self._headers = request_headers(self.environ)
+        return self._headers
+
     def header(self, name: str) -> str | None:
-        return self.headers.get(name.lower())
+        name = name.lower()
+        value = self.environ.get(_HEADER_KEYS.get(name) or "HTTP_" + name.upper().replace("-", "_"))
+        return _decoded(value) if value is not None else None
 
 
 _ENVIRON_HEADERS = {"CONTENT_TYPE": "content-type", "CONTENT_LENGTH": "content-length"}
+_HEADER_KEYS = {name: key for key, name in _ENVIRON_HEADERS.items()}
+
+
+def _decoded(value):
+    """A header value as bottle reads it: WSGI's latin-1 string, a non-ASCII one decoded as UTF-8."""
+    return value if not isinstance(value, str) or value.isascii() else value.encode("latin1").decode("utf8")
 
 
 def request_headers(environ: dict) -> dict[str, str]:
@@ -74,8 +92,7 @@ def request_headers(environ: dict) -> dict[str, str]:
             name = _ENVIRON_HEADERS[key]
         else:
             continue
-        headers[name] = value if not isinstance(value, str) or value.isascii() \
-            else value.encode("latin1").decode("utf8")
+        headers[name] = _decoded(value)
     return headers
 
 

@@ -393,7 +393,7 @@ class ResponseCache:
     def eligible(self, request) -> bool:
         if not self.config.enabled or request.method != "GET" or request.internal:
             return False
-        if request.headers.get("authorization") or request.headers.get("cookie"):  # names are lower-case
+        if request.header("authorization") or request.header("cookie"):
             return False
         query = request.query
         if any(name in query for name in _UNCACHEABLE_QUERY) or query.get("context") in _PRIVATE_CONTEXTS:
