@@ -18,10 +18,8 @@ from sqlalchemy import select
 
 from host import ANONYMOUS, HtmlView, MenuEntry, Page, PageRequest, redirect, theme
 from host.content import service_request
-from host.lru import LruCache
 from host.ratelimit import RateLimit, take
 from host.signing import Signer
-from host.stash import StashKey
 from host.text import without_style_attributes
 from host.auth.users import get_user
 
@@ -153,7 +151,6 @@ def _view(app, request: PageRequest, item: dict, rest_base: str, link: str, vers
 
 VIEW_PARTS_ENTRIES = 64  # items whose shared parts a process keeps
 VIEW_PARTS_LIST_CHARS = 256 * 1024  # a longer comment list's HTML is built per request, not kept
-VIEW_PARTS = StashKey[LruCache]("core.view_parts")
 
 
 def _shared_parts(app, request: PageRequest, item: dict, link: str, version: int | None) -> dict:
@@ -163,9 +160,9 @@ def _shared_parts(app, request: PageRequest, item: dict, link: str, version: int
     item, so that a write committed in between leaves these parts under the older version, built again on
     the next request."""
     site = request.site_url
-    cache = app.stash.setdefault_by(VIEW_PARTS, lambda: LruCache(VIEW_PARTS_ENTRIES))
-    key = (version, item["id"], site, link)
-    found = cache.get(key) if version is not None else None
+    kept = app.kept("core.view_parts", VIEW_PARTS_ENTRIES)
+    key = (item["id"], site, link)
+    found = kept.get(key, version)
     if found is None:
         comments = thread(app, item["id"]) if item["type"] in ("post", "page") else []
         found = {"image": _featured_image(app, request, item),
@@ -173,8 +170,8 @@ def _shared_parts(app, request: PageRequest, item: dict, link: str, version: int
                  "comments": comments,
                  "comment_list": theme.render(app, __package__, "public_comment_list.html", {
                      "comments": comments, "open": item.get("comment_status") == "open", "link": link})}
-        if version is not None and len(found["comment_list"]) <= VIEW_PARTS_LIST_CHARS:
-            cache.put(key, found)
+        if len(found["comment_list"]) <= VIEW_PARTS_LIST_CHARS:
+            kept.put(key, version, found)
     return found
 
 
@@ -265,8 +262,6 @@ def _featured_image(app, request: PageRequest, item: dict) -> dict | None:
 
 
 MENU_PAGES = 12  # top-level pages the header menu shows at most; a longer list belongs in a page of its own
-# (content version, entries, the commit mark read before that version)
-MENU_KEPT = StashKey[tuple[int, list[MenuEntry], object]]("core.menu_pages")
 
 
 def menu_pages(app, request: PageRequest) -> list[MenuEntry]:
@@ -280,27 +275,27 @@ def menu_pages(app, request: PageRequest) -> list[MenuEntry]:
     skip the version's read too while nothing at all was committed since the entries were built (the
     database's commit mark, host `Database.commit_mark`, on an SQLite file). A scheduled page joins
     when the publishing job publishes it (within its 30 seconds)."""
-    kept = app.stash.get(MENU_KEPT)
-    if kept is not None and kept[0] == request.environ.get(VERSION_READ):
-        return kept[1]
+    kept = app.kept("core.menu_pages", 1)  # "menu": (entries, the commit mark read before), at a content version
+    held = kept.stored("menu")
+    if held is not None and held[0] == request.environ.get(VERSION_READ):
+        return held[1][0]
     mark = app.db.commit_mark()  # before the version: a commit in between changes the next mark
-    if kept is not None and mark is not None and kept[2] == mark:
-        return kept[1]
+    if held is not None and mark is not None and held[1][1] == mark:
+        return held[1][0]
     with app.db.session() as session:
         reader = service_request(app, session, ANONYMOUS)
         version = app.content.version(reader)
-        kept = app.stash.get(MENU_KEPT)
-        if version is not None and kept is not None and kept[0] == version:
-            app.stash[MENU_KEPT] = (version, kept[1], mark)
-            return kept[1]
+        held = kept.stored("menu")
+        if version is not None and held is not None and held[0] == version:
+            kept.put("menu", version, (held[1][0], mark))
+            return held[1][0]
         pages, _total = app.content.query(reader, "page", parent=[0], orderby="menu_order", order="asc",
                                           per_page=MENU_PAGES)
         paths = {page["id"]: page_path(app, session, page) if structure(app) else f"/?page_id={page['id']}"
                  for page in pages}
     entries = [MenuEntry(html.unescape(render_title(page["title"] or "")) or f"#{page['id']}",
                          paths[page["id"]], order=page.get("menu_order") or 0) for page in pages]
-    if version is not None:
-        app.stash[MENU_KEPT] = (version, entries, mark)
+    kept.put("menu", version, (entries, mark))  # (nothing is kept without a version)
     return entries
 
 
