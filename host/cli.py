@@ -1,6 +1,6 @@
 """The `sitehost` command line: serve, init, plugins, routes (plugins may add commands).
 
-Start-up time (issue 42.14): `sitehost --help` must not pay for what only a command's run needs.
+Start-up time: `sitehost --help` must not pay for what only a command's run needs.
 Modules that load SQLAlchemy, waitress, apispec, bottle or Jinja2 are imported inside the command
 that uses them (serve, openapi, ...), and plugins import their heavy modules inside the hooks that
 use them, so listing the commands imports each plugin's light `__init__` only.

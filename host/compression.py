@@ -1,4 +1,4 @@
-"""gzip for REST answers over 1 KB, when the client says it accepts gzip (issue 25.5).
+"""gzip for REST answers over 1 KB, when the client says it accepts gzip.
 
 Only text answers are compressed (JSON, JSONP, text/*, XML); media files and other binary
 bodies are already compressed or streamed, and pass as they are. Every answer that could be
@@ -8,7 +8,7 @@ cache never hands the gzip form to a client that did not ask for it (or the reve
 The host compresses at a fast level (the answer is built for this request alone); the cache
 plugin keeps a better-compressed form once per entry (`KEPT_LEVEL`), so a hit never compresses.
 brotli is not offered: every client that accepts br accepts gzip too, and keeping one
-compressed form per cache entry keeps the cache simple (see issue 25's closing note).
+compressed form per cache entry keeps the cache simple.
 """
 
 from __future__ import annotations

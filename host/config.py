@@ -125,7 +125,7 @@ NESTING = "__"  # SITEHOST_SITE__NAME is [site] name; SITEHOST_PLUGINS__CALENDAR
 MAX_ENVIRONMENT_DEPTH = 3  # top level, a table, a plugin's table
 
 
-# --- what each setting may be (issue 13.3) ----------------------------------------------------
+# --- what each setting may be ----------------------------------------------------
 # Checked once when the settings are loaded, so a bad value stops the start with one line naming
 # the key, the value and what is allowed, instead of starting and answering 500 to every request.
 

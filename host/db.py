@@ -245,7 +245,7 @@ def rebuild_with_autoincrement(engine: Engine, table) -> bool:
     """Give an SQLite table made by an earlier version AUTOINCREMENT, so ids are never used twice.
 
     Without it SQLite hands a deleted post's id to the next post, and a client holding the old
-    id reads a different post (issue 13.4); PostgreSQL sequences and WordPress never reuse ids.
+    id reads a different post; PostgreSQL sequences and WordPress never reuse ids.
     SQLite cannot add the keyword to a table, so this is its documented rebuild: with foreign
     keys off, create the new table, copy the rows, drop the old one, rename, recreate indexes
     (triggers are re-created by the plugins' start-up). One transaction; a second process
@@ -401,7 +401,7 @@ class ProcessWriteLock:
 
     SQLite's busy handler polls: a writer that finds the file locked sleeps 1, 2, 5 ... up to 100
     ms and tries again. Under a burst of writes two things go wrong. A waiter sleeps on after the
-    lock was freed (issue 25.4: p99 of 1.7 s). And worse, a process whose threads queue for the
+    lock was freed (p99 of 1.7 s). And worse, a process whose threads queue for the
     lock hands it from one thread to the next within microseconds, so the other worker process,
     polling every 100 ms, finds it held at nearly every try and starves until the first one's
     queue runs dry: a 25-create batch waited up to 11 s while the other process wrote on.

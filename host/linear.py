@@ -1,6 +1,6 @@
 """Patterns that plugins declare and outsiders' text is matched against, run by RE2.
 
-Python's `re` backtracks: a pattern such as `.*\\S.*` took 13 s on 40,000 spaces (issue 12.1),
+Python's `re` backtracks: a pattern such as `.*\\S.*` took 13 s on 40,000 spaces,
 and the cost grows with the square (or worse) of the text. RE2 guarantees time linear in
 the text whatever the pattern. The host's own patterns are written not to backtrack (and
 markup is scanned by host.text); this module is for the patterns the host does not write:

@@ -49,7 +49,7 @@ def parse_query(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 def _bracket_keys(key: str, start: int) -> list[str] | None:
     """The names inside `[...]` from `start` on (`a[b][]` -> ["b", ""]); None past MAX_QUERY_NESTING.
 
-    A plain scan: the pattern `\\[([^\\]]*)\\]` took quadratic time on a run of `[` (issue 12.1).
+    A plain scan: the pattern `\\[([^\\]]*)\\]` took quadratic time on a run of `[`.
     """
     keys: list[str] = []
     while True:

@@ -13,7 +13,7 @@ workers, prints the banner once they all listen, restarts a worker that dies, an
 SIGINT or SIGTERM stops them all and exits 0. Workers ignore SIGINT (Ctrl+C reaches the
 whole process group; the parent decides) and stop on SIGTERM or when the parent is gone.
 
-Reloads (issue 26): on SIGHUP, or when the plugin set stored for the site changes (the
+Reloads: on SIGHUP, or when the plugin set stored for the site changes (the
 parent polls it, host.plugin_state), the parent starts a new generation of workers; once
 they all listen, the old ones drain (SIGUSR1): they stop accepting, answer what is in
 progress with `Connection: close`, close idle connections and exit. Each slot's listening

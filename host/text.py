@@ -1,7 +1,7 @@
 """Markup scanning that runs in linear time, whatever the input.
 
 Patterns such as `<[^>]*>` or `<!--.*?-->` backtrack: on a string of many `<` with no `>`
-every start position scans to the end, so a 1 MB field costs minutes (issue 12.1). These
+every start position scans to the end, so a 1 MB field costs minutes. These
 scanners move forward with `str.find` only and never look at a character twice after a
 failed search, so their cost is proportional to the text.
 """
@@ -112,7 +112,7 @@ def index_text(markup: str) -> str:
     A tokenizer splits on white space and punctuation itself, so this skips `html_to_text`'s
     last step (collapsing white space, closing punctuation up to its word) and, for text
     without markup or entities (most titles), all of it: the tokens are the same, which a
-    contentless index relies on when it deletes a row indexed with either (issue 25.4: the
+    contentless index relies on when it deletes a row indexed with either (the
     search index's update was a tenth of a create's time).
     """
     if "<" not in markup and "&" not in markup:

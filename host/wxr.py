@@ -1,5 +1,5 @@
 """WordPress eXtended RSS (WXR): the shapes a WordPress export holds, shared by the importer, the exporter
-and every plugin that brings its own post types across (issue 41).
+and every plugin that brings its own post types across.
 
 The dataclasses are plain values read from or written to a WXR file: no I/O, no database. Field
 names follow WordPress's (`post_type`, `menu_order`, `comment_status` ...) and their values are the

@@ -166,13 +166,8 @@ def export_wordpress(app, tmp_path: Path) -> Path:
 def round_trip(make_app, tmp_path: Path, read: Callable) -> tuple[Any, Any]:
     """(what `read(app, admin)` answers on a site that imported the Hillside export, and on a fresh site
     that imported that site's own export): a plugin's round trip is lossless when they are equal."""
-    import pytest
-
     from host.testing import create_test_user
 
-    # The exporter (`sitehost export wordpress`) is another engineer's part of issue 41: until it is merged
-    # beside the importer, a round trip cannot run.
-    pytest.importorskip("plugins.wordpress_migrate.export", reason="sitehost export wordpress is not merged yet")
     answers = []
     source = HILLSIDE_WXR
     for _side in range(2):

@@ -162,7 +162,7 @@ def authenticate(app, request):
         raise refusal.rest_error()
     if user is None or record is None:
         ratelimit.record_failure(app, account, address)
-        # One answer whether or not the login exists (issue 12.13): WordPress's invalid_username and
+        # One answer whether or not the login exists: WordPress's invalid_username and
         # invalid_email tell an outsider which logins are real. README, Differences from WordPress.
         raise RestError("incorrect_password", "The provided password is an invalid application password.", 401)
     if recent_failures:

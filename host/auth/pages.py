@@ -208,7 +208,7 @@ def check_sign_in(app, identifier: str, password: str, address: str):
                             f"{ratelimit.describe_wait(refusal.retry_after)}.", 429,
                             {"Retry-After": str(refusal.retry_after)}) from None
     # One argon2 verification whatever happens: an unknown login, or a user without a login
-    # password, costs the same time as a wrong password (issue 12.13).
+    # password, costs the same time as a wrong password.
     verified = user_service.verify_login_password(stored_hash or user_service.dummy_password_hash(), password) and bool(stored_hash)
     if user is None or not verified:
         ratelimit.record_failure(app, account, address)

@@ -3,7 +3,7 @@
 The failures are events of the host's rate limiter (the `rate_events` table, host.ratelimit, under
 the scopes `signin.account`, `signin.ip` and `signin.pair`), so every server process and node sharing
 the database sees the same numbers. What is particular to sign-in is what is read from them: Locks fall on the failing *source*, never on the account
-(issue 12.4: ten failures from anywhere used to lock the administrator out, their valid
+(ten failures from anywhere used to lock the administrator out, their valid
 application password included):
 
 - an address with `max_failures_per_address` failures within `window_seconds` is refused

@@ -125,7 +125,7 @@ def dummy_password_hash() -> str:
     """A hash of no one's password with the current hasher's parameters, made once per process.
 
     Sign-in verifies a password against it when the login is unknown or has no password, so
-    every refusal costs one real argon2 check (issue 12.13). Made on first use (the auth
+    every refusal costs one real argon2 check. Made on first use (the auth
     plugin's start-up asks for it, so a serving process has it before its first request),
     not at import: importing the host stays free of a 0.2 s hash.
     """
@@ -272,7 +272,7 @@ def update_user(app, session, user_id: int, values: dict[str, Any]) -> User | No
 
 
 def end_sessions(app, session, user_id: int) -> int:
-    """End every browser session of the user (issue 12.6): they sign in again on the authorize page.
+    """End every browser session of the user: they sign in again on the authorize page.
 
     Called when the login password or the roles change and when the user is left with no
     application password, in the same transaction as that change.

@@ -4,7 +4,7 @@ Every item is matched and validated before anything runs. Items then run one aft
 another as the caller, all in the batch's one transaction, each in a savepoint of its own:
 an item that fails is undone alone and the others stand in `normal` mode;
 `require-all-validate` runs nothing when any item is invalid. One transaction takes the
-write lock once and commits once for up to 25 writes (issue 25.4); the items' answers
+write lock once and commits once for up to 25 writes; the items' answers
 (`request.answer_after_commit`) and their after-commit work (events, cache purges) are
 built and run after that commit, so the other writers do not wait for 25 renderings. Consecutive items
 of an endpoint that declares `Route.bulk_batch` (core's post and page creates) run together, with

@@ -243,7 +243,7 @@ class RestRequest(Request):
 
         A batch/v1 item cannot commit alone: it gets a `DeferredAnswer` that the batch builds
         after committing all its items, so that 25 answers are not rendered while the other
-        writers wait (issue 25.4). The handler returns what this returns, as its data.
+        writers wait. The handler returns what this returns, as its data.
         """
         if self._joined is None:
             self.commit()

@@ -236,7 +236,7 @@ class RestServer:
         request.body = body
         # Only an answer whose parameters all came from the URL may be shared through a response
         # cache: a GET with a JSON body or a method override carries parameters the URL does not
-        # show, so it is never answered from, nor stored in, a cache (issue 12.3).
+        # show, so it is never answered from, nor stored in, a cache.
         cacheable = method == "GET" and not body and not override and "HTTP_X_HTTP_METHOD_OVERRIDE" not in environ
         # When every authenticator declared where its credentials travel, a GET carrying none of those
         # headers is anonymous for sure: it skips the hook, and a cache hit costs no authentication.

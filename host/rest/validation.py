@@ -30,7 +30,7 @@ _HEX_COLOR = re.compile(r"^#([A-Fa-f0-9]{3}){1,2}$")
 _LIST_SPLIT = re.compile(r"[\s,]+")
 
 
-# An array argument that declares no maxItems takes at most this many (issue 12.11: a million
+# An array argument that declares no maxItems takes at most this many (a million
 # `include` ids reached SQL). Far above any page size (100); WordPress declares no bound.
 MAX_ARRAY_ITEMS = 1000
 

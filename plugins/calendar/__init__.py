@@ -53,7 +53,7 @@ def register_post_types():
                  rewrite=REWRITES[EVENT]),
         PostType(VENUE, "Venues", rest_base="cal_venues", supports=supports, rewrite=REWRITES[VENUE]),
         PostType(ORGANIZER, "Organizers", rest_base="cal_organizers", supports=supports, rewrite=REWRITES[ORGANIZER]),
-        # Import records (issue 23 fills them); registered now so the cal-ea-* statuses have their type.
+        # Import records (the calendar's import fills them); registered now so the cal-ea-* statuses have their type.
         PostType(IMPORT, "Event imports", public=False, supports=("title",)),
     ]
 

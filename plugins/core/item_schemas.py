@@ -1,4 +1,4 @@
-"""The item shapes core/v2 answers, as the `schema` of OPTIONS and of `context=help` (issue 15.3).
+"""The item shapes core/v2 answers, as the `schema` of OPTIONS and of `context=help`.
 
 One marshmallow Schema class per resource, built once from JSON-Schema property dicts
 (host.args.JsonSchemaField) so that each property says its type, contexts and whether it is

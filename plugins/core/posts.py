@@ -866,7 +866,7 @@ class PostsController:
             item = store.get_item(self.app, session, post_id, self.type)
         self.remember(request, item)
         self.announce_saved(request, item, created)
-        # The answer is built after the commit (a batch's, for a batch item), without the write lock (issue 25.4).
+        # The answer is built after the commit (a batch's, for a batch item), without the write lock.
         return request.answer_after_commit(lambda: self.prepare(request, item, "edit"))
 
     def delete_item(self, request):

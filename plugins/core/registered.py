@@ -1,4 +1,4 @@
-"""core/v2 types, statuses and taxonomies: what plugins registered, described as WordPress does (issue 15.4).
+"""core/v2 types, statuses and taxonomies: what plugins registered, described as WordPress does.
 
 Every registered post type with a `rest_base` (plugin-owned ones included), every status a
 type uses and every taxonomy with a `rest_base` is listed, with WordPress's fields per

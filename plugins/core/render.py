@@ -50,7 +50,7 @@ CONTENT_ATTRIBUTES = {
     "blockquote": {"cite"}, "q": {"cite"}, "del": {"datetime"}, "ins": {"datetime"},
 }
 
-# CSS properties an inline `style` keeps for users without unfiltered_html (issue 12.12): text,
+# CSS properties an inline `style` keeps for users without unfiltered_html: text,
 # colour, box and list styling, as WordPress's safecss list, but nothing that positions an element
 # (position, top/left/right/bottom, inset, z-index) so no author can lay a fixed overlay over the
 # page, and no url()-bearing background-image, content or cursor.
@@ -240,7 +240,7 @@ def _cached_excerpt(app, item: dict, excerpt: str, content: str, words: int | No
                                             lambda: _render_excerpt(app, item, excerpt, content, words, extra))
 
 
-# --- renderings stored per row (issue 25.3) ----------------------------------------------------
+# --- renderings stored per row ----------------------------------------------------
 
 # Bump when the display filters above change what they make of the same text: every stored
 # rendering then misses once and is rebuilt (the renderers' own source is hashed in too).

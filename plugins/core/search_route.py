@@ -1,4 +1,4 @@
-"""core/v2/search: one search over posts of every searchable type, terms, or post formats (issue 15.4).
+"""core/v2/search: one search over posts of every searchable type, terms, or post formats.
 
 The results are WordPress's search result objects (id, title, url, type, subtype) with a
 `self` link to the item's own route, so a client follows it (or `_embed`s it) for the rest.

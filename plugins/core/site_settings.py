@@ -1,4 +1,4 @@
-"""core/v2/settings: the site's settings with WordPress's keys, for users who can manage_options (issue 15.4).
+"""core/v2/settings: the site's settings with WordPress's keys, for users who can manage_options.
 
 Defaults come from `[site]` in sitehost.toml (title, description, url, timezone, front page),
 the first administrator's email (`email`, WordPress's admin_email, set when the site was installed)

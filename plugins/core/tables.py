@@ -21,7 +21,7 @@ ATTACHMENTS_ONLY = "type = 'attachment'"
 
 
 # Rendered content and excerpt of a row, stored by whichever process rendered them first, so
-# that a single read of any item skips the display filters (issue 25.3). `digest` covers every
+# that a single read of any item skips the display filters. `digest` covers every
 # input of the rendering (plugins/core/render.py `rendering_digest`): a row is used only while
 # it matches, so nothing invalidates it and a stale one is merely replaced. No trigger bumps the
 # content version for it (storing a rendering changes no content), and no foreign key: a
@@ -222,7 +222,7 @@ _SQLITE_TERM_COUNT_TRIGGERS = {
     # foreign key's cascade, which runs after the row is gone, finds nothing left to uncount.
     "delete": "BEFORE DELETE ON posts BEGIN DELETE FROM term_relationships WHERE post_id = old.id; END",
 }
-# PostgreSQL's triggers work per statement (issue 25.6): a row trigger updated one of a dozen
+# PostgreSQL's triggers work per statement: a row trigger updated one of a dozen
 # `terms` rows once per link, so one INSERT of 100,000 posts' links piled up dead versions of the
 # same rows and ran for over 9 minutes. These read the statement's rows from transition tables
 # and move each affected term once, by the statement's net change. PostgreSQL allows transition
@@ -337,12 +337,12 @@ def install_term_counts(app) -> bool:
 
 
 # PostgreSQL's twin of the SQLite function host/db.py registers: markup without script, style,
-# template and noscript elements, and without tags (issue 13.6: "alert" was found in a post
+# template and noscript elements, and without tags ("alert" was found in a post
 # whose only script said alert(1)). IMMUTABLE, so an expression index can use it.
 # Tags are removed, then any `<` or `>` left (an unclosed tag is not visible text): PostgreSQL's
 # text-search parser is quadratic on a long run of unclosed tags, and 300,000 of them froze a write
-# (issue 12.1). The comment names the version, so an index built with an older body is rebuilt once.
-# v3 (issue 44.4): PL/pgSQL with a COST, not an SQL function. PostgreSQL inlined the SQL body and
+#. The comment names the version, so an index built with an older body is rebuilt once.
+# v3: PL/pgSQL with a COST, not an SQL function. PostgreSQL inlined the SQL body and
 # priced its five regexp_replace calls as five cheap operators, so a search's first page walked the
 # date index and ran them over every post it passed (about 2 ms each on a 2 KB post: 0.24 s at 1,000
 # posts, 2.5 s at 10,000) instead of asking the GIN index. Not inlined, the call keeps its COST (a

@@ -1,6 +1,6 @@
 """WordPress migration: `sitehost import wordpress` reads a WordPress export (WXR) into this site, its
 old links redirect to the new items, and the admin page and the `wordpress/import` ability start the
-same import (issue 41).
+same import.
 
 Hook implementations only; the parts live beside this file: reader.py (the streaming, defused WXR
 reader), importer.py (the run: id map, links, core's users/terms/posts/attachments/comments), run.py

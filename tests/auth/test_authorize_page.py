@@ -160,7 +160,7 @@ def test_rest_routes_ignore_the_session_cookie(site, people):
 
 
 def test_sign_in_costs_one_password_hash_check_whoever_signs_in(site, people, monkeypatch):
-    """Unknown login, user without a login password, wrong password: the same argon2 work (issue 12.13)."""
+    """Unknown login, user without a login password, wrong password: the same argon2 work."""
     from argon2 import PasswordHasher
 
     from host.auth import users as user_service

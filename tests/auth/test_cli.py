@@ -147,7 +147,7 @@ def _typed_at_a_terminal(config, args, answers, timeout=60):
 
 
 def test_set_password_without_a_terminal_says_to_use_password_stdin(config):
-    """Issue 42.14: no GetPassWarning, no "Aborted!": one Error line naming --password-stdin."""
+    """no GetPassWarning, no "Aborted!": one Error line naming --password-stdin."""
     import subprocess
     import sys
 

@@ -1,4 +1,4 @@
-"""Sign-ins kept in process by the database's commit mark (issue 25, builder/v1/globals budget line).
+"""Sign-ins kept in process by the database's commit mark (the builder/v1/globals budget line).
 
 A verified application password or lms API key is served again from memory only while nothing
 was committed to the database since it was checked (host Database.commit_mark, PRAGMA

@@ -1,4 +1,4 @@
-"""Browser sessions end with what they were based on (issue 12.6).
+"""Browser sessions end with what they were based on.
 
 A session of the authorize page survived a password change, a role change and the deletion
 of every application password, and could still mint a new application password. Each of

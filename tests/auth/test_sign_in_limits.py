@@ -1,6 +1,6 @@
 """Brute-force protection: failures counted per account, address and pair; the failing source is locked.
 
-Issue 12.4: ten failed sign-ins as `admin` from anywhere used to refuse the administrator's
+ten failed sign-ins as `admin` from anywhere used to refuse the administrator's
 valid application password too, a loop kept the lock for ever, and the email form of the
 login had a budget of its own. Now only the failing source is refused.
 """

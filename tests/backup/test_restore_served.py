@@ -1,4 +1,4 @@
-"""`backup restore` and a real `sitehost serve` on the same database (issue 42.9).
+"""`backup restore` and a real `sitehost serve` on the same database.
 
 Every serve process holds a lock on its database for its life (host.server_lock): a restore
 into a served database is refused with one `Error:` line naming the server, `--stop-server`

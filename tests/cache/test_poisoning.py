@@ -1,4 +1,4 @@
-"""No anonymous request can make the response cache serve others a different answer (issue 12.3).
+"""No anonymous request can make the response cache serve others a different answer.
 
 Only answers whose parameters all came from the URL are shared: a GET with a JSON body, a
 `_method` or an `X-HTTP-Method-Override` is never answered from the cache nor stored, a post

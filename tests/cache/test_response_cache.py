@@ -145,7 +145,7 @@ def test_the_off_switch(cache_app):
 
 
 def test_an_invalid_configuration_stops_the_start_naming_the_key(cache_app):
-    """The table is checked against PluginInfo.settings before anything starts (issue 13.3)."""
+    """The table is checked against PluginInfo.settings before anything starts."""
     from host.config import ConfigError
 
     with pytest.raises(ConfigError, match=r"^\[plugins.cache\]: max_entries = 0 is not valid; Must be greater"):

@@ -1,4 +1,4 @@
-"""On PostgreSQL the cache hears new versions through LISTEN/NOTIFY instead of a SELECT per hit (issue 25.6).
+"""On PostgreSQL the cache hears new versions through LISTEN/NOTIFY instead of a SELECT per hit.
 
 A real `sitehost serve` process and this test process share one PostgreSQL schema: a write here
 must empty the served process's cache, also when its listening connection was cut (a missed

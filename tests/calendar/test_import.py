@@ -148,7 +148,7 @@ def test_import_refuses_missing_files_and_non_calendars(config, tmp_path):
     junk = tmp_path / "junk.ics"
     junk.write_text("this is not a calendar")
     refused = run(config, "calendar", "import", str(junk))
-    # Validated before a progress bar is drawn (issue 42.14): one Error line, no "events ... 0/?".
+    # Validated before a progress bar is drawn: one Error line, no "events ... 0/?".
     assert refused.exit_code == 1
     assert len(refused.output.splitlines()) == 1 and refused.output.startswith("Error: not an iCalendar file")
     assert len(missing.output.splitlines()) == 1 and missing.output.startswith("Error: ")

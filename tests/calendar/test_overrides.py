@@ -1,4 +1,4 @@
-"""Changed occurrences of a repeating event (issue 40): iCalendar RECURRENCE-ID overrides in and out.
+"""Changed occurrences of a repeating event: iCalendar RECURRENCE-ID overrides in and out.
 
 A moved, retitled or cancelled occurrence is imported by `sitehost calendar import` (the real command on
 the test database, SQLite or PostgreSQL), listed at its own time by cal/events/v1, the occurrence route,

@@ -1,4 +1,4 @@
-"""Three nodes behind nginx on one PostgreSQL database (issue 43): coherence, sign-in limits, the plugin
+"""Three nodes behind nginx on one PostgreSQL database: coherence, sign-in limits, the plugin
 set, and a mixed workload while one node is SIGKILLed and restarted.
 
 PostgreSQL and nginx only (tests/cluster/conftest.py skips otherwise, saying why); everything on

@@ -1,4 +1,4 @@
-"""batch/v1 creates of posts and pages on the bulk path (Route.bulk_batch, issue 25.4).
+"""batch/v1 creates of posts and pages on the bulk path (Route.bulk_batch).
 
 Consecutive creates are written with one term read, one slug read and multi-row INSERTs; each
 item must still answer, fire its hooks and refuse exactly as a single create would.

@@ -1,4 +1,4 @@
-"""The content service, app.content: a plugin reads and writes items of its own post type (issue 14.1)."""
+"""The content service, app.content: a plugin reads and writes items of its own post type."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`_embed` answers exactly what a client would get by following each embeddable link itself (issue 25.1).
+"""`_embed` answers exactly what a client would get by following each embeddable link itself.
 
 The reference is the per-link path spelled out over HTTP: for every item of the plain answer,
 every embeddable link is fetched as the same caller with `context=embed` (and the route's
@@ -57,7 +57,7 @@ def site(make_module_app):
     for title, parent in (("Staff plans", draft_parent), ("Our history", public_parent)):
         editor.post_json(f"{API}/pages", {"title": title, "status": "publish", "parent": parent["id"]}, status=201)
     editor.post_json(f"{API}/media/{picture['id']}", {"post": first["id"]}, status=200)
-    # issue 25.1's cases of batched embeds: a registered taxonomy's terms, a password, an author
+    # The cases of batched embeds: a registered taxonomy's terms, a password, an author
     # without a public profile, a featured picture deleted since
     trip_posts = [
         editor.post_json(f"{API}/posts", {"title": "Museum trip", "status": "publish", "categories": [sport["id"]],

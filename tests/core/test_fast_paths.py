@@ -300,7 +300,7 @@ def _single(client, post_id, headers, **query):
 
 
 def test_a_single_read_of_a_kept_item_follows_every_change(app, client, make_post, users, reader):
-    """Single reads answer from the row's stored rendering (issue 25.3) the same bytes as building
+    """Single reads answer from the row's stored rendering the same bytes as building
     it, and nothing stale after an update, a term change, a direct write or an author rename."""
     admin = users["administrator"].headers
     category = client.post_json(f"{API}/categories", {"name": "Drama"}, headers=admin, status=201).json

@@ -1,4 +1,4 @@
-"""Ids are never used twice, on SQLite as on PostgreSQL and WordPress (issue 13.4)."""
+"""Ids are never used twice, on SQLite as on PostgreSQL and WordPress."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`_embed` answers kept for callers without credentials, and renewed by every write (issue 25.1).
+"""`_embed` answers kept for callers without credentials, and renewed by every write.
 
 Core's embeddable routes declare `answer_version` (its content version and the next scheduled
 post's time), so an anonymous page with `_embed` reuses the answers of earlier pages. These

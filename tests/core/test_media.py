@@ -140,7 +140,7 @@ def test_update_featured_image_and_delete_removes_the_file(app, client, users, m
 
 
 def test_update_cannot_attach_media_to_a_post_the_caller_cannot_edit(client, users, make_post):
-    """Upload checks the parent; update must too, or an author attaches to an admin's draft (issue 12.10)."""
+    """Upload checks the parent; update must too, or an author attaches to an admin's draft."""
     author = users["author"].headers
     admins_draft = make_post(title="Admin's draft", status="draft")
     own = make_post(title="Mine", status="draft", role="author")

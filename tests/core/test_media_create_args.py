@@ -1,4 +1,4 @@
-"""The media create route's WordPress 7.1 args (issue 15.6): generate_sub_sizes, convert_format, and
+"""The media create route's WordPress 7.1 args: generate_sub_sizes, convert_format, and
 sideloading by `url` through the host's guarded fetch (no private addresses unless allowed)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""/uploads serves files so that they never run as pages of the site, and hides what is not public (issue 12.8)."""
+"""/uploads serves files so that they never run as pages of the site, and hides what is not public."""
 
 from __future__ import annotations
 

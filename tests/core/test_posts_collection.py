@@ -154,7 +154,7 @@ def test_status_filters_and_permissions(client, make_post, users):
 
 
 def test_contributor_listing_drafts_sees_and_counts_only_own(client, make_post, users):
-    """WordPress counts the admin's draft too (X-WP-Total 2): a leak (issue 12.5)."""
+    """WordPress counts the admin's draft too (X-WP-Total 2): a leak."""
     make_post(title="Admin draft", status="draft")
     own = make_post(title="Own draft", status="draft", role="contributor")
     response = client.get(f"{API}/posts?status=draft", headers=users["contributor"].headers)

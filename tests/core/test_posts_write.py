@@ -348,7 +348,7 @@ def test_created_item_answers_as_a_re_read_would(client, users, app):
 
 
 def test_inline_styles_keep_only_allowed_properties_for_authors(client, users):
-    """An author's style cannot lay a fixed, full-page overlay over the site (issue 12.12)."""
+    """An author's style cannot lay a fixed, full-page overlay over the site."""
     overlay = ('<div style="position:fixed;top:0;left:0;inset:0;z-index:99999;width:100%;color:red;'
                'background-image:url(https://evil.test/x.png);text-align:center">Notice</div>')
     created = client.post_json(f"{API}/posts", {"title": "Styled", "content": overlay, "status": "draft"},

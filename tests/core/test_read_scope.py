@@ -1,4 +1,4 @@
-"""Totals count only what the caller may read (issue 12.5).
+"""Totals count only what the caller may read.
 
 The read permission is applied inside the query, so X-WP-Total and X-WP-TotalPages never
 confirm an item the caller cannot see: not through a search's prefixes, not through a media

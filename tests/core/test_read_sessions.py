@@ -1,4 +1,4 @@
-"""Reading requests at the fewest round trips, writing GETs still in a transaction (issue 25.6).
+"""Reading requests at the fewest round trips, writing GETs still in a transaction.
 
 On PostgreSQL a GET's session runs its SELECTs in autocommit (no BEGIN and COMMIT around a
 page); its first statement that may write opens a real transaction, so a GET that writes

@@ -1,4 +1,4 @@
-"""A plugin's registered PostType and Taxonomy get their core/v2 routes (issue 14.1)."""
+"""A plugin's registered PostType and Taxonomy get their core/v2 routes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A posts search on PostgreSQL reads the GIN index of the posts' visible text (issue 44.4).
+"""A posts search on PostgreSQL reads the GIN index of the posts' visible text.
 
 PostgreSQL once inlined `sitehost_text` and priced its regular expressions as cheap operators: a
 search's first page walked the date index and ran them over every post it passed (0.24 s at

@@ -1,4 +1,4 @@
-"""core/v2/search: WordPress's search results over posts, terms and formats, readable ones only (issue 15.4)."""
+"""core/v2/search: WordPress's search results over posts, terms and formats, readable ones only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""core/v2/settings: WordPress's keys, defaults from [site], REST writes that persist (issue 15.4)."""
+"""core/v2/settings: WordPress's keys, defaults from [site], REST writes that persist."""
 
 from __future__ import annotations
 

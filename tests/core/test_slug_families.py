@@ -1,4 +1,4 @@
-"""Unique slugs at a cost that does not grow: a create reads a slug's family in one query (issue 44.3),
+"""Unique slugs at a cost that does not grow: a create reads a slug's family in one query,
 and still picks the name WordPress's probing of -2, -3 ... would pick."""
 
 from __future__ import annotations

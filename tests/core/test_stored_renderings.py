@@ -1,4 +1,4 @@
-"""Renderings stored per row (issue 25.3): a single read of any item skips the display filters
+"""Renderings stored per row: a single read of any item skips the display filters
 while its row and its render inputs are unchanged, and never answers anything stale or private.
 
 Each test reads over HTTP; `store.write_pending` writes the renderings a process has gathered

@@ -1,4 +1,4 @@
-"""Stored term counts (issue 25.2): every write path keeps `count` equal to a recount, in its own transaction.
+"""Stored term counts: every write path keeps `count` equal to a recount, in its own transaction.
 
 The counts are kept by triggers (plugins/core/tables.py); these tests write over HTTP through
 core/v2, batch/v1 and a plugin that writes through `app.content`, then compare what the term

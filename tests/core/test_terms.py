@@ -114,7 +114,7 @@ def test_list_parameters(client, users, make_post):
 
 
 def test_kept_term_pages_follow_every_write(client, users, make_post):
-    """Pages of terms are kept per content version (issue 25.2): each write shows on the next read."""
+    """Pages of terms are kept per content version: each write shows on the next read."""
     admin = users["administrator"].headers
     listed = lambda: {term["name"]: term["count"] for term in client.get(f"{API}/tags").json}
     sport = client.post_json(f"{API}/tags", {"name": "Sport"}, headers=admin).json

@@ -1,4 +1,4 @@
-"""core/v2 types, statuses and taxonomies, with WordPress's shapes, contexts and permissions (issue 15.4)."""
+"""core/v2 types, statuses and taxonomies, with WordPress's shapes, contexts and permissions."""
 
 from __future__ import annotations
 

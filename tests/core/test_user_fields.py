@@ -1,4 +1,4 @@
-"""Users as WordPress 7.1 gives them (issue 15.5): avatar_urls, registered user meta, and the
+"""Users as WordPress 7.1 gives them: avatar_urls, registered user meta, and the
 `roles`, `capabilities` and `has_published_posts` filters of the list, over HTTP."""
 
 from __future__ import annotations

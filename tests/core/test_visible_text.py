@@ -1,4 +1,4 @@
-"""Excerpts and search read what a reader sees: no script or style text, no tag names (issue 13.6)."""
+"""Excerpts and search read what a reader sees: no script or style text, no tag names."""
 
 from __future__ import annotations
 

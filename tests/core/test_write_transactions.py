@@ -1,4 +1,4 @@
-"""Writes take the database's write lock briefly and once (issue 25.4).
+"""Writes take the database's write lock briefly and once.
 
 A batch/v1 request runs its items in one transaction, each in a savepoint (a failing item is
 undone alone, the others stand); a create commits before its answer is built; writers of one

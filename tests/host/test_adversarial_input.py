@@ -1,4 +1,4 @@
-"""Input built to make a backtracking pattern or a recursion blow up answers at once (issue 12.1, 12.11).
+"""Input built to make a backtracking pattern or a recursion blow up answers at once.
 
 Before the fix each of these requests held a worker for minutes (quadratic or exponential
 regular expressions) or answered 500 (a million SQL variables, a recursion error). The sizes

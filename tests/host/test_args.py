@@ -1,4 +1,4 @@
-"""Route args are marshmallow Schema classes built on host.args (issue 14.2, issue 15.3's arg parts)."""
+"""Route args are marshmallow Schema classes built on host.args."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Commands that only read never create a site, and `serve` makes sure of its port first (issue 13.5)."""
+"""Commands that only read never create a site, and `serve` makes sure of its port first."""
 
 import os
 import socket

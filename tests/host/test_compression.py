@@ -1,4 +1,4 @@
-"""gzip for answers over 1 KB when the client accepts it (issue 25.5), over HTTP.
+"""gzip for answers over 1 KB when the client accepts it, over HTTP.
 
 Vary: Accept-Encoding on every answer that could be compressed; nothing under 1 KB, no
 non-text body and no media file is compressed; HEAD carries the GET's headers; media files

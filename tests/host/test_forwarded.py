@@ -1,4 +1,4 @@
-"""X-Forwarded-For, -Proto and -Host are believed only from `trusted_proxies` (issue 43.4).
+"""X-Forwarded-For, -Proto and -Host are believed only from `trusted_proxies`.
 
 From a configured balancer they give the client's address (sign-in limits, comments, logs) and the
 scheme and host of the request's own links; from anyone else they are ignored, and behind

@@ -1,4 +1,4 @@
-"""`/-/health`, the load balancer's probe (issue 43.4): 200 only when the database answers and holds
+"""`/-/health`, the load balancer's probe: 200 only when the database answers and holds
 every table and column this node expects, else 503 with one line saying why; open to anyone, never cached."""
 
 import os

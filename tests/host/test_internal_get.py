@@ -1,4 +1,4 @@
-"""request.internal_get: a plugin reads another plugin's routes as the caller (issue 14.5)."""
+"""request.internal_get: a plugin reads another plugin's routes as the caller."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Large answers reach waitress as a file over the answer's bytes (issue 25: root index CPU, feed RSS).
+"""Large answers reach waitress as a file over the answer's bytes (root index CPU, feed RSS).
 
 Over a real `sitehost serve`: the root index (far over LARGE_BODY_BYTES) arrives whole with its
 Content-Length, the same on a kept-alive connection, HEAD carries no body (the connection stays

@@ -1,4 +1,4 @@
-"""What a real `sitehost serve` writes to its log: plugin states, the URL, one access line per request (issue 13.8)."""
+"""What a real `sitehost serve` writes to its log: plugin states, the URL, one access line per request."""
 
 import base64
 import json

@@ -1,4 +1,4 @@
-"""What a client generated from /openapi.json needs (issue 40, item 5), on every built-in plugin.
+"""What a client generated from /openapi.json needs, on every built-in plugin.
 
 A form body is declared as multipart/form-data, required body fields are marked required, every
 integer a caller sends carries the bounds the server enforces, and the server refuses a value

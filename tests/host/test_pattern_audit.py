@@ -1,4 +1,4 @@
-"""Every regular expression in host/ and plugins/ runs in linear time on long adversarial text (issue 12.1).
+"""Every regular expression in host/ and plugins/ runs in linear time on long adversarial text.
 
 Two registry- and import-driven audits, so that a pattern added later is checked without a
 hand-kept list:

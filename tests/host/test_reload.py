@@ -117,7 +117,7 @@ def _editable_install(site_folder: Path, source: Path, name: str, module: str) -
 
 @pytest.mark.parametrize("workers", ["2", "1"])
 def test_sighup_loads_a_plugin_installed_since_the_start_or_says_a_restart_is_needed(tmp_path, workers):
-    """Issue 42.10: a package installed after `sitehost serve` started (an editable install, whose `.pth`
+    """a package installed after `sitehost serve` started (an editable install, whose `.pth`
     Python reads only at start) is loaded on SIGHUP; one that cannot be imported gets one line, no traceback."""
     from host.scaffold import create_plugin_package
 

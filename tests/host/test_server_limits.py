@@ -1,4 +1,4 @@
-"""A real `sitehost serve` holds its limits against slow and oversized clients (issue 12.7).
+"""A real `sitehost serve` holds its limits against slow and oversized clients.
 
 The site's `channel_timeout`, `connection_limit` and `max_body_bytes` reach waitress: a client
 that never finishes its header is cut even while it trickles bytes, clients that hold every

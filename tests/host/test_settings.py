@@ -1,4 +1,4 @@
-"""sitehost.toml and SITEHOST_* are checked before anything starts (issue 13.3, 13.11).
+"""sitehost.toml and SITEHOST_* are checked before anything starts.
 
 A wrong type, a misspelt key or an impossible value stops the command with one `Error:`
 line naming the key, the value and what is allowed, and nothing is created. Settings that
@@ -86,7 +86,7 @@ def test_a_disabled_builtin_plugin_is_listed_with_its_real_version(tmp_path):
 
 
 def test_every_bad_key_of_the_file_and_the_environment_is_named_in_one_error(tmp_path):
-    """Issue 42.13: not only the first bad key; nothing is created."""
+    """not only the first bad key; nothing is created."""
     (tmp_path / "sitehost.toml").write_text('max_body_bytes = "lots"\ndatabse_url = "sqlite:///x.db"\n'
                                             '[site]\ntimezone_string = "Mars/Olympus"\nnmae = "Riverside"\n')
     result = sitehost(tmp_path, "init", env_extra={"SITEHOST_CHANNEL_TIMEOUT": "soon",

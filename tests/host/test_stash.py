@@ -1,4 +1,4 @@
-"""app.stash and request.state: where plugins keep per-app and per-request state (issue 14.3)."""
+"""app.stash and request.state: where plugins keep per-app and per-request state."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rolling upgrades (issue 43.5): a newer node makes its table changes once, under the start-up lock,
+"""Rolling upgrades: a newer node makes its table changes once, under the start-up lock,
 and an older node that starts meanwhile serves without changing them back."""
 
 from __future__ import annotations

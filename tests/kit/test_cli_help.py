@@ -1,4 +1,4 @@
-"""Every command's --help ends with an example, and every example parses (issue 13.7)."""
+"""Every command's --help ends with an example, and every example parses."""
 
 from __future__ import annotations
 

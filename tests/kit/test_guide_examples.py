@@ -47,7 +47,7 @@ def guide_tests() -> list[tuple[str, str]]:
 def guide_packages(tmp_path, monkeypatch):
     """Write the guide's files and install each package folder the way pip would."""
     root = tmp_path / "guide"
-    # The guide starts from the generator's output and writes its files over it (issue 13.10).
+    # The guide starts from the generator's output and writes its files over it.
     create_plugin_package("lunch", root)
     for relative, text in guide_files().items():
         path = root / relative

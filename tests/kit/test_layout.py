@@ -52,7 +52,7 @@ PYTEST_PLUGIN = ROOT / "host" / "testing.py"
 def test_code_imports_only_the_standard_library_and_runtime_dependencies():
     """`pip install -e .` (no extras) must be enough for every module, including lazy imports in functions.
 
-    Issue 13.2: host/openapi.py imported jsonschema, which only the test extra installs, so
+    host/openapi.py imported jsonschema, which only the test extra installs, so
     /openapi.json answered 500 on a site installed as the README says.
     """
     import sys

@@ -4,7 +4,7 @@ The generated package is built and installed by pip into a folder of its own (`-
 with this interpreter's setuptools and wheel, which the project's `test` extra installs; the
 folder is put on PYTHONPATH only for the subprocesses below, so the sitehost test run that is
 going on meanwhile never sees the extra entry point. Nothing here depends on what the base
-interpreter happens to have (issue 13.1: a venv made from a venv sees the base's packages).
+interpreter happens to have (a venv made from a venv sees the base's packages).
 """
 
 import json
@@ -142,7 +142,7 @@ def test_generated_tests_pass_and_do_not_pin_the_route_set(tmp_path):
 
 
 def test_the_folder_the_readme_and_the_help_name_is_the_one_made(tmp_path):
-    """Issue 42.14: `plugin new lunch_menu` makes sitehost-lunch-menu/ (pip's spelling), as README and --help say."""
+    """`plugin new lunch_menu` makes sitehost-lunch-menu/ (pip's spelling), as README and --help say."""
     from pathlib import Path
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")

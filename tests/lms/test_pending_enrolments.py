@@ -1,4 +1,4 @@
-"""Issue 40 item 8: a paid Stripe checkout from an address without an account is kept as a pending
+"""a paid Stripe checkout from an address without an account is kept as a pending
 enrolment, listed at lms/v1/pending-enrolments, granted when the address registers or when an
 operator assigns it, and a resent event stays idempotent. Events are signed with stripe's own helper."""
 

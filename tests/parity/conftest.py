@@ -1,4 +1,4 @@
-"""Fixtures of the WordPress-parity tests (issue 15): posts made over HTTP as a chosen role."""
+"""Fixtures of the WordPress-parity tests: posts made over HTTP as a chosen role."""
 
 from __future__ import annotations
 

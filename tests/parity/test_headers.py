@@ -1,4 +1,4 @@
-"""Issue 15 items 2 and 8: Allow and Link on every REST answer; CORS as WordPress sends it."""
+"""Allow and Link on every REST answer; CORS as WordPress sends it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OPTIONS answers each route's item schema, and the schema says exactly what the items hold (issue 15.3).
+"""OPTIONS answers each route's item schema, and the schema says exactly what the items hold.
 
 For every core/v2 resource family a real item is read in the edit context and its keys are
 compared with the schema's properties visible in that context, so an item field without

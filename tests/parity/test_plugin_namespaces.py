@@ -1,4 +1,4 @@
-"""Issue 15 "done means": the parity behaviours on plugin namespaces too, not only core/v2.
+"""the parity behaviours on plugin namespaces too, not only core/v2.
 
 The example plugin (installed through its entry point, as a third party would), oembed/1.0
 and cache/v1: Allow and Link (15.2), OPTIONS with schema (15.3), _envelope totals as numbers

@@ -1,4 +1,4 @@
-"""The WordPress-parity behaviours, checked on every route family the registry holds (issue 15.9).
+"""The WordPress-parity behaviours, checked on every route family the registry holds.
 
 One row per behaviour; each row walks every registered route (core/v2, the built-in plugins'
 namespaces and the example plugin, installed as a third party would install it), so a new

@@ -1,4 +1,4 @@
-"""Issue 15 item 7: _envelope and batch headers, duplicate term additional_data, autosave route args."""
+"""_envelope and batch headers, duplicate term additional_data, autosave route args."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 item 1: every item's `_links.self[0].targetHints.allow`, from the Allow checks."""
+"""every item's `_links.self[0].targetHints.allow`, from the Allow checks."""
 
 from __future__ import annotations
 

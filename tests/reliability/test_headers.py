@@ -87,6 +87,6 @@ def test_preflight_from_a_refused_origin_grants_nothing(cors_site):
 
 
 def test_any_origin_is_answered_by_default(example_app):
-    """REST signs in from the Authorization header only, so CORS is open as in WordPress (issue 15)."""
+    """REST signs in from the Authorization header only, so CORS is open as in WordPress."""
     response = example_app.client.get("/wp-json/", headers={"Origin": ALLOWED})
     assert response.headers["Access-Control-Allow-Origin"] == ALLOWED

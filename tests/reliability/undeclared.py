@@ -2,7 +2,7 @@
 
 WordPress keeps undeclared query parameters on the request, so a handler that reads a name its
 route does not declare sees the raw string. `categories?offset=x` once reached SQL that way and
-answered 500 (issue 12.9). This walks every GET route of the registry, so new plugins' routes
+answered 500. This walks every GET route of the registry, so new plugins' routes
 are covered without a hand-kept list, and sends the names collection handlers commonly read
 with values no declared schema would let through.
 

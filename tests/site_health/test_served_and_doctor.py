@@ -98,7 +98,7 @@ def test_doctor_in_an_empty_folder_says_there_is_no_site(tmp_path):
 
 
 def test_doctor_help_lists_every_test_name_without_opening_a_site(tmp_path):
-    """Issue 42.14: the names `--only` takes are in `doctor --help`; help never touches the database."""
+    """the names `--only` takes are in `doctor --help`; help never touches the database."""
     config = tmp_path / "sitehost.toml"
     config.write_text(f'database_url = "sqlite:///{tmp_path / "none.db"}"\n[plugins]\ndisabled = ["backup"]\n')
     result = _run_doctor(config, "--help")

@@ -23,7 +23,7 @@ class TaxClause:
 
 @dataclass(frozen=True)
 class ReadScope:
-    """Which non-public items the caller may read, in terms SQL can apply (issue 12.5).
+    """Which non-public items the caller may read, in terms SQL can apply.
 
     Filtering after the query made totals count what the caller cannot read: a contributor's
     `status=draft&search=word` answered [] with X-WP-Total 1. `author` is the caller's id (0:

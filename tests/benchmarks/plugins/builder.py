@@ -82,6 +82,6 @@ SCENARIOS = [
 ]
 
 BUDGET = [
-    Budget("builder-view", 0.10, "issue 20.6: the HTML view of a 100-widget builder page, uncached"),
-    Budget("builder-globals", 0.25, "issue 20.6: builder/v1/globals"),
+    Budget("builder-view", 0.10, "the HTML view of a 100-widget builder page, uncached"),
+    Budget("builder-globals", 0.25, "builder/v1/globals"),
 ]

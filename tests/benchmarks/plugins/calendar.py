@@ -150,7 +150,7 @@ def _check(path_of, minimum: int):
     return check
 
 
-# --- the month view and the iCalendar export (issue 23.7) ----------------------------------------
+# --- the month view and the iCalendar export ----------------------------------------
 
 MONTH_EVENTS = 200
 FEED_EVENTS = 1000
@@ -305,9 +305,9 @@ SCENARIOS = [
 ]
 
 BUDGET = [
-    Budget("calendar-events", 0.15, "issue 16: the default event list at 10,000 events, uncached", max_drop=0.30),
-    # issue 23.7 asks for >= 300 req/s at 1 worker: 0.08 of the ~3,700 req/s hello-world ceiling.
-    Budget("calendar-month-view", 0.08, "issue 23.7: the month view with 200 events in the month, >= 300 req/s"),
+    Budget("calendar-events", 0.15, "the default event list at 10,000 events, uncached", max_drop=0.30),
+    # The budget asks for >= 300 req/s at 1 worker: 0.08 of the ~3,700 req/s hello-world ceiling.
+    Budget("calendar-month-view", 0.08, "the month view with 200 events in the month, >= 300 req/s"),
     Budget("calendar-list-page", 0.08, "the public site, part 7: the events list page, cache off"),
     # At most 50 ms of CPU per request at 1 worker is >= 20 req/s: 0.004 of the ~5,300 req/s ceiling.
     Budget("calendar-events-rules", 0.004, "security round three: the default list with ten never-matching or "

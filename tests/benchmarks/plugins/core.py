@@ -1,6 +1,6 @@
 """The core plugin's lines: the posts feed `/feed/`, uncached and from the cache; a post's public page with
 20 approved comments, uncached and from the cache (the public site, part 7); and in process, creates
-that share a title (issue 44.3).
+that share a title.
 
 Recurring event imports and weekly newsletters create many posts of one title; each needs a
 slug of its own (`title`, `title-2`, ...). A create must cost the same however many items
@@ -167,4 +167,4 @@ def same_title_statement_ratio(workdir: Path, creates: int = SAME_TITLE_CREATES,
 
 MEASURES = [Measure("core-same-title", f"last {SAME_TITLE_WINDOW} of {SAME_TITLE_CREATES:,} same-titled creates, "
                     f"SQL statements over the first {SAME_TITLE_WINDOW}'s (SQLite)", 1.2, same_title_statement_ratio,
-                    "issue 44.3: a create costs the same however many items share its title", unit="x")]
+                    "a create costs the same however many items share its title", unit="x")]

@@ -113,6 +113,6 @@ SCENARIOS = [
 ]
 
 BUDGET = [
-    Budget("lms-courses", 0.15, "issue 19.7: the course list, 10 per page with ratings and terms, at 1,000 courses"),
-    Budget("lms-contents", 0.10, "issue 19.7: course-contents of a course with 10 topics and 100 lessons"),
+    Budget("lms-courses", 0.15, "the course list, 10 per page with ratings and terms, at 1,000 courses"),
+    Budget("lms-contents", 0.10, "course-contents of a course with 10 topics and 100 lessons"),
 ]

@@ -1,4 +1,4 @@
-"""Newsletter benchmark: the public sign-up POST (issue 22: >= 300 req/s at 2 workers, 16 connections, no errors).
+"""Newsletter benchmark: the public sign-up POST (>= 300 req/s at 2 workers, 16 connections, no errors).
 
 Each request signs up one of 500 addresses per wrk thread (so addresses repeat: the run also
 exercises a second sign-up of a pending address, answered `subscribed` with at most
@@ -79,6 +79,6 @@ SCENARIOS = [
 
 BUDGET = [
     Budget("newsletter-signup", 0.03,
-           "issue 22: a sign-up POST at 16 connections reaches 300 req/s at 2 workers with zero errors; "
+           "a sign-up POST at 16 connections reaches 300 req/s at 2 workers with zero errors; "
            "the hello-world ceiling at 2 workers is about 10,000 req/s on the development machine, so 3%"),
 ]

@@ -1,4 +1,4 @@
-"""Storage (host.storage, issue 43.1): a media upload and a media read on each backend, in process.
+"""Storage (host.storage): a media upload and a media read on each backend, in process.
 
 `storage-read-local` is the hot path that must not get slower than before storage had backends:
 the CPU time of one GET /uploads/YYYY/MM/photo.png (the attachment lookup, the permission check,
@@ -116,11 +116,11 @@ def upload_s3(workdir: Path) -> float:
 
 MEASURES = [
     Measure("storage-read-local", "GET /uploads file, local folder, CPU per request, median (SQLite)", 2.0,
-            read_local, "issue 43.1: a local media read costs no more than before storage had backends"),
+            read_local, "a local media read costs no more than before storage had backends"),
     Measure("storage-upload-local", "POST media 20 KB, local folder, wall per request, median (SQLite)", 15.0,
-            upload_local, "issue 43.1: uploads through the storage interface"),
+            upload_local, "uploads through the storage interface"),
     Measure("storage-read-s3", "GET /uploads file streamed from S3 (moto), wall per request, median (SQLite)",
-            30.0, read_s3, "issue 43.1: serve = \"stream\" from an S3-compatible store on loopback"),
+            30.0, read_s3, "serve = \"stream\" from an S3-compatible store on loopback"),
     Measure("storage-upload-s3", "POST media 20 KB into S3 (moto), wall per request, median (SQLite)", 60.0,
-            upload_s3, "issue 43.1: an upload written to an S3-compatible store on loopback"),
+            upload_s3, "an upload written to an S3-compatible store on loopback"),
 ]

@@ -58,7 +58,7 @@ class KitchenSinkArgs(Schema):
     maybe = fields.Raw(metadata={"type": ["integer", "null"]})
     needed = fields.String(required=True)
     source = fields.String(load_default="default")
-    # A pattern that backtracks exponentially under Python's re (issue 12.1): RE2 runs it linearly.
+    # A pattern that backtracks exponentially under Python's re: RE2 runs it linearly.
     word = fields.String(metadata={"pattern": r"^(a+)+$"})
 
 
