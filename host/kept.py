@@ -73,8 +73,13 @@ class Kept(Generic[V]):
         """The value kept for `key` at this very `version` and not yet expired, or None."""
         if version is None:
             return None
-        entry = self.entries.get(key)
-        if entry is not None and entry[0] == version and (entry[1] is None or entry[1] > time.monotonic()):
+        entries = self.entries  # LruCache.get inlined: a page of items asks once per item
+        with entries.lock:
+            entry = entries.entries.get(key)
+            if entry is None:
+                return None
+            entries.entries.move_to_end(key)
+        if entry[0] == version and (entry[1] is None or entry[1] > time.monotonic()):
             return entry[2]
         return None
 
