@@ -26,6 +26,13 @@ def _text(description: str, maximum: int = MAX_TEXT, **keywords) -> fields.Field
     return fields.String(validate=validate.Length(max=maximum), metadata=_meta(description), **keywords)
 
 
+def _website() -> fields.Field:
+    """A website: empty, or an http or https address. The pattern says in the schema what the write checks
+    (places.py), so a client generated from the schema never sends a value the server refuses."""
+    return fields.String(validate=[validate.Length(max=2000), validate.Regexp(r"^$|^[Hh][Tt][Tt][Pp][Ss]?://")],
+                         metadata=_meta("Website: an http or https address, or empty."))
+
+
 def _flag(description: str) -> fields.Field:
     return fields.Boolean(metadata=_meta(description))
 
@@ -190,7 +197,7 @@ class VenueFields(Schema):
     zip = _text("Postal code.", 50)
     phone = _text("Phone number.", 100)
     stateprovince = _text("State or province.", 200)
-    website = _text("Website.", 2000)
+    website = _website()
     image = _image()
 
 
@@ -202,7 +209,7 @@ class OrganizerFields(Schema):
     description = _text("The organizer's description.")
     status = fields.String(metadata=_meta("The organizer's status."))
     phone = _text("Phone number.", 100)
-    website = _text("Website.", 2000)
+    website = _website()
     email = _text("Email address.", 254)
     image = _image()
 
