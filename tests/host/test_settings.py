@@ -101,22 +101,26 @@ def test_every_bad_key_of_the_file_and_the_environment_is_named_in_one_error(tmp
                                             '[site]\ntimezone_string = "Mars/Olympus"\nnmae = "Riverside"\n')
     result = sitehost(tmp_path, "init", env_extra={"SITEHOST_CHANNEL_TIMEOUT": "soon",
                                                    "SITEHOST_SITE__COMMENT_MODERATION": "maybe"})
-    assert_one_error_naming_all(result, tmp_path, 6, ("sitehost.toml: max_body_bytes = 'lots' is not valid; allowed: a whole number",
-                     "sitehost.toml: unknown setting 'databse_url'",
-                     "sitehost.toml [site]: timezone_string = 'Mars/Olympus' is not valid",
-                     "sitehost.toml [site]: unknown setting 'nmae'",
-                     "SITEHOST_CHANNEL_TIMEOUT: channel_timeout = 'soon' is not valid; allowed: a whole number",
-                     "SITEHOST_SITE__COMMENT_MODERATION: comment_moderation = 'maybe' is not valid; allowed: true"))
+    assert_one_error_naming_all(result, tmp_path, 6, (
+        "sitehost.toml: max_body_bytes = 'lots' is not valid; allowed: a whole number",
+        "sitehost.toml: unknown setting 'databse_url'",
+        "sitehost.toml [site]: timezone_string = 'Mars/Olympus' is not valid",
+        "sitehost.toml [site]: unknown setting 'nmae'",
+        "SITEHOST_CHANNEL_TIMEOUT: channel_timeout = 'soon' is not valid; allowed: a whole number",
+        "SITEHOST_SITE__COMMENT_MODERATION: comment_moderation = 'maybe' is not valid; allowed: true"
+    ))
 
 
 def test_every_bad_key_of_every_plugin_table_is_named_in_one_error(tmp_path):
     (tmp_path / "sitehost.toml").write_text('[plugins.core]\nmax_upload_bytes = "lots"\navatar_url = "gravatar"\n'
                                             '[plugins.cache]\nmax_entriez = 3\n')
     result = sitehost(tmp_path, "init", env_extra={"SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE": "many"})
-    assert_one_error_naming_all(result, tmp_path, 4, ("[plugins.core]: max_upload_bytes = 'lots' is not valid",
-                     "[plugins.core]: avatar_url = 'gravatar' is not valid",
-                     "[plugins.cache]: unknown setting 'max_entriez'",
-                     "SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE: import_batch_size = 'many' is not valid"))
+    assert_one_error_naming_all(result, tmp_path, 4, (
+        "[plugins.core]: max_upload_bytes = 'lots' is not valid",
+        "[plugins.core]: avatar_url = 'gravatar' is not valid",
+        "[plugins.cache]: unknown setting 'max_entriez'",
+        "SITEHOST_PLUGINS__CALENDAR__IMPORT_BATCH_SIZE: import_batch_size = 'many' is not valid"
+    ))
 
 
 def test_every_setting_can_come_from_the_environment_with_its_type(tmp_path):
@@ -204,10 +208,12 @@ def test_every_bad_key_of_the_auth_table_is_named_in_one_error_before_anything_s
     """`[auth]` goes through the same typed check as `[site]`: not only its first bad key."""
     (tmp_path / "sitehost.toml").write_text('[auth]\nmax_failures = 0\nlockout_minutes = 15\nslow_seconds = "long"\n')
     result = sitehost(tmp_path, "init", env_extra={"SITEHOST_AUTH__WINDOW_SECONDS": "forever"})
-    assert_one_error_naming_all(result, tmp_path, 4, ("sitehost.toml [auth]: max_failures = 0 is not valid; allowed: a whole number from 1",
-                     "sitehost.toml [auth]: unknown setting 'lockout_minutes' (known: admin_email, admin_login",
-                     "sitehost.toml [auth]: slow_seconds = 'long' is not valid; allowed: a number of seconds",
-                     "SITEHOST_AUTH__WINDOW_SECONDS: window_seconds = 'forever' is not valid"))
+    assert_one_error_naming_all(result, tmp_path, 4, (
+        "sitehost.toml [auth]: max_failures = 0 is not valid; allowed: a whole number from 1",
+        "sitehost.toml [auth]: unknown setting 'lockout_minutes' (known: admin_email, admin_login",
+        "sitehost.toml [auth]: slow_seconds = 'long' is not valid; allowed: a number of seconds",
+        "SITEHOST_AUTH__WINDOW_SECONDS: window_seconds = 'forever' is not valid"
+    ))
     assert "Traceback" not in result.stderr + result.stdout
 
 
