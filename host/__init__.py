@@ -30,7 +30,7 @@ _PUBLIC = {
     "decode_item": "rest.server", "encode_item": "rest.server", "ANONYMOUS": "users", "AnonymousUser": "users",
     "RestRequest": "rest.request", "Request": "request", "PageRequest": "request",
     "PageAnswer": "answer", "redirect": "answer", "not_found": "answer", "client_address": "proxies", "basic_credentials": "auth",
-    "Kept": "kept", "KeptWhileNothingCommitted": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
+    "Kept": "kept", "create_app": "app", "openapi_document": "openapi", "schema_report": "health",
 }
 
 
@@ -55,6 +55,6 @@ __all__ = [
     "RestResponse", "Route", "StartupError", "Status", "Taxonomy", "WRITE_KINDS", "decode_item", "encode_item", "exact_bytes", "forbidden", "hookimpl", "invalid_param", "PluginSettings",
     "PRIVATE_FILE", "make_private_folder", "prepare_sqlite_file",
     "Request", "PageRequest", "PageAnswer", "redirect", "not_found",
-    "RestRequest", "client_address", "basic_credentials", "Kept", "KeptWhileNothingCommitted", "create_app", "openapi_document",
+    "RestRequest", "client_address", "basic_credentials", "Kept", "create_app", "openapi_document",
     "schema_report",
 ]

@@ -125,13 +125,6 @@ class Kept(Generic[V]):
             self.entries.entries.clear()
 
 
-class KeptWhileNothingCommitted(Kept[V]):
-    """A `Kept` tied to the commit mark, for at most `seconds` (the older spelling; prefer `app.kept`)."""
-
-    def __init__(self, seconds: float, entries: int):
-        super().__init__(entries, seconds)
-
-
 KEPT = StashKey[dict]("host.kept")
 _CREATE_LOCK = threading.Lock()
 

@@ -12,18 +12,16 @@ import urllib.parse
 
 from sqlalchemy import bindparam, select
 
-from host import ANONYMOUS, HtmlView, KeptWhileNothingCommitted, theme
+from host import ANONYMOUS, HtmlView, theme
 from host.content import service_request
-from host.stash import StashKey
 
 from .tables import tables
 
 MAX_PATH = 500
 PUBLIC_STATUSES = ("publish", "inherit")
 # Every `/?p=ID` page view asks for an old-id redirect first: the answers (mostly "none") are kept while
-# nothing at all was committed (host KeptWhileNothingCommitted), so a page read costs a commit-mark probe,
+# nothing at all was committed (`app.kept` tied to the commit mark), so a page read costs a commit-mark probe,
 # not a session and a query. An import, a new item or a changed setting is a commit: asked again after it.
-KEPT_LOOKUPS = StashKey[KeptWhileNothingCommitted]("wordpress_migrate.kept_lookups")
 KEPT_LOOKUP_ENTRIES = 1024
 KEPT_LOOKUP_SECONDS = 60.0  # a bound for what no commit shows (a database file swapped under the site)
 _NO_REDIRECT = ""  # kept for a key without a redirect (None means "not kept")
@@ -67,8 +65,7 @@ def target_of(item: dict) -> str | None:
 def lookup(app, key: str) -> str | None:
     """The redirect target (absolute) of an old path key, or None."""
     mark = app.db.commit_mark()  # before the reads: a commit in between makes the entry stale at once
-    kept = app.stash.setdefault_by(KEPT_LOOKUPS, lambda: KeptWhileNothingCommitted(KEPT_LOOKUP_SECONDS,
-                                                                                   KEPT_LOOKUP_ENTRIES))
+    kept = app.kept("wordpress_migrate.lookups", KEPT_LOOKUP_ENTRIES, KEPT_LOOKUP_SECONDS)
     location = kept.get(key, mark)
     if location is None:
         location = _read_target(app, key) or _NO_REDIRECT
