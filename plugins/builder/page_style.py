@@ -41,19 +41,18 @@ def _kept_style_versions(app) -> Kept:
 def _document_style_version(app, post_id: int) -> str:
     """`KIT-MODIFIED` of an item's builder document (its stylesheet's `ver`), or _NO_DOCUMENT."""
     mark = app.db.commit_mark()  # before the read: a commit in between makes the entry stale at once
-    kept = _kept_style_versions(app)
-    version = kept.get(("document", post_id), mark)
-    if version is not None:
-        return version
+    return _kept_style_versions(app).get_or_build(("document", post_id), mark,
+                                                  lambda: _read_document_style_version(app, post_id))
+
+
+def _read_document_style_version(app, post_id: int) -> str:
     documents, kits = table(app, DOCUMENTS), table(app, KITS)
     statement = app.db.prepared("builder.head_links", lambda: select(
         documents.c.modified_gmt, select(kits.c.version).order_by(kits.c.id).limit(1).scalar_subquery().label("kit"))
         .where(documents.c.post_id == bindparam("post_id")))
     with app.db.session() as session:
         row = session.execute(statement, {"post_id": post_id}).first()
-    version = f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}" if row is not None else _NO_DOCUMENT
-    kept.put(("document", post_id), mark, version)
-    return version
+    return f"{row.kit or 0}-{int(row.modified_gmt.timestamp())}" if row is not None else _NO_DOCUMENT
 
 
 def head_links(app, item: dict, site: str) -> str | None:
@@ -107,14 +106,13 @@ def serve_document_css(app, request: PageRequest, post_id):
 def theme_stylesheets(app, request: PageRequest) -> list[str]:
     """The kit's colours and fonts for the site theme: `/builder/kit.css`, versioned by the kit (its version
     kept while nothing was committed, as a document's: every page of the site links it)."""
-    mark = app.db.commit_mark()
-    kept = _kept_style_versions(app)
-    version = kept.get("kit", mark)
-    if version is None:
-        with app.db.session() as session:
-            version = kit_version(app, session)
-        kept.put("kit", mark, version)
+    version = _kept_style_versions(app).get_or_build("kit", app.db.commit_mark(), lambda: _read_kit_version(app))
     return [f"{request.site_url}/builder/kit.css?ver={version}"]
+
+
+def _read_kit_version(app) -> int:
+    with app.db.session() as session:
+        return kit_version(app, session)
 
 
 def serve_kit_css(app, request: PageRequest):

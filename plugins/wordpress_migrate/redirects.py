@@ -66,11 +66,7 @@ def lookup(app, key: str) -> str | None:
     """The redirect target (absolute) of an old path key, or None."""
     mark = app.db.commit_mark()  # before the reads: a commit in between makes the entry stale at once
     kept = app.kept("wordpress_migrate.lookups", KEPT_LOOKUP_ENTRIES, KEPT_LOOKUP_SECONDS)
-    location = kept.get(key, mark)
-    if location is None:
-        location = _read_target(app, key) or _NO_REDIRECT
-        kept.put(key, mark, location)
-    return location or None
+    return kept.get_or_build(key, mark, lambda: _read_target(app, key) or _NO_REDIRECT) or None
 
 
 def _read_target(app, key: str) -> str | None:
