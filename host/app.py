@@ -50,7 +50,7 @@ from .users import ANONYMOUS, UserService
 from .rest.request import RestRequest
 from .page_cache import answer_cacheable, answer_page, kept_page
 from .answer import deliver
-from .request import PageRequest
+from .request import PageRequest, environ_headers
 from .auth import sessions
 
 log = logging.getLogger("sitehost")
@@ -586,8 +586,8 @@ class App:
         cookie) does. No credentials, or refused ones, read as anonymous:
         such a page answers as it would to anyone, never with a sign-in error.
         """
-        headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
-        request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [], headers,
+        request = RestRequest(self, environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/"), [],
+                              environ_headers(environ),
                               environ=environ, base_url=self.rest_base_url(environ),
                               remote_addr=forwarded(environ, self.trusted_proxies).client)
         try:

@@ -28,6 +28,7 @@ import bottle
 
 from .answer import deliver
 from .compression import gzip_etag, holds_etag
+from .request import environ_headers
 from .rest.request import parse_query
 
 # address -> (ETag, since when this process has answered that address with that body)
@@ -71,8 +72,7 @@ class PageCacheRequest:
         return _decoded(value) if value is not None else None
 
 
-_ENVIRON_HEADERS = {"CONTENT_TYPE": "content-type", "CONTENT_LENGTH": "content-length"}
-_HEADER_KEYS = {name: key for key, name in _ENVIRON_HEADERS.items()}
+_HEADER_KEYS = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}  # not HTTP_* in WSGI
 
 
 def _decoded(value):
@@ -82,18 +82,8 @@ def _decoded(value):
 
 def request_headers(environ: dict) -> dict[str, str]:
     """A request's headers by lower-case name, read as bottle's `request.headers` reads them (a non-ASCII
-    value decoded as UTF-8), in one pass over the environ: every cached hit builds this, and bottle's
-    case-insensitive view costs several times more per header."""
-    headers = {}
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            name = key[5:].replace("_", "-").lower()
-        elif key in _ENVIRON_HEADERS:
-            name = _ENVIRON_HEADERS[key]
-        else:
-            continue
-        headers[name] = _decoded(value)
-    return headers
+    value decoded as UTF-8)."""
+    return {name: _decoded(value) for name, value in environ_headers(environ).items()}
 
 
 # environ: the PageCacheRequest that `kept_page` looked up and missed with, for `answer_cacheable` to

@@ -88,6 +88,16 @@ def _assign(container: Any, keys: list[str], value: str) -> None:
     _assign(child, keys[1:], value)
 
 
+
+def environ_headers(environ: dict) -> dict[str, str]:
+    """A request's headers by lower-case name, as WSGI gives them (`HTTP_*`, and a non-empty Content-Type
+    and Content-Length): what every request type of the host reads headers from."""
+    headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
+    for key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+        if environ.get(key):
+            headers[key.lower().replace("_", "-")] = environ[key]
+    return headers
+
 class Request:
     """What every handler reads of its request, whatever served it (REST route, page, admin page, ability).
 
@@ -158,11 +168,7 @@ class PageRequest(Request):
         self.path = "/" + environ.get("PATH_INFO", "").lstrip("/")
         self.query_pairs = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True)
         self.query = parse_query(self.query_pairs)
-        self.headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items()
-                        if key.startswith("HTTP_")}
-        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            if environ.get(name):
-                self.headers[name.lower().replace("_", "-")] = environ[name]
+        self.headers = environ_headers(environ)
         self.remote_addr = client_address(app, environ)
         self.state = RequestState()
         self._parser = parser if isinstance(parser, bottle.BaseRequest) else bottle.BaseRequest(environ)
