@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime
 import logging
 import time
-from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qsl
@@ -48,7 +47,7 @@ from .upgrades import record_release
 from .state import define_host_tables
 from .users import ANONYMOUS, UserService
 from .rest.request import RestRequest
-from .page_cache import answer_cacheable, answer_page, kept_page
+from .page_cache import WireForms, answer_cacheable, answer_page, kept_page
 from .answer import deliver
 from .request import PageRequest, environ_headers
 from .auth import sessions
@@ -126,6 +125,7 @@ class App:
         self.stash = Stash()  # plugins' per-app state (host.stash); emptied after the shutdown hooks
         self.services = Services()  # what plugins provide one another (host.services): app.content ...
         self._site_secrets: dict[str, bytes] = {}  # app.site_secret, by name (they never change)
+        self.page_wire_forms = WireForms()  # kept pages' hits ready to send (host.page_cache)
         self.registry = self._build_registry_until_stable()
         with self.db.startup_lock():  # workers and nodes starting together take turns at the DDL
             # Each owner's revisions (host.migrations), then the tables that do not exist yet. schema_changes_allowed:
@@ -684,17 +684,11 @@ class App:
         route_path = self._rest_route_path(environ)
         if route_path is None:
             through = self._through_page_cache(environ)
-            kept = kept_page(self, environ) if through else None
+            kept = kept_page(self, environ, through) if through else None
             if kept is None:
                 return self.bottle(environ, start_response)
-            kept_status, kept_headers, kept_body = kept
-            if through == "not found":  # bottle adds the site's headers before its not-found handler runs,
-                site_headers: dict[str, str] = {}  # so they were kept with the page, and the kept ones win
-                self.add_site_headers(environ, site_headers)
-                kept_headers = {**site_headers, **kept_headers}
-            else:
-                self.add_site_headers(environ, kept_headers)
-            start_response(f"{kept_status} {HTTPStatus(kept_status).phrase}", list(kept_headers.items()))
+            status_line, header_list, kept_body = kept
+            start_response(status_line, header_list)
             return [kept_body]
         if isinstance(route_path, RestError):
             error_body = encode_json(route_path.to_body())

@@ -387,20 +387,22 @@ def response_headers(app: App, request: RestRequest, response: dict[str, str]) -
 
 
 @hookspec(firstresult=True)
-def cached_response(app: App, request: RestRequest) -> tuple[int, list[tuple[str, str]], bytes] | None:
+def cached_response(app: App, request: RestRequest) -> tuple[int, dict[str, str], bytes] | None:
     """Answer an anonymous GET from a cache.
 
     When: anonymous GET requests, after authentication and before routing.
     Arguments: `app`; `request`.
     Returns: a finished (status, headers, body) triple sent as it is (status an int,
     headers a dict, body bytes), or None to let the request run. A response cache
-    implements this together with `store_response`.
+    implements this together with `store_response`. The caller never changes the headers
+    dict, so a cache may hand every hit of one entry the same dict; the host memoizes a
+    kept page's finished headers by that dict (host.page_cache.WireForms).
     firstresult: the first non-None answer wins.
     """
 
 
 @hookspec
-def store_response(app: App, request: RestRequest, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+def store_response(app: App, request: RestRequest, status: int, headers: dict[str, str], body: bytes) -> None:
     """See the final answer to an anonymous GET (to cache it).
 
     When: after an anonymous GET was answered by the pipeline (not by `cached_response`).

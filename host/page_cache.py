@@ -22,12 +22,14 @@ from __future__ import annotations
 import datetime
 import email.utils
 import hashlib
+from http import HTTPStatus
 from typing import Any, Callable
 
 import bottle
 
 from .answer import deliver
 from .compression import gzip_etag, holds_etag
+from .lru import LruCache
 from .request import environ_headers
 from .rest.request import parse_query
 
@@ -47,17 +49,17 @@ class PageCacheRequest:
     cacheable_page = True
     internal = False
 
-    def __init__(self, app, request: bottle.BaseRequest, keep_seconds: float | None = None):
+    def __init__(self, app, environ: dict, keep_seconds: float | None = None):
         self.app = app
         self.keep_seconds = keep_seconds  # how long the cache may keep the answer at most (None: its own limit)
         self.method = "GET"  # HEAD is answered from the GET's entry (bottle drops the body)
-        self.path = request.path
+        self.path = "/" + environ.get("PATH_INFO", "").lstrip("/")  # as bottle's `request.path` reads it
         # The pairs bottle's `request.query` holds, in the order they came (the parsed query is the same),
         # without building its multi-dict: every cached hit reads this.
-        self.query = parse_query(bottle._parse_qsl(request.environ.get("QUERY_STRING", "")))
-        self.environ = request.environ
+        self.query = parse_query(bottle._parse_qsl(environ.get("QUERY_STRING", "")))
+        self.environ = environ
         self._headers: dict[str, str] | None = None
-        self.base_url = app.site_url(request.environ)
+        self.base_url = app.site_url(environ)
 
     @property
     def headers(self) -> dict[str, str]:
@@ -92,11 +94,11 @@ LOOKED_UP = "sitehost.page_cache.looked_up"
 DEFAULT_CONTENT_TYPE = "text/html; charset=UTF-8"  # bottle's, for an answer that names none
 
 
-def kept_page(app, environ: dict) -> tuple[int, dict[str, str], bytes] | None:
+def kept_page(app, environ: dict, through: str) -> tuple[str, list[tuple[str, str]], bytes] | None:
     """The kept answer of a plain anonymous GET of a page that `answer_cacheable` answers, without bottle:
-    (status, headers, body) with the headers bottle's path would add on a hit (Vary, Content-Length, the
-    gzip ETag) but not the site's own (the host adds those). The caller decides that the address is
-    answered through `answer_cacheable` (the front page, a cacheable page, the not-found pages).
+    (status line, headers, body) ready for `start_response`, with the headers bottle's path would send on a
+    hit (Vary, Content-Length, the gzip ETag, the site's own). `through` is how bottle would have answered
+    the address (App._through_page_cache): "route" (the front page, a cacheable page) or "not found".
 
     None sends the request on through bottle: not a GET, a cookie or Authorization header, a conditional
     request (validators are compared there), a path that bottle would decode, or no answer kept (the
@@ -107,18 +109,57 @@ def kept_page(app, environ: dict) -> tuple[int, dict[str, str], bytes] | None:
             or "HTTP_IF_NONE_MATCH" in environ or "HTTP_IF_MODIFIED_SINCE" in environ \
             or not environ.get("PATH_INFO", "").isascii():
         return None
-    request = PageCacheRequest(app, bottle.BaseRequest(environ))
+    request = PageCacheRequest(app, environ)
     cached = app.hook.cached_response(app=app, request=request)
     if cached is None:
         environ[LOOKED_UP] = request
         return None
     status, kept, body = cached
+    wire_forms: WireForms = app.page_wire_forms
+    wire = wire_forms.get(kept, request.base_url)
+    if wire is None:
+        wire = _wire_form(app, environ, through, status, kept, body)
+        wire_forms.put(kept, request.base_url, *wire)
+    status_line, header_list = wire
+    return status_line, list(header_list), body  # a copy: a WSGI server may change the list it is given
+
+
+def _wire_form(app, environ: dict, through: str, status: int, kept: dict[str, str], body: bytes):
+    """(status line, header list) of a kept answer as bottle's path would send it."""
     # bottle's spelling of header names, except the tag, which the lookups below (and HTTP's own spelling) call ETag
     headers = {("ETag" if name.lower() == "etag" else name.title()): value for name, value in kept.items()}
     headers.setdefault("Content-Type", DEFAULT_CONTENT_TYPE)
     _vary_and_tag(headers)
     headers["Content-Length"] = str(len(body))
-    return status, headers, body
+    if through == "not found":  # bottle adds the site's headers before its not-found handler runs,
+        site_headers: dict[str, str] = {}  # so they were kept with the page, and the kept ones win
+        app.add_site_headers(environ, site_headers)
+        headers = {**site_headers, **headers}
+    else:
+        app.add_site_headers(environ, headers)
+    return f"{status} {HTTPStatus(status).phrase}", list(headers.items())
+
+
+class WireForms:
+    """Kept pages' answers ready to send, so a busy page's hit does not rebuild the same headers each time.
+
+    A response cache hands every hit of one entry the same headers dict (the `cached_response` hook
+    says the caller must not change it), so the finished (status line, header list) is memoized by
+    that dict's identity. The dict itself is held in the memo, so its id cannot be reused by another
+    while the memo holds it; `site_url` (part of the cache's key, and of the Link header) is checked too.
+    """
+
+    def __init__(self, entries: int = 512):
+        self._memo = LruCache(entries)
+
+    def get(self, kept: dict, site_url: str) -> tuple[str, list[tuple[str, str]]] | None:
+        found = self._memo.get(id(kept))
+        if found is not None and found[0] is kept and found[1] == site_url:
+            return found[2], found[3]
+        return None
+
+    def put(self, kept: dict, site_url: str, status_line: str, header_list: list[tuple[str, str]]) -> None:
+        self._memo.put(id(kept), (kept, site_url, status_line, header_list))
 
 
 def _vary_and_tag(headers) -> None:
@@ -151,7 +192,7 @@ def answer_cacheable(app, request: bottle.BaseRequest, build: Callable[[], Any],
     else:
         anonymous = request.method in ("GET", "HEAD") and not environ.get("HTTP_AUTHORIZATION") \
             and not environ.get("HTTP_COOKIE")
-        cache_request = PageCacheRequest(app, request, keep_seconds) if anonymous else None
+        cache_request = PageCacheRequest(app, environ, keep_seconds) if anonymous else None
         cached = app.hook.cached_response(app=app, request=cache_request) if cache_request else None
     response = bottle.response
     if cached is not None:

@@ -19,6 +19,7 @@ from host.content import commit_round
 
 from .settings import CacheConfigSchema, config_of
 from . import health, tables
+from .runtime import attach, detach, runtime_of
 
 PLUGIN = PluginInfo(name="cache", version="0.1.0", settings=CacheConfigSchema,
                     description="Response cache for anonymous REST reads, cache warming and optimisation callbacks")
@@ -65,16 +66,12 @@ def register_abilities():
 
 @hookimpl
 def startup(app):
-    from .runtime import attach
-
     runtime = attach(app, config_of(app))
     runtime.cache.ensure_version_row()
 
 
 @hookimpl
 def shutdown(app):
-    from .runtime import detach
-
     detach(app)
 
 
@@ -82,16 +79,12 @@ def shutdown(app):
 
 @hookimpl
 def cached_response(app, request):
-    from .runtime import runtime_of
-
     runtime = runtime_of(app)
     return runtime.cache.lookup(request) if runtime else None
 
 
 @hookimpl
 def store_response(app, request, status, headers, body):
-    from .runtime import runtime_of
-
     runtime = runtime_of(app)
     if runtime:
         runtime.cache.store(request, status, headers, body)
@@ -99,8 +92,6 @@ def store_response(app, request, status, headers, body):
 
 @hookimpl
 def response_headers(app, request, response):
-    from .runtime import runtime_of
-
     runtime = runtime_of(app)
     if runtime and runtime.cache.was_looked_up(request):
         response["X-Cache"] = "miss"
@@ -167,8 +158,6 @@ def _invalidate(app, families: tuple[str, ...]) -> None:
     Once per commit and family: the events of the items one commit wrote (a batch of 200 imported
     posts) share a `commit_round` token, and one version bump after that commit makes stale whatever
     was kept before it; each further bump was a write transaction of its own."""
-    from .runtime import runtime_of
-
     runtime = runtime_of(app)
     if runtime:
         runtime.invalidate_once(commit_round(), families)

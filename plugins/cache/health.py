@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from sqlalchemy.exc import SQLAlchemyError
 
 from host import Ability, HealthResult, HealthTest
 
+from .runtime import runtime_of
 
 
 def response_cache_test(app, _site_url: str) -> HealthResult:
-    from sqlalchemy.exc import SQLAlchemyError
-    from .runtime import runtime_of
-
     runtime = runtime_of(app)
     if runtime is None or not runtime.config.enabled:
         return HealthResult("recommended", "The response cache is turned off",
@@ -38,15 +37,11 @@ def _operator(request, _input) -> bool:
 
 
 def _status(request, _input) -> dict:
-    from .runtime import runtime_of
-
     runtime = runtime_of(request.app)
     return {"enabled": runtime.config.enabled, **runtime.cache.stats(), "version": runtime.cache.current_version()}
 
 
 def _purge(request, _input) -> dict:
-    from .runtime import runtime_of
-
     return {"version": runtime_of(request.app).cache.invalidate()}
 
 

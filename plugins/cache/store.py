@@ -22,7 +22,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 from sqlalchemy import insert, select, text, update
@@ -39,7 +39,7 @@ log = logging.getLogger("sitehost.cache")
 _CLIENT_HEADERS = {"access-control-allow-origin", "access-control-allow-methods",
                    "access-control-allow-credentials", "vary", "x-cache", "content-encoding"}
 # A post password unlocks content for the one who knows it, never for the next reader.
-_UNCACHEABLE_QUERY = ("password",)
+_UNCACHEABLE_QUERY = frozenset({"password"})
 # What the answer of `context=edit` holds is for editors only: never kept, whoever asks.
 _PRIVATE_CONTEXTS = ("edit",)
 
@@ -79,6 +79,8 @@ class Entry:
     stored_at: float
     gzipped: bytes | None = None  # the body gzip-compressed once at store time, when worth it (host.compression)
     keep_seconds: float | None = None  # the request's own bound (a page's `keep_seconds`), besides ttl_seconds
+    _hit_headers: dict[str, str] | None = field(default=None, repr=False)  # what `answer` hands every hit
+    _gzip_hit_headers: dict[str, str] | None = field(default=None, repr=False)
 
     def current(self, versions: Versions) -> bool:
         """Whether no family this answer is built from was bumped since (after the fast whole-tuple check)."""
@@ -93,13 +95,21 @@ class Entry:
                 + sum(len(name) + len(value) for name, value in self.headers.items()))
 
     def answer(self, request) -> tuple[int, dict[str, str], bytes]:
-        """(status, headers, body) for this client: the kept gzip form when it accepts gzip."""
+        """(status, headers, body) for this client: the kept gzip form when it accepts gzip.
+
+        Every hit of one form gets the same headers dict (built on the first), which the host's
+        `cached_response` callers only read: a busy page's finished headers are memoized by it.
+        """
         if self.gzipped is not None and compression.accepts_gzip(request.header("accept-encoding")):
-            headers = {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}
-            for name in [name for name in headers if name.lower() == "etag"]:  # bottle spells it "Etag"
-                headers[name] = compression.gzip_etag(headers[name])  # the gzip form: another representation, another tag
-            return self.status, headers, self.gzipped
-        return self.status, {**self.headers, "X-Cache": "hit"}, self.body
+            if self._gzip_hit_headers is None:
+                headers = {**self.headers, "Content-Encoding": "gzip", "X-Cache": "hit"}
+                for name in [name for name in headers if name.lower() == "etag"]:  # bottle spells it "Etag"
+                    headers[name] = compression.gzip_etag(headers[name])  # another representation, another tag
+                self._gzip_hit_headers = headers
+            return self.status, self._gzip_hit_headers, self.gzipped
+        if self._hit_headers is None:
+            self._hit_headers = {**self.headers, "X-Cache": "hit"}
+        return self.status, self._hit_headers, self.body
 
 
 class _ProbeConnection(sqlite3.Connection):
@@ -396,7 +406,7 @@ class ResponseCache:
         if request.header("authorization") or request.header("cookie"):
             return False
         query = request.query
-        if any(name in query for name in _UNCACHEABLE_QUERY) or query.get("context") in _PRIVATE_CONTEXTS:
+        if not _UNCACHEABLE_QUERY.isdisjoint(query) or query.get("context") in _PRIVATE_CONTEXTS:
             return False
         if getattr(request, "cacheable_page", False):  # a site page registered cacheable (host.page_cache)
             return True
@@ -488,8 +498,11 @@ class ResponseCache:
                 self._drop(key)
 
     def _expired(self, entry: Entry) -> bool:
-        limits = [limit for limit in (self.config.ttl_seconds, entry.keep_seconds) if limit]
-        return bool(limits) and time.monotonic() - entry.stored_at > min(limits)
+        ttl, own = self.config.ttl_seconds, entry.keep_seconds
+        if not ttl and not own:  # the usual case: kept until a write makes it stale
+            return False
+        limit = min(ttl, own) if ttl and own else ttl or own
+        return time.monotonic() - entry.stored_at > limit
 
     def _drop(self, key: tuple) -> None:
         entry = self._entries.pop(key)
