@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..request import Request, parse_query
+from ..request import Request, environ_headers, parse_query
 from ..stash import RequestState
 from ..users import ANONYMOUS
 
@@ -45,7 +45,7 @@ class RestRequest(Request):
     REST pipeline's validated `params`, its database `session` and internal requests."""
 
     def __init__(self, app, method: str, path: str, query_pairs: list[tuple[str, str]],
-                 headers: dict[str, str], body: bytes = b"", environ: dict | None = None,
+                 headers: dict[str, str] | None, body: bytes = b"", environ: dict | None = None,
                  base_url: str = "", remote_addr: str = "", internal: bool = False):
         self.app = app
         self.method = method
@@ -53,7 +53,7 @@ class RestRequest(Request):
         self.route_path = path
         self.query_pairs = query_pairs
         self.query = parse_query(query_pairs)
-        self.headers = headers  # lower-case names
+        self._headers = headers  # lower-case names; None: read from `environ` when first asked
         self.body = body
         self.environ = environ or {}
         self.base_url = base_url  # REST root without trailing slash
@@ -84,6 +84,27 @@ class RestRequest(Request):
         self._reads_through: "RestRequest | None" = None
 
     # --- headers and params --------------------------------------------------------------
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Every header by lower-case name, gathered from the environ on first use: a cached hit reads
+        only two or three, by `header`."""
+        if self._headers is None:
+            self._headers = environ_headers(self.environ)
+        return self._headers
+
+    @headers.setter
+    def headers(self, value: dict[str, str]) -> None:
+        self._headers = value
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        if self._headers is not None:
+            return self._headers.get(name.lower().replace("_", "-"), default)
+        key = name.upper().replace("-", "_")
+        if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):  # not HTTP_* in WSGI; an empty one counts as absent
+            return self.environ.get(key) or default
+        value = self.environ.get("HTTP_" + key)
+        return default if value is None else value
 
     @property
     def content_type(self) -> str:

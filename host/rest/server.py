@@ -27,7 +27,6 @@ from ..plugins import ESSENTIAL
 from ..compression import KEPT_LEVEL, MIN_BYTES, accepts_gzip, add_vary, gzip_bytes, gzip_etag, holds_etag, negotiate
 from ..proxies import forwarded
 from .request import GLOBAL_PARAMS, DeferredAnswer, RestRequest, parse_query
-from ..request import environ_headers
 from .response import FileBody, RawBody, RestError, RestResponse, exact_bytes, forbidden, invalid_param
 from .kept_embeds import KeptEmbeds
 from .loading import load_args
@@ -220,9 +219,8 @@ class RestServer:
         elif environ.get("HTTP_X_HTTP_METHOD_OVERRIDE"):
             method = environ["HTTP_X_HTTP_METHOD_OVERRIDE"].upper()
             headers.update(NO_CACHE_HEADERS)  # WordPress adds these for 4xx; harmless on all
-        request_headers = environ_headers(environ)
         request = RestRequest(
-            self.app, method, route_path, pairs, request_headers, environ=environ,
+            self.app, method, route_path, pairs, None, environ=environ,
             base_url=base_url, remote_addr=forwarded(environ, self.app.trusted_proxies).client,
         )
         try:
