@@ -64,4 +64,7 @@ def record_release(app) -> None:
     with app.db.session(write=True) as session, session.begin():
         session.execute(delete(site_state).where(site_state.c.key == SCHEMA_RELEASE_KEY))
         session.execute(insert(site_state).values(key=SCHEMA_RELEASE_KEY, value=ours))
-    log.info("table changes of sitehost %s made (the database was at %s)", ours, stored or "an earlier release")
+    if stored is None:  # a new database, or one made before releases were recorded: which, no one can tell
+        log.info("sitehost %s recorded as the release of this database's tables", ours)
+    else:
+        log.info("table changes of sitehost %s made (the database was at %s)", ours, stored)
