@@ -83,6 +83,32 @@ class Kept(Generic[V]):
             return entry[2]
         return None
 
+    def get_many(self, keys: list[Hashable], version: Any) -> list[V | None]:
+        """`get` of each key, in order, under one lock: a page of items asks for all of them at once
+        (a Python call and a lock per item were a tenth of a cached posts list's work)."""
+        if version is None:
+            return [None] * len(keys)
+        values: list[V | None] = []
+        entries = self.entries
+        with entries.lock:
+            table = entries.entries
+            now = None
+            for key in keys:
+                entry = table.get(key)
+                if entry is None:
+                    values.append(None)
+                    continue
+                table.move_to_end(key)
+                if entry[0] != version:
+                    values.append(None)
+                elif entry[1] is None:
+                    values.append(entry[2])
+                else:
+                    if now is None:
+                        now = time.monotonic()
+                    values.append(entry[2] if entry[1] > now else None)
+        return values
+
     def stored(self, key: Hashable) -> tuple[Any, V] | None:
         """(version, value) kept for `key` and not yet expired, for a caller that learns from the entry
         how to read the version now (host/rest/kept_embeds.py: the version function of its route)."""

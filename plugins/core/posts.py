@@ -400,9 +400,19 @@ class PostsController:
         """
         found = {}
         missing = []
-        kept = encoded_items(self.app)
-        for post_id in ids:
-            encoded = self.kept_encoding(request, post_id, version, kept)
+        base_url = request.base_url
+        entries = encoded_items(self.app).get_many([(base_url, post_id) for post_id in ids], version)
+        anonymous = not request.user.is_authenticated
+        for post_id, entry in zip(ids, entries):
+            encoded = None
+            if entry is not None:
+                item, extra, encodings = entry
+                # What kept_encoding answers first, without a call per item: the encoding every anonymous
+                # reader gets, of an item no plugin adds to the render cache key of.
+                if anonymous and not extra and item["type"] != "attachment":
+                    encoded = encodings.get(None)
+                if encoded is None:
+                    encoded = self.kept_encoding(request, post_id, entry)
             if encoded is None:
                 missing.append(post_id)
             else:
@@ -415,17 +425,14 @@ class PostsController:
                 found[post_id] = self.encode_and_keep(request, item, version)
         return [found[post_id] for post_id in ids if post_id in found]
 
-    def kept_encoding(self, request, post_id: int, version, kept=None):
-        """The view-context encoding of `post_id` kept at content `version` for this caller, or None.
+    def kept_encoding(self, request, post_id: int, entry: tuple):
+        """The view-context encoding for this caller of `post_id`'s kept `entry` (item, render
+        contributions, encodings), or None when what plugins add to its render has changed.
 
         Anonymous callers hold no capability, so the targetHints of a public item are the same
         for all of them (shaping.post_hints): their encoding is kept under the key None and
         found without asking the permission checks again.
         """
-        # `is None`, not `or`: the truth of a Kept is its `__len__`, a Python call per item of a page.
-        entry = (kept if kept is not None else encoded_items(self.app)).get((request.base_url, post_id), version)
-        if entry is None:
-            return None
         item, extra, encodings = entry
         if extra and render.render_cache_contributions(self.app, item) != extra:
             return None

@@ -105,6 +105,19 @@ def test_kept_values_are_bounded_and_tied_to_their_version():
     assert kept.get(6, None) is None and len(kept) == 3
 
 
+def test_get_many_answers_as_get_for_each_key_in_order():
+    kept: Kept[str] = Kept(3, name="test")
+    for number in range(3):
+        kept.put(number, "v1", f"<p>{number}</p>")
+    kept.put(1, "v2", "<p>1 again</p>")
+    assert kept.get_many([2, 1, 9, 0], "v1") == ["<p>2</p>", None, None, "<p>0</p>"]
+    assert [key for key, _value in kept.items()] == [2, 1, 0]  # each key found was used, in the order asked
+    assert kept.get_many([0, 2], None) == [None, None]
+    timed: Kept[str] = Kept(4, seconds=0.0)
+    timed.put("a", 1, "x")
+    assert timed.get_many(["a"], 1) == [None]
+
+
 def test_a_kept_value_past_its_time_or_byte_bound_is_gone():
     timed: Kept[str] = Kept(4, seconds=0.0)
     timed.put("a", 1, "x")
