@@ -55,8 +55,9 @@ def totals_cache(app) -> TotalsCache | None:
 
 
 # What decides a total: every field of the query but the page, the order and the page size.
-_FILTER_FIELDS = tuple(item.name for item in fields(PostQuery)
-                       if item.name not in ("per_page", "offset", "orderby", "order"))
+_PAGE_FIELDS = ("per_page", "offset", "orderby", "order")
+_FILTER_FIELDS = tuple(item.name for item in fields(PostQuery) if item.name not in _PAGE_FIELDS)
+_page_values = attrgetter(*_PAGE_FIELDS)
 # The filters' values as one tuple, read in C (a generator of getattr calls was a Python step per field).
 _filter_values = attrgetter(*_FILTER_FIELDS)
 if len(_FILTER_FIELDS) < 2:  # attrgetter of one name answers the value itself, not a tuple (and -O drops asserts)
@@ -91,12 +92,13 @@ def list_rows(app, session, query: PostQuery, page: int = 1) -> tuple[list, int]
     version, the COUNT is skipped.
     """
     cache = totals_cache(app)
-    statement = _page_statement(app, query, page, cache is not None)
+    filters_key = _filter_key(query)
+    statement = _page_statement(app, query, filters_key, page, cache is not None)
     now = dates.utcnow()
     # Core execution on the session's connection: the ORM layer adds nothing to a plain SELECT.
     rows = session.connection().execute(statement, {"now": now}).all()
     version = rows[0].content_version if cache is not None and rows else None
-    return rows, _page_total(app, session, query, cache, version, now)
+    return rows, _page_total(app, session, query, filters_key, cache, version, now)
 
 
 def list_page_ids(app, session, query: PostQuery, page: int = 1) -> tuple[list[int], int, int | None] | None:
@@ -109,11 +111,12 @@ def list_page_ids(app, session, query: PostQuery, page: int = 1) -> tuple[list[i
     cache = totals_cache(app)
     if cache is None:
         return None
-    statement = _page_statement(app, query, page, True, ids_only=True)
+    filters_key = _filter_key(query)
+    statement = _page_statement(app, query, filters_key, page, True, ids_only=True)
     now = dates.utcnow()
     rows = session.connection().execute(statement, {"now": now}).all()
     version = rows[0][1] if rows else None
-    return [row[0] for row in rows], _page_total(app, session, query, cache, version, now), version
+    return [row[0] for row in rows], _page_total(app, session, query, filters_key, cache, version, now), version
 
 
 def content_version(app, session) -> int | None:
@@ -162,18 +165,18 @@ def rows_by_ids(app, session, post_type: str, ids: list[int]) -> dict[int, Any]:
     return {row.id: row for row in session.connection().execute(statement, {"ids": list(ids)}).all()}
 
 
-def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
+def _page_total(app, session, query: PostQuery, filters_key: str, cache, version, now) -> int:
     """The page's total: from the totals cache at `version`, else one COUNT (cached for next time).
 
     A cached total belongs to the content version the page's own statement read, so page and
     total agree. A COUNT is a second statement: on PostgreSQL it takes its own snapshot (READ
     COMMITTED, and a GET's autocommit reads alike), so a write committed between the two can
     show in one and not the other, as with WordPress's separate FOUND_ROWS query; it is cached
-    under the version it read itself, so the next page agrees again.
+    under the version it read itself, so the next page agrees again. `filters_key` is the query's
+    _filter_key, worked out once for the page's statement and its total.
     """
-    key = _filter_key(query)
     if cache is not None and version is not None:
-        total = cache.get(key, version, now)
+        total = cache.get(filters_key, version, now)
         if total is not None:
             return total
     posts = tables(app)["posts"]
@@ -182,7 +185,7 @@ def _page_total(app, session, query: PostQuery, cache, version, now) -> int:
         return session.execute(counting, {"now": now}).scalar() or 0
     counted = session.execute(select(counting.scalar_subquery(), _content_version(app),
                                      _next_due(app, query.post_type, now)), {"now": now}).one()
-    cache.put(key, counted[0] or 0, counted[1], counted[2])
+    cache.put(filters_key, counted[0] or 0, counted[1], counted[2])
     return counted[0] or 0
 
 
@@ -201,9 +204,11 @@ STATEMENTS = StashKey[LruCache]("core.page_statements")
 STATEMENT_ENTRIES = 256
 
 
-def _page_statement(app, query: PostQuery, page: int, with_version: bool, ids_only: bool = False):
+def _page_statement(app, query: PostQuery, filters_key: str, page: int, with_version: bool, ids_only: bool = False):
+    """The page's statement, built once per query shape: `filters_key` (_filter_key) and the fields it leaves
+    out name every field of the query (one repr of the filters, not a second of the whole dataclass)."""
     statements = app.stash.setdefault_by(STATEMENTS, lambda: LruCache(STATEMENT_ENTRIES))
-    key = (repr(query), page, with_version, ids_only)
+    key = (filters_key, _page_values(query), page, with_version, ids_only)
     statement = statements.get(key)
     if statement is None:
         statement = _build_page_statement(app, query, page, with_version, ids_only)
