@@ -425,6 +425,7 @@ class Endpoint:
     described: dict[str, dict[str, Any]] | None = None  # `args` as discovery shows them, worked out once
     multipart_body: Any = None  # Route.multipart_body
     arg_schema: Any = None  # Route.args, the class that loads the validated values (rest/loading.py)
+    arg_loader: Any = None  # arg_schema's loader (rest/loading.py), found on first use
 
     def described_args(self) -> dict[str, dict[str, Any]]:
         """`args` without the host's guards (validation.GUARDS), as discovery and OPTIONS show them."""

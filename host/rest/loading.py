@@ -93,10 +93,11 @@ def load_args(endpoint, params: dict[str, Any], sent: set[str]) -> dict[str, Any
     Only the arguments present are loaded (sent or defaulted); an absent one stays absent. Every
     argument is loaded as partial: which ones are required was checked before.
     """
-    schema_class = endpoint.arg_schema
-    if schema_class is None:
-        return params
-    loader = loader_for(schema_class, endpoint.handler_validated)
+    loader = endpoint.arg_loader  # on the endpoint: a lookup by class cost a weak reference per request
+    if loader is None:
+        if endpoint.arg_schema is None:
+            return params
+        loader = endpoint.arg_loader = loader_for(endpoint.arg_schema, endpoint.handler_validated)
     raw = {key: params[key] for key in loader.names if params.get(key) is not None}
     if not raw:
         return params
