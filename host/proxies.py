@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import string
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 from urllib.parse import urlsplit
 
 LOOPBACK = ("127.0.0.0/8", "::1/128")
@@ -57,9 +56,11 @@ def is_trusted(address: str, networks: tuple) -> bool:
     return any(ip in network for network in networks)
 
 
-@dataclass(frozen=True)
-class Forwarded:
-    """The request as the client made it: its address, scheme and Host (None: the request gave none)."""
+class Forwarded(NamedTuple):
+    """The request as the client made it: its address, scheme and Host (None: the request gave none).
+
+    A named tuple, not a frozen dataclass: every request makes one, and a frozen dataclass sets each
+    field through object.__setattr__."""
 
     client: str
     scheme: str

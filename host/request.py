@@ -93,9 +93,12 @@ def environ_headers(environ: dict) -> dict[str, str]:
     """A request's headers by lower-case name, as WSGI gives them (`HTTP_*`, and a non-empty Content-Type
     and Content-Length): what every request type of the host reads headers from."""
     headers = {key[5:].lower().replace("_", "-"): value for key, value in environ.items() if key.startswith("HTTP_")}
-    for key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-        if environ.get(key):
-            headers[key.lower().replace("_", "-")] = environ[key]
+    content_type = environ.get("CONTENT_TYPE")
+    if content_type:
+        headers["content-type"] = content_type
+    content_length = environ.get("CONTENT_LENGTH")
+    if content_length:
+        headers["content-length"] = content_length
     return headers
 
 class Request:
