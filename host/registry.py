@@ -416,6 +416,7 @@ class Endpoint:
     changes_with: tuple[str, ...] = ()  # Route.changes_with
     uncacheable: str = ""  # Route.uncacheable
     prepared_defaults: dict[str, Any] | None = None  # the defaults validated and sanitized (rest/server.py)
+    list_defaults: tuple[str, ...] = ()  # the prepared defaults that are lists or dicts, copied for each request
     content_type: str = ""  # Route.content_type
     embed_batch: Callable | None = None  # Route.embed_batch
     answer_version: Callable | None = None  # Route.answer_version

@@ -235,7 +235,7 @@ class RestServer:
         # When every authenticator declared where its credentials travel, a GET carrying none of those
         # headers is anonymous for sure: it skips the hook, and a cache hit costs no authentication.
         if not cacheable or self._credential_keys is None \
-                or any(key in environ for key in self._credential_keys):
+                or not environ.keys().isdisjoint(self._credential_keys):
             try:
                 user = self.hook.authenticate(app=self.app, request=request)
             except RestError as error:
@@ -482,9 +482,8 @@ class RestServer:
             for key, value in source.items():
                 if value is not None:
                     sent[key] = value
-        for name in GLOBAL_PARAMS:
-            sent.pop(name, None)
-        sent.pop("rest_route", None)
+        for name in sent.keys() & _NOT_ARGS:
+            del sent[name]
         params = _default_params(endpoint)
         params.update(sent)
         missing = [name for name in endpoint.required if params.get(name) is None]
@@ -794,7 +793,7 @@ class RestServer:
             request.finish(success=False)  # the Allow checks' read session, if any
             return self._render_raw(request, outcome, headers)
         prepared = outcome.data if isinstance(outcome.data, PreparedDocument) and not outcome.is_error \
-            and not any(name in request.query for name in GLOBAL_PARAMS) else None
+            and request.query.keys().isdisjoint(GLOBAL_PARAMS) else None
         data = outcome.data if prepared is not None and prepared.encoded is not None else self._shape(request, outcome)
         # The read session that the Allow and targetHints checks shared closes before the answer is encoded.
         request.finish(success=False)
@@ -915,6 +914,10 @@ def _deleted_for_good(request: RestRequest, outcome: _Outcome) -> bool:
         and data.get("deleted") is True and "previous" in data
 
 
+# What a request may send besides the endpoint's args: the global parameters and the ?rest_route= path.
+_NOT_ARGS = frozenset((*GLOBAL_PARAMS, "rest_route"))
+
+
 def _default_params(endpoint) -> dict[str, Any]:
     """A fresh copy of the endpoint's defaults, validated and sanitized once (they never change).
 
@@ -933,8 +936,12 @@ def _default_params(endpoint) -> dict[str, Any]:
                 validate_value(value, arg, name)
                 value = sanitize_value(value, arg)
             prepared[name] = value
-        endpoint.prepared_defaults = prepared
-    return {name: value.copy() if isinstance(value, (list, dict)) else value for name, value in prepared.items()}
+        endpoint.list_defaults = tuple(name for name, value in prepared.items() if isinstance(value, (list, dict)))
+        endpoint.prepared_defaults = prepared  # after list_defaults: another thread reads both once this is set
+    params = dict(prepared)  # copied in C; then the few lists and dicts, each one call
+    for name in endpoint.list_defaults:
+        params[name] = params[name].copy()
+    return params
 
 
 def _path_params(url_params: dict[str, str], args: dict[str, dict]) -> dict[str, Any]:

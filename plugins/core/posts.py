@@ -398,7 +398,7 @@ class PostsController:
         depends on its row alone (the hook's contract), so it is not asked again. Only the items not kept are read in full and built. The kept row
         also answers the caller's targetHints, and the encoding is kept per distinct answer.
         """
-        found = {}
+        page = []  # each id's kept encoding, None where the item is built below
         missing = []
         base_url = request.base_url
         entries = encoded_items(self.app).get_many([(base_url, post_id) for post_id in ids], version)
@@ -413,17 +413,19 @@ class PostsController:
                     encoded = encodings.get(None)
                 if encoded is None:
                     encoded = self.kept_encoding(request, post_id, entry)
+            page.append(encoded)
             if encoded is None:
                 missing.append(post_id)
-            else:
-                found[post_id] = encoded
-        if missing:
-            for post_id, row in store.rows_by_ids(self.app, request.session, self.type, missing).items():
-                item = store.row_to_item(self.app, row, self.type)
-                if not can_read(request, item):
-                    continue
-                found[post_id] = self.encode_and_keep(request, item, version)
-        return [found[post_id] for post_id in ids if post_id in found]
+        if not missing:
+            return page
+        built = {}
+        for post_id, row in store.rows_by_ids(self.app, request.session, self.type, missing).items():
+            item = store.row_to_item(self.app, row, self.type)
+            if not can_read(request, item):
+                continue
+            built[post_id] = self.encode_and_keep(request, item, version)
+        return [encoded if encoded is not None else built[post_id]
+                for post_id, encoded in zip(ids, page) if encoded is not None or post_id in built]
 
     def kept_encoding(self, request, post_id: int, entry: tuple):
         """The view-context encoding for this caller of `post_id`'s kept `entry` (item, render
