@@ -110,6 +110,13 @@ def write_pending(app) -> int:
 
 
 def _upsert(app):
+    """The insert-or-replace of stored renderings, built once per app: a batch is written after a
+    request that rendered (every create), and building it anew each time made its `excluded` columns
+    and cache key again."""
+    return app.db.prepared("core.rendered_upsert", lambda: _build_upsert(app))
+
+
+def _build_upsert(app):
     table = RENDERED_CONTENT
     dialect = postgresql if app.db.engine.dialect.name == "postgresql" else sqlite
     statement = dialect.insert(table)
