@@ -190,9 +190,10 @@ def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: f
 
     Returns (process, rest_url) once it prints that it listens; `env` replaces the
     environment (pass `{**os.environ, ...}` to extend it); `global_args` are options of
-    `sitehost` itself (`--log-file PATH`). Stop it with `stop_sitehost`. Its output stays in
-    `process.stdout` (a pipe) for you to read once it stopped; the access log writes a line per
-    request there, so pass `--quiet` (or a `--log-file`) when a test sends more than a few hundred.
+    `sitehost` itself (`--log-file PATH`). Stop it with `stop_sitehost`. Its output is read from the
+    pipe as it comes, by a thread of this process, and `process.stdout` hands it out (`read()` once
+    it stopped, `readline()` or a loop while it runs): a pipe nobody reads fills after some 64 KB of
+    access-log lines, and a server writing to a full pipe blocks its requests and its own stop.
     """
     import subprocess
     import sys
@@ -212,9 +213,63 @@ def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: f
             break
         output.append(line)
         if "sitehost serving on " in line:
+            process.stdout = DrainedOutput(process.stdout, output)
             return process, line.split("sitehost serving on ", 1)[1].split()[0].rstrip("/")
     process.kill()
     raise AssertionError("server did not start:\n" + "".join(output))
+
+
+class DrainedOutput:
+    """A served process's output pipe, read to its end by a thread as the process writes.
+
+    Stands in for `process.stdout`: `read()` waits for the end (the process exited) and returns what
+    was not read yet; `readline()` and iteration hand out lines as they arrive. The lines printed
+    before serving began are kept too, so a test reads the whole output.
+    """
+
+    def __init__(self, pipe, earlier: list[str]):
+        import threading
+
+        self._pipe = pipe
+        self._lines = list(earlier)
+        self._read = 0
+        self._ended = False
+        self._arrived = threading.Condition()
+        self._thread = threading.Thread(target=self._pump, name="sitehost-output", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            for line in self._pipe:
+                with self._arrived:
+                    self._lines.append(line)
+                    self._arrived.notify_all()
+        finally:
+            with self._arrived:
+                self._ended = True
+                self._arrived.notify_all()
+            self._pipe.close()
+
+    def readline(self) -> str:
+        with self._arrived:
+            self._arrived.wait_for(lambda: self._read < len(self._lines) or self._ended)
+            if self._read < len(self._lines):
+                self._read += 1
+                return self._lines[self._read - 1]
+            return ""
+
+    def read(self) -> str:
+        with self._arrived:
+            self._arrived.wait_for(lambda: self._ended)
+            rest = "".join(self._lines[self._read:])
+            self._read = len(self._lines)
+            return rest
+
+    def __iter__(self):
+        return iter(self.readline, "")
+
+    def close(self) -> None:
+        """Nothing to do: the pipe is closed by the thread at its end (Popen.__exit__ calls this)."""
 
 
 def stop_sitehost(process, grace: float = 10) -> None:
