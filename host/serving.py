@@ -580,6 +580,10 @@ def serve_single(app, host: str, port: int, threads: int, announce: Callable[[in
     # SIGTERM (`backup restore --stop-server`, a service manager) stops as Ctrl+C does: waitress closes,
     # the site closes, the serving lock is released.
     signal.signal(signal.SIGTERM, _raise_system_exit)
+    # SIGINT too, even when this process was started with it ignored (a shell starts a script's
+    # background commands so, and Python then keeps it ignored): the worker pool's parent always
+    # takes it, and a single worker answers it the same way.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
     announce(server.effective_port)
     try:

@@ -108,3 +108,31 @@ def test_a_busy_server_does_not_log_every_queued_request(tmp_path):
     output = process.stdout.read()
     assert "Traceback" not in output
     assert "Task queue depth" not in output
+
+
+def test_sigint_stops_a_single_worker_started_with_sigint_ignored(tmp_path):
+    """A shell starts a script's background commands with SIGINT ignored, and Python keeps it so; the
+    served site still stops on it at once (closing its site), as the worker pool's parent does."""
+    import signal
+    import subprocess
+    import sys
+
+    config = tmp_path / "sitehost.toml"
+    config.write_text(f'database_url = "sqlite:///{tmp_path / "site.db"}"\n')
+    command = [sys.executable, "-m", "host.cli", "--config", str(config), "serve", "--port", "0", "--workers", "1"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "sitehost serving on " in line:
+                break
+        else:
+            pytest.fail("the server did not start")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0  # ignored, it would run on until killed below
+        assert "Traceback" not in process.stdout.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
