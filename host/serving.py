@@ -585,8 +585,8 @@ def serve_single(app, host: str, port: int, threads: int, announce: Callable[[in
     # takes it, and a single worker answers it the same way.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
-    announce(server.effective_port)
     try:
+        announce(server.effective_port)  # inside: a stop that comes as soon as it is read still closes the site
         server.run()
     except KeyboardInterrupt:
         pass

@@ -130,7 +130,7 @@ def test_sigint_stops_a_single_worker_started_with_sigint_ignored(tmp_path):
         else:
             pytest.fail("the server did not start")
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0  # ignored, it would run on until killed below
+        assert process.wait(timeout=30) == 0, process.stdout.read()  # ignored, it would run on until killed below
         assert "Traceback" not in process.stdout.read()
     finally:
         if process.poll() is None:
