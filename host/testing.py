@@ -213,7 +213,7 @@ def start_sitehost(config, *serve_args: str, env: dict | None = None, timeout: f
             break
         output.append(line)
         if "sitehost serving on " in line:
-            process.stdout = DrainedOutput(process.stdout, output)
+            process.stdout = DrainedOutput(process.stdout, output)  # type: ignore[assignment]  # reads as its pipe did
             return process, line.split("sitehost serving on ", 1)[1].split()[0].rstrip("/")
     process.kill()
     raise AssertionError("server did not start:\n" + "".join(output))
