@@ -234,9 +234,11 @@ def _check_gzip(cached: bool) -> Callable[[Context], None]:
         import gzip
 
         request = urllib.request.Request(context.rest + "/core/v2/posts", headers={"Accept-Encoding": "gzip"})
-        for _attempt in range(2 if cached else 1):
+        for attempt in range(9 if cached else 1):  # a hit after the first, from whichever worker has one (_check_hit)
             with urllib.request.urlopen(request, timeout=120) as response:
                 headers, raw = response.headers, response.read()
+            if attempt and headers.get("X-Cache") == "hit":
+                break
         if headers.get("Content-Encoding") != "gzip" or "accept-encoding" not in headers.get("Vary", "").lower():
             raise Unavailable(f"/core/v2/posts with Accept-Encoding: gzip: Content-Encoding {headers.get('Content-Encoding')!r}")
         body = json.loads(gzip.decompress(raw))

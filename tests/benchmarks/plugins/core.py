@@ -35,16 +35,29 @@ def _lua_feed(context: Context) -> str:
     return f'wrk.method = "GET"\nwrk.path = {lua_string(FEED)}\n'
 
 
+# Each worker process keeps its own cache entries, so with several workers the next request may reach
+# one that has none yet: a cached scenario's check asks a few more times for its hit.
+HIT_ATTEMPTS = 8
+
+
+def _get_until_hit(url: str, cached: bool):
+    """(headers, body) of the first answer, or, when `cached`, of the first cache hit among HIT_ATTEMPTS more."""
+    for attempt in range(1 + HIT_ATTEMPTS if cached else 1):
+        with urllib.request.urlopen(url, timeout=120) as response:
+            headers, body = response.headers, response.read()
+        if attempt and headers.get("X-Cache") == "hit":
+            break
+    return headers, body
+
+
 def _check_feed(cached: bool):
-    """The feed answers RSS with ten items (from the cache, the second time, when `cached`)."""
+    """The feed answers RSS with ten items (from the cache, after the first request, when `cached`)."""
     def check(context: Context) -> None:
-        for _attempt in range(2 if cached else 1):
-            with urllib.request.urlopen(_site(context) + FEED, timeout=120) as response:
-                headers, body = response.headers, response.read()
+        headers, body = _get_until_hit(_site(context) + FEED, cached)
         if not headers.get("Content-Type", "").startswith("application/rss+xml") or body.count(b"<item>") != 10:
             raise Unavailable(f"{FEED}: {headers.get('Content-Type')!r}, {body.count(b'<item>')} items")
         if cached and headers.get("X-Cache") != "hit":
-            raise Unavailable(f"{FEED}: the second answer was not a cache hit")
+            raise Unavailable(f"{FEED}: no cache hit in {HIT_ATTEMPTS} more requests")
     return check
 
 
@@ -87,17 +100,15 @@ def _lua_post_page(context: Context) -> str:
 
 
 def _check_post_page(cached: bool):
-    """The post's page answers HTML with its 20 comments (from the cache, the second time, when `cached`)."""
+    """The post's page answers HTML with its 20 comments (from the cache, after the first request, when `cached`)."""
     def check(context: Context) -> None:
         path = _post_page_path(context)
-        for _attempt in range(2 if cached else 1):
-            with urllib.request.urlopen(_site(context) + path, timeout=120) as response:
-                headers, body = response.headers, response.read()
+        headers, body = _get_until_hit(_site(context) + path, cached)
         shown = body.count(b'<li class="comment" id="comment-')
         if not headers.get("Content-Type", "").startswith("text/html") or shown != POST_PAGE_COMMENTS:
             raise Unavailable(f"{path}: {headers.get('Content-Type')!r}, {shown} comments shown")
         if cached and headers.get("X-Cache") != "hit":
-            raise Unavailable(f"{path}: the second answer was not a cache hit")
+            raise Unavailable(f"{path}: no cache hit in {HIT_ATTEMPTS} more requests")
     return check
 
 
