@@ -14,11 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import urllib.request
-
 from sqlalchemy import event
 
-from tests.benchmarks.scenarios import Context, Scenario, Unavailable, expect, fetch
+from tests.benchmarks.scenarios import HIT_ATTEMPTS, Context, Scenario, Unavailable, expect, fetch, get_until_hit
 from tests.benchmarks.wrk import lua_string
 
 from . import Budget, Measure
@@ -35,25 +33,10 @@ def _lua_feed(context: Context) -> str:
     return f'wrk.method = "GET"\nwrk.path = {lua_string(FEED)}\n'
 
 
-# Each worker process keeps its own cache entries, so with several workers the next request may reach
-# one that has none yet: a cached scenario's check asks a few more times for its hit.
-HIT_ATTEMPTS = 8
-
-
-def _get_until_hit(url: str, cached: bool):
-    """(headers, body) of the first answer, or, when `cached`, of the first cache hit among HIT_ATTEMPTS more."""
-    for attempt in range(1 + HIT_ATTEMPTS if cached else 1):
-        with urllib.request.urlopen(url, timeout=120) as response:
-            headers, body = response.headers, response.read()
-        if attempt and headers.get("X-Cache") == "hit":
-            break
-    return headers, body
-
-
 def _check_feed(cached: bool):
     """The feed answers RSS with ten items (from the cache, after the first request, when `cached`)."""
     def check(context: Context) -> None:
-        headers, body = _get_until_hit(_site(context) + FEED, cached)
+        headers, body = get_until_hit(_site(context) + FEED, cached)
         if not headers.get("Content-Type", "").startswith("application/rss+xml") or body.count(b"<item>") != 10:
             raise Unavailable(f"{FEED}: {headers.get('Content-Type')!r}, {body.count(b'<item>')} items")
         if cached and headers.get("X-Cache") != "hit":
@@ -103,7 +86,7 @@ def _check_post_page(cached: bool):
     """The post's page answers HTML with its 20 comments (from the cache, after the first request, when `cached`)."""
     def check(context: Context) -> None:
         path = _post_page_path(context)
-        headers, body = _get_until_hit(_site(context) + path, cached)
+        headers, body = get_until_hit(_site(context) + path, cached)
         shown = body.count(b'<li class="comment" id="comment-')
         if not headers.get("Content-Type", "").startswith("text/html") or shown != POST_PAGE_COMMENTS:
             raise Unavailable(f"{path}: {headers.get('Content-Type')!r}, {shown} comments shown")
