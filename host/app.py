@@ -7,6 +7,7 @@ so tests and the CLI build as many differently configured apps as they need.
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import time
 from pathlib import Path
@@ -105,6 +106,18 @@ class IndexArgs(Schema):
     """The root and namespace indexes: `context` untyped, as the reference declares it."""
 
     context = fields.Raw(load_default="view")
+
+
+@functools.lru_cache(maxsize=256)
+def namespace_index_args(namespace: str) -> type[Schema]:
+    """The args of a namespace's index: `namespace` (defaulting to its name) and `context`.
+
+    One class per namespace name for the whole process, so its converted args are kept
+    (host.registry.compile_args) and every app after the first skips converting them again.
+    Namespaces come from plugins, never from requests; the bound only guards against a leak.
+    """
+    return in_order(IndexArgs.from_dict({"namespace": fields.Raw(load_default=namespace)},
+                                        name="NamespaceIndexArgs"), "namespace")
 
 
 class App:
@@ -318,8 +331,7 @@ class App:
         if target == "add_namespace":
             for namespace in result:
                 registry.add_namespace(namespace, owner)
-                args = in_order(IndexArgs.from_dict({"namespace": fields.Raw(load_default=namespace.name)},
-                                                    name="NamespaceIndexArgs"), "namespace")
+                args = namespace_index_args(namespace.name)
                 registry.add_route(Route(namespace.name, "", "GET", self._namespace_index, args=args), owner,
                                    automatic_index=True)
         elif target == "add_route":

@@ -102,7 +102,25 @@ def declared_info(module_path: str) -> dict[str, Any]:
         return {}
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
         return {}
-    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    source = Path(spec.origin)
+    try:
+        stat = source.stat()
+    except OSError:
+        return {}
+    # Parsing a plugin's source was a fifth of building an app, and a test run builds thousands:
+    # the keywords are kept per file, read again once the file changes (its mtime or size).
+    key = (str(source), stat.st_mtime_ns, stat.st_size)
+    if key not in _declared_by_file:
+        _declared_by_file[key] = _parse_declared(source.read_text(encoding="utf-8"))
+    return dict(_declared_by_file[key])
+
+
+_declared_by_file: dict[tuple[str, int, int], dict[str, Any]] = {}
+
+
+def _parse_declared(text: str) -> dict[str, Any]:
+    """The literal keywords of the first `PLUGIN = PluginInfo(...)` in a module's source."""
+    tree = ast.parse(text)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(target, "id", "") == "PLUGIN" for target in node.targets) \
                 and isinstance(node.value, ast.Call):
