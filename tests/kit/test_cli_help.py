@@ -5,9 +5,12 @@ from __future__ import annotations
 import shlex
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from host.cli import main
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
 
 
 def _commands(group: click.Group, context: click.Context, path: tuple[str, ...] = ()):

@@ -3,7 +3,11 @@
 import re
 from pathlib import Path
 
+import pytest
+
 from host import hookdocs, hookspecs
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
 
 TESTS = Path(__file__).resolve().parent.parent
 

@@ -21,6 +21,8 @@ from pathlib import Path
 import grimp
 import pytest
 
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
+
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "pyproject.toml"
 GUIDE = ROOT / "docs" / "plugin-guide.md"

@@ -5,6 +5,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

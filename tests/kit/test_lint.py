@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

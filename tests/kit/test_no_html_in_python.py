@@ -11,6 +11,10 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
+
 ROOT = Path(__file__).resolve().parents[2]
 HTML_ELEMENTS = (
     "a abbr address article aside audio b blockquote body br button canvas caption cite code col dd del details dfn "

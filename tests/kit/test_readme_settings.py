@@ -11,11 +11,15 @@ from pathlib import Path
 
 import importlib
 
+import pytest
+
 from host.auth.ratelimit import SignInLimits
 from host.config import AUTH_DEFAULTS, DEFAULT_SITE, AuthSettings, HostSettings, Settings, SiteSettings, settings_reference
 from host.jobs.service import DEFAULTS as JOB_DEFAULTS, JobSettingsSchema
 from host.storage.settings import StorageSettingsSchema
 from plugins import BUILTIN
+
+pytestmark = pytest.mark.static  # the code and docs alone: the same on every database
 
 SETTINGS_DOC = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 START, END = "<!-- settings-reference:start -->", "<!-- settings-reference:end -->"
