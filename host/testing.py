@@ -470,10 +470,11 @@ def _empty_for_reuse(admin, name: str, structure: str | None) -> bool:
                 {"schema": name}).scalars().all()
             if connection.execute(text("SELECT current_setting('is_superuser') = 'on'")).scalar():
                 # A DELETE per table with triggers and foreign-key checks off: a twentieth of a second, where one
-                # TRUNCATE of them all makes new files for every table and index (seconds).
+                # TRUNCATE of them all makes new files for every table and index (seconds). Sent as one
+                # string, so a hundred tables cost one round trip, not a hundred.
                 connection.execute(text("SET LOCAL session_replication_role = replica"))
-                for table in tables:
-                    connection.execute(text(f'DELETE FROM "{name}"."{table}"'))
+                if tables:
+                    connection.exec_driver_sql("; ".join(f'DELETE FROM "{name}"."{table}"' for table in tables))
             elif tables:
                 connection.execute(text("TRUNCATE " + ", ".join(f'"{name}"."{table}"' for table in tables)))
             # As a new sequence: its next value is its start.
