@@ -8,6 +8,7 @@ below; `collection_args`, `write_args` and friends add the registry's parts to a
 
 from __future__ import annotations
 
+import json
 from copy import deepcopy
 from typing import Any
 
@@ -58,6 +59,31 @@ def _build(base: type[Schema], name: str, declared: dict[str, fields.Field]) -> 
     return base.from_dict(declared, name=name)
 
 
+# Args classes built from the registry, kept per process by everything they were built from: two
+# apps with the same statuses and meta keys share one class, so the host converts its args once
+# (host.registry.compile_args keeps them per class). A test run builds thousands of apps, and
+# converting these classes again was a tenth of building each. Nothing writes to a class.
+_SHARED_CLASSES: dict[tuple, type[Schema]] = {}
+_MOST_SHARED_CLASSES = 512  # distinct registries of one process; past this the kept classes start over
+
+
+def _shared_class(key: tuple, build) -> type[Schema]:
+    """The class `build()` makes for `key`, built once per process."""
+    found = _SHARED_CLASSES.get(key)
+    if found is None:
+        if len(_SHARED_CLASSES) >= _MOST_SHARED_CLASSES:
+            _SHARED_CLASSES.clear()
+        found = _SHARED_CLASSES[key] = build()
+    return found
+
+
+def _meta_fingerprint(app, post_type: str) -> tuple:
+    """What `meta_arg` reads of the registered meta keys, as a hashable value (a schema that is not plain
+    JSON is told by its repr, so it matches only itself)."""
+    return tuple((key.key, json.dumps(key.schema, sort_keys=True, default=repr), tuple(key.context))
+                 for key in meta_keys(app, post_type))
+
+
 # --- collections ------------------------------------------------------------------------------
 
 class PostCollectionArgs(CollectionArgs):
@@ -79,6 +105,11 @@ class PostCollectionArgs(CollectionArgs):
 
 def collection_args(app, post_type: str, kind: str) -> type[Schema]:
     """Query args of a posts/pages/media collection (kind: "post", "page" or "attachment")."""
+    statuses = tuple(read_statuses(app)) if kind != "attachment" else ()
+    return _shared_class(("collection", kind, statuses), lambda: _collection_args(list(statuses), kind))
+
+
+def _collection_args(statuses: list[str], kind: str) -> type[Schema]:
     declared: dict[str, fields.Field] = {}
     if kind == "page":
         declared["menu_order"] = _integer("Limit result set to posts with a specific menu_order value.")
@@ -94,7 +125,7 @@ def collection_args(app, post_type: str, kind: str) -> type[Schema]:
         declared["mime_type"] = string_list("Limit result set to attachments of a particular MIME type or MIME types.")
         return in_order(_build(PostCollectionArgs, "MediaCollectionArgs", declared), *COLLECTION_ORDER)
     declared["status"] = string_list("Limit result set to posts assigned one or more statuses.",
-                                     read_statuses(app) + ["any"], default="publish")
+                                     statuses + ["any"], default="publish")
     if kind == "post":
         declared.update(
             tax_relation=enum_field(["AND", "OR"], "Limit result set based on relationship between multiple "
@@ -156,6 +187,11 @@ PROTECTED_CONTEXT = ["view", "edit", "embed"]
 
 def write_args(app, post_type: str, kind: str) -> type[Schema]:
     """Writable fields of a post or page (the create and update payload)."""
+    key = ("write", kind, tuple(write_statuses(app, post_type)), _meta_fingerprint(app, post_type))
+    return _shared_class(key, lambda: _write_args(app, post_type, kind))
+
+
+def _write_args(app, post_type: str, kind: str) -> type[Schema]:
     declared: dict[str, fields.Field] = {
         "status": enum_field(write_statuses(app, post_type), "A named status for the post."),
         "password": _string("A password to protect access to the content and excerpt."),
@@ -200,9 +236,11 @@ def write_args(app, post_type: str, kind: str) -> type[Schema]:
 def with_id(id_args: type[Schema], write: type[Schema]) -> type[Schema]:
     """The write args after `id_args` (the item's id on update; an autosave's parent).
 
-    `id_args` comes first in the args; a field of the same name in `write` wins over it.
+    `id_args` comes first in the args; a field of the same name in `write` wins over it. One class
+    per pair (see `_shared_class`), as `write` is shared.
     """
-    return type(write.__name__.replace("Write", "Update"), (write, id_args), {})
+    return _shared_class(("with_id", id_args, write),
+                         lambda: type(write.__name__.replace("Write", "Update"), (write, id_args), {}))
 
 
 class MediaReadArgs(PostIdArgs, ContextArgs):
