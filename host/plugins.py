@@ -107,8 +107,8 @@ def declared_info(module_path: str) -> dict[str, Any]:
         stat = source.stat()
     except OSError:
         return {}
-    # Parsing a plugin's source was a fifth of building an app, and a test run builds thousands:
-    # the keywords are kept per file, read again once the file changes (its mtime or size).
+    # Every app a process builds reads these again (a test run builds thousands of apps): the
+    # keywords are kept per file, and read again once the file changes (its mtime or size).
     key = (str(source), stat.st_mtime_ns, stat.st_size)
     if key not in _declared_by_file:
         _declared_by_file[key] = _parse_declared(source.read_text(encoding="utf-8"))

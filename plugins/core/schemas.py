@@ -62,7 +62,7 @@ def _build(base: type[Schema], name: str, declared: dict[str, fields.Field]) -> 
 # Args classes built from the registry, kept per process by everything they were built from: two
 # apps with the same statuses and meta keys share one class, so the host converts its args once
 # (host.registry.compile_args keeps them per class). A test run builds thousands of apps, and
-# converting these classes again was a tenth of building each. Nothing writes to a class.
+# building and converting these classes again was about a sixth of building each. Nothing writes to a class.
 _SHARED_CLASSES: dict[tuple, type[Schema]] = {}
 _MOST_SHARED_CLASSES = 512  # distinct registries of one process; past this the kept classes start over
 
