@@ -18,6 +18,7 @@ from host.args import (
     CollectionArgs, ContextArgs, JsonSchemaField, RenderedText, TermFilter, date_time, enum_field, force_field,
     id_list, in_order, orderby_field, string_list,
 )
+from host.lru import LruCache
 
 FORMATS = ["standard", "aside", "chat", "gallery", "link", "image", "quote", "status", "video", "audio"]
 MEDIA_TYPES = ["image", "video", "text", "application", "audio"]
@@ -63,17 +64,15 @@ def _build(base: type[Schema], name: str, declared: dict[str, fields.Field]) -> 
 # apps with the same statuses and meta keys share one class, so the host converts its args once
 # (host.registry.compile_args keeps them per class). A test run builds thousands of apps, and
 # building and converting these classes again was about a sixth of building each. Nothing writes to a class.
-_SHARED_CLASSES: dict[tuple, type[Schema]] = {}
-_MOST_SHARED_CLASSES = 512  # distinct registries of one process; past this the kept classes start over
+_SHARED_CLASSES = LruCache(512)  # distinct registries of one process; the least recently used go first
 
 
 def _shared_class(key: tuple, build) -> type[Schema]:
     """The class `build()` makes for `key`, built once per process."""
     found = _SHARED_CLASSES.get(key)
     if found is None:
-        if len(_SHARED_CLASSES) >= _MOST_SHARED_CLASSES:
-            _SHARED_CLASSES.clear()
-        found = _SHARED_CLASSES[key] = build()
+        found = build()
+        _SHARED_CLASSES.put(key, found)
     return found
 
 
