@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+from select import POLLIN, poll as new_poll
 import sqlite3
 import threading
 import time
@@ -180,7 +181,7 @@ class SqliteVersionReader:
 VERSION_RECHECK_SECONDS = 1.0
 RECONNECT_SECONDS = 0.5
 WAIT_SLICE_SECONDS = 0.1
-NOTIFY_WAIT_SECONDS = 0.05
+NOTIFY_WAIT_SECONDS = 1.0
 
 
 def version_channel(schema: str) -> str:
@@ -197,9 +198,14 @@ class PostgresVersionListener:
     is up: from start until the first read after LISTEN, and from a lost connection until the
     next LISTEN and read, `read` asks the database (as before, one SELECT per hit). The thread
     also reads the row every VERSION_RECHECK_SECONDS, which bounds how long a missed
-    notification could leave a stale version in place. Between a commit and its notification
-    reaching another process (well under a millisecond on one machine) that process may still
-    serve an answer built before the write; the writer's own process knows at once.
+    notification could leave a stale version in place.
+
+    A notification this process was sent but has not taken in yet (its thread not scheduled on a
+    busy machine, the bytes still in the socket) must not leave it serving what the write made
+    stale: while the listening socket holds unread bytes, or the thread is reading them,
+    `read` asks the database. The writer's answer leaves only once its own process heard the
+    notification, which the server sends every listener at the same commit; a request that
+    follows that answer to another process finds the notification there, read or unread.
     """
 
     def __init__(self, app, read_version):
@@ -212,6 +218,9 @@ class PostgresVersionListener:
         self._merging = threading.Lock()  # the listener and a writing request both raise `_known`
         self._stop = threading.Event()
         self._connection = None
+        self._socket: int | None = None  # the listening connection's socket, while it listens
+        self._reading = False  # the thread is taking in notifications or reading the row
+        self._polls = threading.local()  # one poll object per serving thread (poll() is not shared)
         self.reconnects = 0
         # A thread of this process, not an app.jobs job: every process keeps its own memory cache, so
         # every process must hear the notifications on its own LISTEN connection (a site-wide job runs once).
@@ -220,13 +229,28 @@ class PostgresVersionListener:
 
     def read(self) -> Versions:
         known = self._known
-        return known if known is not None else self._read_version()
+        if known is None or self._reading or self._unread():
+            return self._read_version()
+        return known
+
+    def _unread(self) -> bool:
+        """Whether the listening socket holds bytes the thread has not read (about a microsecond)."""
+        socket = self._socket
+        if socket is None:
+            return True
+        poller = getattr(self._polls, "poller", None)
+        if poller is None or self._polls.socket != socket:
+            poller = new_poll()
+            poller.register(socket, POLLIN)
+            self._polls.poller, self._polls.socket = poller, socket
+        return bool(poller.poll(0))
 
     def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS) -> None:
         """This process bumped these families (position -> new version): trust them at once, and wait
-        (briefly) until the server's notifications of them came back here. The server signals every
-        listener at the same commit, so by then the other processes have them too, as a rule: the
-        write's answer leaves after that."""
+        until the server's notifications of them came back here (well under a millisecond; `wait`
+        only bounds it on a machine too busy to schedule the listening thread). The server signals
+        every listener at the same commit, so by then the others' sockets hold them too, and `read`
+        there does not trust an older version while they are unread: the write's answer leaves after."""
         if self._known is None:
             return
         self._merge(bumped)
@@ -267,6 +291,7 @@ class PostgresVersionListener:
                     self._stop.wait(RECONNECT_SECONDS)
             finally:
                 self._known = None
+                self._socket = None
                 self._close_connection()
 
     def _listen_once(self) -> None:
@@ -279,22 +304,44 @@ class PostgresVersionListener:
         self._connection = connection
         quoted = '"' + self.channel.replace('"', '""') + '"'
         connection.execute(f"LISTEN {quoted}")
+        self._socket = connection.pgconn.socket
+        waiting = new_poll()
+        waiting.register(self._socket, POLLIN)
         # Read after LISTEN: a bump committed in between is either in this read or heard below.
-        self._known = self._select(connection)
+        self._take_in(connection, select_first=True)
         checked = time.monotonic()
         while not self._stop.is_set():
             # Short waits, so that closing the app never waits long for this thread.
-            for notify in connection.notifies(timeout=WAIT_SLICE_SECONDS):
+            arrived = bool(waiting.poll(WAIT_SLICE_SECONDS * 1000))
+            recheck = time.monotonic() - checked >= VERSION_RECHECK_SECONDS
+            if arrived or recheck:
+                self._take_in(connection, select_first=recheck)
+            if recheck:
+                checked = time.monotonic()
+
+    def _take_in(self, connection, select_first: bool) -> None:
+        """Read the row (`select_first`) and then every notification received, with `_reading` set
+        throughout, so that `read` asks the database until they are merged.
+
+        Notifications that arrived during a SELECT wait in psycopg's backlog. One row's notifications
+        come in commit order and the SELECT saw every commit before it, so one that names an older
+        version than the SELECT read is of a bump it already holds: merging it would go back."""
+        self._reading = True
+        try:
+            selected = self._select(connection) if select_first else None
+            if selected is not None:
+                self._known = selected
+            for notify in connection.notifies(timeout=0):
                 try:  # "position:version" of one bumped family
                     index, version = (int(part) for part in notify.payload.split(":"))
                 except ValueError:
-                    self._known = self._select(connection)
+                    self._known = selected = self._select(connection)
                     continue
-                self._merge({index: version})
                 self._delivered[index] = version
-            if time.monotonic() - checked >= VERSION_RECHECK_SECONDS:
-                self._known = self._select(connection)
-                checked = time.monotonic()
+                if selected is None or not 0 <= index < len(selected) or version >= selected[index]:
+                    self._merge({index: version})
+        finally:
+            self._reading = False
 
     @staticmethod
     def _select(connection) -> Versions:

@@ -99,3 +99,30 @@ def test_a_served_process_hears_writes_also_after_losing_its_listening_connectio
         assert listener_of(local).reconnects >= 1
     finally:
         stop_sitehost(process)
+
+
+def test_a_process_that_has_not_taken_in_a_notification_yet_asks_the_database(cache_app, make_app):
+    """Another process's listening thread may not have run yet when a client, answered by the writer,
+    asks there: while the notification is unread, that process must not serve the stale entry."""
+    writer = cache_app()
+    reader = make_app(plugins=["example", "cache"], config=writer.settings.plugins,
+                      database_url=writer.settings.database_url)
+    listening = listener_of(reader)
+    listener_of(writer)
+    editor = client_as(writer, create_test_user(writer, "editor"))
+    assert reader.client.get(REST + NOTES).headers["X-Cache"] == "miss"
+    assert reader.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+    # Holding the listening connection keeps the reader's thread from taking anything in, as a busy
+    # machine that has not scheduled it would.
+    with listening._connection.lock:
+        editor.post_json(REST + NOTES, {"title": "Sports day moved", "status": "publish"}, status=201)
+        stale_for_now = listening._known
+        response = reader.client.get(REST + NOTES)
+        assert (response.headers["X-Cache"], [note["title"] for note in response.json]) == ("miss",
+                                                                                            ["Sports day moved"])
+    assert stale_for_now is not None  # still trusted: the database was asked because a notification waited
+    deadline = time.monotonic() + 3
+    while reader.client.get(REST + NOTES).headers["X-Cache"] != "hit" and time.monotonic() < deadline:
+        time.sleep(0.02)  # taken in once the thread runs again: hits resume
+    response = reader.client.get(REST + NOTES)
+    assert (response.headers["X-Cache"], response.json[0]["title"]) == ("hit", "Sports day moved")
