@@ -412,16 +412,18 @@ class ResponseCache:
     # --- the shared version counter --------------------------------------------------------
 
     def ensure_version_row(self) -> None:
-        """One version row per family (an older site has the first one only)."""
+        """One version row per family (an older site has the first one only), in one transaction."""
         table = tables(self.app)["cache_version"]
-        for index in EVERY_FAMILY:
+        wanted = {index + 1 for index in EVERY_FAMILY}
+        for _attempt in range(3):
             try:
                 with self.app.db.session(write=True) as session, session.begin():
-                    found = session.execute(select(table.c.id).where(table.c.id == index + 1)).first()
-                    if found is None:
-                        session.execute(insert(table).values(id=index + 1, version=0))
-            except IntegrityError:  # another process created it at the same moment
-                pass
+                    missing = wanted - set(session.execute(select(table.c.id)).scalars())
+                    if missing:
+                        session.execute(insert(table), [{"id": row_id, "version": 0} for row_id in sorted(missing)])
+                return
+            except IntegrityError:  # another process created some at the same moment: look again
+                continue
 
     def current_versions(self) -> Versions:
         """Every family's version in the database, read now (`lookup` reads them through `_version`)."""
