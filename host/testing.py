@@ -344,6 +344,12 @@ class _PostgresSchemas:
     but the migrations' version tables is emptied and its sequences restarted, and the next site
     built with the same arguments in this process gets it: tables at their newest revision holding
     no row, which the site's start fills as it fills a new one. Nothing a test wrote reaches another.
+
+    Reading the structure costs tens of milliseconds of catalog queries. Where event triggers count
+    each schema's DDL (`_count_ddl`, a superuser's), a schema with no DDL since its site was built
+    and the same migration versions still has the structure that build made, so only a changed one
+    is read. A build on a reused schema is trusted to make the first build's structure once one
+    such build of the same arguments was read and found to (its start runs the same statements).
     """
 
     def __init__(self, url: str):
@@ -351,6 +357,8 @@ class _PostgresSchemas:
         self.admin = _admin_engine(url)
         self.schemas: list[str] = []
         self.reuse_keys: dict[str, str] = {}
+        self.reused: set[str] = set()  # schemas taken from the spares (emptied after an earlier test)
+        self.marks: dict[str, tuple[int, str]] = {}  # schema -> its DDL count and versions when its site was built
 
     def new_url(self, reuse_key: str | None = None) -> str:
         from sqlalchemy import text
@@ -359,6 +367,7 @@ class _PostgresSchemas:
         spare = _SPARE_SCHEMAS.get((self.url, reuse_key)) if reuse_key else None
         if spare:
             name = spare.pop()
+            self.reused.add(name)
         else:
             name = f"t_{uuid.uuid4().hex[:12]}"
             with self.admin.connect() as connection:
@@ -377,8 +386,15 @@ class _PostgresSchemas:
 
         name = str(make_url(database_url).query.get("options", "")).removeprefix("-csearch_path=")
         key = self.reuse_keys.get(name)
-        if key and (self.url, key) not in _SCHEMA_STRUCTURES:
-            _SCHEMA_STRUCTURES[(self.url, key)] = _schema_structure(self.admin, name)
+        if not key:
+            return
+        structure = _SCHEMA_STRUCTURES.get((self.url, key))
+        if structure is None:
+            structure = _SCHEMA_STRUCTURES[(self.url, key)] = _schema_structure(self.admin, name)
+        elif name in self.reused and (self.url, key) not in _REUSE_REPRODUCES:
+            return  # the first reuse of these arguments: its structure is read when the test ends
+        if _count_ddl(self.admin):
+            self.marks[name] = _ddl_mark(self.admin, name, structure)
 
     def drop_all(self) -> None:
         """Each schema of these apps (closed by now) is emptied for the next site built alike, or dropped."""
@@ -386,13 +402,17 @@ class _PostgresSchemas:
 
         for name in self.schemas:
             key = self.reuse_keys.get(name)
-            if key and _empty_for_reuse(self.admin, name, _SCHEMA_STRUCTURES.get((self.url, key))):
+            if key and _empty_for_reuse(self.admin, name, _SCHEMA_STRUCTURES.get((self.url, key)), self.marks.get(name)):
+                if name in self.reused:
+                    _REUSE_REPRODUCES.add((self.url, key))
                 _SPARE_SCHEMAS.setdefault((self.url, key), []).append(name)
                 continue
             with self.admin.connect() as connection:
                 connection.execute(text(f'DROP SCHEMA IF EXISTS "{name}" CASCADE'))
         self.schemas.clear()
         self.reuse_keys.clear()
+        self.reused.clear()
+        self.marks.clear()
         _drop_spare_schemas(keep=_MOST_SPARE_SCHEMAS)
 
 
@@ -400,6 +420,9 @@ _ADMIN_ENGINES: dict[str, Any] = {}  # server URL -> one AUTOCOMMIT engine per p
 _SPARE_SCHEMAS: dict[tuple[str, str], list[str]] = {}  # (server URL, reuse key) -> emptied schemas, oldest first
 _SCHEMA_STRUCTURES: dict[tuple[str, str], str] = {}  # (server URL, reuse key) -> what a fresh build made
 _MOST_SPARE_SCHEMAS = 12  # per process: more are dropped (keys used once, tmp paths in settings, would pile up)
+_REUSE_REPRODUCES: set[tuple[str, str]] = set()  # (server URL, reuse key): a build on a reused schema made its structure
+_DDL_COUNTED: dict[str, bool] = {}  # server URL -> whether event triggers count each schema's DDL there
+_DDL_COUNTS = "public.sitehost_test_ddl_counts"
 
 
 def _admin_engine(url: str):
@@ -440,21 +463,98 @@ def _schema_structure(admin, name: str) -> str:
     """)
     with admin.connect() as connection:
         lines = sorted(row[0] for row in connection.execute(query, {"schema": name}))
-        for table in sorted({line.split()[1] for line in lines
-                             if line.startswith("column alembic_version_") and line.split()[2] == "r"}):
-            versions = connection.execute(text(f'SELECT version_num FROM "{name}"."{table}"')).scalars()
-            lines.append(f"version {table} {sorted(versions)}")
+        version_tables = sorted({line.split()[1] for line in lines
+                                 if line.startswith("column alembic_version_") and line.split()[2] == "r"})
+        lines.extend(_version_lines(connection, name, version_tables))
     return "\n".join(lines).replace(name, "<schema>")
 
 
-def _empty_for_reuse(admin, name: str, structure: str | None) -> bool:
+def _version_lines(connection, name: str, tables) -> list[str]:
+    """`version TABLE [revisions]` for each migration version table of schema `name`."""
+    from sqlalchemy import text
+
+    lines = []
+    for table in tables:
+        revisions = connection.execute(text(f'SELECT version_num FROM "{name}"."{table}"')).scalars()
+        lines.append(f"version {table} {sorted(revisions)}")
+    return lines
+
+
+def _count_ddl(admin) -> bool:
+    """Make sure event triggers count, per schema, the DDL commands run in this database (once per
+    process and server); False where they cannot (not a superuser): every structure is then read.
+
+    They only count: a commit of DDL in schema X adds to X's row of _DDL_COUNTS. The function runs as
+    its owner (SECURITY DEFINER), so any role's DDL is counted and none fails for lack of rights."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = admin.url.render_as_string(hide_password=False)
+    if url in _DDL_COUNTED:
+        return _DDL_COUNTED[url]
+    counted = False
+    try:
+        with admin.connect() as connection:
+            connection = connection.execution_options(isolation_level="READ COMMITTED")
+            connection.begin()
+            if connection.execute(text("SELECT current_setting('is_superuser') = 'on'")).scalar():
+                # Workers of one run install them at the same moment: one at a time, the others find them.
+                connection.execute(text("SELECT pg_advisory_xact_lock(hashtext('sitehost_test_ddl_counts'))"))
+                connection.execute(text(f"CREATE TABLE IF NOT EXISTS {_DDL_COUNTS} "
+                                        "(schema_name text PRIMARY KEY, changes bigint NOT NULL)"))
+                connection.exec_driver_sql(f"""
+                    CREATE OR REPLACE FUNCTION public.sitehost_test_count_ddl() RETURNS event_trigger
+                    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+                    BEGIN
+                        IF TG_EVENT = 'sql_drop' THEN
+                            INSERT INTO {_DDL_COUNTS} AS counts (schema_name, changes)
+                            SELECT DISTINCT schema_name, 1 FROM pg_event_trigger_dropped_objects()
+                             WHERE schema_name IS NOT NULL
+                            ON CONFLICT (schema_name) DO UPDATE SET changes = counts.changes + 1;
+                        ELSE
+                            INSERT INTO {_DDL_COUNTS} AS counts (schema_name, changes)
+                            SELECT DISTINCT schema_name, 1 FROM pg_event_trigger_ddl_commands()
+                             WHERE schema_name IS NOT NULL
+                            ON CONFLICT (schema_name) DO UPDATE SET changes = counts.changes + 1;
+                        END IF;
+                    END $$""")
+                existing = set(connection.execute(text("SELECT evtname FROM pg_event_trigger")).scalars())
+                for trigger, event in (("sitehost_test_ddl_end", "ddl_command_end"), ("sitehost_test_ddl_drop", "sql_drop")):
+                    if trigger not in existing:
+                        connection.execute(text(f"CREATE EVENT TRIGGER {trigger} ON {event} "
+                                                "EXECUTE FUNCTION public.sitehost_test_count_ddl()"))
+                connection.commit()
+                counted = True
+    except SQLAlchemyError:
+        counted = False
+    _DDL_COUNTED[url] = counted
+    return counted
+
+
+def _ddl_mark(admin, name: str, structure: str) -> tuple[int, str]:
+    """Schema `name`'s DDL count and its migration versions (the version tables `structure` names)."""
+    from sqlalchemy import text
+
+    tables = [line.split()[1] for line in structure.splitlines() if line.startswith("version ")]
+    with admin.connect() as connection:
+        changes = connection.execute(text(f"SELECT changes FROM {_DDL_COUNTS} WHERE schema_name = :schema"),
+                                     {"schema": name}).scalar()
+        return int(changes or 0), "\n".join(_version_lines(connection, name, tables))
+
+
+def _empty_for_reuse(admin, name: str, structure: str | None, mark: tuple[int, str] | None = None) -> bool:
     """Empty schema `name` (every table but the version tables; sequences back at their start) when its
-    structure is still `structure`; False, and nothing emptied, when it is not or the emptying fails."""
+    structure is still `structure`; False, and nothing emptied, when it is not or the emptying fails.
+    `mark`: its `_ddl_mark` when its site was built with that structure; the same mark now (no DDL since,
+    the same versions) shows the structure unchanged without reading it."""
     from sqlalchemy import text
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
-        if structure is None or _schema_structure(admin, name) != structure:
+        if structure is None:
+            return False
+        unchanged = mark is not None and _ddl_mark(admin, name, structure) == mark
+        if not unchanged and _schema_structure(admin, name) != structure:
             return False
         with admin.connect() as connection:
             # One transaction (the admin engine autocommits): all emptied or nothing, and SET LOCAL holds.
