@@ -15,6 +15,7 @@ transaction, and reads the table only when it cannot trust what it heard.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from select import POLLIN, poll as new_poll
@@ -189,6 +190,21 @@ def version_channel(schema: str) -> str:
     return f"sitehost_cache_{schema}"[:63]
 
 
+def report_prefix(channel: str) -> str:
+    """How a site's listening connections begin their `application_name` (at most 63 bytes, so the
+    channel is hashed): the rest is the versions that process has taken in, which writers read back
+    from pg_stat_activity; `-` until its first read."""
+    return "shc-" + hashlib.blake2s(channel.encode(), digest_size=5).hexdigest() + ":"
+
+
+def reported_versions(application_name: str, prefix: str) -> Versions | None:
+    """The versions a listening connection reports (None while it has reported none)."""
+    try:
+        return tuple(int(part, 16) for part in application_name[len(prefix):].split("."))
+    except ValueError:
+        return None
+
+
 class PostgresVersionListener:
     """The shared version on PostgreSQL without a query per hit: LISTEN on a connection of its own.
 
@@ -200,12 +216,13 @@ class PostgresVersionListener:
     also reads the row every VERSION_RECHECK_SECONDS, which bounds how long a missed
     notification could leave a stale version in place.
 
-    A notification this process was sent but has not taken in yet (its thread not scheduled on a
-    busy machine, the bytes still in the socket) must not leave it serving what the write made
-    stale: while the listening socket holds unread bytes, or the thread is reading them,
-    `read` asks the database. The writer's answer leaves only once its own process heard the
-    notification, which the server sends every listener at the same commit; a request that
-    follows that answer to another process finds the notification there, read or unread.
+    A write's answer must not leave while another process still serves what the write made stale
+    (a client that writes through one node and reads through the next would see its write undone).
+    So each listening connection reports the versions its process has taken in, in its own
+    `application_name`, and the writer waits until every listening connection of the site reports
+    the versions it bumped (`heard`), up to NOTIFY_WAIT_SECONDS for a process too busy or stopped to
+    answer. Past that bound a process still does not trust its known versions while its listening
+    socket holds unread bytes, or while the thread is reading them: `read` asks the database then.
     """
 
     def __init__(self, app, read_version):
@@ -214,7 +231,8 @@ class PostgresVersionListener:
         with self._engine.connect() as connection:
             self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
         self._known: Versions | None = None  # None: not trusted, ask the database
-        self._delivered: dict[int, int] = {}  # family position -> the last version a notification brought
+        self._report_prefix = report_prefix(self.channel)
+        self.late_acknowledgements = 0  # writes whose answer left before every process had heard them
         self._merging = threading.Lock()  # the listener and a writing request both raise `_known`
         self._stop = threading.Event()
         # Closing writes a byte here, so the thread stops at once instead of at the end of its wait slice
@@ -250,17 +268,32 @@ class PostgresVersionListener:
 
     def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS) -> None:
         """This process bumped these families (position -> new version): trust them at once, and wait
-        until the server's notifications of them came back here (well under a millisecond; `wait`
-        only bounds it on a machine too busy to schedule the listening thread). The server signals
-        every listener at the same commit, so by then the others' sockets hold them too, and `read`
-        there does not trust an older version while they are unread: the write's answer leaves after."""
-        if self._known is None:
-            return
-        self._merge(bumped)
+        until every listening process of the site reports them taken in (a millisecond or two; `wait`
+        bounds it for a process too busy or stopped to answer), so the write's answer leaves after."""
+        if self._known is not None:
+            self._merge(bumped)
         deadline = time.monotonic() + wait
-        while any(self._delivered.get(index, 0) < version for index, version in bumped.items()) \
-                and time.monotonic() < deadline and self._known is not None:
-            time.sleep(0.0002)
+        query = text("SELECT application_name FROM pg_stat_activity "
+                     "WHERE datname = current_database() AND left(application_name, :length) = :prefix")
+        arguments = {"length": len(self._report_prefix), "prefix": self._report_prefix}
+        with self._engine.connect() as connection:
+            while True:
+                names = connection.execute(query, arguments).scalars().all()
+                connection.rollback()  # pg_stat_activity is read once per transaction
+                behind = sum(not self._acknowledges(name, bumped) for name in names)
+                if not behind:
+                    return
+                if time.monotonic() >= deadline:
+                    self.late_acknowledgements += 1
+                    log.warning("%d listening process(es) had not heard a cache purge after %.1f s; "
+                                "they ask the database while the notification is unread", behind, wait)
+                    return
+                time.sleep(0.0003)
+
+    def _acknowledges(self, application_name: str, bumped: dict[int, int]) -> bool:
+        reported = reported_versions(application_name, self._report_prefix)
+        return reported is not None and all(index < len(reported) and reported[index] >= version
+                                            for index, version in bumped.items())
 
     def _merge(self, heard: dict[int, int]) -> None:
         """Take these families' versions (position -> version) and keep the others': each notification
@@ -303,7 +336,7 @@ class PostgresVersionListener:
         # module imports nothing a site on SQLite lacks.
         driver = self._engine.dialect.dbapi
         conninfo = self._engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        connection = driver.connect(conninfo, autocommit=True, application_name=self.channel)
+        connection = driver.connect(conninfo, autocommit=True, application_name=self._report_prefix + "-")
         self._connection = connection
         quoted = '"' + self.channel.replace('"', '""') + '"'
         connection.execute(f"LISTEN {quoted}")
@@ -324,28 +357,46 @@ class PostgresVersionListener:
                 checked = time.monotonic()
 
     def _take_in(self, connection, select_first: bool) -> None:
-        """Read the row (`select_first`) and then every notification received, with `_reading` set
-        throughout, so that `read` asks the database until they are merged.
+        """Read the row (`select_first`) and then every notification received, and report what was
+        taken in; `_reading` is set throughout, so that `read` asks the database until they are merged.
 
-        Notifications that arrived during a SELECT wait in psycopg's backlog. One row's notifications
-        come in commit order and the SELECT saw every commit before it, so one that names an older
-        version than the SELECT read is of a bump it already holds: merging it would go back."""
+        Notifications that arrive during a statement wait in psycopg's backlog, so after reporting
+        the backlog is read again. One row's notifications come in commit order and the SELECT saw
+        every commit before it, so one that names an older version than the SELECT read is of a bump
+        it already holds: merging it would go back."""
         self._reading = True
         try:
             selected = self._select(connection) if select_first else None
             if selected is not None:
                 self._known = selected
-            for notify in connection.notifies(timeout=0):
-                try:  # "position:version" of one bumped family
-                    index, version = (int(part) for part in notify.payload.split(":"))
-                except ValueError:
-                    self._known = selected = self._select(connection)
-                    continue
-                self._delivered[index] = version
-                if selected is None or not 0 <= index < len(selected) or version >= selected[index]:
-                    self._merge({index: version})
+            self._merge_notifications(connection, selected)
+            while True:
+                self._report(connection)
+                if not self._merge_notifications(connection, selected):
+                    break
         finally:
             self._reading = False
+
+    def _merge_notifications(self, connection, selected: Versions | None) -> int:
+        """Merge the notifications received so far; answers how many there were."""
+        count = 0
+        for notify in connection.notifies(timeout=0):
+            count += 1
+            try:  # "position:version" of one bumped family
+                index, version = (int(part) for part in notify.payload.split(":"))
+            except ValueError:
+                self._known = selected = self._select(connection)
+                continue
+            if selected is None or not 0 <= index < len(selected) or version >= selected[index]:
+                self._merge({index: version})
+        return count
+
+    def _report(self, connection) -> None:
+        """Tell writers (through pg_stat_activity) which versions this process has taken in."""
+        known = self._known
+        if known is not None:
+            name = self._report_prefix + ".".join(format(version, "x") for version in known)
+            connection.execute("SELECT set_config('application_name', %s, false)", (name,))
 
     @staticmethod
     def _select(connection) -> Versions:
