@@ -240,6 +240,7 @@ class PostgresVersionListener:
         self._wake_read, self._wake_write = os.pipe()
         self._connection = None
         self._socket: int | None = None  # the listening connection's socket, while it listens
+        self._backend_pid = 0  # the listening connection's server process, while it listens
         self._reading = False  # the thread is taking in notifications or reading the row
         self._polls = threading.local()  # one poll object per serving thread (poll() is not shared)
         self.reconnects = 0
@@ -268,14 +269,17 @@ class PostgresVersionListener:
 
     def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS) -> None:
         """This process bumped these families (position -> new version): trust them at once, and wait
-        until every listening process of the site reports them taken in (a millisecond or two; `wait`
-        bounds it for a process too busy or stopped to answer), so the write's answer leaves after."""
+        until every other listening connection of the site reports them taken in (a millisecond or two;
+        `wait` bounds it for a process too busy or stopped to answer), so the write's answer leaves after.
+        This listener's own report is not waited for: this process has just merged them."""
         if self._known is not None:
             self._merge(bumped)
         deadline = time.monotonic() + wait
-        query = text("SELECT application_name FROM pg_stat_activity "
-                     "WHERE datname = current_database() AND left(application_name, :length) = :prefix")
-        arguments = {"length": len(self._report_prefix), "prefix": self._report_prefix}
+        query = text("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() "
+                     "AND left(application_name, :length) = :prefix AND pid <> :own")
+        arguments = {"length": len(self._report_prefix), "prefix": self._report_prefix,
+                     "own": self._backend_pid if self._known is not None else 0}
+        pause = 0.0002
         with self._engine.connect() as connection:
             while True:
                 names = connection.execute(query, arguments).scalars().all()
@@ -288,7 +292,8 @@ class PostgresVersionListener:
                     log.warning("%d listening process(es) had not heard a cache purge after %.1f s; "
                                 "they ask the database while the notification is unread", behind, wait)
                     return
-                time.sleep(0.0003)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)  # the others' threads may wait for their GIL: ask less often
 
     def _acknowledges(self, application_name: str, bumped: dict[int, int]) -> bool:
         reported = reported_versions(application_name, self._report_prefix)
@@ -341,6 +346,7 @@ class PostgresVersionListener:
         quoted = '"' + self.channel.replace('"', '""') + '"'
         connection.execute(f"LISTEN {quoted}")
         self._socket = connection.pgconn.socket
+        self._backend_pid = connection.info.backend_pid
         waiting = new_poll()
         waiting.register(self._socket, POLLIN)
         waiting.register(self._wake_read, POLLIN)

@@ -103,16 +103,22 @@ def test_a_served_process_hears_writes_also_after_losing_its_listening_connectio
         stop_sitehost(process)
 
 
-def test_a_writes_answer_leaves_once_every_listening_process_has_taken_it_in(cache_app, make_app):
-    """A client that writes through one process and reads through another must see its write: the
-    writer answers only once every listening process of the site reports the new versions."""
+def two_processes(cache_app, make_app):
+    """Two apps of one site, as two server processes would be; the reader holds a hit of the notes list."""
     writer = cache_app()
     reader = make_app(plugins=["example", "cache"], config=writer.settings.plugins,
                       database_url=writer.settings.database_url)
-    listening, writing = listener_of(reader), listener_of(writer)
     editor = client_as(writer, create_test_user(writer, "editor"))
     assert reader.client.get(REST + NOTES).headers["X-Cache"] == "miss"
     assert reader.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+    return writer, reader, editor
+
+
+def test_a_writes_answer_leaves_once_every_listening_process_has_taken_it_in(cache_app, make_app):
+    """A client that writes through one process and reads through another must see its write: the
+    writer answers only once every listening process of the site reports the new versions."""
+    writer, reader, editor = two_processes(cache_app, make_app)
+    listening, writing = listener_of(reader), listener_of(writer)
     for title in ("Sports day moved", "Concert moved"):
         editor.post_json(REST + NOTES, {"title": title, "status": "publish"}, status=201)
         assert listening._known == runtime_of(reader).cache.current_versions()  # already, without waiting
@@ -125,13 +131,8 @@ def test_a_writes_answer_leaves_once_every_listening_process_has_taken_it_in(cac
 def test_a_process_that_has_not_taken_in_a_notification_yet_asks_the_database(cache_app, make_app, caplog):
     """A process too busy (or stopped) to report within the bound does not hold the write back for
     longer; while the notification is unread there, that process asks the database instead."""
-    writer = cache_app()
-    reader = make_app(plugins=["example", "cache"], config=writer.settings.plugins,
-                      database_url=writer.settings.database_url)
+    writer, reader, editor = two_processes(cache_app, make_app)
     listening, writing = listener_of(reader), listener_of(writer)
-    editor = client_as(writer, create_test_user(writer, "editor"))
-    assert reader.client.get(REST + NOTES).headers["X-Cache"] == "miss"
-    assert reader.client.get(REST + NOTES).headers["X-Cache"] == "hit"
     # Holding the listening connection keeps the reader's thread from taking anything in, as a busy
     # machine that has not scheduled it would.
     with listening._connection.lock:
