@@ -18,10 +18,21 @@ def pytest_configure(config):
     Many tests start a real `sitehost` process (serve, init, the CLI, backups), and each imports
     the whole host: with no bytecode on disk every one of them compiles every module of host/
     and plugins/ again, seconds of CPU each. The bytecode goes to the usual __pycache__ folders
-    (ignored by git); the xdist workers and every subprocess inherit this environment.
+    (ignored by git); the xdist workers and every subprocess inherit this environment, as they do
+    the resolver's options below.
     """
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+    os.environ.setdefault("RES_OPTIONS", RESOLVER_OPTIONS)
+
+
+# The suite looks up names that cannot resolve here (the test sites' `school.test`, the outbound services
+# of the cache and site-health plugins, a few hundred lookups in all). A resolver that drops a query
+# leaves glibc waiting out its 5-second timeout before it asks again: this machine's resolver drops every
+# 25th query, which cost the suite a minute per database. One second bounds a dropped query; a second
+# attempt keeps a name that does resolve (a package index) resolving. glibc reads RES_OPTIONS when a
+# process first resolves a name, so this is set before any test runs and every subprocess inherits it.
+RESOLVER_OPTIONS = "timeout:1 attempts:2"
 
 
 @pytest.fixture
