@@ -280,20 +280,25 @@ class PostgresVersionListener:
         arguments = {"length": len(self._report_prefix), "prefix": self._report_prefix,
                      "own": self._backend_pid if self._known is not None else 0}
         pause = 0.0002
-        with self._engine.connect() as connection:
-            while True:
-                names = connection.execute(query, arguments).scalars().all()
-                connection.rollback()  # pg_stat_activity is read once per transaction
-                behind = sum(not self._acknowledges(name, bumped) for name in names)
-                if not behind:
-                    return
-                if time.monotonic() >= deadline:
-                    self.late_acknowledgements += 1
-                    log.warning("%d listening process(es) had not heard a cache purge after %.1f s; "
-                                "they ask the database while the notification is unread", behind, wait)
-                    return
-                time.sleep(pause)
-                pause = min(pause * 2, 0.002)  # the others' threads may wait for their GIL: ask less often
+        try:
+            with self._engine.connect() as connection:
+                while True:
+                    names = connection.execute(query, arguments).scalars().all()
+                    connection.rollback()  # pg_stat_activity is read once per transaction
+                    behind = sum(not self._acknowledges(name, bumped) for name in names)
+                    if not behind:
+                        return
+                    if time.monotonic() >= deadline:
+                        self.late_acknowledgements += 1
+                        log.warning("%d listening process(es) had not heard a cache purge after %.1f s; "
+                                    "they ask the database while the notification is unread", behind, wait)
+                        return
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.002)  # the others' threads may wait for their GIL: ask less often
+        except SQLAlchemyError:  # the write has committed: its answer must not fail for want of this wait
+            self.late_acknowledgements += 1
+            log.warning("could not read which processes heard a cache purge; answering without waiting",
+                        exc_info=True)
 
     def _acknowledges(self, application_name: str, bumped: dict[int, int]) -> bool:
         reported = reported_versions(application_name, self._report_prefix)
