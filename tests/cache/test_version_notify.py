@@ -29,7 +29,6 @@ pytestmark = pytest.mark.skipif(
 
 
 def listener_of(app):
-
     reader = runtime_of(app).cache._reader
     assert isinstance(reader, PostgresVersionListener)
     assert reader.wait_until_trusted()
