@@ -241,6 +241,7 @@ class PostgresVersionListener:
         self._connection = None
         self._socket: int | None = None  # the listening connection's socket, while it listens
         self._backend_pid = 0  # the listening connection's server process, while it listens
+        self._reported: Versions | None = None  # what the listening connection's name last said
         self._reading = False  # the thread is taking in notifications or reading the row
         self._polls = threading.local()  # one poll object per serving thread (poll() is not shared)
         self.reconnects = 0
@@ -352,6 +353,7 @@ class PostgresVersionListener:
         connection.execute(f"LISTEN {quoted}")
         self._socket = connection.pgconn.socket
         self._backend_pid = connection.info.backend_pid
+        self._reported = None  # a new connection reports nothing until its first read
         waiting = new_poll()
         waiting.register(self._socket, POLLIN)
         waiting.register(self._wake_read, POLLIN)
@@ -405,9 +407,10 @@ class PostgresVersionListener:
     def _report(self, connection) -> None:
         """Tell writers (through pg_stat_activity) which versions this process has taken in."""
         known = self._known
-        if known is not None:
+        if known is not None and known != self._reported:  # the periodic recheck mostly finds nothing new
             name = self._report_prefix + ".".join(format(version, "x") for version in known)
             connection.execute("SELECT set_config('application_name', %s, false)", (name,))
+            self._reported = known
 
     @staticmethod
     def _select(connection) -> Versions:
