@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from sqlalchemy import MetaData, create_engine, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
@@ -81,8 +81,10 @@ class Database:
             self.engine = create_engine(self.url, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
         self._read_sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._autocommit_reads = self._read_sessions
+        self._reads_engine = self.engine
         if self.url.get_backend_name() == "postgresql":
-            reads = self.engine.execution_options(isolation_level="AUTOCOMMIT", **{AUTOCOMMIT_READS: True})
+            reads = self._reads_engine = self.engine.execution_options(isolation_level="AUTOCOMMIT",
+                                                                       **{AUTOCOMMIT_READS: True})
             self._autocommit_reads = sessionmaker(reads, expire_on_commit=False)
         write_engine = self.engine.execution_options(sitehost_write=True) if self.is_sqlite else self.engine
         self._write_sessions = sessionmaker(write_engine, expire_on_commit=False)
@@ -129,6 +131,15 @@ class Database:
         there on commits or rolls back together as in `session()`. Elsewhere it is `session()`.
         """
         return self._autocommit_reads()
+
+    def read_connection(self) -> Connection:
+        """A Core connection for a few reads of their own (a sign-in check, a status read), as cheap
+        as `read_session`'s: on PostgreSQL its plain SELECTs run in autocommit, one round trip each
+        instead of BEGIN, the read and a ROLLBACK when it is closed, and each sees the latest commit.
+        A statement that may write opens a transaction first; closing without `commit()` rolls that
+        back, as on a plain connection. Elsewhere it is `engine.connect()`.
+        """
+        return self._reads_engine.connect()
 
     def create_tables(self) -> None:
         self.metadata.create_all(self.engine)

@@ -148,7 +148,7 @@ def authenticate(app, request):
     # a plain connection (an email address: two more). Only this address's failures can refuse
     # it (ratelimit's docstring).
     refusal = None
-    with app.db.engine.connect() as connection:
+    with app.db.read_connection() as connection:
         user, record, counts = user_service.find_application_password(app, connection, identifier, password, address)
         account = ratelimit.account_subject(user, identifier)
         try:

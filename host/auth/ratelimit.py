@@ -127,7 +127,7 @@ def check_allowed(app, account: str, address: str, connection=None) -> int:
         params[f"subject_{index}"] = subject
     statement = _failures_statement(app, tuple(scope for scope, _subject in subjects))
     if connection is None:
-        with app.db.engine.connect() as own:
+        with app.db.read_connection() as own:
             found = {scope: (count, latest) for scope, count, latest in own.execute(statement, params)}
     else:
         found = {scope: (count, latest) for scope, count, latest in connection.execute(statement, params)}

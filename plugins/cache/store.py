@@ -227,6 +227,7 @@ class PostgresVersionListener:
 
     def __init__(self, app, read_version):
         self._engine = app.db.engine
+        self._db = app.db
         self._read_version = read_version
         with self._engine.connect() as connection:
             self.channel = version_channel(connection.exec_driver_sql("SELECT current_schema()").scalar())
@@ -282,10 +283,11 @@ class PostgresVersionListener:
                      "own": self._backend_pid if self._known is not None else 0}
         pause = 0.0002
         try:
-            with self._engine.connect() as connection:
+            # In autocommit each read is a transaction of its own (pg_stat_activity is read once per
+            # transaction), one round trip each, with no BEGIN or ROLLBACK between the polls.
+            with self._db.read_connection() as connection:
                 while True:
                     names = connection.execute(query, arguments).scalars().all()
-                    connection.rollback()  # pg_stat_activity is read once per transaction
                     behind = sum(not self._acknowledges(name, bumped) for name in names)
                     if not behind:
                         return
@@ -493,7 +495,7 @@ class ResponseCache:
     def current_versions(self) -> Versions:
         """Every family's version in the database, read now (`lookup` reads them through `_version`)."""
         table = tables(self.app)["cache_version"]
-        with self.app.db.engine.connect() as connection:
+        with self.app.db.read_connection() as connection:
             return versions_of(connection.execute(select(table.c.id, table.c.version)).all())
 
     def current_version(self) -> int:

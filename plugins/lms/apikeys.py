@@ -128,7 +128,7 @@ def authenticate(app, request):
                      .outerjoin(keys, keys.c.key == bindparam("key"))
                      .outerjoin(users, users.c.id == keys.c.user_id)))
     pair = ratelimit.pair_subject_suffix(address)
-    with app.db.engine.connect() as connection:
+    with app.db.read_connection() as connection:
         found = connection.execute(lookup, {
             "key": key[:80] if len(key) <= 80 else "", "rate_account": account[:ratelimit.SUBJECT_LENGTH],
             "rate_pair": (account + pair)[:ratelimit.SUBJECT_LENGTH], **ratelimit.failure_count_params(app, address),

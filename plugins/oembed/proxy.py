@@ -168,7 +168,7 @@ def _now() -> datetime.datetime:
 
 def _cached(app, key: str) -> dict | None:
     table = app.db.metadata.tables["oembed_proxy_cache"]
-    with app.db.engine.connect() as connection:
+    with app.db.read_connection() as connection:
         row = connection.execute(select(table.c.data, table.c.expires).where(table.c.key == key)).first()
     if row is None or row.expires <= _now():
         return None

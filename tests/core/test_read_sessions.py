@@ -186,3 +186,29 @@ def test_a_comments_allow_and_target_hints_share_one_read_session_after_its_comm
     assert visitor.headers["Allow"] == "POST"
     assert visitor.json["_links"]["self"] == [{"href": f"http://school.test{comments}/{visitor.json['id']}"}]
     assert app.db.engine.pool.checkedout() == 0
+
+
+def test_a_create_on_postgresql_checks_its_sign_in_in_autocommit_and_takes_the_slug_lock_once(make_app, make_user):
+    """A create's round trips on PostgreSQL: the sign-in read (application password, failure counts) in
+    autocommit, with no BEGIN before it nor ROLLBACK after; then one transaction, in which the slug lock
+    is asked once, in the statement that reserves the new id, although the slug and the INSERT need it too."""
+    app = make_app(plugins=["core"])
+    if app.db.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no round trips to save: its reads and its write lock are in process")
+    author = make_user(app, "author").headers
+    app.client.post_json(f"{API}/posts", {"title": "Counted", "status": "publish"}, headers=author, status=201)
+    seen = []
+
+    def note(connection, _cursor, statement, *_rest):
+        seen.append((statement, connection.connection.driver_connection.autocommit))
+
+    event.listen(app.db.engine, "before_cursor_execute", note)
+    response = app.client.post_json(f"{API}/posts", {"title": "Counted", "status": "publish"}, headers=author,
+                                    status=201)
+    event.remove(app.db.engine, "before_cursor_execute", note)
+    assert response.json["slug"] == "counted-2" and response.json["status"] == "publish"
+    sign_in = [autocommit for statement, autocommit in seen if "application_passwords" in statement]
+    assert sign_in == [True], seen
+    locks = [(statement, autocommit) for statement, autocommit in seen if "pg_advisory_xact_lock" in statement]
+    assert len(locks) == 1 and "nextval" in locks[0][0] and locks[0][1] is False, locks
+    assert app.client.get(f"{API}/posts?slug=counted-2").json[0]["id"] == response.json["id"]

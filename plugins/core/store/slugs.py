@@ -32,15 +32,30 @@ def sanitize_slug(value: str) -> str:
 
 
 SLUG_LOCK_KEY = 0x5174_51_06  # any constant; one lock covers every slug scope (attachments span all types)
+SLUG_LOCK_HOLDER = "core.slug_lock_holder"  # session.info: the (sub)transaction that took the lock
 
 
 def lock_slugs(app, session) -> None:
     """PostgreSQL: the transaction's slug lock (re-entrant; held until commit). Every write of a post
     row takes it before its first statement on `posts`, so that the row lock of the content version
     (bumped by triggers on `posts`) always comes after it: a create that bumped the version first and
-    then waited for the slug lock deadlocked against an update holding it."""
-    if app.db.engine.dialect.name == "postgresql":
-        session.execute(app.db.prepared("core.slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
+    then waited for the slug lock deadlocked against an update holding it.
+
+    Taken once per transaction: a create asks before its first write and again for its slug, and
+    the second ask would be a round trip for a lock already held. It is asked again inside a newer
+    savepoint, since rolling a savepoint back releases a lock taken after it."""
+    if app.db.engine.dialect.name != "postgresql":
+        return
+    holder = session.get_nested_transaction() or session.get_transaction()
+    if holder is not None and session.info.get(SLUG_LOCK_HOLDER) is holder:
+        return
+    session.execute(app.db.prepared("core.slug_lock", lambda: select(func.pg_advisory_xact_lock(SLUG_LOCK_KEY))))
+    note_slug_lock(session)
+
+
+def note_slug_lock(session) -> None:
+    """The slug lock was taken just now in `session`'s current (sub)transaction (`lock_slugs`)."""
+    session.info[SLUG_LOCK_HOLDER] = session.get_nested_transaction() or session.get_transaction()
 
 
 def unique_slug(app, session, slug: str, post_type: str, post_id: int | None, parent: int = 0) -> str:

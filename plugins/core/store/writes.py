@@ -11,7 +11,7 @@ from host.stash import StashKey
 
 from .. import dates
 from ..tables import RENDERED_CONTENT, tables
-from .slugs import lock_slugs
+from .slugs import SLUG_LOCK_KEY, lock_slugs, note_slug_lock
 from .items import decode_meta, effective_status, meta_keys_for, taxonomies_of
 
 
@@ -29,12 +29,18 @@ def reserve_id(app, session) -> int | None:
     indexed slug changes, so no in-place update). SQLite: the write transaction holds the
     file's write lock from its first statement, so the next AUTOINCREMENT value is ours. None
     on other databases: insert first, as before.
+
+    PostgreSQL: the same round trip takes the slug lock (`lock_slugs`), which the create's slug
+    and its INSERT take next anyway.
     """
     dialect = app.db.engine.dialect.name
     if dialect == "postgresql":
         statement = app.db.prepared("core.reserve_post_id", lambda: text(
-            "SELECT nextval(pg_get_serial_sequence('posts', 'id'))"))
-    elif dialect == "sqlite":
+            f"SELECT nextval(pg_get_serial_sequence('posts', 'id')), pg_advisory_xact_lock({SLUG_LOCK_KEY})"))
+        reserved = int(session.execute(statement).scalar())
+        note_slug_lock(session)
+        return reserved
+    if dialect == "sqlite":
         statement = app.db.prepared("core.reserve_post_id", lambda: text(
             "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0), "
             "coalesce((SELECT max(id) FROM posts), 0)) + 1"))
