@@ -27,7 +27,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import orjson
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import String, bindparam, case, cast, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from host import WRITE_KINDS, compression, exact_bytes
@@ -183,6 +183,9 @@ VERSION_RECHECK_SECONDS = 1.0
 RECONNECT_SECONDS = 0.5
 WAIT_SLICE_SECONDS = 0.1
 NOTIFY_WAIT_SECONDS = 1.0
+# The other listening connections of this site (their reports in application_name), in pg_stat_activity.
+LISTENING_OTHERS = ("datname = current_database() AND left(application_name, :length) = :prefix "
+                    "AND pid <> :own")
 
 
 def version_channel(schema: str) -> str:
@@ -226,6 +229,7 @@ class PostgresVersionListener:
     """
 
     def __init__(self, app, read_version):
+        self._app = app
         self._engine = app.db.engine
         self._db = app.db
         self._read_version = read_version
@@ -269,18 +273,50 @@ class PostgresVersionListener:
             self._polls.poller, self._polls.socket = poller, socket
         return bool(poller.poll(0))
 
-    def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS) -> None:
+    def bump(self, indexes) -> Versions:
+        """Bump these families' rows, notify every process of each, read every version and count the
+        other listening connections of the site, in ONE statement run in autocommit (instead of BEGIN,
+        the UPDATE, the read, a pg_notify per family, COMMIT and a first read of who listens). The
+        notifications go out as it commits. Then `heard`: a process alone waits for nobody."""
+        table = tables(self._app)["cache_version"]
+
+        def build():
+            bumped_rows = (update(table).where(table.c.id.in_(bindparam("ids", expanding=True)))
+                           .values(version=table.c.version + 1).returning(table.c.id, table.c.version).cte("bumped"))
+            payload = cast(bumped_rows.c.id - 1, String) + ":" + cast(bumped_rows.c.version, String)
+            others = select(func.count()).select_from(text("pg_stat_activity")).where(text(LISTENING_OTHERS))
+            return (select(table.c.id, func.coalesce(bumped_rows.c.version, table.c.version),
+                           case((bumped_rows.c.id.is_not(None), func.pg_notify(bindparam("channel"), payload))),
+                           others.scalar_subquery())
+                    .select_from(table.outerjoin(bumped_rows, bumped_rows.c.id == table.c.id)))
+
+        statement = self._db.prepared("cache.bump_and_notify", build)
+        arguments = {"ids": [index + 1 for index in indexes], "channel": self.channel, **self._listening_arguments()}
+        with self._engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            rows = connection.execute(statement, arguments).all()
+        versions = versions_of((row_id, version) for row_id, version, _notified, _others in rows)
+        self.heard({index: versions[index] for index in indexes}, others_listening=bool(rows and rows[0][3]))
+        return versions
+
+    def _listening_arguments(self) -> dict:
+        """LISTENING_OTHERS's arguments: this site's report prefix, and this process's own listening
+        connection to leave out (it merges its own writes at once)."""
+        return {"length": len(self._report_prefix), "prefix": self._report_prefix,
+                "own": self._backend_pid if self._known is not None else 0}
+
+    def heard(self, bumped: dict[int, int], wait: float = NOTIFY_WAIT_SECONDS, others_listening: bool = True) -> None:
         """This process bumped these families (position -> new version): trust them at once, and wait
         until every other listening connection of the site reports them taken in (a millisecond or two;
         `wait` bounds it for a process too busy or stopped to answer), so the write's answer leaves after.
-        This listener's own report is not waited for: this process has just merged them."""
+        This listener's own report is not waited for: this process has just merged them.
+        `others_listening` False: the write's own statement found no other listening connection."""
         if self._known is not None:
             self._merge(bumped)
+        if not others_listening:
+            return
         deadline = time.monotonic() + wait
-        query = text("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() "
-                     "AND left(application_name, :length) = :prefix AND pid <> :own")
-        arguments = {"length": len(self._report_prefix), "prefix": self._report_prefix,
-                     "own": self._backend_pid if self._known is not None else 0}
+        query = text("SELECT application_name FROM pg_stat_activity WHERE " + LISTENING_OTHERS)
+        arguments = self._listening_arguments()
         pause = 0.0002
         try:
             # In autocommit each read is a transaction of its own (pg_stat_activity is read once per
@@ -508,17 +544,13 @@ class ResponseCache:
         table = tables(self.app)["cache_version"]
         indexes = family_indexes(families)
         listener = self._reader if isinstance(self._reader, PostgresVersionListener) else None
-        with self.app.db.session(write=True) as session, session.begin():
-            ids = [index + 1 for index in indexes]
-            session.execute(update(table).where(table.c.id.in_(ids)).values(version=table.c.version + 1))
-            versions = versions_of(session.execute(select(table.c.id, table.c.version)).all())
-            bumped = {index: versions[index] for index in indexes}
-            if listener is not None:  # heard by every process when this commits
-                for index, version in bumped.items():
-                    session.execute(text("SELECT pg_notify(:channel, :payload)"),
-                                    {"channel": listener.channel, "payload": f"{index}:{version}"})
         if listener is not None:
-            listener.heard(bumped)
+            versions = listener.bump(indexes)
+        else:
+            with self.app.db.session(write=True) as session, session.begin():
+                ids = [index + 1 for index in indexes]
+                session.execute(update(table).where(table.c.id.in_(ids)).values(version=table.c.version + 1))
+                versions = versions_of(session.execute(select(table.c.id, table.c.version)).all())
         self._drop_built_from(set(indexes))
         return sum(versions)
 

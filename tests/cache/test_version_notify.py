@@ -50,6 +50,32 @@ def test_a_hit_costs_no_query_and_a_write_is_heard_at_once(cache_app):
     assert response.headers["X-Cache"] == "miss" and response.json[0]["title"] == "Fresh"
 
 
+def test_a_write_in_a_process_alone_purges_in_one_statement(cache_app):
+    """A lone process's write bumps the version, notifies and finds nobody else listening in one
+    statement, run in autocommit: no transaction around it, and no second look at who listens."""
+    app = cache_app()
+    listener_of(app)
+    editor = client_as(app, create_test_user(app, "editor"))
+    assert app.client.get(REST + NOTES).headers["X-Cache"] == "miss"
+    statements = []
+
+    def note(connection, _cursor, statement, *_rest):
+        statements.append((statement, connection.connection.driver_connection.autocommit))
+
+    event.listen(app.db.engine, "before_cursor_execute", note)
+    editor.post_json(REST + NOTES, {"title": "Fresh", "status": "publish"}, status=201)
+    event.remove(app.db.engine, "before_cursor_execute", note)
+    purges = [(statement, autocommit) for statement, autocommit in statements
+              if "cache_version" in statement or "pg_stat_activity" in statement]
+    assert len(purges) == 1, purges
+    statement, autocommit = purges[0]
+    assert "pg_notify" in statement and "pg_stat_activity" in statement and autocommit is True
+    assert listener_of(app).late_acknowledgements == 0
+    response = app.client.get(REST + NOTES)
+    assert response.headers["X-Cache"] == "miss" and [note["title"] for note in response.json] == ["Fresh"]
+    assert app.client.get(REST + NOTES).headers["X-Cache"] == "hit"
+
+
 def test_a_served_process_hears_writes_also_after_losing_its_listening_connection(cache_app, tmp_path,
                                                                                    example_plugin):
     local = cache_app()
