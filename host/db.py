@@ -17,6 +17,7 @@ import fcntl
 import functools
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -585,12 +586,20 @@ def _only_reads(statement: str, context) -> bool:
     return _plain_select(statement)
 
 
+# A WITH statement is a read unless one of its parts writes (WITH ... AS (UPDATE ... RETURNING ...)).
+_WRITING_WORD = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE)\b")
+
+
 @functools.lru_cache(maxsize=1024)
 def _plain_select(statement: str) -> bool:
     # Cached by text: a request's statements are the same few strings each time (str keeps its hash).
-    if statement.lstrip()[:6].upper() != "SELECT":
-        return False  # DML, WITH (may modify), SAVEPOINT, DDL, SET ...: a transaction first
+    head = statement.lstrip()[:6].upper()
     upper = statement.upper()
+    if head[:4] == "WITH" and head[4:5].isspace():
+        if _WRITING_WORD.search(upper):  # a word in a name or a comment too: then a transaction, to be safe
+            return False
+    elif head != "SELECT":
+        return False  # DML, SAVEPOINT, DDL, SET ...: a transaction first
     return not any(marker.upper() in upper for marker in _LOCKING_SELECT)
 
 

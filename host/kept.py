@@ -83,6 +83,14 @@ class Kept(Generic[V]):
             return entry[2]
         return None
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value last kept for `key`, whatever its version and age, or None: a hint (how large an
+        answer was lately), never an answer."""
+        entries = self.entries
+        with entries.lock:
+            entry = entries.entries.get(key)
+        return None if entry is None else entry[2]
+
     def get_many(self, keys: list[Hashable], version: Any) -> list[V | None]:
         """`get` of each key, in order, under one lock: a page of items asks for all of them at once
         (a Python call and a lock per item were a tenth of a cached posts list's work)."""

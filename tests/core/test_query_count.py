@@ -40,7 +40,7 @@ def _count_selects(app, url: str):
     statements = []
 
     def record(conn, cursor, statement, parameters, context, executemany):
-        if statement.lstrip().upper().startswith("SELECT"):
+        if statement.lstrip().upper().startswith(("SELECT", "WITH")):  # a PostgreSQL search's page begins WITH
             statements.append((statement, parameters))
 
     event.listen(app.db.engine, "before_cursor_execute", record)

@@ -212,3 +212,25 @@ def test_a_create_on_postgresql_checks_its_sign_in_in_autocommit_and_takes_the_s
     locks = [(statement, autocommit) for statement, autocommit in seen if "pg_advisory_xact_lock" in statement]
     assert len(locks) == 1 and "nextval" in locks[0][0] and locks[0][1] is False, locks
     assert app.client.get(f"{API}/posts?slug=counted-2").json[0]["id"] == response.json["id"]
+
+
+def test_a_search_reads_in_autocommit_on_postgresql_though_its_page_begins_with(make_app, make_user):
+    """A selective search's page reads the full-text hits in a CTE (store.listing.SEARCH_HITS_UP_TO):
+    a statement beginning WITH that writes nothing is a read, so no transaction is opened for it."""
+    app = make_app(plugins=["core"])
+    admin = make_user(app, "administrator").headers
+    for title in ("Orchestra rehearsal", "Chess club", "Orchestra concert"):
+        app.client.post_json(f"{API}/posts", {"title": title, "status": "publish"}, headers=admin, status=201)
+    seen = []
+
+    def note(connection, _cursor, statement, *_rest):
+        if connection.dialect.name == "postgresql":
+            seen.append((statement.split(None, 1)[0], connection.connection.driver_connection.autocommit))
+
+    event.listen(app.db.engine, "before_cursor_execute", note)
+    response = app.client.get(f"{API}/posts?search=orchestra")
+    event.remove(app.db.engine, "before_cursor_execute", note)
+    assert response.status_int == 200 and response.headers["X-WP-Total"] == "2"
+    assert [post["title"]["rendered"] for post in response.json] == ["Orchestra concert", "Orchestra rehearsal"]
+    if app.db.engine.dialect.name == "postgresql":
+        assert ("WITH", True) in seen and all(autocommit for _kind, autocommit in seen), seen

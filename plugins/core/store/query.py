@@ -140,7 +140,7 @@ def _readable_clause(app, scope: ReadScope):
     return or_(*readable)
 
 
-def filters(app, query: PostQuery, walk_date_index: bool = False) -> list:
+def filters(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool = False) -> list:
     posts = tables(app)["posts"]
     where = [posts.c.type == query.post_type, _status_clause(app, query.statuses)]
     if query.read_scope is not None:
@@ -167,7 +167,7 @@ def filters(app, query: PostQuery, walk_date_index: bool = False) -> list:
         if value is not None:
             where.append(column > value if operator == ">" else column < value)
     if query.search:
-        clause = search_clause(app, query, walk_date_index)
+        clause = search_clause(app, query, walk_date_index, search_hits)
         if clause is not None:
             where.append(clause)
     if query.hide_password_protected:

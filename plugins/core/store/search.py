@@ -43,7 +43,12 @@ POSTGRES_SEARCH_VECTOR = ("to_tsvector('simple', sitehost_text(posts.title) || '
                           "|| ' ' || sitehost_text(posts.excerpt))")
 
 
-def search_clause(app, query: PostQuery, walk_date_index: bool = False):
+def has_excluded_term(search: str) -> bool:
+    """Whether the search has a `-term` (a word the posts found must not contain)."""
+    return any(term.startswith("-") and len(term) > 1 for term in split_search(search))
+
+
+def search_clause(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool = False):
     """Every term must match a search column; `-term` must not.
 
     Terms go through the database's full-text index (FTS5 on SQLite, a tsvector GIN index on
@@ -51,6 +56,10 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False):
     not "barefoot". A quoted phrase or a hyphenated term is a phrase of word prefixes' last
     word. Exact semantics, media (file names), other databases, and terms without a letter
     or digit keep the substring comparison.
+
+    `search_hits` (PostgreSQL): each indexed term is tested against its hits, read from the GIN
+    index once per statement, instead of running the text functions over the rows tested (see
+    store.listing.SEARCH_HITS_UP_TO for when each is cheaper).
     """
     posts = tables(app)["posts"]
     column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
@@ -69,7 +78,8 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False):
         word = term[1:] if negate else term
         words = SEARCH_WORD.findall(word.lower())
         if indexed and words:
-            match = _full_text_match(app, dialect, [name[5:] for name in column_names], words, walk_date_index)
+            match = _full_text_match(app, dialect, [name[5:] for name in column_names], words, walk_date_index,
+                                     search_hits)
         elif query.search_exact:
             match = or_(*[func.lower(column) == word.lower() for column in columns])
         else:
@@ -79,11 +89,18 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False):
     return and_(*clauses) if clauses else None
 
 
-def _full_text_match(app, dialect: str, column_names: list[str], words: list[str], walk_date_index: bool = False):
+def _full_text_match(app, dialect: str, column_names: list[str], words: list[str], walk_date_index: bool = False,
+                     search_hits: bool = False):
     posts = tables(app)["posts"]
     if dialect == "postgresql":
         tsquery = " <-> ".join(words) + ":*"
-        return literal_column(POSTGRES_SEARCH_VECTOR).op("@@")(func.to_tsquery(literal_column("'simple'"), tsquery))
+        matches = literal_column(POSTGRES_SEARCH_VECTOR).op("@@")(func.to_tsquery(literal_column("'simple'"), tsquery))
+        if not search_hits:
+            return matches
+        # Materialized, the CTE holds the index condition alone, so the GIN index answers it, once
+        # per statement (a subquery fenced by OFFSET 0 was planned as a nested loop over the hits).
+        hits = select(posts.c.id).where(matches).cte().prefix_with("MATERIALIZED")
+        return posts.c.id.in_(select(hits.c.id))
     phrase = '"' + " ".join(words) + '" *'
     if set(column_names) != set(FULL_TEXT_COLUMNS):
         phrase = "{" + " ".join(dict.fromkeys(column_names)) + "} : " + phrase
