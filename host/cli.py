@@ -141,6 +141,9 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, workers: int, 
       sitehost serve --host 0.0.0.0 --port 8080 --workers 2
     """
     from .serving import ReloadingSite, ServerLimits, bind_socket, reserve_port, serve_single, serve_workers
+    from .memory import limit_arenas
+
+    limit_arenas()  # before any thread starts, in the process whose forks serve (host.memory)
 
     try:
         limits = ServerLimits.from_settings(_settings(ctx))

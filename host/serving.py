@@ -62,6 +62,7 @@ from waitress.utilities import BadRequest, RequestEntityTooLarge
 from .serve_options import DEFAULT_THREADS, default_workers  # noqa: F401
 from .config import (DEFAULT_CHANNEL_TIMEOUT, DEFAULT_CONNECTION_LIMIT, DEFAULT_CONNECTION_LIMIT_PER_ADDRESS,
                      DEFAULT_MAX_BODY_BYTES, ConfigError)
+from .memory import HeapTrimmer
 from .plugin_state import STORED_KEY as STORED_PLUGIN_SET_KEY
 from .proxies import is_trusted, trusted_networks
 
@@ -585,12 +586,14 @@ def serve_single(app, host: str, port: int, threads: int, announce: Callable[[in
     # takes it, and a single worker answers it the same way.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     server = make_server(app, sock if sock is not None else bind_socket(host, port), threads, limits)
+    trimmer = HeapTrimmer().start()
     try:
         announce(server.effective_port)  # inside: a stop that comes as soon as it is read still closes the site
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        trimmer.stop()
         app.close()
 
 
@@ -835,7 +838,11 @@ class WorkerPool:
             os.write(self._ready_write, b"1")
             os.close(self._ready_write)
             log.info("worker %d (pid %d) listening on port %d", slot, os.getpid(), self.port)
-            server.run()  # returns after SIGTERM (waitress catches the SystemExit and closes)
+            trimmer = HeapTrimmer().start()
+            try:
+                server.run()  # returns after SIGTERM (waitress catches the SystemExit and closes)
+            finally:
+                trimmer.stop()
         finally:
             app.close()
         return 0
