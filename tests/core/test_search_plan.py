@@ -110,6 +110,40 @@ def test_the_page_is_the_newest_matches_in_date_order(pg_site):
     assert answer.headers["X-WP-TotalPages"] == "3"
 
 
+def test_a_selective_search_reads_each_match_once_and_sorts_the_page_from_them(pg_site):
+    """The page's matches are read in one materialized CTE with every filter and the sort column; the page
+    is its first rows in order. (Testing posts' ids against the hits read each match a second time.)"""
+    answer, statements = _search_statements(pg_site, {"search": "orchestra", "per_page": 5})
+    assert answer.headers["X-WP-Total"] == "12"
+    assert [item["title"]["rendered"] for item in answer.json] == [
+        f"The orchestra rehearses {number}" for number in (550, 500, 450, 400, 350)]
+    pages = [(statement, parameters) for statement, parameters in statements if "LIMIT" in statement]
+    assert pages, statements
+    for statement, parameters in pages:
+        plan = "\n".join(_plan(pg_site, statement, parameters))
+        assert "CTE search_matches" in plan and f"Bitmap Index Scan on {SEARCH_INDEX}" in plan, plan
+        assert "Nested Loop" not in plan and "posts_pkey" not in plan, plan
+
+
+@pytest.mark.parametrize("query,expected", [
+    ({"orderby": "title", "order": "asc"}, [0, 100, 150, 200, 250]),  # as text: "... 100" < "... 150" < "... 50"
+    ({"orderby": "id", "order": "asc"}, [0, 50, 100, 150, 200]),
+    ({"orderby": "date", "order": "asc", "page": 2}, [250, 300, 350, 400, 450]),
+    ({"orderby": "relevance"}, [550, 500, 450, 400, 350]),  # not one column: the hits are tested by id instead
+])
+def test_a_selective_search_pages_in_every_order(pg_site, query, expected):
+    answer, _statements = _search_statements(pg_site, {"search": "orchestra", "per_page": 5, **query})
+    assert answer.headers["X-WP-Total"] == "12"
+    assert [item["title"]["rendered"] for item in answer.json] == [
+        f"The orchestra rehearses {number}" for number in expected]
+
+
+def test_statements_run_without_parallel_workers(pg_site):
+    """A parallel plan would start worker processes for one statement, taking cores from other requests."""
+    with pg_site.db.engine.connect() as connection:
+        assert connection.exec_driver_sql("SHOW max_parallel_workers_per_gather").scalar() == "0"
+
+
 def _index_pages_read(plan: list[str]) -> int:
     """The buffers the bitmap scan of the search index read (EXPLAIN ANALYZE, BUFFERS)."""
     lines = iter(plan)

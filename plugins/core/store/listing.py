@@ -6,7 +6,9 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from sqlalchemy import bindparam, func, literal_column, select
+from sqlalchemy import Column, bindparam, func, literal_column, select
+from sqlalchemy.sql import visitors
+from sqlalchemy.sql.util import ClauseAdapter
 
 from host import Kept
 from host.lru import LruCache
@@ -16,7 +18,7 @@ from .. import dates
 from ..tables import tables
 from .items import item_select, row_to_item
 from .query import PostQuery, _status_clause, filters, order_clauses
-from .search import has_excluded_term
+from .search import EXCLUDED_ONLY, has_excluded_term, has_included_indexed_term
 
 
 class TotalsCache:
@@ -256,6 +258,22 @@ def _build_page_statement(app, query: PostQuery, page: int, with_version: bool, 
     offset = query.offset if query.offset else (page - 1) * (query.per_page or 0)
     sqlite = app.db.engine.dialect.name == "sqlite"
     deep = offset >= DEEP_SEARCH_OFFSET
+    if search_hits and query.orderby in PLAIN_ORDERS and has_included_indexed_term(app, query):
+        page_ids = _matches_page_ids(app, query, ordering, offset)
+    else:
+        page_ids = _page_ids(app, query, ordering, offset, sqlite, deep, search_hits)
+    if ids_only:
+        return page_ids.add_columns(_content_version(app).label("content_version"))
+    statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
+                 .order_by(*ordering))
+    if with_version:
+        statement = statement.add_columns(_content_version(app).label("content_version"))
+    return statement
+
+
+def _page_ids(app, query: PostQuery, ordering: list, offset: int, sqlite: bool, deep: bool, search_hits: bool):
+    """The page's ids: the filters and the order over the posts table, for the planner to choose how."""
+    posts = tables(app)["posts"]
     where = filters(app, query, walk_date_index=sqlite and not deep and query.orderby == "date",
                     search_hits=search_hits)
     if query.search and deep and sqlite:
@@ -267,13 +285,28 @@ def _build_page_statement(app, query: PostQuery, page: int, with_version: bool, 
         page_ids = page_ids.limit(query.per_page).offset(offset)
     elif query.offset:
         page_ids = page_ids.offset(query.offset)
-    if ids_only:
-        return page_ids.add_columns(_content_version(app).label("content_version"))
-    statement = (item_select(app, query.post_type).where(posts.c.id.in_(page_ids.scalar_subquery()))
-                 .order_by(*ordering))
-    if with_version:
-        statement = statement.add_columns(_content_version(app).label("content_version"))
-    return statement
+    return page_ids
+
+
+# Orders by one column of posts (and the id): what a search's matches carry out of their CTE to be sorted.
+PLAIN_ORDERS = frozenset({"date", "id", "author", "modified", "parent", "slug", "title", "menu_order"})
+
+
+def _matches_page_ids(app, query: PostQuery, ordering: list, offset: int):
+    """PostgreSQL, a search whose matches are few (SEARCH_HITS_UP_TO): the page's ids sorted from every
+    match, each read once. The matches are read in a materialized CTE, with every filter and the sort
+    column, so the GIN index finds them and their rows are tested where they are read; the page is the
+    CTE's first rows in order. (Testing each post's id against the words' hits read the matches twice:
+    once for the hits, then again by id for the filters and the date, 4 ms of 100,000 posts' 1.8.)"""
+    posts = tables(app)["posts"]
+    sort_columns = list(dict.fromkeys(element for clause in ordering for element in visitors.iterate(clause)
+                                      if isinstance(element, Column) and element.table is posts))
+    matches = (select(*sort_columns).where(*filters(app, query, search_hits=EXCLUDED_ONLY))
+               .cte("search_matches").prefix_with("MATERIALIZED"))
+    page_ids = select(matches.c.id).order_by(*[ClauseAdapter(matches).traverse(clause) for clause in ordering])
+    if query.per_page is not None:
+        return page_ids.limit(query.per_page).offset(offset)
+    return page_ids.offset(query.offset) if query.offset else page_ids
 
 
 def sticky_items(app, session, post_type: str, exclude: list[int]) -> list[dict]:

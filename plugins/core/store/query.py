@@ -140,7 +140,7 @@ def _readable_clause(app, scope: ReadScope):
     return or_(*readable)
 
 
-def filters(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool = False) -> list:
+def filters(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool | str = False) -> list:
     posts = tables(app)["posts"]
     where = [posts.c.type == query.post_type, _status_clause(app, query.statuses)]
     if query.read_scope is not None:

@@ -43,12 +43,32 @@ POSTGRES_SEARCH_VECTOR = ("to_tsvector('simple', sitehost_text(posts.title) || '
                           "|| ' ' || sitehost_text(posts.excerpt))")
 
 
+# search_clause's `search_hits` for a statement that reads every match through the GIN index anyway (a
+# materialized CTE, store.listing): the words to leave out are tested against their hits, the words to
+# find are written as they are, so the index answers them while it reads the matching rows.
+EXCLUDED_ONLY = "excluded only"
+
+
+def _is_indexed(app, query: PostQuery) -> bool:
+    """Whether the search's terms go through the full-text index (else: substring or exact comparisons)."""
+    column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
+    dialect = app.db.engine.dialect.name
+    return not query.search_exact and query.post_type != "attachment" and (
+        dialect == "sqlite" or (dialect == "postgresql" and len(set(column_names)) == 3))
+
+
+def has_included_indexed_term(app, query: PostQuery) -> bool:
+    """Whether the search has a word to find that the full-text index answers."""
+    return _is_indexed(app, query) and any(
+        not term.startswith("-") and SEARCH_WORD.search(term) for term in split_search(query.search))
+
+
 def has_excluded_term(search: str) -> bool:
     """Whether the search has a `-term` (a word the posts found must not contain)."""
     return any(term.startswith("-") and len(term) > 1 for term in split_search(search))
 
 
-def search_clause(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool = False):
+def search_clause(app, query: PostQuery, walk_date_index: bool = False, search_hits: bool | str = False):
     """Every term must match a search column; `-term` must not.
 
     Terms go through the database's full-text index (FTS5 on SQLite, a tsvector GIN index on
@@ -59,7 +79,7 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False, search_h
 
     `search_hits` (PostgreSQL): each indexed term is tested against its hits, read from the GIN
     index once per statement, instead of running the text functions over the rows tested (see
-    store.listing.SEARCH_HITS_UP_TO for when each is cheaper).
+    store.listing.SEARCH_HITS_UP_TO for when each is cheaper); EXCLUDED_ONLY: only the `-term`s.
     """
     posts = tables(app)["posts"]
     column_names = query.search_columns or ["post_title", "post_excerpt", "post_content"]
@@ -70,16 +90,16 @@ def search_clause(app, query: PostQuery, walk_date_index: bool = False, search_h
                else getattr(posts.c, name[5:]) for name in column_names]
     if query.post_type == "attachment" and not query.search_columns:
         columns.append(posts.c.file)
-    indexed = not query.search_exact and query.post_type != "attachment" and (
-        dialect == "sqlite" or (dialect == "postgresql" and len(set(column_names)) == 3))
+    indexed = _is_indexed(app, query)
     clauses = []
     for term in split_search(query.search):
         negate = term.startswith("-") and len(term) > 1
         word = term[1:] if negate else term
         words = SEARCH_WORD.findall(word.lower())
         if indexed and words:
+            term_hits = bool(search_hits) and (negate or search_hits != EXCLUDED_ONLY)
             match = _full_text_match(app, dialect, [name[5:] for name in column_names], words, walk_date_index,
-                                     search_hits)
+                                     term_hits)
         elif query.search_exact:
             match = or_(*[func.lower(column) == word.lower() for column in columns])
         else:
