@@ -58,12 +58,6 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
     return libc is not None and libc.mallopt(_M_ARENA_MAX, arenas) == 1
 
 
-def trim() -> bool:
-    """Give the free pages of every malloc arena back to the system now; whether any were given."""
-    libc = _glibc()
-    return libc is not None and libc.malloc_trim(0) == 1
-
-
 class HeapTrimmer:
     """A daemon thread that trims the C heap once every `every` seconds while the process works.
 

@@ -296,8 +296,9 @@ def _matches_page_ids(app, query: PostQuery, ordering: list, offset: int):
     """PostgreSQL, a search whose matches are few (SEARCH_HITS_UP_TO): the page's ids sorted from every
     match, each read once. The matches are read in a materialized CTE, with every filter and the sort
     column, so the GIN index finds them and their rows are tested where they are read; the page is the
-    CTE's first rows in order. (Testing each post's id against the words' hits read the matches twice:
-    once for the hits, then again by id for the filters and the date, 4 ms of 100,000 posts' 1.8.)"""
+    CTE's first rows in order. (Testing each post's id against the words' hits read every match twice,
+    once for the hits and again by id for the filters and the date: 4.3 ms for 998 matches among 100,000
+    posts, against 1.8 ms read once.)"""
     posts = tables(app)["posts"]
     sort_columns = list(dict.fromkeys(element for clause in ordering for element in visitors.iterate(clause)
                                       if isinstance(element, Column) and element.table is posts))
