@@ -96,13 +96,8 @@ def test_a_get_that_locks_rows_holds_the_lock_in_a_transaction(make_app, make_us
     assert app.client.get("/wp-json/readingwriter/v1/lock", headers=admin).json == {"after_lock": True}
 
 
-def test_a_plain_list_sends_no_transaction_on_postgresql(make_app, make_user):
-    app = make_app(plugins=["core"])
-    admin = make_user(app, "administrator").headers
-    for number in range(3):
-        app.client.post_json(f"{API}/posts", {"title": f"Listed {number}", "status": "publish"}, headers=admin,
-                             status=201)
-    app.client.get(f"{API}/posts")  # warm: the first page after writes counts its total
+def statements_and_autocommit(app, path: str):
+    """GET `path`, and (first word, whether the connection was in autocommit) of each PostgreSQL statement it sent."""
     seen = []
 
     def note(connection, _cursor, statement, *_rest):
@@ -110,8 +105,21 @@ def test_a_plain_list_sends_no_transaction_on_postgresql(make_app, make_user):
             seen.append((statement.split(None, 1)[0], connection.connection.driver_connection.autocommit))
 
     event.listen(app.db.engine, "before_cursor_execute", note)
-    response = app.client.get(f"{API}/posts")
-    event.remove(app.db.engine, "before_cursor_execute", note)
+    try:
+        response = app.client.get(path)
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", note)
+    return response, seen
+
+
+def test_a_plain_list_sends_no_transaction_on_postgresql(make_app, make_user):
+    app = make_app(plugins=["core"])
+    admin = make_user(app, "administrator").headers
+    for number in range(3):
+        app.client.post_json(f"{API}/posts", {"title": f"Listed {number}", "status": "publish"}, headers=admin,
+                             status=201)
+    app.client.get(f"{API}/posts")  # warm: the first page after writes counts its total
+    response, seen = statements_and_autocommit(app, f"{API}/posts")
     assert response.status_int == 200 and response.headers["X-WP-Total"] == "3"
     assert [post["title"]["rendered"] for post in response.json] == ["Listed 2", "Listed 1", "Listed 0"]
     if app.db.engine.dialect.name == "postgresql":
@@ -221,15 +229,7 @@ def test_a_search_reads_in_autocommit_on_postgresql_though_its_page_begins_with(
     admin = make_user(app, "administrator").headers
     for title in ("Orchestra rehearsal", "Chess club", "Orchestra concert"):
         app.client.post_json(f"{API}/posts", {"title": title, "status": "publish"}, headers=admin, status=201)
-    seen = []
-
-    def note(connection, _cursor, statement, *_rest):
-        if connection.dialect.name == "postgresql":
-            seen.append((statement.split(None, 1)[0], connection.connection.driver_connection.autocommit))
-
-    event.listen(app.db.engine, "before_cursor_execute", note)
-    response = app.client.get(f"{API}/posts?search=orchestra")
-    event.remove(app.db.engine, "before_cursor_execute", note)
+    response, seen = statements_and_autocommit(app, f"{API}/posts?search=orchestra")
     assert response.status_int == 200 and response.headers["X-WP-Total"] == "2"
     assert [post["title"]["rendered"] for post in response.json] == ["Orchestra concert", "Orchestra rehearsal"]
     if app.db.engine.dialect.name == "postgresql":

@@ -65,6 +65,15 @@ def _plan(app, statement: str, parameters, analyze: bool = False) -> list[str]:
         return [line for (line,) in connection.exec_driver_sql(explain + statement, parameters)]
 
 
+def assert_reads_the_index_and_filters_no_text(plan: list[str]) -> None:
+    """The plan reads the GIN index; the visible-text function appears only as the index's condition (and the
+    bitmap's recheck of the rows the index found), never as a filter run over the rows a scan walks."""
+    text = "\n".join(plan)
+    assert f"Bitmap Index Scan on {SEARCH_INDEX}" in text, text
+    filters = [line for line in plan if line.strip().startswith("Filter:")]
+    assert not any("sitehost_text" in line for line in filters), text
+
+
 @pytest.mark.parametrize("search,found", [("orchestra", 12), ("orch", 12), ("orchestra rehearses", 12),
                                           ('"orchestra rehearses"', 12)])
 def test_a_selective_posts_search_reads_the_gin_index_and_runs_no_text_function_per_row(pg_site, search, found):
@@ -72,15 +81,9 @@ def test_a_selective_posts_search_reads_the_gin_index_and_runs_no_text_function_
     assert answer.headers["X-WP-Total"] == str(found) and len(answer.json) == 10
     assert statements, "the search ran no full-text predicate"
     for statement, parameters in statements:
-        plan = _plan(pg_site, statement, parameters)
-        text = "\n".join(plan)
-        assert f"Bitmap Index Scan on {SEARCH_INDEX}" in text, text
         # The page tests posts against the index's hits (store.listing.SEARCH_HITS_UP_TO); on 600 posts
-        # PostgreSQL may scan them all for that, a cheap test of their ids. The visible-text function
-        # appears only as the index's condition (and the bitmap's recheck of the rows the index found),
-        # never as a filter run over the rows a scan walks.
-        filters = [line for line in plan if line.strip().startswith("Filter:")]
-        assert not any("sitehost_text" in line for line in filters), text
+        # PostgreSQL may scan them all for that, a cheap test of their ids.
+        assert_reads_the_index_and_filters_no_text(_plan(pg_site, statement, parameters))
 
 
 def test_a_search_a_third_of_the_posts_match_counts_through_the_index(pg_site):
@@ -198,8 +201,4 @@ def test_a_search_with_a_word_to_leave_out_tests_posts_against_that_words_hits(p
     counts = [statement for statement in statements if "count(" in statement[0]]
     assert counts, statements
     for statement, parameters in counts:
-        plan = _plan(pg_site, statement, parameters)
-        text = "\n".join(plan)
-        assert f"Bitmap Index Scan on {SEARCH_INDEX}" in text, text
-        filters = [line for line in plan if line.strip().startswith("Filter:")]
-        assert not any("sitehost_text" in line for line in filters), text
+        assert_reads_the_index_and_filters_no_text(_plan(pg_site, statement, parameters))
