@@ -286,7 +286,8 @@ def list_events(request):
         params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
         total, chosen = occurrences.expanded_page(request, where[:before_dates] + where[after_dates:],
-                                                 where[before_dates:after_dates], bounds, repeating, size, page)
+                                                 where[before_dates:after_dates], bounds, repeating, size, page,
+                                                 key, version)
         ids = [entry[0] for entry in chosen]
     elif prepared is not None:
         total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))

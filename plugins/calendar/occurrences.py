@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 from sqlalchemy import and_, func, select
+from sqlalchemy.sql.util import ClauseAdapter
 
 from host import RestError, Route
 
+from . import state
 from .events import check_readable, load_event, rows_of as event_rows, shape_events
 from .linked import images_by_id, linked_items, venue_object
 from .names import EVENT, NAMESPACE, VENUE
@@ -69,24 +71,31 @@ def ids_at(request, version: int) -> frozenset[int]:
 
 
 def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: set[int], size: int,
-                  page: int) -> tuple[int, list[tuple]]:
+                  page: int, total_key: tuple | None, version: int) -> tuple[int, list[tuple]]:
     """(total, page) of a list window where repeating events count once per occurrence inside it.
 
     `filters` are the list's clauses but its dates, `dated` its date clauses (which single events
     meet by their own times); page entries are (event id, occurrence start, end, original start of
-    a changed occurrence), the last three None for single events.
+    a changed occurrence), the last three None for single events. The single events' count is kept
+    per (`total_key`, calendar version) as the plain list's total is (None: always counted).
     """
     events = tables(request.app)["events"]
     single = [*filters, *dated, events.c.post_id.not_in(repeating)]
-    total = request.session.execute(select(func.count()).select_from(events).where(and_(*single))).scalar() or 0
+
+    def count_single() -> int:  # every single event in the window: 10 ms over 50,000 of them
+        return request.session.execute(select(func.count()).select_from(events).where(and_(*single))).scalar() or 0
+
+    total = count_single() if total_key is None else \
+        state.totals(request.app).get_or_build(("single", total_key), version, count_single)
     entries: list[tuple] = [(row.start_utc, row.post_id, None, None, None) for row in request.session.execute(
         select(events.c.start_utc, events.c.post_id).where(and_(*single))
         .order_by(events.c.start_utc, events.c.post_id).limit(page * size)).all()]
-    series_where = [*filters, events.c.post_id.in_(repeating)]
+    series_where = list(filters)
     for name in ("end", ENDS_BY, "starts_before"):
         if name in bounds:
             series_where.append(events.c.start_utc <= bounds[name])
-    series_rows = [dict(row._mapping) for row in request.session.execute(select(events).where(and_(*series_where)))]
+    series_rows = [dict(row._mapping) for row in request.session.execute(_series_rows(events, repeating,
+                                                                                        series_where))]
     series = rows_of(request.session, request.app, [row["post_id"] for row in series_rows])
     for row in series_rows:  # each series counts by its slice, and offers at most the page's worth
         starts, low, high = occurrence_slice(request.app, row, series[row["post_id"]], bounds)
@@ -100,6 +109,19 @@ def expanded_page(request, filters: list, dated: list, bounds: dict, repeating: 
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     chosen = entries[(page - 1) * size:page * size]
     return total, [(event_id, start, end, original) for _sort, event_id, start, end, original in chosen]
+
+
+def _series_rows(events, repeating: set[int], where: list):
+    """The repeating events' rows that meet `where`: read by key first, then filtered.
+
+    Written as one statement with the key among the filters, SQLite (which keeps no statistics here)
+    walked the status and start index over the whole window instead, taking the status equality for
+    a selective one: 8 ms at 50,000 events in the window, against 0.05 by key. The rows read by key
+    are a materialized CTE, which neither database folds back into one statement.
+    """
+    by_key = select(events).where(events.c.post_id.in_(repeating)).cte("series_rows").prefix_with("MATERIALIZED")
+    adapter = ClauseAdapter(by_key)
+    return select(by_key).where(*[adapter.traverse(clause) for clause in where])
 
 
 def shape_page(request, chosen: list, version: int, listed) -> list:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from sqlalchemy import event
 
 from host.testing import assert_rest_error, client_as, create_test_user
 
@@ -318,3 +319,53 @@ def test_start_date_and_end_date_bound_each_occurrence_on_its_own_side(site):
         "2030-06-10 16:00:00", "2030-06-24 16:00:00"]
     assert listed(start_date="2030-06-10 16:01", end_date="2030-06-24 17:00") == ["2030-06-24 16:00:00"]
     assert listed(start_date="2030-06-10 16:00", end_date="2030-06-24 16:59") == ["2030-06-10 16:00:00"]
+
+
+def test_the_single_events_total_beside_a_series_follows_each_write(make_app):
+    """With a series in the window, the single events' count is kept per calendar version: each write renews it."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Choir", start_date="2030-11-04 16:00", end_date="2030-11-04 17:00",
+              recurrence={"rule": "FREQ=WEEKLY;COUNT=4"})
+    window = {"start_date": "2030-11-01", "end_date": "2030-11-30"}
+    assert app.client.get(EVENTS, window).json["total"] == 4
+    play = new_event(admin, title="School play", start_date="2030-11-20 18:00", end_date="2030-11-20 20:00")
+    response = app.client.get(EVENTS, window)
+    assert response.json["total"] == 5 and response.headers["X-CAL-Total"] == "5"
+    assert "School play" in [item["title"] for item in response.json["events"]]
+    admin.post_json(f"{EVENTS}/{play['id']}", {"start_date": "2030-12-20 18:00", "end_date": "2030-12-20 20:00"})
+    assert app.client.get(EVENTS, window).json["total"] == 4
+    admin.post_json(f"{EVENTS}/{play['id']}", {"start_date": "2030-11-21 18:00", "end_date": "2030-11-21 20:00"})
+    assert app.client.get(EVENTS, window).json["total"] == 5
+    admin.delete(f"{EVENTS}/{play['id']}")
+    assert app.client.get(EVENTS, window).json["total"] == 4
+
+
+def test_the_series_rows_of_a_list_are_read_by_key(make_app):
+    """SQLite keeps no statistics here: with the series' ids among the other filters it walked the status and
+    start index over the whole window (8 ms at 50,000 events in it); read by key first, it probes ten rows."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    if app.db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's planner without statistics; PostgreSQL plans by its own")
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Choir", start_date="2030-11-04 16:00", end_date="2030-11-04 17:00",
+              recurrence={"rule": "FREQ=WEEKLY;COUNT=4"})
+    new_event(admin, title="School play", start_date="2030-11-20 18:00", end_date="2030-11-20 20:00")
+    seen = []
+
+    def record(_conn, _cursor, statement, parameters, _context, _executemany):
+        if "series_rows" in statement:
+            seen.append((statement, parameters))
+
+    event.listen(app.db.engine, "before_cursor_execute", record)
+    try:
+        response = app.client.get(EVENTS, {"start_date": "2030-11-01", "end_date": "2030-11-30"}, status=200)
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", record)
+    assert response.json["total"] == 5
+    ((statement, parameters),) = seen
+    with app.db.engine.connect() as connection:
+        plan = [row[3] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + statement, parameters)]
+    assert any(step.startswith("MATERIALIZE series_rows") for step in plan), plan
+    reads = [step for step in plan if "cal_events" in step]
+    assert reads and all("PRIMARY KEY" in step for step in reads), plan
