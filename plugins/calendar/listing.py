@@ -291,8 +291,10 @@ def list_events(request):
         ids = [entry[0] for entry in chosen]
     elif prepared is not None:
         total = _total(request, events, where, version, now, key, prepared=(prepared[1], values))
-        ids = list(request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
-                   .scalars())
+        # The page's ids, kept as its total is: a list read again at the same version runs no statement but the version's.
+        ids = state.pages(app).get_or_build((key, size, page), version, lambda: list(
+            request.session.connection().execute(prepared[0], {**values, "limit": size, "offset": (page - 1) * size})
+            .scalars()))
     else:
         total = _total(request, events, where, version, now, key)
         ids = [row[0] for row in request.session.execute(

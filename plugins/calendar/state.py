@@ -10,6 +10,7 @@ from .tables import STATE_ROW, tables
 
 KEPT_SECONDS = 60  # a kept total or event also expires, for events whose scheduled publication time comes
 TOTALS_KEPT = 512
+PAGES_KEPT = 256
 SHAPES_KEPT = 2000
 
 
@@ -40,6 +41,11 @@ def read(session, app) -> tuple[int, int]:
 def totals(app) -> Kept:
     """Totals of filtered lists by filter key, at a calendar version (see listing._total)."""
     return app.kept("calendar.totals", TOTALS_KEPT, KEPT_SECONDS)
+
+
+def pages(app) -> Kept:
+    """The event ids of a plain list's page by (filter key, page size, page), at a calendar version (as totals)."""
+    return app.kept("calendar.pages", PAGES_KEPT, KEPT_SECONDS)
 
 
 def shapes(app) -> Kept:

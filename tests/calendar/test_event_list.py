@@ -337,3 +337,26 @@ def test_a_scheduled_event_joins_the_list_when_its_time_comes(make_app):
 
     time.sleep(2.5)
     assert titles(app.client.get(EVENTS, {"start_date": "2030-01-01"})) == ["Announced later"]
+
+
+def test_a_window_read_again_shows_each_write_in_between(make_app):
+    """A plain window's page (its ids and total) is kept per calendar version: every event write renews it."""
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    window = {"start_date": "2031-03-01", "end_date": "2031-03-31", "per_page": 2}
+    for day in (10, 12, 14):
+        new_event(admin, title=f"Match on the {day}th", start_date=f"2031-03-{day} 15:00",
+                  end_date=f"2031-03-{day} 17:00")
+    assert titles(app.client.get(EVENTS, window)) == ["Match on the 10th", "Match on the 12th"]
+    early = new_event(admin, title="Match on the 3rd", start_date="2031-03-03 15:00", end_date="2031-03-03 17:00")
+    response = app.client.get(EVENTS, window)
+    assert titles(response) == ["Match on the 3rd", "Match on the 10th"]
+    assert response.json["total"] == 4 and response.headers["X-CAL-TotalPages"] == "2"
+    assert titles(app.client.get(EVENTS, {**window, "page": 2})) == ["Match on the 12th", "Match on the 14th"]
+    admin.post_json(f"{EVENTS}/{early['id']}", {"start_date": "2031-04-03 15:00", "end_date": "2031-04-03 17:00"})
+    assert titles(app.client.get(EVENTS, window)) == ["Match on the 10th", "Match on the 12th"]
+    assert titles(app.client.get(EVENTS, {**window, "page": 2})) == ["Match on the 14th"]
+    admin.post_json(f"{EVENTS}/{early['id']}", {"status": "draft", "start_date": "2031-03-01 15:00",
+                                                "end_date": "2031-03-01 17:00"})
+    assert titles(app.client.get(EVENTS, window)) == ["Match on the 10th", "Match on the 12th"]
+    assert titles(admin.get(EVENTS, {**window, "status": "draft"})) == ["Match on the 3rd"]
