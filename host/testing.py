@@ -911,6 +911,25 @@ class S3Server:
 
 
 @contextlib.contextmanager
+def recorded_statements(app, keep: Callable[[str], bool] = lambda statement: True):
+    """The (statement, parameters) the app's engine sends its database inside the block, those `keep` accepts:
+    for tests that count a request's statements or EXPLAIN the one they care about."""
+    from sqlalchemy import event
+
+    seen: list[tuple[str, Any]] = []
+
+    def record(_connection, _cursor, statement, parameters, _context, _executemany):
+        if keep(statement):
+            seen.append((statement, parameters))
+
+    event.listen(app.db.engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(app.db.engine, "before_cursor_execute", record)
+
+
+@contextlib.contextmanager
 def running_s3_server(log_folder: Path):
     """moto's standalone S3 server as a subprocess on a free port of 127.0.0.1, for the block: an S3Server.
 

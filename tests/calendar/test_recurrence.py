@@ -5,9 +5,8 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from sqlalchemy import event
 
-from host.testing import assert_rest_error, client_as, create_test_user
+from host.testing import assert_rest_error, client_as, create_test_user, recorded_statements
 
 from tests.calendar.helpers import API, LONDON, new_event
 
@@ -351,17 +350,8 @@ def test_the_series_rows_of_a_list_are_read_by_key(make_app):
     new_event(admin, title="Choir", start_date="2030-11-04 16:00", end_date="2030-11-04 17:00",
               recurrence={"rule": "FREQ=WEEKLY;COUNT=4"})
     new_event(admin, title="School play", start_date="2030-11-20 18:00", end_date="2030-11-20 20:00")
-    seen = []
-
-    def record(_conn, _cursor, statement, parameters, _context, _executemany):
-        if "series_rows" in statement:
-            seen.append((statement, parameters))
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app, lambda statement: "series_rows" in statement) as seen:
         response = app.client.get(EVENTS, {"start_date": "2030-11-01", "end_date": "2030-11-30"}, status=200)
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
     assert response.json["total"] == 5
     ((statement, parameters),) = seen
     with app.db.engine.connect() as connection:

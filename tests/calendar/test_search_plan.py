@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlalchemy import event
+
+from host.testing import recorded_statements
 
 from .helpers import API
 
@@ -60,17 +61,8 @@ def _scans_of_posts(node: dict) -> list[dict]:
 
 def test_a_search_of_events_reads_each_post_at_most_once(stale_statistics_site):
     app = stale_statistics_site
-    searched = []
-
-    def record(_conn, _cursor, statement, parameters, _context, _executemany):
-        if "@@" in statement:
-            searched.append((statement, parameters))
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app, lambda statement: "@@" in statement) as searched:
         answer = app.client.get(f"{API}/events", {"search": "Rule fixture", "per_page": 2}, status=200)
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
     assert answer.json["total"] == EVENTS // 40
     assert [item["title"] for item in answer.json["events"]] == ["Rule fixture 40", "Rule fixture 80"]
     assert searched, "the search ran no full-text predicate"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from sqlalchemy import event, insert, text, update
+from sqlalchemy import insert, text, update
+
+from host.testing import recorded_statements
 
 from tests.core.helpers import API
 
@@ -52,17 +54,8 @@ def test_indexes_added_later_are_created_on_an_existing_database(make_app, tmp_p
 
 
 def _select_count(app, url: str) -> tuple[object, int]:
-    statements = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):
-        if statement.lstrip().upper().startswith("SELECT"):
-            statements.append(statement)
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app, lambda statement: statement.lstrip().upper().startswith("SELECT")) as statements:
         response = app.client.get(url, status=200)
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
     return response, len(statements)
 
 

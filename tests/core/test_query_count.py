@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from sqlalchemy import insert, select
 
-from sqlalchemy import event, insert, select
+from host.testing import recorded_statements
 
 from tests.core.helpers import API
 
@@ -37,17 +38,10 @@ def _seed(app, count: int) -> None:
 
 
 def _count_selects(app, url: str):
-    statements = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):
-        if statement.lstrip().upper().startswith(("SELECT", "WITH")):  # a PostgreSQL search's page begins WITH
-            statements.append((statement, parameters))
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
+    # A PostgreSQL search's page begins WITH.
+    with recorded_statements(app, lambda statement: statement.lstrip().upper().startswith(("SELECT", "WITH"))) \
+            as statements:
         response = app.client.get(url, status=200)
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
     return response, statements
 
 

@@ -11,9 +11,9 @@ import datetime
 import re
 
 import pytest
-from sqlalchemy import event, insert
+from sqlalchemy import insert
 
-from host.testing import role_users
+from host.testing import recorded_statements, role_users
 
 from tests.core.helpers import API
 
@@ -45,17 +45,8 @@ def pg_site(make_app):
 
 def _search_statements(app, query: dict) -> tuple[list, list[tuple[str, object]]]:
     """The answer of GET posts with `query`, and the statements on posts it ran with the search predicate."""
-    seen = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):
-        if "@@" in statement:
-            seen.append((statement, parameters))
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
+    with recorded_statements(app, lambda statement: "@@" in statement) as seen:
         answer = app.client.get(f"{API}/posts", query, status=200)
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
     return answer, seen
 
 

@@ -3,13 +3,11 @@ and still picks the name WordPress's probing of -2, -3 ... would pick."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 
 import pytest
-from sqlalchemy import event
 
-from host.testing import role_users
+from host.testing import recorded_statements, role_users
 
 from tests.core.helpers import API
 
@@ -21,21 +19,10 @@ def site(make_app):
     return app, role_users(app)["editor"].headers
 
 
-@contextlib.contextmanager
 def _statements(app):
     """Every SQL statement the app's engine runs inside the block, but the stored renderings' batched write:
     it joins whichever request finds the batch due by time (plugins/core/store/rendered.py), not the create's."""
-    seen: list[str] = []
-
-    def record(conn, cursor, statement, parameters, context, executemany):
-        if "rendered_content" not in statement:
-            seen.append(statement)
-
-    event.listen(app.db.engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(app.db.engine, "before_cursor_execute", record)
+    return recorded_statements(app, lambda statement: "rendered_content" not in statement)
 
 
 def _create(app, editor, base="posts", expect=201, **fields):
