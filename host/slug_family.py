@@ -50,6 +50,8 @@ def summary_statement(column, where: list, dialect: str) -> Select:
     count of numbered names plus two. PostgreSQL tests the digits with an anchored pattern and reads
     the number as `numeric`, which no length overflows."""
     number = func.substr(column, bindparam("rest_from"))
+    digits_only: ColumnElement[bool]
+    as_number: ColumnElement[Any]
     if dialect == "postgresql":
         digits_only = number.op("~")("^[0-9]+$")
         as_number = cast(number, Numeric)
