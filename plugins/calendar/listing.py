@@ -281,9 +281,12 @@ def list_events(request):
         values = {"statuses": list(statuses), "start": bounds[STARTS_FROM], "end": bounds[ENDS_BY]}
         if venues:
             values["venues"] = venues
+    # `due` too: once a scheduled event's time has come it is listed before the scheduler publishes it (and
+    # bumps the version), so a total kept at this version without it would leave it out.
     key = None if params.get("search") or terms else (
         tuple(statuses), tuple(sorted(bounds.items())), tuple(include), params.get("featured"),
-        params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest)
+        params.get("post_parent"), tuple(params.get("venue") or ()), tuple(params.get("organizer") or ()), longest,
+        due)
     if repeating:  # repeating events count once per occurrence in the window (recurrence.py)
         total, chosen = occurrences.expanded_page(request, where[:before_dates] + where[after_dates:],
                                                  where[before_dates:after_dates], bounds, repeating, size, page,

@@ -336,7 +336,9 @@ def test_a_scheduled_event_joins_the_list_when_its_time_comes(make_app):
     import time
 
     time.sleep(2.5)
-    assert titles(app.client.get(EVENTS, {"start_date": "2030-01-01"})) == ["Announced later"]
+    response = app.client.get(EVENTS, {"start_date": "2030-01-01"})
+    assert titles(response) == ["Announced later"]
+    assert response.json["total"] == 1 and response.headers["X-CAL-Total"] == "1"
 
 
 def test_a_window_read_again_shows_each_write_in_between(make_app):

@@ -359,3 +359,22 @@ def test_the_series_rows_of_a_list_are_read_by_key(make_app):
     assert any(step.startswith("MATERIALIZE series_rows") for step in plan), plan
     reads = [step for step in plan if "cal_events" in step]
     assert reads and all("PRIMARY KEY" in step for step in reads), plan
+
+
+def test_a_scheduled_event_beside_a_series_is_counted_when_its_time_comes(make_app):
+    """The single events' count kept per version must not outlive the moment a scheduled event is due."""
+    import time
+
+    app = make_app(plugins=["core", "calendar"], site=LONDON)
+    admin = client_as(app, create_test_user(app, "administrator"))
+    new_event(admin, title="Choir", start_date="2030-11-04 16:00", end_date="2030-11-04 17:00",
+              recurrence={"rule": "FREQ=WEEKLY;COUNT=2"})
+    soon = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=2)).strftime("%Y-%m-%d %H:%M:%S")
+    new_event(admin, title="Announced later", date_utc=soon, start_date="2030-11-20 18:00",
+              end_date="2030-11-20 20:00")
+    window = {"start_date": "2030-11-01", "end_date": "2030-11-30"}
+    assert app.client.get(EVENTS, window).json["total"] == 2
+    time.sleep(2.5)
+    response = app.client.get(EVENTS, window)
+    assert [item["title"] for item in response.json["events"]] == ["Choir", "Choir", "Announced later"]
+    assert response.json["total"] == 3 and response.headers["X-CAL-Total"] == "3"
