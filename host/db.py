@@ -46,6 +46,12 @@ STARTUP_LOCK_SUFFIX = "-startup"  # site.db-startup: the file whose flock queues
 STARTUP_LOCK_KEY = 0x517E4057  # pg_advisory_lock key of Database.startup_lock ("sitehost")
 PING_AFTER_IDLE = 10.0  # s a pooled PostgreSQL connection may sit idle before its checkout pings the server
 AUTOCOMMIT_READS = "sitehost_autocommit_reads"  # execution option of Database.read_session's connections
+# A process that writes to an SQLite file copies the write-ahead log back into the file from a thread
+# of its own (WalCheckpointer), this long after a write transaction of its own ended.
+WAL_CHECKPOINT_AFTER = 0.1
+# The committing connection's own checkpoint (SQLite's default is 1,000 frames) stays as a backstop,
+# for a log the thread has not caught up with: about 32 MB of 4 KB pages.
+WAL_AUTOCHECKPOINT_FRAMES = 8000
 PRIVATE_FILE, PRIVATE_FOLDER = 0o600, 0o700  # the database holds password hashes and the site secrets
 
 
@@ -58,6 +64,7 @@ class Database:
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
         self.startup_lock_path: Path | None = None  # SQLite files only: see startup_lock
         self.write_lock: ProcessWriteLock | None = None  # SQLite only: see ProcessWriteLock
+        self.checkpointer: WalCheckpointer | None = None  # SQLite files only: see WalCheckpointer
         if self.is_sqlite:
             database = self.url.database
             if database and database.startswith("file:"):  # an SQLite URI: SQLite reads its options
@@ -74,7 +81,11 @@ class Database:
             write_lock = ProcessWriteLock(Path(on_disk + WRITE_LOCK_SUFFIX) if on_disk else None)
             self.write_lock = write_lock
             self.startup_lock_path = Path(on_disk + STARTUP_LOCK_SUFFIX) if on_disk else None
-            _configure_sqlite(self.engine, write_lock)
+            # A plain file only: an SQLite URI may name options (or memory) that a connection of the
+            # thread's own would not reproduce.
+            self.checkpointer = WalCheckpointer(Path(on_disk).absolute()) \
+                if on_disk and not on_disk.startswith("file:") else None
+            _configure_sqlite(self.engine, write_lock, self.checkpointer)
         elif self.url.get_backend_name() == "postgresql":
             self.engine = create_engine(self.url, echo=echo, pool_size=10, max_overflow=20)
             _configure_postgresql(self.engine)
@@ -186,6 +197,8 @@ class Database:
                 connection.commit()
 
     def dispose(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         self.engine.dispose()
         if self.write_lock is not None:
             self.write_lock.close()
@@ -251,6 +264,91 @@ class CommitWatch:
             connection, self._connection = self._connection, None
             if connection is not None and self._pid == os.getpid():
                 connection.close()
+
+
+class WalCheckpointer:
+    """Copies an SQLite file's write-ahead log back into the file from a thread of its own.
+
+    SQLite checkpoints on the connection that commits, inside its COMMIT, once the log holds
+    1,000 pages. Here every writer holds the write lock (ProcessWriteLock) until its connection
+    goes back to the pool, so whoever committed at that moment copied the log back while every
+    other writer waited for it: a create writes about 27 pages, so one in every 37 did, and the
+    write lock was held 13% longer per create (10,000 posts, in process). A PASSIVE checkpoint
+    waits for nobody and nobody waits for it: readers and writers go on while it copies.
+
+    So once a write transaction of this process ends (`wrote`), this thread checkpoints
+    WAL_CHECKPOINT_AFTER seconds later: one checkpoint covers what every process committed
+    meanwhile, and a page written many times is copied once. The committing connections keep
+    SQLite's own checkpoint at WAL_AUTOCHECKPOINT_FRAMES, for a log this thread has not caught up
+    with. The thread starts at the first write of each process (a forked worker starts its own)
+    and sleeps while the process does not write.
+    """
+
+    def __init__(self, path: Path, after: float = WAL_CHECKPOINT_AFTER):
+        self.path = path
+        self.after = after
+        self.checkpoints = 0  # PASSIVE checkpoints run by this process's thread
+        self._lock = threading.Lock()
+        self._wrote = threading.Event()
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid: int | None = None
+
+    def wrote(self) -> None:
+        """A write transaction of this process ended: checkpoint soon."""
+        if self._pid != os.getpid():  # the first write of this process (a fork inherits no thread)
+            with self._lock:
+                if self._pid != os.getpid() and not self._stopped.is_set():
+                    self._pid = os.getpid()
+                    self._wrote = threading.Event()
+                    self._thread = threading.Thread(target=self._run, name="sitehost-wal-checkpoint", daemon=True)
+                    self._thread.start()
+        self._wrote.set()
+
+    @property
+    def running(self) -> bool:
+        """Whether this process's checkpoint thread is alive."""
+        thread = self._thread
+        return thread is not None and self._pid == os.getpid() and thread.is_alive()
+
+    def stop(self) -> None:
+        """End the thread (its connection closes); later writes leave the checkpoints to SQLite's backstop."""
+        self._stopped.set()
+        self._wrote.set()
+        thread = self._thread
+        if thread is not None and self._pid == os.getpid() and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        connection: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._wrote.wait()
+                if self._stopped.wait(self.after):
+                    return
+                self._wrote.clear()
+                connection = connection or self._connect()
+                if connection is None:
+                    continue
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    self.checkpoints += 1
+                except sqlite3.Error:
+                    log.warning("a checkpoint of %s failed; the next write tries again", self.path, exc_info=True)
+                    connection.close()
+                    connection = None
+        finally:
+            if connection is not None:
+                connection.close()
+
+    def _connect(self) -> sqlite3.Connection | None:
+        try:
+            # mode=rw: a file that is gone stays gone (a plain connect would create an empty one).
+            return sqlite3.connect(f"{self.path.as_uri()}?mode=rw", uri=True, timeout=1, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error:
+            log.warning("cannot open %s to checkpoint it; the next write tries again", self.path, exc_info=True)
+            return None
 
 
 def rebuild_with_autoincrement(engine: Engine, table) -> bool:
@@ -647,7 +745,7 @@ def _configure_postgresql(engine: Engine) -> None:
             raise DisconnectionError(f"pooled connection idle for {time.monotonic() - since:.0f} s is gone") from error
 
 
-def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:
+def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock, checkpointer: WalCheckpointer | None) -> None:
     @event.listens_for(engine, "connect")
     def on_connect(dbapi_connection, _record):
         # Let SQLAlchemy's "begin" event decide how transactions start.
@@ -661,6 +759,8 @@ def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:
         # site stay in memory (a search's first page fell from 0.75 to 0.4 ms).
         cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KB}")
         cursor.execute(f"PRAGMA soft_heap_limit={SQLITE_SOFT_HEAP_LIMIT_BYTES}")  # the process's, not this connection's
+        if checkpointer is not None:  # the checkpoints are the thread's; this one is the backstop
+            cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_FRAMES}")
         cursor.close()
         # What a reader sees of stored HTML (no tags, no script or style text): the search index's
         # triggers and substring searches read it (PostgreSQL has an SQL function of the same name).
@@ -692,6 +792,8 @@ def _configure_sqlite(engine: Engine, write_lock: ProcessWriteLock) -> None:
     def release_write_lock(_dbapi_connection, record, *_rest):
         if record is not None and record.info.pop(_HOLDS_WRITE_LOCK, False):
             write_lock.release()
+            if checkpointer is not None:
+                checkpointer.wrote()
 
     event.listen(engine.pool, "checkin", release_write_lock)
     event.listen(engine.pool, "invalidate", release_write_lock)
