@@ -528,7 +528,7 @@ class PostsController:
 
         On SQLite a write request's first statement takes the write lock, which every other
         writer waits for until this one commits. Sanitizing HTML needs no database, so a create
-        does it first (a seventh of the time a create held the lock, at 10,000 posts). A text the
+        does it first (about a twelfth of the time a create held the lock, profiled at 10,000 posts). A text the
         handler would refuse is left to it: a refusal still comes after the permission checks.
         """
         cleaned = {}
