@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from pathlib import Path
 
 from sqlalchemy import Column, Integer, String, Table, insert, select
 
@@ -39,9 +38,9 @@ def _eventually(check, seconds: float = 10.0):
         time.sleep(0.02)
 
 
-def test_a_created_post_reaches_the_database_file_from_the_checkpoint_thread(make_app):
-    app = make_app(plugins=["core"])
-    path = Path(app.db.url.database)
+def test_a_created_post_reaches_the_database_file_from_the_checkpoint_thread(make_app, tmp_path):
+    path = tmp_path / "site.db"  # an SQLite file in either pass of the suite: the thread is SQLite's
+    app = make_app(plugins=["core"], database_url=f"sqlite:///{path}")
     with app.db.engine.connect() as connection:
         # The committing connection's own checkpoint waits for a log this long: one create never gets there.
         assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == WAL_AUTOCHECKPOINT_FRAMES
