@@ -327,6 +327,10 @@ class WalCheckpointer:
                 if self._stopped.wait(self.after):
                     return
                 self._wrote.clear()
+                if self._stopped.is_set():
+                    # `stop` came while this thread waited for the GIL after its sleep: the clear above
+                    # undid stop's wake-up, and the next wait would never end.
+                    return
                 connection = connection or self._connect()
                 if connection is None:
                     continue

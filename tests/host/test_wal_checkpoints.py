@@ -108,3 +108,18 @@ def test_a_stopped_checkpointer_starts_no_thread(tmp_path):
     checkpointer.stop()
     checkpointer.wrote()
     assert not checkpointer.running
+
+
+def test_a_stop_that_comes_as_the_thread_wakes_ends_it_at_once(tmp_path):
+    """`stop` at about the moment the thread's wait after a write ends: the thread must not clear stop's
+    wake-up and then wait forever (closing a site waited out the 10 s join, one time in ten)."""
+    path = tmp_path / "site.db"
+    sqlite3.connect(path).execute("PRAGMA journal_mode=WAL").fetchone()
+    for _ in range(40):
+        checkpointer = WalCheckpointer(path, after=0.01)
+        checkpointer.wrote()
+        time.sleep(0.01)
+        started = time.monotonic()
+        checkpointer.stop()
+        assert time.monotonic() - started < 2
+        assert not checkpointer.running
